@@ -1,0 +1,30 @@
+"""memvault: a governed long-term memory layer for LLM applications.
+
+    from memvault import Vault, Scope
+    vault = Vault("memory.db")
+    me = Scope(tenant="acme", user="alice")
+    vault.remember(me, slot="report.format", value="CSV", reason="user asked")
+    vault.recall(me, "which export format?")
+"""
+
+from .errors import (
+    ConflictError,
+    FrozenError,
+    MemvaultError,
+    ModelMismatchError,
+    NotFoundError,
+    ScopeError,
+    StoreError,
+    ValidationError,
+    VersionError,
+)
+from .model import Hit, Kind, Memory, Op, RememberResult, Revision, Scope, Source, Status
+from .vault import Vault
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConflictError", "FrozenError", "Hit", "Kind", "Memory", "MemvaultError",
+    "ModelMismatchError", "NotFoundError", "Op", "RememberResult", "Revision", "Scope",
+    "ScopeError", "Source", "Status", "StoreError", "ValidationError", "Vault", "VersionError",
+]

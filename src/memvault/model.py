@@ -1,0 +1,216 @@
+"""The data model: Scope, Memory, Revision and their vocabularies.
+
+Times are integers: milliseconds since the Unix epoch, UTC. They are converted at the
+edges (CLI, export) and nowhere else, so comparisons never mix time zones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Kind(StrEnum):
+    FACT = "fact"
+    PREFERENCE = "preference"
+    PROFILE = "profile"
+    EPISODE = "episode"
+    SUMMARY = "summary"
+    TURN = "turn"
+    DOCUMENT = "document"
+    ENTITY = "entity"
+    RELATION = "relation"
+    NOTE = "note"
+
+
+class Source(StrEnum):
+    USER_EXPLICIT = "user_explicit"
+    SYSTEM_INFERRED = "system_inferred"
+    ADMIN_MANUAL = "admin_manual"
+    DOCUMENT = "document"
+    TOOL = "tool"
+    IMPORT = "import"
+
+
+class Status(StrEnum):
+    PENDING = "pending"
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    EXPIRED = "expired"
+    REJECTED = "rejected"
+    DELETED = "deleted"
+
+
+class Op(StrEnum):
+    CREATE = "create"
+    UPDATE = "update"
+    EXPIRE = "expire"
+    DELETE = "delete"
+    ROLLBACK = "rollback"
+    FREEZE = "freeze"
+    UNFREEZE = "unfreeze"
+    APPROVE = "approve"
+    REJECT = "reject"
+    PURGE = "purge"
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Who a memory belongs to. tenant and user are hard boundaries; agent and session
+    narrow within them. Empty string means "not given" (stored as '' so that unique
+    indexes treat it as a value, not as NULL)."""
+
+    tenant: str
+    user: str
+    agent: str = ""
+    session: str = ""
+
+    FIELDS = ("tenant", "user", "agent", "session")
+
+    def as_dict(self) -> dict[str, str]:
+        return {"tenant": self.tenant, "user": self.user, "agent": self.agent,
+                "session": self.session}
+
+    def key(self) -> str:
+        return "\x1f".join((self.tenant, self.user, self.agent, self.session))
+
+    def __str__(self) -> str:
+        parts = [f"{self.tenant}/{self.user}"]
+        if self.agent:
+            parts.append(f"agent={self.agent}")
+        if self.session:
+            parts.append(f"session={self.session}")
+        return " ".join(parts)
+
+
+@dataclass(slots=True)
+class Memory:
+    id: str
+    scope: Scope
+    kind: str
+    content: str
+    slot: str | None = None
+    value: Any = None
+    tags: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    source: str = Source.USER_EXPLICIT.value
+    source_text: str | None = None
+    source_ref: str | None = None
+    confidence: float = 1.0
+    status: str = Status.ACTIVE.value
+    frozen: bool = False
+    version: int = 1
+    valid_from: int | None = None
+    valid_to: int | None = None
+    recorded_at: int = 0
+    expires_at: int | None = None
+    embedding_model: str | None = None
+    created_at: int = 0
+    updated_at: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        d["scope"] = self.scope.as_dict()
+        d["tags"] = list(self.tags)
+        d["metadata"] = dict(self.metadata)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Memory:
+        data = dict(d)
+        data["scope"] = Scope(**data["scope"])
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def is_live(self, at: int) -> bool:
+        """Servable at time `at`: active, not expired, and valid in the world then."""
+        if self.status != Status.ACTIVE:
+            return False
+        if self.expires_at is not None and self.expires_at <= at:
+            return False
+        if self.valid_from is not None and self.valid_from > at:
+            return False
+        return not (self.valid_to is not None and self.valid_to <= at)
+
+
+# Fields a rollback restores. Bookkeeping (version, timestamps, frozen) is not "state".
+STATE_FIELDS = ("kind", "content", "slot", "value", "tags", "metadata", "source",
+                "source_text", "source_ref", "confidence", "status", "valid_from",
+                "valid_to", "expires_at")
+
+
+@dataclass(slots=True)
+class Revision:
+    """One append-only row of history: what a memory became, who did it and why."""
+
+    op_id: str
+    memory_id: str
+    scope: Scope
+    op: str
+    from_version: int | None
+    to_version: int
+    state: dict[str, Any] | None
+    actor: str
+    actor_role: str
+    reason: str | None
+    trigger_text: str | None
+    trace_id: str | None
+    at: int
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        d["scope"] = self.scope.as_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Revision:
+        data = dict(d)
+        data["scope"] = Scope(**data["scope"])
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class RememberResult:
+    """What `remember` did: added, updated (a slot got a new version) or noop (duplicate)."""
+
+    action: str
+    memory: Memory
+    previous_version: int | None = None
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+    @property
+    def version(self) -> int:
+        return self.memory.version
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "id": self.memory.id, "version": self.memory.version,
+                "previous_version": self.previous_version, "memory": self.memory.to_dict()}
+
+
+@dataclass(slots=True)
+class ScoreParts:
+    bm25: float = 0.0
+    bm25_norm: float = 0.0
+    dense: dict[str, float] = field(default_factory=dict)
+    dense_norm: dict[str, float] = field(default_factory=dict)
+    total: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bm25": self.bm25, "bm25_norm": self.bm25_norm, "dense": dict(self.dense),
+                "dense_norm": dict(self.dense_norm), "total": self.total}
+
+
+@dataclass(slots=True)
+class Hit:
+    memory: Memory
+    score: float
+    parts: ScoreParts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"score": self.score, "parts": self.parts.to_dict(),
+                "memory": self.memory.to_dict()}

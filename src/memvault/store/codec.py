@@ -1,0 +1,79 @@
+"""Row <-> object conversion shared by the SQL backends (column names are the same)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..model import Memory, Revision, Scope
+
+MEMORY_COLUMNS = (
+    "id", "tenant", "user_id", "agent", "session", "kind", "content", "content_hash", "slot",
+    "value", "tags", "metadata", "source", "source_text", "source_ref", "confidence", "status",
+    "frozen", "version", "valid_from", "valid_to", "recorded_at", "expires_at",
+    "embedding_model", "created_at", "updated_at",
+)
+
+REVISION_COLUMNS = (
+    "op_id", "memory_id", "tenant", "user_id", "agent", "session", "op", "from_version",
+    "to_version", "state", "actor", "actor_role", "reason", "trigger_text", "trace_id", "at",
+)
+
+
+def dumps(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def memory_params(m: Memory, content_hash: str) -> dict[str, Any]:
+    return {
+        "id": m.id, "tenant": m.scope.tenant, "user_id": m.scope.user, "agent": m.scope.agent,
+        "session": m.scope.session, "kind": m.kind, "content": m.content,
+        "content_hash": content_hash, "slot": m.slot,
+        "value": None if m.value is None else dumps(m.value),
+        "tags": dumps(list(m.tags)), "metadata": dumps(dict(m.metadata)), "source": m.source,
+        "source_text": m.source_text, "source_ref": m.source_ref,
+        "confidence": float(m.confidence), "status": m.status, "frozen": int(bool(m.frozen)),
+        "version": m.version, "valid_from": m.valid_from, "valid_to": m.valid_to,
+        "recorded_at": m.recorded_at, "expires_at": m.expires_at,
+        "embedding_model": m.embedding_model, "created_at": m.created_at,
+        "updated_at": m.updated_at,
+    }
+
+
+def memory_from_row(r: Any) -> Memory:
+    """`r` is a mapping with MEMORY_COLUMNS keys (sqlite Row or psycopg dict row)."""
+    return Memory(
+        id=r["id"],
+        scope=Scope(r["tenant"], r["user_id"], r["agent"], r["session"]),
+        kind=r["kind"], content=r["content"], slot=r["slot"],
+        value=None if r["value"] is None else json.loads(r["value"]),
+        tags=json.loads(r["tags"]), metadata=json.loads(r["metadata"]), source=r["source"],
+        source_text=r["source_text"], source_ref=r["source_ref"],
+        confidence=float(r["confidence"]), status=r["status"], frozen=bool(r["frozen"]),
+        version=int(r["version"]), valid_from=r["valid_from"], valid_to=r["valid_to"],
+        recorded_at=r["recorded_at"], expires_at=r["expires_at"],
+        embedding_model=r["embedding_model"], created_at=r["created_at"],
+        updated_at=r["updated_at"],
+    )
+
+
+def revision_params(rev: Revision) -> dict[str, Any]:
+    return {
+        "op_id": rev.op_id, "memory_id": rev.memory_id, "tenant": rev.scope.tenant,
+        "user_id": rev.scope.user, "agent": rev.scope.agent, "session": rev.scope.session,
+        "op": rev.op, "from_version": rev.from_version, "to_version": rev.to_version,
+        "state": None if rev.state is None else dumps(rev.state), "actor": rev.actor,
+        "actor_role": rev.actor_role, "reason": rev.reason, "trigger_text": rev.trigger_text,
+        "trace_id": rev.trace_id, "at": rev.at,
+    }
+
+
+def revision_from_row(r: Any) -> Revision:
+    return Revision(
+        op_id=r["op_id"], memory_id=r["memory_id"],
+        scope=Scope(r["tenant"], r["user_id"], r["agent"], r["session"]), op=r["op"],
+        from_version=r["from_version"], to_version=r["to_version"],
+        state=None if r["state"] is None else json.loads(r["state"]), actor=r["actor"],
+        actor_role=r["actor_role"], reason=r["reason"], trigger_text=r["trigger_text"],
+        trace_id=r["trace_id"], at=r["at"],
+    )

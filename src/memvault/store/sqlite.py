@@ -1,0 +1,489 @@
+"""The embedded store: one SQLite file in WAL mode.
+
+Why sqlean.py and not the stdlib sqlite3: it bundles a current SQLite (3.50) whose FTS5
+has `secure-delete`, so a purge removes terms from the full-text index in place instead of
+leaving them in old segments; the stdlib build here is 3.40.
+
+Scope at the index level: the full-text rows carry a scope term (a hash of tenant and
+user) that every MATCH must contain, and vector reads go through the (tenant, user_id)
+index of the memory table. No query reads another scope's rows and filters them later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sqlean as sqlite3
+
+from ..errors import ConflictError, StoreError
+from ..model import Memory, Revision, Scope
+from .base import FaultHook, ListFilter
+from .codec import (
+    MEMORY_COLUMNS,
+    REVISION_COLUMNS,
+    memory_from_row,
+    memory_params,
+    revision_from_row,
+    revision_params,
+)
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "core tables", """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE memories (
+    id TEXT NOT NULL UNIQUE,
+    tenant TEXT NOT NULL CHECK (tenant <> ''),
+    user_id TEXT NOT NULL CHECK (user_id <> ''),
+    agent TEXT NOT NULL DEFAULT '',
+    session TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL,
+    content TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    slot TEXT,
+    value TEXT,
+    tags TEXT NOT NULL DEFAULT '[]',
+    metadata TEXT NOT NULL DEFAULT '{}',
+    source TEXT NOT NULL,
+    source_text TEXT,
+    source_ref TEXT,
+    confidence REAL NOT NULL,
+    status TEXT NOT NULL,
+    frozen INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL,
+    valid_from INTEGER,
+    valid_to INTEGER,
+    recorded_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    embedding_model TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE INDEX memories_scope ON memories (tenant, user_id, status, updated_at);
+CREATE INDEX memories_hash ON memories (tenant, user_id, content_hash);
+CREATE INDEX memories_slot ON memories (tenant, user_id, slot) WHERE slot IS NOT NULL;
+CREATE UNIQUE INDEX memories_one_active_slot
+    ON memories (tenant, user_id, agent, session, slot)
+    WHERE slot IS NOT NULL AND status = 'active';
+CREATE INDEX memories_expiry ON memories (tenant, user_id, expires_at)
+    WHERE expires_at IS NOT NULL AND status = 'active';
+
+CREATE TABLE revisions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    op_id TEXT NOT NULL UNIQUE,
+    memory_id TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    session TEXT NOT NULL,
+    op TEXT NOT NULL,
+    from_version INTEGER,
+    to_version INTEGER NOT NULL,
+    state TEXT,
+    actor TEXT NOT NULL,
+    actor_role TEXT NOT NULL,
+    reason TEXT,
+    trigger_text TEXT,
+    trace_id TEXT,
+    at INTEGER NOT NULL
+);
+CREATE INDEX revisions_memory ON revisions (memory_id, seq);
+CREATE INDEX revisions_scope ON revisions (tenant, user_id, at);
+
+-- History is append-only. The one exception, purge, marks itself in `meta` inside its
+-- own transaction and may then only blank the content-bearing columns.
+CREATE TRIGGER revisions_no_delete BEFORE DELETE ON revisions
+BEGIN SELECT RAISE(ABORT, 'revisions are append-only'); END;
+CREATE TRIGGER revisions_no_update BEFORE UPDATE ON revisions
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'purging' AND value = OLD.memory_id)
+  OR NEW.op_id IS NOT OLD.op_id OR NEW.op IS NOT OLD.op OR NEW.at IS NOT OLD.at
+  OR NEW.actor IS NOT OLD.actor OR NEW.to_version IS NOT OLD.to_version
+BEGIN SELECT RAISE(ABORT, 'revisions are append-only'); END;
+
+CREATE TABLE vectors (
+    mrow INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    vec BLOB NOT NULL,
+    PRIMARY KEY (mrow, model)
+) WITHOUT ROWID;
+
+CREATE VIRTUAL TABLE memories_fts USING fts5 (
+    scope, body, tokenize = "unicode61 remove_diacritics 0"
+);
+INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1);
+"""),
+]
+
+_LIVE = ("m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > :now) "
+         "AND (m.valid_from IS NULL OR m.valid_from <= :now) "
+         "AND (m.valid_to IS NULL OR m.valid_to > :now)")
+
+
+def scope_term(scope: Scope) -> str:
+    """The full-text term that pins a row to its tenant and user."""
+    digest = hashlib.blake2b(f"{scope.tenant}\x1f{scope.user}".encode(), digest_size=12)
+    return "s" + digest.hexdigest()
+
+
+def _scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
+    parts = [f"{alias}.tenant = :s_tenant", f"{alias}.user_id = :s_user"]
+    params = {"s_tenant": scope.tenant, "s_user": scope.user}
+    if scope.agent:
+        parts.append(f"{alias}.agent = :s_agent")
+        params["s_agent"] = scope.agent
+    if scope.session:
+        parts.append(f"{alias}.session = :s_session")
+        params["s_session"] = scope.session
+    return " AND ".join(parts), params
+
+
+def _exact_scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
+    a = alias
+    return (f"{a}.tenant = :s_tenant AND {a}.user_id = :s_user AND {a}.agent = :s_agent "
+            f"AND {a}.session = :s_session",
+            {"s_tenant": scope.tenant, "s_user": scope.user, "s_agent": scope.agent,
+             "s_session": scope.session})
+
+
+def _fts_quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+_MEM_SELECT = "SELECT " + ", ".join(f"m.{c}" for c in MEMORY_COLUMNS) + " FROM memories m"
+_REV_SELECT = "SELECT " + ", ".join(REVISION_COLUMNS) + " FROM revisions"
+
+
+class SQLiteStore:
+    def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL") -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.fault_hook: FaultHook | None = None
+        self._lock = threading.RLock()
+        try:
+            self._db = sqlite3.connect(str(self.path), isolation_level=None,
+                                       check_same_thread=False, timeout=30.0)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute(f"PRAGMA synchronous = {synchronous}")
+            self._db.execute("PRAGMA secure_delete = ON")
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: cannot open as a memvault store ({e})") from None
+
+    # --- plumbing ---------------------------------------------------------------------
+    def _migrate(self) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                 "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                                 "applied_at INTEGER NOT NULL)")
+                done = {r[0] for r in self._db.execute("SELECT version FROM schema_migrations")}
+                for version, name, sql in MIGRATIONS:
+                    if version in done:
+                        continue
+                    for statement in _split_sql(sql):
+                        self._db.execute(statement)
+                    self._db.execute("INSERT INTO schema_migrations VALUES (?, ?, "
+                                     "CAST(unixepoch('subsec') * 1000 AS INTEGER))",
+                                     (version, name))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def schema_version(self) -> int:
+        row = self._db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+        return int(row[0] or 0)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[_SQLiteTx]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield _SQLiteTx(self)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            else:
+                self._db.execute("COMMIT")
+
+    def _fault(self, point: str) -> None:
+        if self.fault_hook is not None:
+            self.fault_hook(point)
+
+    def _q(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    # --- meta ---------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        rows = self._q("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            self._db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) "
+                             "DO UPDATE SET value = excluded.value", (key, value))
+
+    # --- reads ---------------------------------------------------------------------------
+    def get(self, scope: Scope, memory_id: str) -> Memory | None:
+        where, params = _scope_sql(scope)
+        rows = self._q(f"{_MEM_SELECT} WHERE m.id = :id AND {where}", {"id": memory_id, **params})
+        return memory_from_row(rows[0]) if rows else None
+
+    def fetch(self, scope: Scope, ids: list[str]) -> list[Memory]:
+        if not ids:
+            return []
+        where, params = _scope_sql(scope)
+        marks = ", ".join(f":id{i}" for i in range(len(ids)))
+        params.update({f"id{i}": v for i, v in enumerate(ids)})
+        return [memory_from_row(r) for r in
+                self._q(f"{_MEM_SELECT} WHERE m.id IN ({marks}) AND {where}", params)]
+
+    def list(self, scope: Scope, flt: ListFilter) -> list[Memory]:
+        where, params = _scope_sql(scope)
+        clauses = [where]
+        if flt.kind:
+            clauses.append("m.kind = :kind")
+            params["kind"] = flt.kind
+        if flt.status:
+            clauses.append("m.status = :status")
+            params["status"] = flt.status
+        if flt.slot:
+            clauses.append("m.slot = :slot")
+            params["slot"] = flt.slot
+        if flt.since is not None:
+            clauses.append("m.updated_at >= :since")
+            params["since"] = flt.since
+        if flt.until is not None:
+            clauses.append("m.updated_at < :until")
+            params["until"] = flt.until
+        for i, tag in enumerate(flt.tags):
+            clauses.append(f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = :tag{i})")
+            params[f"tag{i}"] = tag
+        params.update({"limit": flt.limit, "offset": flt.offset})
+        sql = (f"{_MEM_SELECT} WHERE {' AND '.join(clauses)} "
+               "ORDER BY m.updated_at DESC, m.id LIMIT :limit OFFSET :offset")
+        return [memory_from_row(r) for r in self._q(sql, params)]
+
+    def revisions(self, scope: Scope, memory_id: str) -> list[Revision]:
+        where, params = _scope_sql(scope, alias="revisions")
+        rows = self._q(f"{_REV_SELECT} WHERE memory_id = :mid AND {where} ORDER BY seq",
+                       {"mid": memory_id, **params})
+        return [revision_from_row(r) for r in rows]
+
+    def revisions_as_of(self, scope: Scope, at: int) -> list[Revision]:
+        where, params = _scope_sql(scope, alias="r")
+        sql = (f"SELECT {', '.join('r.' + c for c in REVISION_COLUMNS)} FROM revisions r "
+               f"JOIN (SELECT memory_id, MAX(seq) AS seq FROM revisions r WHERE {where} "
+               "AND r.at <= :at GROUP BY memory_id) last ON last.seq = r.seq ORDER BY r.seq")
+        return [revision_from_row(r) for r in self._q(sql, {"at": at, **params})]
+
+    def scope_revisions(self, scope: Scope) -> Iterator[tuple[str, list[Revision]]]:
+        where, params = _scope_sql(scope, alias="revisions")
+        rows = self._q(f"{_REV_SELECT} WHERE {where} ORDER BY seq", params)
+        grouped: dict[str, list[Revision]] = {}
+        for r in rows:
+            rev = revision_from_row(r)
+            grouped.setdefault(rev.memory_id, []).append(rev)
+        yield from grouped.items()
+
+    def text_candidates(self, scope: Scope, terms: list[str], now: int,
+                        limit: int) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        where, params = _scope_sql(scope)
+        match = (f"scope : {_fts_quote(scope_term(scope))} AND body : ("
+                 + " OR ".join(_fts_quote(t) for t in terms) + ")")
+        sql = ("SELECT m.id, -bm25(memories_fts, 0.0, 1.0) AS score FROM memories_fts f "
+               "JOIN memories m ON m.rowid = f.rowid "
+               f"WHERE memories_fts MATCH :match AND {where} AND {_LIVE} "
+               "ORDER BY bm25(memories_fts, 0.0, 1.0) LIMIT :limit")
+        rows = self._q(sql, {"match": match, "now": now, "limit": limit, **params})
+        return [(r[0], float(r[1])) for r in rows]
+
+    def vector_candidates(self, scope: Scope, model: str, query: np.ndarray, now: int,
+                          limit: int) -> list[tuple[str, float]]:
+        where, params = _scope_sql(scope)
+        sql = (f"SELECT m.id, v.vec FROM memories m JOIN vectors v ON v.mrow = m.rowid "
+               f"AND v.model = :model WHERE {where} AND {_LIVE}")
+        rows = self._q(sql, {"model": model, "now": now, **params})
+        if not rows:
+            return []
+        q = np.asarray(query, dtype=np.float32)
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        matrix = matrix.reshape(len(rows), -1)
+        if matrix.shape[1] != q.shape[0]:
+            raise StoreError(f"vectors of {model} have dimension {matrix.shape[1]}, "
+                             f"the query has {q.shape[0]}; run `memvault reindex`")
+        sims = matrix @ q
+        k = min(limit, len(rows))
+        top = np.argpartition(-sims, k - 1)[:k]
+        top = top[np.argsort(-sims[top])]
+        return [(rows[i][0], float(sims[i])) for i in top]
+
+    # --- maintenance -------------------------------------------------------------------
+    def scopes(self) -> list[Scope]:
+        rows = self._q("SELECT DISTINCT tenant, user_id FROM revisions ORDER BY tenant, user_id")
+        return [Scope(r[0], r[1]) for r in rows]
+
+    def expired_ids(self, scope: Scope, now: int) -> list[str]:
+        where, params = _scope_sql(scope)
+        rows = self._q(f"SELECT m.id FROM memories m WHERE {where} AND m.status = 'active' "
+                       "AND m.expires_at IS NOT NULL AND m.expires_at <= :now ORDER BY m.id",
+                       {"now": now, **params})
+        return [r[0] for r in rows]
+
+    def iter_all_for_reindex(self, batch: int) -> Iterator[list[tuple[int, str]]]:
+        last = 0
+        while True:
+            rows = self._q("SELECT rowid, content FROM memories WHERE rowid > ? "
+                           "ORDER BY rowid LIMIT ?", (last, batch))
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield [(int(r[0]), str(r[1])) for r in rows]
+
+    def replace_vectors(self, rows: list[tuple[int, dict[str, np.ndarray]]],
+                        drop_models: list[str], embedding_model: str) -> None:
+        with self.transaction() as tx:
+            for mrow, vectors in rows:
+                tx.db.execute("UPDATE memories SET embedding_model = ? WHERE rowid = ?",
+                              (embedding_model, mrow))
+                for model in drop_models:
+                    tx.db.execute("DELETE FROM vectors WHERE mrow = ? AND model = ?",
+                                  (mrow, model))
+                tx.put_vectors(mrow, vectors)
+
+    def count(self) -> int:
+        return int(self._q("SELECT COUNT(*) FROM memories")[0][0])
+
+    def compact(self) -> None:
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+class _SQLiteTx:
+    def __init__(self, store: SQLiteStore) -> None:
+        self.store = store
+        self.db = store._db
+
+    def _one(self, sql: str, params: Any) -> Memory | None:
+        row = self.db.execute(sql, params).fetchone()
+        return memory_from_row(row) if row else None
+
+    def get(self, scope: Scope, memory_id: str, *, for_update: bool = False) -> Memory | None:
+        # BEGIN IMMEDIATE already holds the write lock: reads here are serialised.
+        where, params = _scope_sql(scope)
+        return self._one(f"{_MEM_SELECT} WHERE m.id = :id AND {where}",
+                         {"id": memory_id, **params})
+
+    def find_slot(self, scope: Scope, slot: str) -> Memory | None:
+        where, params = _exact_scope_sql(scope)
+        return self._one(
+            f"{_MEM_SELECT} WHERE {where} AND m.slot = :slot "
+            "AND m.status IN ('active', 'pending', 'expired') "
+            "ORDER BY m.status = 'active' DESC, m.updated_at DESC LIMIT 1",
+            {"slot": slot, **params})
+
+    def find_duplicate(self, scope: Scope, content_hash: str, kind: str) -> Memory | None:
+        where, params = _exact_scope_sql(scope)
+        return self._one(
+            f"{_MEM_SELECT} WHERE {where} "
+            "AND m.content_hash = :h AND m.kind = :kind AND m.status = 'active' LIMIT 1",
+            {"h": content_hash, "kind": kind, **params})
+
+    def _rowid(self, memory_id: str) -> int:
+        row = self.db.execute("SELECT rowid FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"memory {memory_id} vanished inside a transaction")
+        return int(row[0])
+
+    def put_vectors(self, mrow: int, vectors: dict[str, np.ndarray]) -> None:
+        for model, vec in vectors.items():
+            self.db.execute("INSERT OR REPLACE INTO vectors (mrow, model, vec) VALUES (?, ?, ?)",
+                            (mrow, model, np.asarray(vec, dtype=np.float32).tobytes()))
+
+    def _put_terms(self, mrow: int, scope: Scope, terms: str) -> None:
+        self.db.execute("DELETE FROM memories_fts WHERE rowid = ?", (mrow,))
+        self.db.execute("INSERT INTO memories_fts (rowid, scope, body) VALUES (?, ?, ?)",
+                        (mrow, scope_term(scope), terms))
+
+    def insert(self, memory: Memory, content_hash: str, terms: str,
+               vectors: dict[str, np.ndarray]) -> None:
+        p = memory_params(memory, content_hash)
+        try:
+            cur = self.db.execute(
+                f"INSERT INTO memories ({', '.join(MEMORY_COLUMNS)}) VALUES "
+                f"({', '.join(':' + c for c in MEMORY_COLUMNS)})", p)
+        except sqlite3.IntegrityError as e:
+            raise ConflictError(f"cannot store memory {memory.id}: {e}") from None
+        mrow = int(cur.lastrowid)
+        self.store._fault("after_memory_row")
+        self._put_terms(mrow, memory.scope, terms)
+        self.store._fault("after_text_index")
+        self.put_vectors(mrow, vectors)
+        self.store._fault("after_vectors")
+
+    def update(self, memory: Memory, content_hash: str, terms: str | None,
+               vectors: dict[str, np.ndarray] | None) -> None:
+        p = memory_params(memory, content_hash)
+        sets = ", ".join(f"{c} = :{c}" for c in MEMORY_COLUMNS if c != "id")
+        try:
+            self.db.execute(f"UPDATE memories SET {sets} WHERE id = :id", p)
+        except sqlite3.IntegrityError as e:
+            raise ConflictError(f"cannot update memory {memory.id}: {e}") from None
+        self.store._fault("after_memory_row")
+        mrow = self._rowid(memory.id)
+        if terms is not None:
+            self._put_terms(mrow, memory.scope, terms)
+        self.store._fault("after_text_index")
+        if vectors is not None:
+            self.put_vectors(mrow, vectors)
+        self.store._fault("after_vectors")
+
+    def append_revision(self, revision: Revision) -> None:
+        p = revision_params(revision)
+        self.db.execute(f"INSERT INTO revisions ({', '.join(REVISION_COLUMNS)}) VALUES "
+                        f"({', '.join(':' + c for c in REVISION_COLUMNS)})", p)
+        self.store._fault("after_revision")
+
+    def erase(self, scope: Scope, memory_id: str, tombstone: Revision) -> None:
+        mrow = self._rowid(memory_id)
+        self.db.execute("DELETE FROM memories_fts WHERE rowid = ?", (mrow,))
+        self.db.execute("DELETE FROM vectors WHERE mrow = ?", (mrow,))
+        self.db.execute("DELETE FROM memories WHERE rowid = ?", (mrow,))
+        self.db.execute("INSERT INTO meta (key, value) VALUES ('purging', ?)", (memory_id,))
+        self.db.execute("UPDATE revisions SET state = NULL, reason = NULL, trigger_text = NULL "
+                        "WHERE memory_id = ?", (memory_id,))
+        self.db.execute("DELETE FROM meta WHERE key = 'purging'")
+        self.append_revision(tombstone)
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies (BEGIN ... END;) whole."""
+    statements: list[str] = []
+    buf: list[str] = []
+    for line in script.splitlines():
+        if line.strip().startswith("--") or not line.strip():
+            continue
+        buf.append(line)
+        joined = "\n".join(buf)
+        if sqlite3.complete_statement(joined):
+            statements.append(joined)
+            buf = []
+    if buf and "\n".join(buf).strip():
+        raise StoreError("migration has an incomplete statement")
+    return statements

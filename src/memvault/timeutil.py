@@ -1,0 +1,75 @@
+"""Time at the edges: parse what callers give us into epoch milliseconds, and back."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime, timedelta
+
+from .errors import ValidationError
+
+TimeLike = int | float | str | datetime | None
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w|y)\s*$")
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000,
+            "w": 7 * 86_400_000, "y": 365 * 86_400_000}
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def to_ms(value: TimeLike, *, field: str = "time") -> int | None:
+    """Accept epoch ms (int), a datetime, or an ISO-8601 string; naive means UTC."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValidationError(f"{field}: expected a time, got a boolean")
+    if isinstance(value, int | float):
+        if value < 0:
+            raise ValidationError(f"{field}: negative time {value}")
+        return int(value)
+    if isinstance(value, datetime):
+        dt = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return int(dt.timestamp() * 1000)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isdigit():
+            return int(text)
+        try:
+            dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValidationError(
+                f"{field}: cannot parse {value!r}; use ISO-8601 (2026-05-01T12:00:00Z) "
+                "or epoch milliseconds") from None
+        return to_ms(dt, field=field)
+    raise ValidationError(f"{field}: expected a time, got {type(value).__name__}")
+
+
+def duration_ms(value: int | float | str | timedelta | None, *, field: str = "ttl") -> int | None:
+    """A duration: seconds (number), a timedelta, or '90d', '12h', '30m', '500ms'."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValidationError(f"{field}: expected a duration, got a boolean")
+    if isinstance(value, timedelta):
+        ms = int(value.total_seconds() * 1000)
+    elif isinstance(value, int | float):
+        ms = int(value * 1000)
+    elif isinstance(value, str):
+        m = _DURATION.match(value)
+        if not m:
+            raise ValidationError(f"{field}: cannot parse {value!r}; use e.g. 90d, 12h, 30m, 45s")
+        ms = int(float(m.group(1)) * _UNIT_MS[m.group(2)])
+    else:
+        raise ValidationError(f"{field}: expected a duration, got {type(value).__name__}")
+    if ms <= 0:
+        raise ValidationError(f"{field}: duration must be positive")
+    return ms
+
+
+def iso(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z")

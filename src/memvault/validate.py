@@ -1,0 +1,177 @@
+"""Input checks shared by every entry point. A call that fails here has stored nothing."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import ScopeError, ValidationError
+from .model import Kind, Scope, Source, Status
+
+MAX_CONTENT_CHARS = 16_000
+MAX_SOURCE_TEXT_CHARS = 16_000
+MAX_REASON_CHARS = 2_000
+MAX_TAGS = 32
+MAX_TAG_CHARS = 64
+MAX_METADATA_BYTES = 16_384
+MAX_ID_CHARS = 128
+
+_ID = re.compile(r"^[^\x00-\x1f\x7f]{1,128}$")
+_SLOT = re.compile(r"^[a-z0-9_]+(?:[.\-][a-z0-9_]+)*$")
+
+
+def text(value: Any, field: str, *, max_chars: int, required: bool = True) -> str | None:
+    """A UTF-8 clean string. bytes are decoded strictly; lone surrogates are refused."""
+    if value is None:
+        if required:
+            raise ValidationError(f"{field}: required")
+        return None
+    if isinstance(value, bytes | bytearray):
+        try:
+            value = bytes(value).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValidationError(f"{field}: not valid UTF-8 ({e.reason} at byte {e.start})") \
+                from None
+    if not isinstance(value, str):
+        raise ValidationError(f"{field}: expected text, got {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(f"{field}: not valid UTF-8 (contains lone surrogates)") from None
+    if "\x00" in value:
+        raise ValidationError(f"{field}: contains a NUL character")
+    if required and not value.strip():
+        raise ValidationError(f"{field}: must not be empty")
+    if len(value) > max_chars:
+        raise ValidationError(f"{field}: {len(value)} characters, the limit is {max_chars}")
+    return value
+
+
+def scope(value: Any) -> Scope:
+    """A Scope from a Scope or a mapping. tenant and user are required; no other keys."""
+    if isinstance(value, Scope):
+        fields = value.as_dict()
+    elif isinstance(value, Mapping):
+        unknown = sorted(set(value) - set(Scope.FIELDS))
+        if unknown:
+            raise ScopeError(f"scope: unknown field(s) {', '.join(map(str, unknown))}; "
+                             f"allowed: {', '.join(Scope.FIELDS)}")
+        fields = {k: value.get(k) for k in Scope.FIELDS}
+    elif value is None:
+        raise ScopeError("scope: required (tenant and user)")
+    else:
+        raise ScopeError(f"scope: expected a Scope or a mapping, got {type(value).__name__}")
+    out: dict[str, str] = {}
+    for name in Scope.FIELDS:
+        v = fields.get(name)
+        if v is None or v == "":
+            if name in ("tenant", "user"):
+                raise ScopeError(f"scope: {name} is required")
+            out[name] = ""
+            continue
+        if not isinstance(v, str):
+            raise ScopeError(f"scope: {name} must be text, got {type(v).__name__}")
+        if not _ID.match(v) or v != v.strip():
+            raise ScopeError(f"scope: {name} {v!r} is not a valid id "
+                             "(1-128 printable characters, no surrounding spaces)")
+        out[name] = v
+    return Scope(**out)
+
+
+def enum_value(value: Any, enum: type, field: str) -> str:
+    try:
+        return enum(value).value
+    except ValueError:
+        allowed = ", ".join(e.value for e in enum)
+        raise ValidationError(f"{field}: {value!r} is not one of {allowed}") from None
+
+
+def kind(value: Any) -> str:
+    return enum_value(value, Kind, "kind")
+
+
+def source(value: Any) -> str:
+    return enum_value(value, Source, "source")
+
+
+def status(value: Any) -> str:
+    return enum_value(value, Status, "status")
+
+
+def slot(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValidationError(f"slot: expected text, got {type(value).__name__}")
+    if len(value) > MAX_ID_CHARS or not _SLOT.match(value):
+        raise ValidationError(f"slot: {value!r} is not a slot key (lowercase words joined by "
+                              "dots, e.g. report.format)")
+    return value
+
+
+def confidence(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationError(f"confidence: expected a number, got {type(value).__name__}")
+    if math.isnan(value) or not 0.0 <= value <= 1.0:
+        raise ValidationError(f"confidence: {value} is outside 0..1")
+    return float(value)
+
+
+def tags(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str) or not isinstance(value, list | tuple | set | frozenset):
+        raise ValidationError(f"tags: expected a list of text, got {type(value).__name__}")
+    out: list[str] = []
+    for t in value:
+        t = text(t, "tag", max_chars=MAX_TAG_CHARS)
+        assert t is not None
+        if t not in out:
+            out.append(t)
+    if len(out) > MAX_TAGS:
+        raise ValidationError(f"tags: {len(out)} tags, the limit is {MAX_TAGS}")
+    return out
+
+
+def json_value(value: Any, field: str, *, max_bytes: int = MAX_METADATA_BYTES) -> Any:
+    try:
+        encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise ValidationError(f"{field}: not JSON-serialisable ({e})") from None
+    if len(encoded.encode("utf-8")) > max_bytes:
+        raise ValidationError(f"{field}: larger than {max_bytes} bytes as JSON")
+    try:
+        encoded.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(f"{field}: not valid UTF-8 (contains lone surrogates)") from None
+    return json.loads(encoded)
+
+
+def metadata(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValidationError(f"metadata: expected an object, got {type(value).__name__}")
+    if any(not isinstance(k, str) for k in value):
+        raise ValidationError("metadata: keys must be text")
+    return json_value(dict(value), "metadata")
+
+
+def version(value: Any, field: str = "version") -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
+        else:
+            raise ValidationError(f"{field}: expected a whole number, got {value!r}")
+    if value < 1:
+        raise ValidationError(f"{field}: must be >= 1, got {value}")
+    return value
+
+
+def memory_id(value: Any) -> str:
+    if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS:
+        raise ValidationError(f"id: expected a memory id, got {value!r}")
+    return value

@@ -1,0 +1,681 @@
+"""The Vault: every verb of memvault, over any Store.
+
+Each mutating verb runs one transaction that writes the memory row, its index entries
+and a revision (who, why, what triggered it, the full state after). Reads are always
+scoped; a memory of another scope is indistinguishable from one that does not exist.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import platformdirs
+
+from . import validate as v
+from .embed import Embedder, load_embedders, model_record
+from .errors import (
+    ConflictError,
+    FrozenError,
+    ModelMismatchError,
+    NotFoundError,
+    ValidationError,
+    VersionError,
+)
+from .model import (
+    STATE_FIELDS,
+    Hit,
+    Kind,
+    Memory,
+    Op,
+    RememberResult,
+    Revision,
+    Scope,
+    Source,
+    Status,
+)
+from .recall import RecallWeights, fuse, rank, rank_snapshot
+from .store import ListFilter, Store, open_store
+from .textindex import index_text, query_terms
+from .timeutil import TimeLike, duration_ms, now_ms, to_ms
+
+EXPORT_FORMAT = "memvault-export"
+EXPORT_FORMAT_VERSION = 1
+MAX_SOURCE_REF_CHARS = 512
+
+
+def default_db_path() -> Path:
+    """The per-user data directory, e.g. ~/.local/share/memvault/memvault.db."""
+    env = os.environ.get("MEMVAULT_DB")
+    if env:
+        return Path(env)
+    return Path(platformdirs.user_data_dir("memvault", appauthor=False)) / "memvault.db"
+
+
+def new_id(prefix: str) -> str:
+    # Time-ordered, so ids sort by creation; 64 random bits keep concurrent writers apart.
+    return f"{prefix}_{now_ms():012x}{secrets.token_hex(8)}"
+
+
+def content_hash(content: str, slot: str | None, value: Any) -> str:
+    norm = " ".join(unicodedata.normalize("NFKC", content).casefold().split())
+    payload = "\x1f".join((norm, slot or "", json.dumps(value, sort_keys=True,
+                                                         ensure_ascii=False)))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _value_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+class Vault:
+    """Open a store (SQLite path or PostgreSQL DSN) with an embedder spec.
+
+    `actor` and `actor_role` are the default principal recorded in revisions; every
+    mutating verb also takes `actor=` to override it per call.
+    """
+
+    def __init__(self, db: str | os.PathLike[str] | Store | None = None, *,
+                 embedder: str | list[str] | None = None, actor: str = "local",
+                 actor_role: str = "admin", on_expire: str = "demote",
+                 weights: RecallWeights | None = None,
+                 clock: Callable[[], int] | None = None, check_models: bool = True) -> None:
+        if on_expire not in ("demote", "expire"):
+            raise ValidationError("on_expire: expected 'demote' or 'expire'")
+        if isinstance(db, str | os.PathLike) or db is None:
+            self.store: Store = open_store(db if db is not None else default_db_path())
+        else:
+            self.store = db
+        self.embedders: list[Embedder] = load_embedders(embedder)
+        self.actor = actor
+        self.actor_role = actor_role
+        self.on_expire = on_expire
+        self.weights = weights or RecallWeights()
+        self.clock = clock or now_ms
+        self._model_record = model_record(self.embedders)
+        if check_models:
+            self._check_models()
+
+    # --- lifecycle ------------------------------------------------------------------------
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def embedding_model(self) -> str:
+        return "+".join(e.name for e in self.embedders)
+
+    def _check_models(self) -> None:
+        stored = self.store.get_meta("embedders")
+        if stored is None:
+            self.store.set_meta("embedders", json.dumps(self._model_record))
+            return
+        if json.loads(stored) != self._model_record:
+            old = "+".join(f"{m['name']} ({m['dim']}-d)" for m in json.loads(stored))
+            new = "+".join(f"{m['name']} ({m['dim']}-d)" for m in self._model_record)
+            raise ModelMismatchError(
+                f"this store was indexed with {old}, but the configured embedder is {new}. "
+                f"Vectors of different models cannot be compared. Run `memvault reindex "
+                f"--embedder {self.embedding_model}` on this store to re-embed every memory "
+                "with the new model, or configure the old one.")
+
+    def _vectors(self, texts: list[str]) -> list[dict[str, np.ndarray]]:
+        out: list[dict[str, np.ndarray]] = [{} for _ in texts]
+        for emb in self.embedders:
+            matrix = emb.embed_documents(texts)
+            for i, row in enumerate(matrix):
+                out[i][emb.name] = row
+        return out
+
+    def _actor(self, actor: str | None) -> str:
+        if actor is None:
+            return self.actor
+        return v.text(actor, "actor", max_chars=v.MAX_ID_CHARS) or self.actor
+
+    def _revision(self, m: Memory, op: Op, from_version: int | None, *, actor: str | None,
+                  reason: str | None, trigger_text: str | None,
+                  trace_id: str | None) -> Revision:
+        return Revision(
+            op_id=new_id("op"), memory_id=m.id, scope=m.scope, op=op.value,
+            from_version=from_version, to_version=m.version, state=m.to_dict(),
+            actor=self._actor(actor), actor_role=self.actor_role,
+            reason=v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False),
+            trigger_text=v.text(trigger_text, "trigger_text", max_chars=v.MAX_SOURCE_TEXT_CHARS,
+                                required=False),
+            trace_id=v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS, required=False),
+            at=m.updated_at)
+
+    # --- write ------------------------------------------------------------------------------
+    def remember(self, scope: Scope | dict[str, str], content: str | None = None, *,
+                 slot: str | None = None, value: Any = None, kind: str | None = None,
+                 source: str = Source.USER_EXPLICIT.value, source_text: str | None = None,
+                 source_ref: str | None = None, confidence: float = 1.0,
+                 tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
+                 ttl: int | float | str | None = None, expires_at: TimeLike = None,
+                 valid_from: TimeLike = None, valid_to: TimeLike = None,
+                 actor: str | None = None, reason: str | None = None,
+                 trigger_text: str | None = None, trace_id: str | None = None,
+                 expected_version: int | None = None) -> RememberResult:
+        """Store a statement, or a new value of a slot. Returns added, updated or noop."""
+        req = self._prepare(scope, content, slot=slot, value=value, kind=kind, source=source,
+                            source_text=source_text, source_ref=source_ref,
+                            confidence=confidence, tags=tags, metadata=metadata, ttl=ttl,
+                            expires_at=expires_at, valid_from=valid_from, valid_to=valid_to)
+        if expected_version is not None:
+            expected_version = v.version(expected_version, "expected_version")
+        vectors = self._vectors([req["content"]])[0]
+        return self._commit_remember(req, vectors, actor=actor, reason=reason,
+                                     trigger_text=trigger_text, trace_id=trace_id,
+                                     expected_version=expected_version)
+
+    def remember_many(self, items: list[dict[str, Any]], *, actor: str | None = None,
+                      reason: str | None = None, batch: int = 256,
+                      progress: Callable[[int], None] | None = None) -> list[RememberResult]:
+        """Bulk remember: each item is the keyword arguments of `remember` (with `scope`).
+        Embeds a batch at a time and commits each batch as one transaction."""
+        results: list[RememberResult] = []
+        for start in range(0, len(items), batch):
+            chunk = items[start:start + batch]
+            prepared = []
+            for item in chunk:
+                item = dict(item)
+                for key in ("actor", "reason", "expected_version", "trigger_text", "trace_id"):
+                    if key in item:
+                        raise ValidationError(f"remember_many: {key} is per batch, not per item")
+                prepared.append(self._prepare(item.pop("scope", None), item.pop("content", None),
+                                              **item))
+            vectors = self._vectors([p["content"] for p in prepared])
+            with self.store.transaction() as tx:
+                for req, vec in zip(prepared, vectors, strict=True):
+                    results.append(self._apply_remember(tx, req, vec, actor=actor, reason=reason,
+                                                        trigger_text=None, trace_id=None,
+                                                        expected_version=None))
+            if progress:
+                progress(len(chunk))
+        return results
+
+    def _prepare(self, scope: Any, content: Any, *, slot: Any = None, value: Any = None,
+                 kind: Any = None, source: Any = Source.USER_EXPLICIT.value,
+                 source_text: Any = None, source_ref: Any = None, confidence: Any = 1.0,
+                 tags: Any = None, metadata: Any = None, ttl: Any = None,
+                 expires_at: Any = None, valid_from: Any = None,
+                 valid_to: Any = None) -> dict[str, Any]:
+        sc = v.scope(scope)
+        slot_ = v.slot(slot)
+        value_ = None if value is None else v.json_value(value, "value")
+        if content is None:
+            if slot_ is None or value_ is None:
+                raise ValidationError("content: required (or give slot and value)")
+            content = f"{slot_}: {_value_text(value_)}"
+        content_ = v.text(content, "content", max_chars=v.MAX_CONTENT_CHARS)
+        if ttl is not None and expires_at is not None:
+            raise ValidationError("give ttl or expires_at, not both")
+        now = self.clock()
+        ttl_ms = duration_ms(ttl)
+        exp = now + ttl_ms if ttl_ms is not None else to_ms(expires_at, field="expires_at")
+        vf, vt = to_ms(valid_from, field="valid_from"), to_ms(valid_to, field="valid_to")
+        if vf is not None and vt is not None and vt <= vf:
+            raise ValidationError("valid_to must be after valid_from")
+        return {
+            "scope": sc, "content": content_, "slot": slot_, "value": value_,
+            "kind": v.kind(kind) if kind is not None else (
+                Kind.PREFERENCE.value if slot_ else Kind.FACT.value),
+            "source": v.source(source),
+            "source_text": v.text(source_text, "source_text", max_chars=v.MAX_SOURCE_TEXT_CHARS,
+                                  required=False),
+            "source_ref": v.text(source_ref, "source_ref", max_chars=MAX_SOURCE_REF_CHARS,
+                                 required=False),
+            "confidence": v.confidence(confidence),
+            "tags": None if tags is None else v.tags(tags),
+            "metadata": None if metadata is None else v.metadata(metadata),
+            "expires_at": exp, "valid_from": vf, "valid_to": vt,
+        }
+
+    def _commit_remember(self, req: dict[str, Any], vectors: dict[str, np.ndarray],
+                         **kw: Any) -> RememberResult:
+        with self.store.transaction() as tx:
+            return self._apply_remember(tx, req, vectors, **kw)
+
+    def _apply_remember(self, tx: Any, req: dict[str, Any], vectors: dict[str, np.ndarray], *,
+                        actor: str | None, reason: str | None, trigger_text: str | None,
+                        trace_id: str | None, expected_version: int | None) -> RememberResult:
+        sc: Scope = req["scope"]
+        now = self.clock()
+        h = content_hash(req["content"], req["slot"], req["value"])
+        trigger = trigger_text if trigger_text is not None else (
+            req["source_text"] or req["content"])
+        current = tx.find_slot(sc, req["slot"]) if req["slot"] else None
+        if current is None and expected_version is not None:
+            raise ConflictError(f"expected version {expected_version}, but slot "
+                                f"{req['slot'] or '(none)'} has no current value")
+        if current is not None:
+            if expected_version is not None and current.version != expected_version:
+                raise ConflictError(
+                    f"memory {current.id} is at version {current.version}, the write expected "
+                    f"{expected_version}; re-read and retry")
+            if current.frozen:
+                raise FrozenError(f"memory {current.id} (slot {current.slot}) is frozen; "
+                                  "unfreeze it before changing it")
+            same = (content_hash(current.content, current.slot, current.value) == h
+                    and current.kind == req["kind"])
+            if same and current.status == Status.ACTIVE:
+                return RememberResult("noop", current, current.version)
+            new = replace(
+                current, kind=req["kind"], content=req["content"], value=req["value"],
+                tags=req["tags"] if req["tags"] is not None else current.tags,
+                metadata=req["metadata"] if req["metadata"] is not None else current.metadata,
+                source=req["source"], source_text=req["source_text"],
+                source_ref=req["source_ref"], confidence=req["confidence"],
+                status=Status.ACTIVE.value, version=current.version + 1,
+                valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
+                expires_at=req["expires_at"], embedding_model=self.embedding_model,
+                updated_at=now)
+            changed_text = new.content != current.content
+            tx.update(new, h, index_text(new.content) if changed_text else None,
+                      vectors if changed_text else None)
+            tx.append_revision(self._revision(new, Op.UPDATE, current.version, actor=actor,
+                                              reason=reason, trigger_text=trigger,
+                                              trace_id=trace_id))
+            return RememberResult("updated", new, current.version)
+        dup = tx.find_duplicate(sc, h, req["kind"])
+        if dup is not None:
+            return RememberResult("noop", dup, dup.version)
+        mem = Memory(
+            id=new_id("m"), scope=sc, kind=req["kind"], content=req["content"],
+            slot=req["slot"], value=req["value"], tags=req["tags"] or [],
+            metadata=req["metadata"] or {}, source=req["source"],
+            source_text=req["source_text"], source_ref=req["source_ref"],
+            confidence=req["confidence"], status=Status.ACTIVE.value, frozen=False, version=1,
+            valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
+            expires_at=req["expires_at"], embedding_model=self.embedding_model,
+            created_at=now, updated_at=now)
+        tx.insert(mem, h, index_text(mem.content), vectors)
+        tx.append_revision(self._revision(mem, Op.CREATE, None, actor=actor, reason=reason,
+                                          trigger_text=trigger, trace_id=trace_id))
+        return RememberResult("added", mem, None)
+
+    def _mutate(self, scope: Any, memory_id: Any, op: Op, change: Callable[[Memory], Memory],
+                *, actor: str | None, reason: str | None, trigger_text: str | None = None,
+                trace_id: str | None = None, expected_version: int | None = None,
+                allow_frozen: bool = False) -> Memory:
+        sc = v.scope(scope)
+        mid = v.memory_id(memory_id)
+        with self.store.transaction() as tx:
+            cur = tx.get(sc, mid, for_update=True)
+            if cur is None:
+                raise NotFoundError(f"no memory {mid} in scope {sc}")
+            if expected_version is not None and cur.version != expected_version:
+                raise ConflictError(f"memory {mid} is at version {cur.version}, the write "
+                                    f"expected {expected_version}; re-read and retry")
+            if cur.frozen and not allow_frozen:
+                raise FrozenError(f"memory {mid} is frozen; unfreeze it before changing it")
+            new = change(cur)
+            now = self.clock()
+            new = replace(new, updated_at=max(now, cur.updated_at))
+            changed_text = new.content != cur.content
+            vectors = self._vectors([new.content])[0] if changed_text else None
+            tx.update(new, content_hash(new.content, new.slot, new.value),
+                      index_text(new.content) if changed_text else None, vectors)
+            tx.append_revision(self._revision(new, op, cur.version, actor=actor, reason=reason,
+                                              trigger_text=trigger_text, trace_id=trace_id))
+            return new
+
+    def edit(self, scope: Scope | dict[str, str], memory_id: str, *,
+             content: str | None = None, value: Any = None, kind: str | None = None,
+             tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
+             confidence: float | None = None, expires_at: TimeLike = None,
+             actor: str | None = None, reason: str | None = None,
+             expected_version: int | None = None) -> Memory:
+        """Change fields of a memory by hand: a new version, with the reason recorded."""
+        updates: dict[str, Any] = {}
+        if content is not None:
+            updates["content"] = v.text(content, "content", max_chars=v.MAX_CONTENT_CHARS)
+        if value is not None:
+            updates["value"] = v.json_value(value, "value")
+        if kind is not None:
+            updates["kind"] = v.kind(kind)
+        if tags is not None:
+            updates["tags"] = v.tags(tags)
+        if metadata is not None:
+            updates["metadata"] = v.metadata(metadata)
+        if confidence is not None:
+            updates["confidence"] = v.confidence(confidence)
+        if expires_at is not None:
+            updates["expires_at"] = to_ms(expires_at, field="expires_at")
+        if not updates:
+            raise ValidationError("edit: nothing to change")
+        if expected_version is not None:
+            expected_version = v.version(expected_version, "expected_version")
+        return self._mutate(scope, memory_id, Op.UPDATE,
+                            lambda m: replace(m, **updates, version=m.version + 1,
+                                              source=Source.ADMIN_MANUAL.value,
+                                              recorded_at=self.clock()),
+                            actor=actor, reason=reason, expected_version=expected_version)
+
+    def forget(self, scope: Scope | dict[str, str], memory_id: str, *,
+               actor: str | None = None, reason: str | None = None) -> Memory:
+        """Soft delete: the memory stops being served; history keeps it; rollback undoes it."""
+        def change(m: Memory) -> Memory:
+            if m.status == Status.DELETED:
+                raise ConflictError(f"memory {m.id} is already forgotten")
+            return replace(m, status=Status.DELETED.value, version=m.version + 1)
+        return self._mutate(scope, memory_id, Op.DELETE, change, actor=actor, reason=reason)
+
+    def freeze(self, scope: Scope | dict[str, str], memory_id: str, *,
+               actor: str | None = None, reason: str | None = None) -> Memory:
+        """Lock a memory: no verb but unfreeze may change it."""
+        return self._mutate(scope, memory_id, Op.FREEZE, lambda m: replace(m, frozen=True),
+                            actor=actor, reason=reason)
+
+    def unfreeze(self, scope: Scope | dict[str, str], memory_id: str, *,
+                 actor: str | None = None, reason: str | None = None) -> Memory:
+        def change(m: Memory) -> Memory:
+            if not m.frozen:
+                raise ConflictError(f"memory {m.id} is not frozen")
+            return replace(m, frozen=False)
+        return self._mutate(scope, memory_id, Op.UNFREEZE, change, actor=actor, reason=reason,
+                            allow_frozen=True)
+
+    def expire(self, scope: Scope | dict[str, str], memory_id: str, *,
+               actor: str | None = None, reason: str | None = None) -> Memory:
+        """Stop serving a memory whose shelf life is over. By default it is demoted to a
+        candidate (status pending) to be confirmed again, not deleted."""
+        target = Status.PENDING.value if self.on_expire == "demote" else Status.EXPIRED.value
+
+        def change(m: Memory) -> Memory:
+            if m.status != Status.ACTIVE:
+                raise ConflictError(f"memory {m.id} is {m.status}, not active")
+            now = self.clock()
+            exp = now if m.expires_at is None else min(m.expires_at, now)
+            return replace(m, status=target, expires_at=exp, version=m.version + 1)
+        return self._mutate(scope, memory_id, Op.EXPIRE, change, actor=actor,
+                            reason=reason or "expired")
+
+    def sweep(self, scope: Scope | dict[str, str] | None = None, *,
+              actor: str = "system:sweep") -> int:
+        """Expire every active memory whose expires_at has passed (one scope, or all).
+        Frozen memories are left alone: freezing means no automatic path changes them."""
+        scopes = [v.scope(scope)] if scope is not None else self.store.scopes()
+        done = 0
+        for sc in scopes:
+            for mid in self.store.expired_ids(sc, self.clock()):
+                try:
+                    self.expire(sc, mid, actor=actor, reason="ttl lapsed")
+                    done += 1
+                except (FrozenError, ConflictError):
+                    continue
+        return done
+
+    def rollback(self, scope: Scope | dict[str, str], memory_id: str, to_version: int, *,
+                 actor: str | None = None, reason: str | None = None) -> Memory:
+        """Restore the state of version `to_version` as a new version. Undoable like any
+        other change: roll back to the version before the rollback."""
+        target = v.version(to_version, "to_version")
+        sc = v.scope(scope)
+        states = self._states(sc, v.memory_id(memory_id))
+
+        def change(m: Memory) -> Memory:
+            if target >= m.version:
+                raise VersionError(f"memory {m.id} is at version {m.version}; roll back to an "
+                                   f"earlier version (1..{m.version - 1})")
+            state = states.get(target)
+            if state is None:
+                raise VersionError(f"memory {m.id} has no version {target}")
+            return replace(m, **{f: state[f] for f in STATE_FIELDS}, version=m.version + 1,
+                           recorded_at=self.clock())
+        return self._mutate(sc, memory_id, Op.ROLLBACK, change, actor=actor, reason=reason,
+                            trigger_text=f"rollback to version {target}")
+
+    def purge(self, scope: Scope | dict[str, str], memory_id: str, *,
+              actor: str | None = None, reason: str | None = None) -> Revision:
+        """Erase: the content leaves the row, every revision, the full-text index and the
+        vectors. A tombstone revision records that it happened, when and by whom."""
+        sc = v.scope(scope)
+        mid = v.memory_id(memory_id)
+        with self.store.transaction() as tx:
+            cur = tx.get(sc, mid, for_update=True)
+            if cur is None:
+                raise NotFoundError(f"no memory {mid} in scope {sc}")
+            if cur.frozen:
+                raise FrozenError(f"memory {mid} is frozen; unfreeze it before purging it")
+            tomb = Revision(op_id=new_id("op"), memory_id=mid, scope=cur.scope,
+                            op=Op.PURGE.value, from_version=cur.version,
+                            to_version=cur.version + 1, state=None, actor=self._actor(actor),
+                            actor_role=self.actor_role,
+                            reason=v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS,
+                                          required=False),
+                            trigger_text=None, trace_id=None, at=max(self.clock(),
+                                                                     cur.updated_at))
+            tx.erase(cur.scope, mid, tomb)
+        self.store.compact()
+        return tomb
+
+    # --- read -------------------------------------------------------------------------------
+    def _states(self, scope: Scope, memory_id: str) -> dict[int, dict[str, Any]]:
+        """version -> state of that version (the last revision that produced it)."""
+        out: dict[int, dict[str, Any]] = {}
+        for rev in self.store.revisions(scope, memory_id):
+            if rev.state is not None:
+                out[rev.to_version] = rev.state
+        return out
+
+    def get(self, scope: Scope | dict[str, str], memory_id: str, *,
+            as_of: TimeLike = None) -> Memory:
+        sc, mid = v.scope(scope), v.memory_id(memory_id)
+        if as_of is not None:
+            at = to_ms(as_of, field="as_of")
+            revs = [r for r in self.store.revisions(sc, mid) if r.at <= at]  # type: ignore[operator]
+            if not revs or revs[-1].state is None:
+                raise NotFoundError(f"no memory {mid} in scope {sc} as of {as_of}")
+            return Memory.from_dict(revs[-1].state)
+        m = self.store.get(sc, mid)
+        if m is None:
+            raise NotFoundError(f"no memory {mid} in scope {sc}")
+        return m
+
+    def list(self, scope: Scope | dict[str, str], *, kind: str | None = None,
+             status: str | None = None, slot: str | None = None,
+             tags: Iterable[str] | None = None, since: TimeLike = None,
+             until: TimeLike = None, as_of: TimeLike = None, limit: int = 100,
+             offset: int = 0) -> list[Memory]:
+        sc = v.scope(scope)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
+            raise ValidationError("limit: expected a whole number in 1..10000")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ValidationError("offset: expected a whole number >= 0")
+        flt = ListFilter(kind=v.kind(kind) if kind else None,
+                         status=v.status(status) if status else None, slot=v.slot(slot),
+                         tags=v.tags(tags), since=to_ms(since, field="since"),
+                         until=to_ms(until, field="until"), limit=limit, offset=offset)
+        if as_of is None:
+            return self.store.list(sc, flt)
+        at = to_ms(as_of, field="as_of")
+        assert at is not None
+        out = []
+        for rev in self.store.revisions_as_of(sc, at):
+            if rev.state is None:
+                continue
+            m = Memory.from_dict(rev.state)
+            if ((flt.kind and m.kind != flt.kind) or (flt.status and m.status != flt.status)
+                    or (flt.slot and m.slot != flt.slot)
+                    or any(t not in m.tags for t in flt.tags)
+                    or (flt.since is not None and m.updated_at < flt.since)
+                    or (flt.until is not None and m.updated_at >= flt.until)):
+                continue
+            out.append(m)
+        out.sort(key=lambda m: (-m.updated_at, m.id))
+        return out[offset:offset + limit]
+
+    def recall(self, scope: Scope | dict[str, str], query: str, *, top_k: int = 5,
+               kind: str | None = None, tags: Iterable[str] | None = None,
+               as_of: TimeLike = None, min_score: float = 0.0) -> list[Hit]:
+        """Ranked live memories of the scope for `query`, each with its score parts."""
+        sc = v.scope(scope)
+        q = v.text(query, "query", max_chars=v.MAX_CONTENT_CHARS)
+        assert q is not None
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 1000:
+            raise ValidationError("top_k: expected a whole number in 1..1000")
+        if isinstance(min_score, bool) or not isinstance(min_score, int | float):
+            raise ValidationError("min_score: expected a number")
+        kind_ = v.kind(kind) if kind else None
+        tags_ = v.tags(tags)
+        terms = query_terms(q)
+        w = self.weights
+        if as_of is not None:
+            at = to_ms(as_of, field="as_of")
+            assert at is not None
+            snapshot = [Memory.from_dict(r.state) for r in self.store.revisions_as_of(sc, at)
+                        if r.state is not None]
+            live = {m.id: m for m in snapshot if m.is_live(at)
+                    and (kind_ is None or m.kind == kind_) and all(t in m.tags for t in tags_)}
+            parts = rank_snapshot(list(live.values()), terms, q, self.embedders, w)
+            return rank(live, parts, top_k=top_k, min_score=float(min_score))
+        now = self.clock()
+        # Filters shrink the pool after candidate generation; widen it so top_k survives.
+        pool = w.candidates * (4 if (kind_ or tags_) else 1)
+        text = self.store.text_candidates(sc, terms, now, pool)
+        dense = {e.name: self.store.vector_candidates(sc, e.name, e.embed_query(q), now, pool)
+                 for e in self.embedders}
+        parts = fuse(text, dense, w)
+        mems = {m.id: m for m in self.store.fetch(sc, list(parts))
+                if m.is_live(now) and (kind_ is None or m.kind == kind_)
+                and all(t in m.tags for t in tags_)}
+        return rank(mems, parts, top_k=top_k, min_score=float(min_score))
+
+    def history(self, scope: Scope | dict[str, str], memory_id: str) -> list[Revision]:
+        sc, mid = v.scope(scope), v.memory_id(memory_id)
+        revs = self.store.revisions(sc, mid)
+        if not revs:
+            raise NotFoundError(f"no memory {mid} in scope {sc}")
+        return revs
+
+    def diff(self, scope: Scope | dict[str, str], memory_id: str, from_version: int,
+             to_version: int) -> dict[str, dict[str, Any]]:
+        """Fields that differ between two versions: {field: {"from": a, "to": b}}."""
+        sc, mid = v.scope(scope), v.memory_id(memory_id)
+        a, b = v.version(from_version, "from_version"), v.version(to_version, "to_version")
+        states = self._states(sc, mid)
+        if not states and not self.store.revisions(sc, mid):
+            raise NotFoundError(f"no memory {mid} in scope {sc}")
+        for n in (a, b):
+            if n not in states:
+                raise VersionError(f"memory {mid} has no version {n} "
+                                   f"(known: {', '.join(map(str, sorted(states))) or 'none'})")
+        sa, sb = states[a], states[b]
+        return {f: {"from": sa.get(f), "to": sb.get(f)} for f in (*STATE_FIELDS, "frozen")
+                if sa.get(f) != sb.get(f)}
+
+    # --- portability --------------------------------------------------------------------------
+    def export_jsonl(self, scope: Scope | dict[str, str], out: IO[str]) -> int:
+        """Write one header line, then one line per memory with its full history."""
+        sc = v.scope(scope)
+        header = {"format": EXPORT_FORMAT, "format_version": EXPORT_FORMAT_VERSION,
+                  "scope": sc.as_dict()}
+        out.write(json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n")
+        n = 0
+        for mid, revs in self.store.scope_revisions(sc):
+            current = self.store.get(Scope(revs[0].scope.tenant, revs[0].scope.user), mid)
+            line = {"id": mid, "memory": current.to_dict() if current else None,
+                    "revisions": [r.to_dict() for r in revs]}
+            out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+            n += 1
+        return n
+
+    def import_jsonl(self, lines: Iterable[str], *, batch: int = 512,
+                     progress: Callable[[int], None] | None = None) -> int:
+        """Load an export. All or nothing: a bad line or an id that exists fails the lot."""
+        records = list(_parse_export(lines))
+        prepared: list[tuple[Memory | None, list[Revision]]] = []
+        for rec in records:
+            mem = Memory.from_dict(rec["memory"]) if rec["memory"] is not None else None
+            revs = [Revision.from_dict(r) for r in rec["revisions"]]
+            prepared.append((mem, revs))
+        with self.store.transaction() as tx:
+            for start in range(0, len(prepared), batch):
+                chunk = prepared[start:start + batch]
+                texts = [m.content for m, _ in chunk if m is not None]
+                vectors = iter(self._vectors(texts))
+                for mem, revs in chunk:
+                    if mem is not None:
+                        if tx.get(Scope(mem.scope.tenant, mem.scope.user), mem.id) is not None:
+                            raise ConflictError(f"memory {mem.id} already exists in this store")
+                        mem = replace(mem, embedding_model=self.embedding_model)
+                        tx.insert(mem, content_hash(mem.content, mem.slot, mem.value),
+                                  index_text(mem.content), next(vectors))
+                    for rev in revs:
+                        tx.append_revision(rev)
+                if progress:
+                    progress(len(chunk))
+        return len(prepared)
+
+    # --- maintenance --------------------------------------------------------------------------
+    def reindex(self, *, batch: int = 256,
+                progress: Callable[[int, int], None] | None = None) -> int:
+        """Re-embed every memory with the configured embedders and record them."""
+        total = self.store.count()
+        stored = self.store.get_meta("embedders")
+        old = [m["name"] for m in json.loads(stored)] if stored else []
+        keep = {e.name for e in self.embedders}
+        done = 0
+        for rows in self.store.iter_all_for_reindex(batch):
+            vecs = self._vectors([text for _, text in rows])
+            self.store.replace_vectors([(key, vec) for (key, _), vec in zip(rows, vecs,
+                                                                           strict=True)],
+                                       drop_models=[m for m in old if m not in keep],
+                                       embedding_model=self.embedding_model)
+            done += len(rows)
+            if progress:
+                progress(done, total)
+        self.store.set_meta("embedders", json.dumps(self._model_record))
+        return done
+
+
+def _parse_export(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    it = iter(lines)
+    try:
+        header = json.loads(next(it))
+    except StopIteration:
+        raise ValidationError("import: empty input") from None
+    except json.JSONDecodeError as e:
+        raise ValidationError(f"import: line 1 is not JSON ({e.msg})") from None
+    if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
+        raise ValidationError("import: not a memvault export (missing header line)")
+    if header.get("format_version") != EXPORT_FORMAT_VERSION:
+        raise ValidationError(f"import: unsupported format_version {header.get('format_version')}")
+    for n, line in enumerate(it, start=2):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValidationError(f"import: line {n} is not JSON ({e.msg})") from None
+        if (not isinstance(rec, dict) or not isinstance(rec.get("revisions"), list)
+                or not rec["revisions"]):
+            raise ValidationError(f"import: line {n} has no revisions")
+        try:
+            if rec.get("memory") is not None:
+                m = rec["memory"]
+                v.scope(m["scope"])
+                v.text(m["content"], "content", max_chars=v.MAX_CONTENT_CHARS)
+                if m["id"] != rec.get("id"):
+                    raise ValidationError(f"import: line {n}: id does not match its memory")
+            for r in rec["revisions"]:
+                v.scope(r["scope"])
+                if r["memory_id"] != rec.get("id"):
+                    raise ValidationError(f"import: line {n}: a revision of another memory")
+        except (KeyError, TypeError) as e:
+            raise ValidationError(f"import: line {n} is malformed ({e})") from None
+        yield rec
