@@ -1,0 +1,417 @@
+"""`memvault` command line: the Vault's verbs, one command each, no logic of their own."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.table import Table
+
+from .errors import MemvaultError, ValidationError
+from .model import Hit, Memory, Revision, Scope
+from .timeutil import iso
+from .vault import Vault, default_db_path
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="memvault: governed long-term memory for LLM applications.")
+out = Console()
+err = Console(stderr=True)
+
+
+@dataclass
+class Ctx:
+    db: str
+    tenant: str | None
+    user: str | None
+    agent: str | None
+    session: str | None
+    embedder: str | None
+    actor: str
+    json: bool
+    _vault: Vault | None = None
+
+    def vault(self, *, check_models: bool = True) -> Vault:
+        if self._vault is None:
+            self._vault = Vault(self.db, embedder=self.embedder, actor=self.actor,
+                                check_models=check_models)
+        return self._vault
+
+    def scope(self) -> Scope | dict[str, Any]:
+        # validate.scope() turns a missing tenant/user into a typed ScopeError.
+        return {k: val for k, val in (("tenant", self.tenant), ("user", self.user),
+                                      ("agent", self.agent), ("session", self.session))
+                if val}
+
+
+def _fail(e: MemvaultError) -> NoReturn:
+    err.print(f"[bold red]error[/] {escape(f'[{e.code}]')} {escape(e.message)}",
+              highlight=False)
+    raise typer.Exit(1)
+
+
+def _run(ctx: typer.Context, fn: Callable[[Ctx], Any]) -> Any:
+    c: Ctx = ctx.obj
+    try:
+        return fn(c)
+    except MemvaultError as e:
+        _fail(e)
+
+
+def _emit(c: Ctx, data: Any, human: Callable[[], None]) -> None:
+    if c.json:
+        out.print_json(json.dumps(data, ensure_ascii=False, default=str))
+    else:
+        human()
+
+
+def _short(text: str, n: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _memory_table(mems: list[Memory]) -> Table:
+    t = Table(show_lines=False)
+    t.add_column("id", no_wrap=True)
+    for col in ("kind", "slot", "status", "v", "updated", "content"):
+        t.add_column(col)
+    for m in mems:
+        t.add_row(m.id, m.kind, m.slot or "", m.status + (" ❄" if m.frozen else ""),
+                  str(m.version), iso(m.updated_at) or "", _short(m.content))
+    return t
+
+
+def _show_memory(m: Memory) -> None:
+    t = Table(show_header=False, box=None)
+    t.add_column(style="bold")
+    t.add_column()
+    d = m.to_dict()
+    for k, val in d.items():
+        if k in ("valid_from", "valid_to", "recorded_at", "expires_at", "created_at",
+                 "updated_at") and val is not None:
+            val = f"{iso(val)}  ({val})"
+        t.add_row(k, json.dumps(val, ensure_ascii=False) if not isinstance(val, str) else val)
+    out.print(t)
+
+
+def _revision_table(revs: list[Revision]) -> Table:
+    t = Table()
+    for col in ("at", "op", "version", "actor", "reason", "trigger", "content after"):
+        t.add_column(col)
+    for r in revs:
+        ver = f"{r.from_version}→{r.to_version}" if r.from_version else str(r.to_version)
+        after = (r.state or {}).get("content") if r.state else "(erased)"
+        t.add_row(iso(r.at) or "", r.op, ver, f"{r.actor} ({r.actor_role})", r.reason or "",
+                  _short(r.trigger_text or "", 40), _short(str(after or ""), 50))
+    return t
+
+
+def _hits_table(hits: list[Hit]) -> Table:
+    t = Table()
+    for col in ("#", "score", "bm25", "dense", "id", "slot", "content"):
+        t.add_column(col)
+    for i, h in enumerate(hits, 1):
+        dense = ", ".join(f"{k}={val:.3f}" for k, val in h.parts.dense.items())
+        t.add_row(str(i), f"{h.score:.3f}", f"{h.parts.bm25:.3f}", dense, h.memory.id,
+                  h.memory.slot or "", _short(h.memory.content, 60))
+    return t
+
+
+def _parse_json_opt(raw: str | None, field: str) -> Any:
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise ValidationError(f"{field}: not valid JSON ({e.msg})") from None
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    db: Annotated[str | None, typer.Option(help="SQLite file (default: user data dir; "
+                                           "env MEMVAULT_DB).")] = None,
+    tenant: Annotated[str | None, typer.Option(envvar="MEMVAULT_TENANT")] = None,
+    user: Annotated[str | None, typer.Option(envvar="MEMVAULT_USER")] = None,
+    agent: Annotated[str | None, typer.Option()] = None,
+    session: Annotated[str | None, typer.Option()] = None,
+    embedder: Annotated[str | None, typer.Option(
+        help="Embedder spec, e.g. use-m3 or use-m3+e5-small (env MEMVAULT_EMBEDDER).")] = None,
+    actor: Annotated[str, typer.Option(help="Principal recorded in revisions.",
+                                       envvar="MEMVAULT_ACTOR")] = "cli",
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    ctx.obj = Ctx(db=db or str(default_db_path()), tenant=tenant, user=user, agent=agent,
+                  session=session, embedder=embedder, actor=actor, json=as_json)
+    ctx.call_on_close(lambda: ctx.obj._vault.close() if ctx.obj._vault else None)
+
+
+@app.command()
+def remember(
+    ctx: typer.Context,
+    content: Annotated[str | None, typer.Argument(help="The statement to remember.")] = None,
+    slot: Annotated[str | None, typer.Option(help="Business key, e.g. report.format.")] = None,
+    value: Annotated[str | None, typer.Option(help="Structured value (JSON or text).")] = None,
+    kind: Annotated[str | None, typer.Option()] = None,
+    source: Annotated[str, typer.Option()] = "user_explicit",
+    source_text: Annotated[str | None, typer.Option()] = None,
+    source_ref: Annotated[str | None, typer.Option()] = None,
+    confidence: Annotated[float, typer.Option()] = 1.0,
+    tag: Annotated[list[str] | None, typer.Option(help="Repeatable.")] = None,
+    metadata: Annotated[str | None, typer.Option(help="JSON object.")] = None,
+    ttl: Annotated[str | None, typer.Option(help="Shelf life, e.g. 90d, 12h.")] = None,
+    valid_from: Annotated[str | None, typer.Option()] = None,
+    reason: Annotated[str | None, typer.Option()] = None,
+    expected_version: Annotated[int | None, typer.Option()] = None,
+) -> None:
+    """Store a statement or a new slot value: prints added, updated or noop."""
+    def go(c: Ctx) -> None:
+        val: Any = value
+        if value is not None:
+            try:
+                val = json.loads(value)
+            except json.JSONDecodeError:
+                val = value
+        r = c.vault().remember(c.scope(), content, slot=slot, value=val, kind=kind,
+                               source=source, source_text=source_text, source_ref=source_ref,
+                               confidence=confidence, tags=tag,
+                               metadata=_parse_json_opt(metadata, "metadata"), ttl=ttl,
+                               valid_from=valid_from, reason=reason,
+                               expected_version=expected_version)
+        _emit(c, r.to_dict(), lambda: out.print(
+            f"{r.action} {r.id} v{r.version}" + (f" (was v{r.previous_version})"
+                                                 if r.action == "updated" else "")))
+    _run(ctx, go)
+
+
+@app.command()
+def get(ctx: typer.Context, memory_id: str,
+        as_of: Annotated[str | None, typer.Option(help="ISO time or epoch ms.")] = None) -> None:
+    """Show one memory (as it is now, or as it was believed at --as-of)."""
+    def go(c: Ctx) -> None:
+        m = c.vault().get(c.scope(), memory_id, as_of=as_of)
+        _emit(c, m.to_dict(), lambda: _show_memory(m))
+    _run(ctx, go)
+
+
+@app.command("list")
+def list_(ctx: typer.Context,
+          kind: Annotated[str | None, typer.Option()] = None,
+          status: Annotated[str | None, typer.Option()] = None,
+          slot: Annotated[str | None, typer.Option()] = None,
+          tag: Annotated[list[str] | None, typer.Option()] = None,
+          since: Annotated[str | None, typer.Option()] = None,
+          until: Annotated[str | None, typer.Option()] = None,
+          as_of: Annotated[str | None, typer.Option()] = None,
+          limit: Annotated[int, typer.Option()] = 100,
+          offset: Annotated[int, typer.Option()] = 0) -> None:
+    """List memories of the scope, newest first, with filters."""
+    def go(c: Ctx) -> None:
+        mems = c.vault().list(c.scope(), kind=kind, status=status, slot=slot, tags=tag,
+                              since=since, until=until, as_of=as_of, limit=limit,
+                              offset=offset)
+        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
+    _run(ctx, go)
+
+
+@app.command()
+def recall(ctx: typer.Context, query: str,
+           top_k: Annotated[int, typer.Option("--top-k", "-k")] = 5,
+           kind: Annotated[str | None, typer.Option()] = None,
+           tag: Annotated[list[str] | None, typer.Option()] = None,
+           as_of: Annotated[str | None, typer.Option()] = None,
+           min_score: Annotated[float, typer.Option()] = 0.0) -> None:
+    """Ranked memories for a query, with their score parts."""
+    def go(c: Ctx) -> None:
+        hits = c.vault().recall(c.scope(), query, top_k=top_k, kind=kind, tags=tag,
+                                as_of=as_of, min_score=min_score)
+        _emit(c, [h.to_dict() for h in hits], lambda: out.print(_hits_table(hits)))
+    _run(ctx, go)
+
+
+@app.command()
+def history(ctx: typer.Context, memory_id: str) -> None:
+    """Every revision of a memory: op, versions, actor, reason, trigger text."""
+    def go(c: Ctx) -> None:
+        revs = c.vault().history(c.scope(), memory_id)
+        _emit(c, [r.to_dict() for r in revs], lambda: out.print(_revision_table(revs)))
+    _run(ctx, go)
+
+
+@app.command()
+def diff(ctx: typer.Context, memory_id: str, from_version: int, to_version: int) -> None:
+    """Fields that differ between two versions."""
+    def go(c: Ctx) -> None:
+        d = c.vault().diff(c.scope(), memory_id, from_version, to_version)
+
+        def human() -> None:
+            t = Table()
+            for col in ("field", f"v{from_version}", f"v{to_version}"):
+                t.add_column(col)
+            for f, ch in d.items():
+                t.add_row(f, json.dumps(ch["from"], ensure_ascii=False),
+                          json.dumps(ch["to"], ensure_ascii=False))
+            out.print(t if d else "no differences")
+        _emit(c, d, human)
+    _run(ctx, go)
+
+
+@app.command()
+def rollback(ctx: typer.Context, memory_id: str, to_version: int,
+             reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """Restore version N's state as a new version."""
+    _mutation(ctx, lambda c: c.vault().rollback(c.scope(), memory_id, to_version,
+                                                reason=reason))
+
+
+@app.command()
+def edit(ctx: typer.Context, memory_id: str,
+         content: Annotated[str | None, typer.Option()] = None,
+         tag: Annotated[list[str] | None, typer.Option()] = None,
+         metadata: Annotated[str | None, typer.Option(help="JSON object.")] = None,
+         confidence: Annotated[float | None, typer.Option()] = None,
+         reason: Annotated[str | None, typer.Option()] = None,
+         expected_version: Annotated[int | None, typer.Option()] = None) -> None:
+    """Change a memory by hand (a new version with the reason)."""
+    _mutation(ctx, lambda c: c.vault().edit(
+        c.scope(), memory_id, content=content, tags=tag,
+        metadata=_parse_json_opt(metadata, "metadata"), confidence=confidence, reason=reason,
+        expected_version=expected_version))
+
+
+@app.command()
+def freeze(ctx: typer.Context, memory_id: str,
+           reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """Lock a memory against every change but unfreeze."""
+    _mutation(ctx, lambda c: c.vault().freeze(c.scope(), memory_id, reason=reason))
+
+
+@app.command()
+def unfreeze(ctx: typer.Context, memory_id: str,
+             reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """Unlock a frozen memory."""
+    _mutation(ctx, lambda c: c.vault().unfreeze(c.scope(), memory_id, reason=reason))
+
+
+@app.command()
+def forget(ctx: typer.Context, memory_id: str,
+           reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """Soft delete (kept in history; rollback restores it)."""
+    _mutation(ctx, lambda c: c.vault().forget(c.scope(), memory_id, reason=reason))
+
+
+@app.command()
+def expire(ctx: typer.Context, memory_id: str,
+           reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """End a memory's shelf life now (demoted to a candidate by default)."""
+    _mutation(ctx, lambda c: c.vault().expire(c.scope(), memory_id, reason=reason))
+
+
+def _mutation(ctx: typer.Context, fn: Callable[[Ctx], Memory]) -> None:
+    def go(c: Ctx) -> None:
+        m = fn(c)
+        _emit(c, m.to_dict(), lambda: out.print(
+            f"{m.id} v{m.version} {m.status}{' frozen' if m.frozen else ''}"))
+    _run(ctx, go)
+
+
+@app.command()
+def purge(ctx: typer.Context, memory_id: str,
+          reason: Annotated[str | None, typer.Option()] = None,
+          yes: Annotated[bool, typer.Option("--yes", help="Do not ask.")] = False) -> None:
+    """Erase a memory's content from every revision and index (irreversible)."""
+    if not yes and sys.stdin.isatty() and not typer.confirm(
+            f"Erase {memory_id} permanently?"):
+        raise typer.Exit(1)
+
+    def go(c: Ctx) -> None:
+        tomb = c.vault().purge(c.scope(), memory_id, reason=reason)
+        _emit(c, tomb.to_dict(), lambda: out.print(f"purged {memory_id} ({tomb.op_id})"))
+    _run(ctx, go)
+
+
+@app.command()
+def sweep(ctx: typer.Context,
+          all_scopes: Annotated[bool, typer.Option("--all", help="Every scope.")] = False
+          ) -> None:
+    """Expire memories whose shelf life has passed."""
+    def go(c: Ctx) -> None:
+        n = c.vault().sweep(None if all_scopes else c.scope())
+        _emit(c, {"expired": n}, lambda: out.print(f"expired {n}"))
+    _run(ctx, go)
+
+
+@app.command("export")
+def export_(ctx: typer.Context,
+            path: Annotated[Path | None, typer.Argument(help="Output file (default stdout).")]
+            = None) -> None:
+    """Export the scope's memories with full history as JSONL."""
+    def go(c: Ctx) -> None:
+        if path is None:
+            n = c.vault().export_jsonl(c.scope(), sys.stdout)
+        else:
+            with path.open("w", encoding="utf-8") as f:
+                n = c.vault().export_jsonl(c.scope(), f)
+        err.print(f"exported {n} memories")
+    _run(ctx, go)
+
+
+@app.command("import")
+def import_(ctx: typer.Context, path: Path) -> None:
+    """Import a JSONL export (all or nothing)."""
+    def go(c: Ctx) -> None:
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as e:
+            raise ValidationError(f"import: cannot read {path} ({e})") from None
+        with _progress() as p:
+            task = p.add_task("importing", total=max(len(lines) - 1, 0))
+            n = c.vault().import_jsonl(lines, progress=lambda k: p.advance(task, k))
+        _emit(c, {"imported": n}, lambda: out.print(f"imported {n} memories"))
+    _run(ctx, go)
+
+
+def _progress() -> Progress:
+    return Progress("[progress.description]{task.description}", BarColumn(),
+                    MofNCompleteColumn(), TimeElapsedColumn(), console=err)
+
+
+@app.command()
+def reindex(ctx: typer.Context) -> None:
+    """Re-embed every memory with the configured embedder and record it in the store."""
+    def go(c: Ctx) -> None:
+        v = c.vault(check_models=False)
+        with _progress() as p:
+            task = p.add_task(f"embedding with {v.embedding_model}", total=v.store.count())
+            n = v.reindex(progress=lambda done, total: p.update(task, completed=done))
+        _emit(c, {"reindexed": n, "embedder": v.embedding_model},
+              lambda: out.print(f"reindexed {n} memories with {v.embedding_model}"))
+    _run(ctx, go)
+
+
+@app.command()
+def demo(ctx: typer.Context) -> None:
+    """Walk through the stale-preference story: CSV→XLSX, email→SMS, history, rollback."""
+    from .demo import run_demo
+
+    c: Ctx = ctx.obj
+    try:
+        run_demo(c.db if c.db != str(default_db_path()) else None, embedder=c.embedder,
+                 console=out)
+    except MemvaultError as e:
+        _fail(e)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
