@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import sqlean as sqlite3
 
+from . import bm25
+from .bm25 import TextCandidates
 from .embed import Embedder
 from .model import Hit, Memory, ScoreParts
-from .textindex import index_text
+from .textindex import terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,27 +85,15 @@ def rank(memories: dict[str, Memory], parts: dict[str, ScoreParts], *, top_k: in
 
 def rank_snapshot(memories: list[Memory], query_terms: list[str], query: str,
                   embedders: list[Embedder], weights: RecallWeights) -> dict[str, ScoreParts]:
-    """Score a set of memories that is not in the live index (as-of reads).
-
-    The historical states are loaded into a throw-away in-memory FTS5 table so that BM25
-    is computed by the same function, with the same terms, as the live path.
-    """
+    """Score a set of memories that is not in the live index (as-of reads), with the
+    same BM25 and the same terms as the live path."""
     if not memories:
         return {}
-    text: list[tuple[str, float]] = []
-    if query_terms:
-        db = sqlite3.connect(":memory:")
-        try:
-            db.execute("CREATE VIRTUAL TABLE t USING fts5(mid UNINDEXED, body, "
-                       "tokenize = 'unicode61 remove_diacritics 0')")
-            db.executemany("INSERT INTO t (mid, body) VALUES (?, ?)",
-                           [(m.id, index_text(m.content)) for m in memories])
-            match = " OR ".join('"' + t.replace('"', '""') + '"' for t in query_terms)
-            text = [(r[0], float(r[1])) for r in db.execute(
-                "SELECT mid, -bm25(t) FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?",
-                (match, weights.candidates))]
-        finally:
-            db.close()
+    docs = [(m.id, terms(m.content)) for m in memories]
+    tc = TextCandidates(n_docs=len(docs), avg_len=sum(len(t) for _, t in docs) / len(docs),
+                        df={q: sum(1 for _, t in docs if q in t) for q in query_terms},
+                        docs=[d for d in docs if any(q in d[1] for q in query_terms)])
+    text = bm25.score(tc, query_terms)[:weights.candidates]
     dense: dict[str, list[tuple[str, float]]] = {}
     contents = [m.content for m in memories]
     for emb in embedders:

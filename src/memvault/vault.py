@@ -20,6 +20,7 @@ from typing import IO, Any
 import numpy as np
 import platformdirs
 
+from . import bm25
 from . import validate as v
 from .embed import Embedder, load_embedders, model_record
 from .errors import (
@@ -546,7 +547,7 @@ class Vault:
         now = self.clock()
         # Filters shrink the pool after candidate generation; widen it so top_k survives.
         pool = w.candidates * (4 if (kind_ or tags_) else 1)
-        text = self.store.text_candidates(sc, terms, now, pool)
+        text = bm25.score(self.store.text_candidates(sc, terms, now, pool), terms)
         dense = {e.name: self.store.vector_candidates(sc, e.name, e.embed_query(q), now, pool)
                  for e in self.embedders}
         parts = fuse(text, dense, w)

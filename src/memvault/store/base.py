@@ -18,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..bm25 import TextCandidates
 from ..model import Memory, Revision, Scope
 
 
@@ -96,8 +97,11 @@ class Store(Protocol):
         ...
 
     def text_candidates(self, scope: Scope, terms: list[str], now: int,
-                        limit: int) -> list[tuple[str, float]]:
-        """(memory id, BM25 score, higher is better) of live memories matching any term."""
+                        limit: int) -> TextCandidates:
+        """Live memories of the scope containing any of `terms` (at most `limit`, best
+        matches first by the backend's own cheap ranking), each with its index terms, and
+        the scope's statistics for BM25 (live document count, average length in terms,
+        document frequency of each query term). Scoring happens in bm25.py."""
         ...
 
     def vector_candidates(self, scope: Scope, model: str, query: np.ndarray, now: int,

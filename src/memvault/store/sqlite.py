@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import sqlean as sqlite3
 
+from ..bm25 import TextCandidates
 from ..errors import ConflictError, StoreError
 from ..model import Memory, Revision, Scope
 from .base import FaultHook, ListFilter
@@ -63,7 +64,8 @@ CREATE TABLE memories (
     expires_at INTEGER,
     embedding_model TEXT,
     created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL
+    updated_at INTEGER NOT NULL,
+    n_terms INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX memories_scope ON memories (tenant, user_id, status, updated_at);
 CREATE INDEX memories_hash ON memories (tenant, user_id, content_hash);
@@ -301,18 +303,30 @@ class SQLiteStore:
         yield from grouped.items()
 
     def text_candidates(self, scope: Scope, terms: list[str], now: int,
-                        limit: int) -> list[tuple[str, float]]:
+                        limit: int) -> TextCandidates:
+        tc = TextCandidates()
         if not terms:
-            return []
+            return tc
         where, params = _scope_sql(scope)
-        match = (f"scope : {_fts_quote(scope_term(scope))} AND body : ("
-                 + " OR ".join(_fts_quote(t) for t in terms) + ")")
-        sql = ("SELECT m.id, -bm25(memories_fts, 0.0, 1.0) AS score FROM memories_fts f "
-               "JOIN memories m ON m.rowid = f.rowid "
-               f"WHERE memories_fts MATCH :match AND {where} AND {_LIVE} "
-               "ORDER BY bm25(memories_fts, 0.0, 1.0) LIMIT :limit")
-        rows = self._q(sql, {"match": match, "now": now, "limit": limit, **params})
-        return [(r[0], float(r[1])) for r in rows]
+        params["now"] = now
+        row = self._q(f"SELECT COUNT(*), AVG(m.n_terms) FROM memories m WHERE {where} "
+                      f"AND {_LIVE}", params)[0]
+        tc.n_docs, tc.avg_len = int(row[0]), float(row[1] or 0.0)
+        if tc.n_docs == 0:
+            return tc
+        pin = f"scope : {_fts_quote(scope_term(scope))}"
+        join = ("FROM memories_fts f JOIN memories m ON m.rowid = f.rowid "
+                f"WHERE memories_fts MATCH :match AND {where} AND {_LIVE}")
+        for t in terms:
+            tc.df[t] = int(self._q(f"SELECT COUNT(*) {join}",
+                                   {**params, "match": f"{pin} AND body : {_fts_quote(t)}"})[0][0])
+        match = f"{pin} AND body : (" + " OR ".join(_fts_quote(t) for t in terms) + ")"
+        # FTS5's own bm25 (table-wide statistics) only picks the candidates; the score
+        # that counts is computed per scope in bm25.py.
+        rows = self._q(f"SELECT m.id, f.body {join} ORDER BY bm25(memories_fts, 0.0, 1.0) "
+                       "LIMIT :limit", {**params, "match": match, "limit": limit})
+        tc.docs = [(r[0], r[1].split()) for r in rows]
+        return tc
 
     def vector_candidates(self, scope: Scope, model: str, query: np.ndarray, now: int,
                           limit: int) -> list[tuple[str, float]]:
@@ -420,6 +434,8 @@ class _SQLiteTx:
         self.db.execute("DELETE FROM memories_fts WHERE rowid = ?", (mrow,))
         self.db.execute("INSERT INTO memories_fts (rowid, scope, body) VALUES (?, ?, ?)",
                         (mrow, scope_term(scope), terms))
+        self.db.execute("UPDATE memories SET n_terms = ? WHERE rowid = ?",
+                        (len(terms.split()), mrow))
 
     def insert(self, memory: Memory, content_hash: str, terms: str,
                vectors: dict[str, np.ndarray]) -> None:
