@@ -74,6 +74,11 @@ def scope(value: Any) -> Scope:
             continue
         if not isinstance(v, str):
             raise ScopeError(f"scope: {name} must be text, got {type(v).__name__}")
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ScopeError(f"scope: {name} is not valid UTF-8 (contains lone surrogates)") \
+                from None
         if not _ID.match(v) or v != v.strip():
             raise ScopeError(f"scope: {name} {v!r} is not a valid id "
                              "(1-128 printable characters, no surrounding spaces)")
@@ -141,12 +146,12 @@ def json_value(value: Any, field: str, *, max_bytes: int = MAX_METADATA_BYTES) -
         encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as e:
         raise ValidationError(f"{field}: not JSON-serialisable ({e})") from None
-    if len(encoded.encode("utf-8")) > max_bytes:
-        raise ValidationError(f"{field}: larger than {max_bytes} bytes as JSON")
     try:
-        encoded.encode("utf-8")
+        size = len(encoded.encode("utf-8"))
     except UnicodeEncodeError:
         raise ValidationError(f"{field}: not valid UTF-8 (contains lone surrogates)") from None
+    if size > max_bytes:
+        raise ValidationError(f"{field}: larger than {max_bytes} bytes as JSON")
     return json.loads(encoded)
 
 

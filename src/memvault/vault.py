@@ -673,10 +673,12 @@ def _parse_export(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
                 v.text(m["content"], "content", max_chars=v.MAX_CONTENT_CHARS)
                 if m["id"] != rec.get("id"):
                     raise ValidationError(f"import: line {n}: id does not match its memory")
+                Memory.from_dict(m)  # every field present, none unknown
             for r in rec["revisions"]:
                 v.scope(r["scope"])
                 if r["memory_id"] != rec.get("id"):
                     raise ValidationError(f"import: line {n}: a revision of another memory")
+                Revision.from_dict(r)
         except (KeyError, TypeError) as e:
             raise ValidationError(f"import: line {n} is malformed ({e})") from None
         yield rec

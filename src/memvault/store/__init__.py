@@ -12,9 +12,14 @@ def open_store(db: str | os.PathLike[str]) -> Store:
     """A SQLite path, or a postgresql:// DSN."""
     target = os.fspath(db)
     if target.startswith(("postgresql://", "postgres://")):
-        from ..errors import StoreError
+        try:
+            from .postgres import PostgresStore
+        except ImportError as e:
+            from ..errors import StoreError
 
-        raise StoreError("the PostgreSQL backend is not available in this version")
+            raise StoreError(f"the PostgreSQL backend needs its extra: "
+                             f"pip install 'memvault[postgres]' ({e})") from None
+        return PostgresStore(target)
     return SQLiteStore(target)
 
 

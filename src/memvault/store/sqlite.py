@@ -472,8 +472,11 @@ class _SQLiteTx:
 
     def append_revision(self, revision: Revision) -> None:
         p = revision_params(revision)
-        self.db.execute(f"INSERT INTO revisions ({', '.join(REVISION_COLUMNS)}) VALUES "
-                        f"({', '.join(':' + c for c in REVISION_COLUMNS)})", p)
+        try:
+            self.db.execute(f"INSERT INTO revisions ({', '.join(REVISION_COLUMNS)}) VALUES "
+                            f"({', '.join(':' + c for c in REVISION_COLUMNS)})", p)
+        except sqlite3.IntegrityError as e:  # op_id taken: e.g. the same export imported twice
+            raise ConflictError(f"cannot record revision {revision.op_id}: {e}") from None
         self.store._fault("after_revision")
 
     def erase(self, scope: Scope, memory_id: str, tombstone: Revision) -> None:

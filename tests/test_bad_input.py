@@ -1,0 +1,170 @@
+"""Every malformed input is refused with its own typed error that names the offending
+field, and a refused call has stored nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from _util import counts, dump
+
+from memvault import (
+    ConflictError,
+    NotFoundError,
+    ScopeError,
+    ValidationError,
+    Vault,
+    VersionError,
+)
+from memvault import validate as v
+
+ME = {"tenant": "acme", "user": "alice"}
+
+
+def remember(**kw: Any) -> Callable[[Vault, str], Any]:
+    kw.setdefault("scope", ME)
+    kw.setdefault("content", "A perfectly fine statement")
+    return lambda vault, mid: vault.remember(**kw)
+
+
+def call(name: str, *args: Any, **kw: Any) -> Callable[[Vault, str], Any]:
+    def run(vault: Vault, mid: str) -> Any:
+        real = [mid if a == "$id" else a for a in args]
+        return getattr(vault, name)(*real, **kw)
+    return run
+
+
+# (case id, the call, expected error class, text the message must contain)
+CASES: list[tuple[str, Callable[[Vault, str], Any], type[Exception], str]] = [
+    # content
+    ("empty_content", remember(content=""), ValidationError, "content"),
+    ("whitespace_content", remember(content=" \n\t\u3000 "), ValidationError, "content"),
+    ("oversized_content", remember(content="x" * (v.MAX_CONTENT_CHARS + 1)),
+     ValidationError, "content"),
+    ("oversized_chinese", remember(content="长" * (v.MAX_CONTENT_CHARS + 1)),
+     ValidationError, "content"),
+    ("invalid_utf8_bytes", remember(content=b"caf\xc3\x28 \xff"), ValidationError, "content"),
+    ("lone_surrogate", remember(content="bad \ud800 text"), ValidationError, "content"),
+    ("nul_in_content", remember(content="a\x00b"), ValidationError, "content"),
+    ("content_int", remember(content=123), ValidationError, "content"),
+    ("content_list", remember(content=["a"]), ValidationError, "content"),
+    ("no_content_no_slot", remember(content=None), ValidationError, "content"),
+    ("slot_without_value", remember(content=None, slot="report.format"),
+     ValidationError, "content"),
+    # scope
+    ("unknown_scope_field", remember(scope={**ME, "org": "x"}), ScopeError, "org"),
+    ("missing_tenant", remember(scope={"user": "alice"}), ScopeError, "tenant"),
+    ("missing_user", remember(scope={"tenant": "acme"}), ScopeError, "user"),
+    ("empty_tenant", remember(scope={"tenant": "", "user": "alice"}), ScopeError, "tenant"),
+    ("no_scope", remember(scope=None), ScopeError, "scope"),
+    ("scope_string", remember(scope="acme/alice"), ScopeError, "scope"),
+    ("tenant_int", remember(scope={"tenant": 7, "user": "alice"}), ScopeError, "tenant"),
+    ("tenant_spaces", remember(scope={"tenant": " acme", "user": "alice"}),
+     ScopeError, "tenant"),
+    ("user_control_char", remember(scope={"tenant": "acme", "user": "al\nice"}),
+     ScopeError, "user"),
+    ("user_surrogate", remember(scope={"tenant": "acme", "user": "al\udc00ice"}),
+     ScopeError, "user"),
+    ("agent_too_long", remember(scope={**ME, "agent": "a" * 200}), ScopeError, "agent"),
+    # other fields of remember
+    ("tags_string", remember(tags="x"), ValidationError, "tags"),
+    ("tag_int", remember(tags=["ok", 5]), ValidationError, "tag"),
+    ("tag_surrogate", remember(tags=["\ud83d"]), ValidationError, "tag"),
+    ("too_many_tags", remember(tags=[f"t{i}" for i in range(v.MAX_TAGS + 1)]),
+     ValidationError, "tags"),
+    ("confidence_text", remember(confidence="high"), ValidationError, "confidence"),
+    ("confidence_two", remember(confidence=2), ValidationError, "confidence"),
+    ("confidence_negative", remember(confidence=-0.1), ValidationError, "confidence"),
+    ("confidence_nan", remember(confidence=float("nan")), ValidationError, "confidence"),
+    ("confidence_bool", remember(confidence=True), ValidationError, "confidence"),
+    ("metadata_list", remember(metadata=[1]), ValidationError, "metadata"),
+    ("metadata_int_keys", remember(metadata={1: "a"}), ValidationError, "metadata"),
+    ("metadata_nan", remember(metadata={"a": float("nan")}), ValidationError, "metadata"),
+    ("metadata_surrogate", remember(metadata={"a": "\udfff"}), ValidationError, "metadata"),
+    ("metadata_huge", remember(metadata={"a": "x" * (v.MAX_METADATA_BYTES + 1)}),
+     ValidationError, "metadata"),
+    ("value_object", remember(slot="a.b", value={"x": object()}), ValidationError, "value"),
+    ("slot_bad", remember(slot="Bad Slot!", value="x"), ValidationError, "slot"),
+    ("slot_int", remember(slot=5, value="x"), ValidationError, "slot"),
+    ("slot_empty", remember(slot="", value="x"), ValidationError, "slot"),
+    ("kind_bogus", remember(kind="bogus"), ValidationError, "kind"),
+    ("source_bogus", remember(source="rumour"), ValidationError, "source"),
+    ("ttl_words", remember(ttl="soon"), ValidationError, "ttl"),
+    ("ttl_negative", remember(ttl=-5), ValidationError, "ttl"),
+    ("ttl_and_expires", remember(ttl="1d", expires_at="2030-01-01"), ValidationError, "ttl"),
+    ("valid_from_words", remember(valid_from="yesterday"), ValidationError, "valid_from"),
+    ("valid_to_before_from", remember(valid_from="2025-02-01", valid_to="2025-01-01"),
+     ValidationError, "valid_to"),
+    ("expires_at_list", remember(expires_at=[1]), ValidationError, "expires_at"),
+    ("source_text_bytes", remember(source_text=b"\xff\xfe"), ValidationError, "source_text"),
+    ("source_ref_long", remember(source_ref="r" * 600), ValidationError, "source_ref"),
+    ("reason_long", remember(reason="r" * (v.MAX_REASON_CHARS + 1)), ValidationError,
+     "reason"),
+    ("reason_int", remember(reason=5), ValidationError, "reason"),
+    ("actor_int", remember(actor=5), ValidationError, "actor"),
+    ("trigger_surrogate", remember(trigger_text="\ud800"), ValidationError, "trigger_text"),
+    ("expected_version_text", remember(slot="report.format", value="PDF",
+                                       expected_version="abc"),
+     ValidationError, "expected_version"),
+    ("expected_version_stale", remember(content="Export as PDF", slot="report.format",
+                                        value="PDF", expected_version=1),
+     ConflictError, "version"),
+    ("remember_many_bad_item", call("remember_many", [
+        {"scope": ME, "content": "fine"}, {"scope": ME, "content": ""}]),
+     ValidationError, "content"),
+    # other verbs
+    ("edit_nothing", call("edit", ME, "$id"), ValidationError, "edit"),
+    ("edit_empty_content", call("edit", ME, "$id", content="  "), ValidationError, "content"),
+    ("edit_confidence", call("edit", ME, "$id", confidence=5), ValidationError,
+     "confidence"),
+    ("edit_tags_string", call("edit", ME, "$id", tags="x"), ValidationError, "tags"),
+    ("edit_other_scope", call("edit", {"tenant": "acme", "user": "bob"}, "$id",
+                              content="Export as PDF"), NotFoundError, "$id"),
+    ("forget_bad_id", call("forget", ME, 123), ValidationError, "id"),
+    ("forget_unknown_id", call("forget", ME, "m_nope"), NotFoundError, "m_nope"),
+    ("rollback_zero", call("rollback", ME, "$id", 0), ValidationError, "to_version"),
+    ("rollback_negative", call("rollback", ME, "$id", -1), ValidationError, "to_version"),
+    ("rollback_text", call("rollback", ME, "$id", "abc"), ValidationError, "to_version"),
+    ("rollback_current", call("rollback", ME, "$id", 2), VersionError, "version"),
+    ("rollback_future", call("rollback", ME, "$id", 3), VersionError, "version"),
+    ("recall_empty_query", call("recall", ME, " "), ValidationError, "query"),
+    ("recall_top_k_zero", call("recall", ME, "x", top_k=0), ValidationError, "top_k"),
+    ("recall_top_k_text", call("recall", ME, "x", top_k="5"), ValidationError, "top_k"),
+    ("recall_as_of_words", call("recall", ME, "x", as_of="last week"), ValidationError,
+     "as_of"),
+    ("list_limit_zero", call("list", ME, limit=0), ValidationError, "limit"),
+    ("list_status_bogus", call("list", ME, status="gone"), ValidationError, "status"),
+    ("history_bad_id", call("history", ME, ""), ValidationError, "id"),
+    ("diff_bad_version", call("diff", ME, "$id", 1, 9), VersionError, "9"),
+]
+
+
+@pytest.mark.parametrize(("make_call", "error", "needle"),
+                         [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_is_refused_and_stores_nothing(
+        vault: Vault, make_call: Callable[[Vault, str], Any], error: type[Exception],
+        needle: str) -> None:
+    first = vault.remember(ME, "Export reports as CSV", slot="report.format", value="CSV")
+    vault.remember(ME, "Export reports as XLSX", slot="report.format", value="XLSX")
+    before = dump(vault)
+    before_counts = counts(vault)
+
+    with pytest.raises(error) as exc:
+        make_call(vault, first.id)
+    assert type(exc.value) is error  # the precise class, not just a parent
+    needle = first.id if needle == "$id" else needle
+    assert needle in exc.value.message, exc.value.message
+    assert exc.value.to_dict()["code"] == error.code  # type: ignore[attr-defined]
+
+    assert counts(vault) == before_counts
+    assert dump(vault) == before
+
+
+def test_bad_vault_options(make_vault: Callable[..., Vault]) -> None:
+    with pytest.raises(ValidationError, match="on_expire"):
+        make_vault(on_expire="never")
+    with pytest.raises(ValidationError, match="embedder"):
+        make_vault(embedder="no-such-model")
+    with pytest.raises(ValidationError, match="embedder"):
+        make_vault(embedder="use-m3+use-m3")

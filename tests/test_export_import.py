@@ -1,0 +1,201 @@
+"""Export / import: a lossless round trip of memories and their full history, all or
+nothing on the way in."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from _util import ManualClock, counts, dump
+
+from memvault import ConflictError, Scope, ValidationError, Vault
+
+ME = Scope("acme", "alice")
+
+
+def _build(vault: Vault, clock: ManualClock) -> dict[str, str]:
+    ids: dict[str, str] = {}
+
+    def step() -> None:
+        clock.advance(1000)
+
+    ids["slot"] = vault.remember(ME, "用户希望报表导出为 CSV", slot="report.format", value="CSV",
+                                 tags=["报表", "export"], metadata={"来源": "聊天", "n": 1},
+                                 source_text="我要 CSV", source_ref="conv:1/msg:3",
+                                 confidence=0.9, actor="alice", reason="asked").id
+    step()
+    vault.remember(ME, "用户希望报表导出为 XLSX", slot="report.format", value={"fmt": "XLSX"},
+                   actor="bot", reason="changed", trigger_text="以后用 XLSX")
+    step()
+    vault.rollback(ME, ids["slot"], 1, actor="admin", reason="wrong")
+    step()
+    ids["frozen"] = vault.remember(ME, "Notify me by email", slot="notify.channel",
+                                   value="email", kind="preference",
+                                   valid_from="2025-01-01T00:00:00Z").id
+    step()
+    vault.freeze(ME, ids["frozen"], actor="compliance", reason="contract")
+    step()
+    ids["forgotten"] = vault.remember(ME, "The user is allergic to peanuts",
+                                      tags=["health"], ttl="30d").id
+    step()
+    vault.forget(ME, ids["forgotten"], reason="user asked")
+    step()
+    ids["purged"] = vault.remember(ME, "Secret code zebracorn42 紫色独角兽").id
+    step()
+    vault.purge(ME, ids["purged"], actor="dpo", reason="erasure")
+    step()
+    ids["agent"] = vault.remember(Scope("acme", "alice", agent="reporter", session="s1"),
+                                  "Weekly report goes out on Mondays", kind="fact").id
+    step()
+    ids["plain"] = vault.remember(ME, "Has a cat named Miso 🐱", tags=["pets"],
+                                  metadata={"nested": {"list": [1, 2.5, None, True]}}).id
+    step()
+    vault.edit(ME, ids["plain"], content="Has a cat named Miso and a dog named Bao",
+               reason="more pets")
+    # Another user's memory must not travel with alice's export.
+    vault.remember(Scope("acme", "bob"), "Bob prefers tea")
+    return ids
+
+
+def _export(vault: Vault, scope: Scope = ME) -> str:
+    buf = io.StringIO()
+    vault.export_jsonl(scope, buf)
+    return buf.getvalue()
+
+
+@pytest.fixture
+def source(make_vault: Callable[..., Vault]) -> tuple[Vault, dict[str, str]]:
+    clock = ManualClock()
+    v = make_vault(clock=clock)
+    return v, _build(v, clock)
+
+
+def test_round_trip_is_byte_identical(source: tuple[Vault, dict[str, str]],
+                                      make_vault: Callable[..., Vault]) -> None:
+    src, ids = source
+    text = _export(src)
+    lines = text.splitlines()
+    assert json.loads(lines[0])["format"] == "memvault-export"
+    assert len(lines) == 1 + 6  # header + every memory ever in the scope, purged included
+    assert "zebracorn42" not in text and "紫色独角兽" not in text
+    assert "Bob prefers tea" not in text
+
+    dst = make_vault()
+    assert dst.import_jsonl(text.splitlines(keepends=True)) == 6
+    again = _export(dst)
+    assert again == text
+
+    for key, mid in ids.items():
+        if key == "purged":
+            continue
+        sc = Scope("acme", "alice", "reporter", "s1") if key == "agent" else ME
+        assert dst.get(sc, mid).to_dict() == src.get(sc, mid).to_dict(), key
+        assert [r.to_dict() for r in dst.history(sc, mid)] == [
+            r.to_dict() for r in src.history(sc, mid)], key
+    assert [r.op for r in dst.history(ME, ids["purged"])] == ["create", "purge"]
+    assert dst.get(ME, ids["frozen"]).frozen
+    assert dst.get(ME, ids["forgotten"]).status == "deleted"
+    # Imported memories are indexed: recall works on the imported store.
+    assert [h.memory.value for h in dst.recall(ME, "导出格式", top_k=10)
+            if h.memory.slot == "report.format"] == ["CSV"]
+    assert dst.recall(ME, "dog named Bao")[0].memory.id == ids["plain"]
+    c = counts(dst)
+    assert c["memories"] == c["memories_fts"] == c["vectors"] == 5
+
+
+def test_import_conflicting_id_imports_nothing(source: tuple[Vault, dict[str, str]],
+                                               make_vault: Callable[..., Vault]) -> None:
+    src, ids = source
+    text = _export(src)
+    dst = make_vault()
+    # The target already holds one memory of the export (imported earlier on its own).
+    header, *records = text.splitlines()
+    plain = next(r for r in records if json.loads(r)["id"] == ids["plain"])
+    assert dst.import_jsonl([header, plain]) == 1
+    before = dump(dst)
+    with pytest.raises(ConflictError) as exc:
+        dst.import_jsonl(text.splitlines())
+    assert ids["plain"] in exc.value.message
+    assert dump(dst) == before
+
+
+def test_import_into_the_same_store_conflicts(source: tuple[Vault, dict[str, str]]) -> None:
+    src, _ = source
+    text = _export(src)
+    before = dump(src)
+    with pytest.raises(ConflictError):
+        src.import_jsonl(text.splitlines())
+    assert dump(src) == before
+
+
+def test_import_of_purged_history_twice_conflicts(source: tuple[Vault, dict[str, str]],
+                                                  make_vault: Callable[..., Vault]) -> None:
+    """A purged memory exports as history only; importing it twice is a conflict too."""
+    src, ids = source
+    header, *records = _export(src).splitlines()
+    purged = next(r for r in records if json.loads(r)["id"] == ids["purged"])
+    assert json.loads(purged)["memory"] is None
+    dst = make_vault()
+    assert dst.import_jsonl([header, purged]) == 1
+    before = dump(dst)
+    with pytest.raises(ConflictError):
+        dst.import_jsonl([header, purged])
+    assert dump(dst) == before
+
+
+def _mutations(header: str, record: str) -> dict[str, list[str]]:
+    rec: dict[str, Any] = json.loads(record)
+    no_kind = json.loads(record)
+    del no_kind["memory"]["kind"]
+    bad_rev = json.loads(record)
+    del bad_rev["revisions"][0]["op"]
+    extra_rev = json.loads(record)
+    extra_rev["revisions"][0]["surprise"] = 1
+    other_id = json.loads(record)
+    other_id["memory"]["id"] = "m_other"
+    bad_scope = json.loads(record)
+    bad_scope["memory"]["scope"] = {"tenant": "acme"}
+    foreign_rev = json.loads(record)
+    foreign_rev["revisions"][0]["memory_id"] = "m_other"
+    empty_content = json.loads(record)
+    empty_content["memory"]["content"] = "  "
+    return {
+        "not_json": [header, record, "{not json"],
+        "no_header": [record],
+        "wrong_format": [json.dumps({"format": "other", "format_version": 1}), record],
+        "future_version": [json.dumps({"format": "memvault-export", "format_version": 99}),
+                           record],
+        "empty": [],
+        "no_revisions": [header, record, json.dumps({"id": rec["id"], "memory": None,
+                                                     "revisions": []})],
+        "a_list": [header, record, "[1, 2]"],
+        "memory_without_kind": [header, json.dumps(no_kind)],
+        "revision_without_op": [header, json.dumps(bad_rev)],
+        "revision_with_unknown_field": [header, json.dumps(extra_rev)],
+        "id_mismatch": [header, json.dumps(other_id)],
+        "scope_without_user": [header, json.dumps(bad_scope)],
+        "revision_of_other_memory": [header, json.dumps(foreign_rev)],
+        "empty_content": [header, json.dumps(empty_content)],
+    }
+
+
+@pytest.mark.parametrize("case", [
+    "not_json", "no_header", "wrong_format", "future_version", "empty", "no_revisions",
+    "a_list", "memory_without_kind", "revision_without_op", "revision_with_unknown_field",
+    "id_mismatch", "scope_without_user", "revision_of_other_memory", "empty_content"])
+def test_malformed_input_imports_nothing(source: tuple[Vault, dict[str, str]],
+                                         make_vault: Callable[..., Vault], case: str) -> None:
+    src, ids = source
+    header, *records = _export(src).splitlines()
+    plain = next(r for r in records if json.loads(r)["id"] == ids["plain"])
+    lines = _mutations(header, plain)[case]
+    dst = make_vault()
+    dst.remember(ME, "Already here")
+    before = dump(dst)
+    with pytest.raises(ValidationError) as exc:
+        dst.import_jsonl(lines)
+    assert exc.value.message.startswith(("import", "content", "scope"))
+    assert dump(dst) == before
