@@ -595,37 +595,63 @@ class Vault:
             n += 1
         return n
 
-    def import_jsonl(self, lines: Iterable[str], *, batch: int = 512,
+    def import_jsonl(self, lines: Iterable[str], *, batch: int = 512, atomic: bool = True,
                      progress: Callable[[int], None] | None = None) -> int:
-        """Load an export. All or nothing: a bad line or an id that exists fails the lot."""
-        records = list(_parse_export(lines))
-        prepared: list[tuple[Memory | None, list[Revision]]] = []
-        for rec in records:
-            mem = Memory.from_dict(rec["memory"]) if rec["memory"] is not None else None
-            revs = [Revision.from_dict(r) for r in rec["revisions"]]
-            prepared.append((mem, revs))
-        with self.store.transaction() as tx:
-            for start in range(0, len(prepared), batch):
-                chunk = prepared[start:start + batch]
-                texts = [m.content for m, _ in chunk if m is not None]
-                vectors = iter(self._vectors(texts))
-                for mem, revs in chunk:
-                    if mem is not None:
-                        if tx.get(Scope(mem.scope.tenant, mem.scope.user), mem.id) is not None:
-                            raise ConflictError(f"memory {mem.id} already exists in this store")
-                        mem = replace(mem, embedding_model=self.embedding_model)
-                        tx.insert(mem, content_hash(mem.content, mem.slot, mem.value),
-                                  index_text(mem.content), next(vectors))
-                    for rev in revs:
-                        tx.append_revision(rev)
-                if progress:
-                    progress(len(chunk))
-        return len(prepared)
+        """Load an export. With atomic=True (default) it is all or nothing: a bad line or an
+        id that exists fails the lot. atomic=False commits every `batch` memories (bulk
+        loads); a failure then leaves the earlier batches in place and names the line."""
+        records = _parse_export(lines)
+        total = 0
+
+        def load(tx: Any, chunk: list[tuple[Memory | None, list[Revision]]]) -> None:
+            mems = [m for m, _ in chunk if m is not None]
+            vectors = self._vectors([m.content for m in mems])
+            for m in mems:
+                if tx.get(Scope(m.scope.tenant, m.scope.user), m.id) is not None:
+                    raise ConflictError(f"memory {m.id} already exists in this store")
+            rows = []
+            for m, vec in zip(mems, vectors, strict=True):
+                m = replace(m, embedding_model=self.embedding_model)
+                rows.append((m, content_hash(m.content, m.slot, m.value),
+                             index_text(m.content), vec))
+            tx.insert_many(rows)
+            tx.append_revisions([r for _, revs in chunk for r in revs])
+            if progress:
+                progress(len(chunk))
+
+        def chunks() -> Iterator[list[tuple[Memory | None, list[Revision]]]]:
+            buf: list[tuple[Memory | None, list[Revision]]] = []
+            for rec in records:
+                mem = Memory.from_dict(rec["memory"]) if rec["memory"] is not None else None
+                buf.append((mem, [Revision.from_dict(r) for r in rec["revisions"]]))
+                if len(buf) >= batch:
+                    yield buf
+                    buf = []
+            if buf:
+                yield buf
+
+        if atomic:
+            # Parse everything first: a malformed last line must not cost a rollback of work.
+            parsed = list(chunks())
+            with self.store.transaction() as tx:
+                for chunk in parsed:
+                    load(tx, chunk)
+                    total += len(chunk)
+            return total
+        for chunk in chunks():
+            with self.store.transaction() as tx:
+                load(tx, chunk)
+            total += len(chunk)
+        return total
 
     # --- maintenance --------------------------------------------------------------------------
     def reindex(self, *, batch: int = 256,
                 progress: Callable[[int, int], None] | None = None) -> int:
-        """Re-embed every memory with the configured embedders and record them."""
+        """Re-embed every memory with the configured embedders, then record them.
+
+        Crash-safe: new vectors are written beside the old ones, the model record switches
+        only when every memory has them, and only then are the old models' vectors dropped.
+        A reindex killed halfway leaves a store that still opens with the old model."""
         total = self.store.count()
         stored = self.store.get_meta("embedders")
         old = [m["name"] for m in json.loads(stored)] if stored else []
@@ -635,12 +661,12 @@ class Vault:
             vecs = self._vectors([text for _, text in rows])
             self.store.replace_vectors([(key, vec) for (key, _), vec in zip(rows, vecs,
                                                                            strict=True)],
-                                       drop_models=[m for m in old if m not in keep],
-                                       embedding_model=self.embedding_model)
+                                       drop_models=[], embedding_model=self.embedding_model)
             done += len(rows)
             if progress:
                 progress(done, total)
         self.store.set_meta("embedders", json.dumps(self._model_record))
+        self.store.drop_vector_models([m for m in old if m not in keep])
         return done
 
 

@@ -58,6 +58,13 @@ class Tx(Protocol):
         """Replace the row; terms/vectors None means the indexed text did not change."""
         ...
 
+    def insert_many(self, items: list[tuple[Memory, str, str, dict[str, np.ndarray]]]
+                    ) -> None:
+        """Bulk insert of (memory, content hash, terms, vectors) — the import path."""
+        ...
+
+    def append_revisions(self, revisions: list[Revision]) -> None: ...
+
     def append_revision(self, revision: Revision) -> None: ...
 
     def erase(self, scope: Scope, memory_id: str, tombstone: Revision) -> None:
@@ -122,6 +129,10 @@ class Store(Protocol):
                         drop_models: list[str], embedding_model: str) -> None: ...
 
     def count(self) -> int: ...
+
+    def drop_vector_models(self, models: list[str]) -> None:
+        """Delete every vector of these models (after a reindex to other models)."""
+        ...
 
     def compact(self) -> None:
         """Make erased bytes unrecoverable from the files (after purge)."""

@@ -556,6 +556,18 @@ ORDER BY 1, 2"""
             for mrow, vectors in rows:
                 tx.put_vectors(mrow, vectors)
 
+    def drop_vector_models(self, models: list[str]) -> None:
+        with self.transaction() as tx:
+            for model in models:
+                info = self._model(tx.conn, model)
+                if info is None:
+                    continue
+                tx.conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier(info[0])))
+                tx.conn.execute("DELETE FROM vector_models WHERE model = %s", (model,))
+        with self._models_lock:
+            for model in models:
+                self._models.pop(model, None)
+
     def count(self) -> int:
         return int(self._q("SELECT count(*) AS n FROM memories")[0]["n"])
 
@@ -685,6 +697,56 @@ class _PgTx:
         self.store._fault("after_text_index")
         self.put_vectors(mrow, vectors)
         self.store._fault("after_vectors")
+
+    def insert_many(self, items: list[tuple[Memory, str, str, dict[str, np.ndarray]]]) -> None:
+        """Bulk insert (import): pipelined INSERTs for the rows, binary COPY for vectors."""
+        if not items:
+            return
+        cols = (*MEMORY_COLUMNS, "terms")
+        params = []
+        for memory, content_hash, terms, _ in items:
+            p = memory_params(memory, content_hash)
+            p["terms"] = terms
+            params.append(p)
+        try:
+            with self.conn.cursor() as cur:
+                cur.executemany(f"INSERT INTO memories ({', '.join(cols)}) VALUES "
+                                f"({', '.join(f'%({c})s' for c in cols)})", params)
+        except psycopg.IntegrityError as e:
+            raise ConflictError(f"cannot store memories: {e}") from None
+        self.store._fault("after_memory_row")
+        self.store._fault("after_text_index")
+        ids = [m.id for m, *_ in items]
+        mrows = {r["id"]: (int(r["mrow"]), r["tenant"], r["user_id"]) for r in self.conn.execute(
+            "SELECT id, mrow, tenant, user_id FROM memories WHERE id = ANY(%s)", (ids,))}
+        by_model: dict[str, list[tuple[int, str, str, np.ndarray]]] = {}
+        for memory, _, _, vectors in items:
+            mrow, tenant, user_id = mrows[memory.id]
+            for model, vec in vectors.items():
+                by_model.setdefault(model, []).append(
+                    (mrow, tenant, user_id, np.asarray(vec, dtype=np.float32).reshape(-1)))
+        for model, rows in by_model.items():
+            tbl = self._vec_table(model, int(rows[0][3].shape[0]))
+            with self.conn.cursor() as cur, cur.copy(sql.SQL(
+                    "COPY {} (mrow, tenant, user_id, vec) FROM STDIN WITH (FORMAT BINARY)"
+            ).format(sql.Identifier(tbl))) as copy:
+                copy.set_types(["int8", "text", "text", "vector"])
+                for row in rows:
+                    copy.write_row(row)
+        self.store._fault("after_vectors")
+
+    def append_revisions(self, revisions: list[Revision]) -> None:
+        if not revisions:
+            return
+        try:
+            with self.conn.cursor() as cur:
+                cur.executemany(
+                    f"INSERT INTO revisions ({', '.join(REVISION_COLUMNS)}) VALUES "
+                    f"({', '.join(f'%({c})s' for c in REVISION_COLUMNS)})",
+                    [revision_params(r) for r in revisions])
+        except psycopg.IntegrityError as e:
+            raise ConflictError(f"cannot record revisions: {e}") from None
+        self.store._fault("after_revision")
 
     def update(self, memory: Memory, content_hash: str, terms: str | None,
                vectors: dict[str, np.ndarray] | None) -> None:

@@ -381,6 +381,11 @@ class SQLiteStore:
                                   (mrow, model))
                 tx.put_vectors(mrow, vectors)
 
+    def drop_vector_models(self, models: list[str]) -> None:
+        with self.transaction() as tx:
+            for model in models:
+                tx.db.execute("DELETE FROM vectors WHERE model = ?", (model,))
+
     def count(self) -> int:
         return int(self._q("SELECT COUNT(*) FROM memories")[0][0])
 
@@ -469,6 +474,16 @@ class _SQLiteTx:
         if vectors is not None:
             self.put_vectors(mrow, vectors)
         self.store._fault("after_vectors")
+
+    def insert_many(self, items: list[tuple[Memory, str, str, dict[str, np.ndarray]]]) -> None:
+        # In-process SQLite has no round trips to save: the row-at-a-time path is the bulk
+        # path, inside the caller's single transaction.
+        for memory, content_hash, terms, vectors in items:
+            self.insert(memory, content_hash, terms, vectors)
+
+    def append_revisions(self, revisions: list[Revision]) -> None:
+        for rev in revisions:
+            self.append_revision(rev)
 
     def append_revision(self, revision: Revision) -> None:
         p = revision_params(revision)
