@@ -136,8 +136,9 @@ def _parse_json_opt(raw: str | None, field: str) -> Any:
 @app.callback()
 def main_options(
     ctx: typer.Context,
-    db: Annotated[str | None, typer.Option(help="SQLite file (default: user data dir; "
-                                           "env MEMVAULT_DB).")] = None,
+    db: Annotated[str | None, typer.Option(help="SQLite file or postgresql:// DSN (default: "
+                                           "a file in the user data dir; env MEMVAULT_DB).")
+                  ] = None,
     tenant: Annotated[str | None, typer.Option(envvar="MEMVAULT_TENANT")] = None,
     user: Annotated[str | None, typer.Option(envvar="MEMVAULT_USER")] = None,
     agent: Annotated[str | None, typer.Option()] = None,
@@ -393,6 +394,22 @@ def reindex(ctx: typer.Context) -> None:
             n = v.reindex(progress=lambda done, total: p.update(task, completed=done))
         _emit(c, {"reindexed": n, "embedder": v.embedding_model},
               lambda: out.print(f"reindexed {n} memories with {v.embedding_model}"))
+    _run(ctx, go)
+
+
+@app.command()
+def migrate(ctx: typer.Context) -> None:
+    """Bring the store's schema up to date (SQLite file or postgresql:// DSN)."""
+    from .store import open_store
+
+    def go(c: Ctx) -> None:
+        store = open_store(c.db)  # opening applies pending migrations, under a lock
+        try:
+            version = store.schema_version()
+        finally:
+            store.close()
+        _emit(c, {"schema_version": version},
+              lambda: out.print(f"schema at version {version}: up to date"))
     _run(ctx, go)
 
 

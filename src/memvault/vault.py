@@ -638,10 +638,11 @@ class Vault:
                     load(tx, chunk)
                     total += len(chunk)
             return total
-        for chunk in chunks():
-            with self.store.transaction() as tx:
-                load(tx, chunk)
-            total += len(chunk)
+        with self.store.bulk_load():
+            for chunk in chunks():
+                with self.store.transaction() as tx:
+                    load(tx, chunk)
+                total += len(chunk)
         return total
 
     # --- maintenance --------------------------------------------------------------------------

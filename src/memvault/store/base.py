@@ -78,6 +78,10 @@ class Store(Protocol):
 
     def close(self) -> None: ...
 
+    def schema_version(self) -> int:
+        """The highest migration applied (migrations run when the store opens)."""
+        ...
+
     def transaction(self) -> AbstractContextManager[Tx]: ...
 
     # --- metadata ------------------------------------------------------------------
@@ -129,6 +133,11 @@ class Store(Protocol):
                         drop_models: list[str], embedding_model: str) -> None: ...
 
     def count(self) -> int: ...
+
+    def bulk_load(self) -> AbstractContextManager[None]:
+        """A context for loading many rows: the backend may defer index maintenance
+        (PostgreSQL builds HNSW after the load). Reads stay correct meanwhile."""
+        ...
 
     def drop_vector_models(self, models: list[str]) -> None:
         """Delete every vector of these models (after a reindex to other models)."""

@@ -265,6 +265,7 @@ class PostgresStore:
         self._models: dict[str, tuple[str, int]] = {}  # committed model -> (table, dim)
         self._models_lock = threading.Lock()
         self._closed = False
+        self._defer_hnsw = False  # inside bulk_load(): HNSW indexes are built at the end
         try:
             # Migrate before the pool exists: its connections register the vector type,
             # which must already be installed.
@@ -556,6 +557,42 @@ ORDER BY 1, 2"""
             for mrow, vectors in rows:
                 tx.put_vectors(mrow, vectors)
 
+    @contextmanager
+    def bulk_load(self, maintenance_work_mem: str = "1GB") -> Iterator[None]:
+        """Load many rows without maintaining HNSW row by row: pgvector builds an index
+        over loaded data several times faster than it inserts into one. Drops the HNSW
+        indexes, yields, then (re)builds them. Exact (small-scope) search is unaffected
+        meanwhile; a large-scope search scans exactly until the index is back."""
+        models = self._q("SELECT tbl, dim FROM vector_models ORDER BY tbl")
+        with self.transaction() as tx:
+            for r in models:
+                tx.conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(
+                    sql.Identifier(r["tbl"] + "_hnsw")))
+        self._defer_hnsw = True
+        try:
+            yield
+        finally:
+            self._defer_hnsw = False
+            self.build_vector_indexes(maintenance_work_mem)
+
+    def build_vector_indexes(self, maintenance_work_mem: str = "1GB") -> None:
+        """Create any missing HNSW index (after bulk_load, or to repair)."""
+        models = self._q("SELECT tbl, dim FROM vector_models ORDER BY tbl")
+        with self._pool.connection() as conn:
+            conn.autocommit = True
+            try:
+                conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(
+                    sql.Literal(maintenance_work_mem)))
+                for r in models:
+                    if r["dim"] <= MAX_HNSW_DIM:
+                        conn.execute(sql.SQL(
+                            "CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw "
+                            "(vec vector_cosine_ops)").format(
+                            sql.Identifier(r["tbl"] + "_hnsw"), sql.Identifier(r["tbl"])))
+                conn.execute("RESET maintenance_work_mem")
+            finally:
+                conn.autocommit = False
+
     def drop_vector_models(self, models: list[str]) -> None:
         with self.transaction() as tx:
             for model in models:
@@ -656,7 +693,7 @@ class _PgTx:
                 ).format(t, sql.Literal(dim)))
                 self.conn.execute(sql.SQL("CREATE INDEX {} ON {} (tenant, user_id)").format(
                     sql.Identifier(info[0] + "_scope"), t))
-                if dim <= MAX_HNSW_DIM:
+                if dim <= MAX_HNSW_DIM and not self.store._defer_hnsw:
                     self.conn.execute(sql.SQL(
                         "CREATE INDEX {} ON {} USING hnsw (vec vector_cosine_ops)").format(
                         sql.Identifier(info[0] + "_hnsw"), t))

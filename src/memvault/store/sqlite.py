@@ -381,6 +381,11 @@ class SQLiteStore:
                                   (mrow, model))
                 tx.put_vectors(mrow, vectors)
 
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        # Nothing to defer: SQLite's indexes are B-trees kept in step row by row.
+        yield
+
     def drop_vector_models(self, models: list[str]) -> None:
         with self.transaction() as tx:
             for model in models:
