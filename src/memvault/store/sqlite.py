@@ -108,12 +108,14 @@ WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'purging' AND value = OLD.memory
   OR NEW.actor IS NOT OLD.actor OR NEW.to_version IS NOT OLD.to_version
 BEGIN SELECT RAISE(ABORT, 'revisions are append-only'); END;
 
+-- A rowid table, not WITHOUT ROWID: a 2 KiB vector in a clustered index spills to an
+-- overflow page per row (measured 4.7 KB/row and 5x slower scope reads).
 CREATE TABLE vectors (
     mrow INTEGER NOT NULL,
     model TEXT NOT NULL,
-    vec BLOB NOT NULL,
-    PRIMARY KEY (mrow, model)
-) WITHOUT ROWID;
+    vec BLOB NOT NULL
+);
+CREATE UNIQUE INDEX vectors_key ON vectors (mrow, model);
 
 CREATE VIRTUAL TABLE memories_fts USING fts5 (
     scope, body, tokenize = "unicode61 remove_diacritics 0"
@@ -171,6 +173,8 @@ class SQLiteStore:
             self._db = sqlite3.connect(str(self.path), isolation_level=None,
                                        check_same_thread=False, timeout=30.0)
             self._db.row_factory = sqlite3.Row
+            # Only takes effect on a new file; 8 KiB pages hold a 512-d vector row whole.
+            self._db.execute("PRAGMA page_size = 8192")
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute(f"PRAGMA synchronous = {synchronous}")
             self._db.execute("PRAGMA secure_delete = ON")
@@ -315,7 +319,10 @@ class SQLiteStore:
         if tc.n_docs == 0:
             return tc
         pin = f"scope : {_fts_quote(scope_term(scope))}"
-        join = ("FROM memories_fts f JOIN memories m ON m.rowid = f.rowid "
+        # CROSS JOIN pins the join order: the full-text index drives, then the scope and
+        # liveness checks per hit. With a plain JOIN the planner walks the scope's rows and
+        # re-runs the MATCH for each (measured ~7 ms per term at 100 memories per user).
+        join = ("FROM memories_fts f CROSS JOIN memories m ON m.rowid = f.rowid "
                 f"WHERE memories_fts MATCH :match AND {where} AND {_LIVE}")
         for t in terms:
             tc.df[t] = int(self._q(f"SELECT COUNT(*) {join}",
