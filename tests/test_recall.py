@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from _util import ManualClock
+from _util import ManualClock, fresh_target
 
 from memvault import Op, Scope, Status, Vault
 
@@ -44,14 +44,17 @@ def loaded(make_vault: Callable[..., Vault]) -> tuple[Vault, ManualClock]:
 
 
 @pytest.fixture(scope="module")
-def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Vault, ManualClock]]:
-    """One loaded vault for the read-only tests of this module."""
+def shared(backend: str, tmp_path_factory: pytest.TempPathFactory
+           ) -> Iterator[tuple[Vault, ManualClock]]:
+    """One loaded vault per backend for the read-only tests of this module."""
     clock = ManualClock()
-    vault = Vault(tmp_path_factory.mktemp("recall") / "shared.db", embedder="use-m3",
-                  clock=clock)
-    _load(vault, clock)
-    yield vault, clock
-    vault.close()
+    with fresh_target(backend, tmp_path_factory.mktemp("recall")) as target:
+        vault = Vault(target, embedder="use-m3", clock=clock)
+        try:
+            _load(vault, clock)
+            yield vault, clock
+        finally:
+            vault.close()
 
 
 @pytest.mark.parametrize(("q", "expected"), [
@@ -85,7 +88,9 @@ def test_score_parts_are_reported(shared: tuple[Vault, ManualClock]) -> None:
         assert -1.0 <= p.dense["use-m3"] <= 1.0
         assert h.score == pytest.approx(p.total)
         w = vault.weights
-        assert p.total == pytest.approx(w.text * p.bm25_norm + w.dense * p.dense_norm["use-m3"])
+        assert p.relevance == pytest.approx(w.text * p.bm25_norm + w.dense * p.dense_norm["use-m3"])
+    assert p.total == pytest.approx(p.relevance + w.recency * p.recency
+                                    + w.confidence * p.confidence + w.importance * p.importance)
     # A term match contributes a positive BM25; a memory without any query term has none.
     zh = next(h for h in hits if h.memory.content == "用户对花生过敏")
     en = next(h for h in hits if h.memory.content == "The user is allergic to peanuts")
@@ -93,7 +98,8 @@ def test_score_parts_are_reported(shared: tuple[Vault, ManualClock]) -> None:
     assert all(h.parts.bm25 == 0 for h in hits
                if h.memory.content not in {zh.memory.content, en.memory.content})
     assert set(hits[0].to_dict()["parts"]) == {"bm25", "bm25_norm", "dense", "dense_norm",
-                                               "total"}
+                                               "relevance", "recency", "confidence",
+                                               "importance", "total"}
 
 
 def test_top_k_and_min_score(shared: tuple[Vault, ManualClock]) -> None:

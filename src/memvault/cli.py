@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 from rich.table import Table
 
 from .errors import MemvaultError, ValidationError
+from .eval.datasets import Lang, Split
 from .model import Hit, Memory, Revision, Scope
 from .timeutil import iso
 from .vault import Vault, default_db_path
@@ -424,6 +425,77 @@ def demo(ctx: typer.Context) -> None:
                  console=out)
     except MemvaultError as e:
         _fail(e)
+
+
+# --- eval: retrieval benchmarks; the logic lives in memvault.eval --------------------------
+
+eval_app = typer.Typer(no_args_is_help=True, help="Retrieval evaluation on LoCoMo and "
+                       "MADial-Bench in a fresh temporary store (docs/evaluation.md).")
+app.add_typer(eval_app, name="eval")
+
+EvalData = Annotated[Path | None, typer.Option(
+    "--data", help="Datasets folder (holding locomo/ and madial-bench/), or the dataset's "
+    "own folder or file. Default: ../shared/datasets relative to the current directory, "
+    "if it exists.")]
+EvalSplit = Annotated[Split, typer.Option(help="Queries to run: tune (LoCoMo conversations "
+                                          "1-5, MADial even dialogues), holdout, or all "
+                                          "(reports tune, holdout and all).")]
+EvalOut = Annotated[Path, typer.Option("--out", help="Folder for the snapshot JSON and the "
+                                       "score histogram PNG.")]
+
+
+def _eval_run(ctx: typer.Context, name: str, data: Path | None, lang: str | None,
+              split: Split, out_dir: Path) -> None:
+    from .eval import report, runner
+
+    def go(c: Ctx) -> None:
+        with _progress() as p:
+            tasks: dict[str, Any] = {}
+
+            def step(phase: str, done: int, total: int) -> None:
+                if phase not in tasks:
+                    tasks[phase] = p.add_task(phase, total=total)
+                p.update(tasks[phase], completed=done)
+            run = runner.evaluate(name, data, lang=lang, split=split, embedder=c.embedder,
+                                  progress=step)
+        snap = report.build_snapshot(run)
+        path, png = report.write_snapshot(snap, out_dir)
+        _emit(c, snap, lambda: out.print(*report.metrics_tables(snap)))
+        err.print(escape(f"snapshot {path}" + (f", histogram {png}" if png else
+                                               f" ({snap['score_distribution']['note']})")))
+    _run(ctx, go)
+
+
+@eval_app.command("locomo")
+def eval_locomo(ctx: typer.Context, data: EvalData = None, split: EvalSplit = Split.ALL,
+                out_dir: EvalOut = Path("eval-results")) -> None:
+    """LoCoMo: a memory per turn, a user per conversation; metrics per category."""
+    _eval_run(ctx, "locomo", data, None, split, out_dir)
+
+
+@eval_app.command("madial")
+def eval_madial(ctx: typer.Context,
+                lang: Annotated[Lang, typer.Option(help="Which half of MADial-Bench.")],
+                data: EvalData = None, split: EvalSplit = Split.ALL,
+                out_dir: EvalOut = Path("eval-results")) -> None:
+    """MADial-Bench: a memory per event, a user per user-id, the dialogue as query."""
+    _eval_run(ctx, "madial", data, lang.value, split, out_dir)
+
+
+@eval_app.command("compare")
+def eval_compare(ctx: typer.Context, a: Path, b: Path) -> None:
+    """Metric differences B − A of two snapshots, per split and category."""
+    from .eval import report
+
+    def go(c: Ctx) -> None:
+        cmp = report.compare(report.load_snapshot(a), report.load_snapshot(b))
+
+        def human() -> None:
+            for w in cmp["warnings"]:
+                err.print(f"note: {escape(w)}")
+            out.print(*report.compare_tables(cmp, str(a), str(b)))
+        _emit(c, cmp, human)
+    _run(ctx, go)
 
 
 def main() -> None:

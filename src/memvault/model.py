@@ -194,15 +194,24 @@ class RememberResult:
 
 @dataclass(slots=True)
 class ScoreParts:
+    """Every part of a recall score. total = relevance + weighted recency, confidence and
+    importance; relevance = weighted normalised BM25 + dense similarities."""
+
     bm25: float = 0.0
     bm25_norm: float = 0.0
     dense: dict[str, float] = field(default_factory=dict)
     dense_norm: dict[str, float] = field(default_factory=dict)
+    relevance: float = 0.0
+    recency: float = 0.0
+    confidence: float = 0.0
+    importance: float = 0.0
     total: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"bm25": self.bm25, "bm25_norm": self.bm25_norm, "dense": dict(self.dense),
-                "dense_norm": dict(self.dense_norm), "total": self.total}
+                "dense_norm": dict(self.dense_norm), "relevance": self.relevance,
+                "recency": self.recency, "confidence": self.confidence,
+                "importance": self.importance, "total": self.total}
 
 
 @dataclass(slots=True)
@@ -214,3 +223,9 @@ class Hit:
     def to_dict(self) -> dict[str, Any]:
         return {"score": self.score, "parts": self.parts.to_dict(),
                 "memory": self.memory.to_dict()}
+
+
+class Hits(list[Hit]):
+    """Recall results, best first; `trace_id` names the trace that explains them."""
+
+    trace_id: str | None = None

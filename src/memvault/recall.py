@@ -1,31 +1,45 @@
-"""Recall: fuse full-text and dense candidates, keep what is live, one winner per slot.
+"""Recall: fuse full-text and dense candidates, add the memory's own score parts, keep
+what is live, one winner per slot.
 
 The backend returns scoped candidates with raw scores; everything from here on is the
-same for every backend. Scores are min-max normalised per retriever before mixing
-(measured better than reciprocal rank fusion on both benchmark datasets, BASELINES.md).
+same for every backend. Relevance scores are min-max normalised per retriever before
+mixing (measured better than reciprocal rank fusion on both benchmark datasets,
+BASELINES.md); recency, confidence and importance are added with their own weights.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import bm25
 from .bm25 import TextCandidates
+from .config import Retrieval, Weights
 from .embed import Embedder
-from .model import Hit, Memory, ScoreParts
-from .textindex import terms
+from .model import Hit, Memory, Scope, ScoreParts
+from .textindex import memory_index_text
+
+DAY_MS = 86_400_000
+
+# A reranker sees the query and the ranked hits and returns them in its preferred order
+# (it may rescore them; whatever it returns is what the caller gets, trimmed to top_k).
+Reranker = Callable[[str, list[Hit]], list[Hit]]
 
 
-@dataclass(frozen=True, slots=True)
-class RecallWeights:
-    """text: weight of BM25; dense: total weight of the embedders, split evenly."""
+@dataclass(slots=True)
+class RetrievalOutcome:
+    """Everything a retrieval decided, for the caller and for its trace."""
 
-    text: float = 0.5
-    dense: float = 0.5
-    candidates: int = 50
+    scope: Scope
+    query: str
+    now: int
+    as_of: bool = False
+    time_range: tuple[int | None, int | None] | None = None
+    hits: list[Hit] = field(default_factory=list)
+    filtered: list[tuple[Hit, str]] = field(default_factory=list)
+    reranked: bool = False
 
 
 def _minmax(scores: dict[str, float]) -> dict[str, float]:
@@ -39,31 +53,56 @@ def _minmax(scores: dict[str, float]) -> dict[str, float]:
 
 
 def fuse(text: Sequence[tuple[str, float]], dense: dict[str, Sequence[tuple[str, float]]],
-         weights: RecallWeights) -> dict[str, ScoreParts]:
-    """Score parts per candidate id. A candidate missing from a list scores 0 there."""
+         weights: Weights) -> dict[str, ScoreParts]:
+    """Relevance score parts per candidate id. Missing from a list = 0 there."""
     text_raw = dict(text)
     text_norm = _minmax(text_raw)
     dense_raw = {model: dict(rows) for model, rows in dense.items()}
     dense_norm = {model: _minmax(rows) for model, rows in dense_raw.items()}
-    per_model = weights.dense / len(dense) if dense else 0.0
+    shares = {m: weights.dense_models.get(m, 1.0) for m in dense_raw}
+    share_sum = sum(shares.values()) or 1.0
     ids: dict[str, None] = dict.fromkeys(text_raw)
     for rows in dense_raw.values():
         ids.update(dict.fromkeys(rows))
     out: dict[str, ScoreParts] = {}
     for mid in ids:
         parts = ScoreParts(bm25=text_raw.get(mid, 0.0), bm25_norm=text_norm.get(mid, 0.0))
-        total = weights.text * parts.bm25_norm
+        relevance = weights.text * parts.bm25_norm
         for model in dense_raw:
             parts.dense[model] = dense_raw[model].get(mid, 0.0)
             parts.dense_norm[model] = dense_norm[model].get(mid, 0.0)
-            total += per_model * parts.dense_norm[model]
-        parts.total = total
+            relevance += weights.dense * shares[model] / share_sum * parts.dense_norm[model]
+        parts.relevance = relevance
+        parts.total = relevance
         out[mid] = parts
     return out
 
 
-def collapse_slots(hits: list[Hit]) -> list[Hit]:
-    """One winner per slot: the most recently updated value. Input is ranked; order kept."""
+def memory_date(m: Memory) -> int:
+    """When the memory's fact happened, if known; else when it was first told."""
+    return m.valid_from if m.valid_from is not None else m.created_at
+
+
+def _importance(m: Memory) -> float:
+    raw = m.metadata.get("importance") if isinstance(m.metadata, dict) else None
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        return float(min(1.0, max(0.0, raw)))
+    return 0.0
+
+
+def add_memory_parts(parts: ScoreParts, m: Memory, retrieval: Retrieval, now: int) -> None:
+    w = retrieval.weights
+    age_days = max(0.0, (now - memory_date(m)) / DAY_MS)
+    parts.recency = 0.5 ** (age_days / retrieval.decay.half_life_days)
+    parts.confidence = float(m.confidence)
+    parts.importance = _importance(m)
+    parts.total = (parts.relevance + w.recency * parts.recency
+                   + w.confidence * parts.confidence + w.importance * parts.importance)
+
+
+def collapse_slots(hits: list[Hit]) -> tuple[list[Hit], list[Hit]]:
+    """One winner per slot: the most recently updated value. Returns (kept, superseded);
+    input order (the ranking) is kept."""
     newest: dict[str, Hit] = {}
     for h in hits:
         if h.memory.slot is None:
@@ -72,33 +111,40 @@ def collapse_slots(hits: list[Hit]) -> list[Hit]:
         if cur is None or (h.memory.updated_at, h.memory.version) > (
                 cur.memory.updated_at, cur.memory.version):
             newest[h.memory.slot] = h
-    return [h for h in hits if h.memory.slot is None or newest[h.memory.slot] is h]
+    kept = [h for h in hits if h.memory.slot is None or newest[h.memory.slot] is h]
+    dropped = [h for h in hits if h.memory.slot is not None and newest[h.memory.slot] is not h]
+    return kept, dropped
 
 
-def rank(memories: dict[str, Memory], parts: dict[str, ScoreParts], *, top_k: int,
-         min_score: float = 0.0) -> list[Hit]:
-    hits = [Hit(memories[mid], p.total, p) for mid, p in parts.items() if mid in memories]
+def rank(memories: dict[str, Memory], parts: dict[str, ScoreParts], retrieval: Retrieval,
+         now: int) -> list[Hit]:
+    """All candidates that are in `memories`, best first, with every score part."""
+    hits = []
+    for mid, p in parts.items():
+        if mid in memories:
+            add_memory_parts(p, memories[mid], retrieval, now)
+            hits.append(Hit(memories[mid], p.total, p))
     hits.sort(key=lambda h: (-h.score, -h.memory.updated_at, h.memory.id))
-    hits = collapse_slots(hits)
-    return [h for h in hits if h.score >= min_score][:top_k]
+    return hits
 
 
-def rank_snapshot(memories: list[Memory], query_terms: list[str], query: str,
-                  embedders: list[Embedder], weights: RecallWeights) -> dict[str, ScoreParts]:
+def snapshot_candidates(memories: list[Memory], query_terms: list[str], query: str,
+                        embedders: list[Embedder], retrieval: Retrieval
+                        ) -> dict[str, ScoreParts]:
     """Score a set of memories that is not in the live index (as-of reads), with the
-    same BM25 and the same terms as the live path."""
+    same BM25, the same terms and the same fusion as the live path."""
     if not memories:
         return {}
-    docs = [(m.id, terms(m.content)) for m in memories]
+    docs = [(m.id, memory_index_text(m.content, m.valid_from).split()) for m in memories]
     tc = TextCandidates(n_docs=len(docs), avg_len=sum(len(t) for _, t in docs) / len(docs),
                         df={q: sum(1 for _, t in docs if q in t) for q in query_terms},
                         docs=[d for d in docs if any(q in d[1] for q in query_terms)])
-    text = bm25.score(tc, query_terms)[:weights.candidates]
+    text = bm25.score(tc, query_terms)[:retrieval.candidates]
     dense: dict[str, list[tuple[str, float]]] = {}
     contents = [m.content for m in memories]
     for emb in embedders:
         matrix = emb.embed_documents(contents)
         sims = matrix @ emb.embed_query(query)
-        order = np.argsort(-sims)[:weights.candidates]
+        order = np.argsort(-sims)[:retrieval.candidates]
         dense[emb.name] = [(memories[i].id, float(sims[i])) for i in order]
-    return fuse(text, dense, weights)
+    return fuse(text, dense, retrieval.weights)

@@ -68,6 +68,17 @@ def index_text(text: str) -> str:
     return " ".join(terms(text))
 
 
+def memory_index_text(content: str, valid_from: int | None) -> str:
+    """What a memory is indexed under: its content, plus date words when it has an event
+    date, so "what did I do last May" can match by full text."""
+    base = index_text(content)
+    if valid_from is None:
+        return base
+    from .timeexpr import date_terms
+
+    return f"{base} {index_text(date_terms(valid_from))}"
+
+
 def query_terms(text: str) -> list[str]:
     """Distinct terms of a query, order kept."""
     seen: dict[str, None] = {}

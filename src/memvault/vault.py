@@ -22,6 +22,7 @@ import platformdirs
 
 from . import bm25
 from . import validate as v
+from .config import Strategy, Weights, load_strategy
 from .embed import Embedder, load_embedders, model_record
 from .errors import (
     ConflictError,
@@ -34,6 +35,7 @@ from .errors import (
 from .model import (
     STATE_FIELDS,
     Hit,
+    Hits,
     Kind,
     Memory,
     Op,
@@ -43,10 +45,20 @@ from .model import (
     Source,
     Status,
 )
-from .recall import RecallWeights, fuse, rank, rank_snapshot
+from .recall import (
+    Reranker,
+    RetrievalOutcome,
+    collapse_slots,
+    fuse,
+    memory_date,
+    rank,
+    snapshot_candidates,
+)
 from .store import ListFilter, Store, open_store
-from .textindex import index_text, query_terms
+from .textindex import memory_index_text, query_terms
+from .timeexpr import query_range
 from .timeutil import TimeLike, duration_ms, now_ms, to_ms
+from .traces import build_trace
 
 EXPORT_FORMAT = "memvault-export"
 EXPORT_FORMAT_VERSION = 1
@@ -87,7 +99,8 @@ class Vault:
     def __init__(self, db: str | os.PathLike[str] | Store | None = None, *,
                  embedder: str | list[str] | None = None, actor: str = "local",
                  actor_role: str = "admin", on_expire: str = "demote",
-                 weights: RecallWeights | None = None,
+                 strategy: Strategy | str | os.PathLike[str] | None = None,
+                 reranker: Reranker | None = None,
                  clock: Callable[[], int] | None = None, check_models: bool = True) -> None:
         if on_expire not in ("demote", "expire"):
             raise ValidationError("on_expire: expected 'demote' or 'expire'")
@@ -99,7 +112,9 @@ class Vault:
         self.actor = actor
         self.actor_role = actor_role
         self.on_expire = on_expire
-        self.weights = weights or RecallWeights()
+        self.strategy = (strategy if isinstance(strategy, Strategy)
+                         else load_strategy(strategy))
+        self.reranker = reranker
         self.clock = clock or now_ms
         self._model_record = model_record(self.embedders)
         if check_models:
@@ -114,6 +129,10 @@ class Vault:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def weights(self) -> Weights:
+        return self.strategy.retrieval.weights
 
     @property
     def embedding_model(self) -> str:
@@ -285,7 +304,8 @@ class Vault:
                 expires_at=req["expires_at"], embedding_model=self.embedding_model,
                 updated_at=now)
             changed_text = new.content != current.content
-            tx.update(new, h, index_text(new.content) if changed_text else None,
+            reindex = changed_text or new.valid_from != current.valid_from
+            tx.update(new, h, memory_index_text(new.content, new.valid_from) if reindex else None,
                       vectors if changed_text else None)
             tx.append_revision(self._revision(new, Op.UPDATE, current.version, actor=actor,
                                               reason=reason, trigger_text=trigger,
@@ -303,7 +323,7 @@ class Vault:
             valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
             expires_at=req["expires_at"], embedding_model=self.embedding_model,
             created_at=now, updated_at=now)
-        tx.insert(mem, h, index_text(mem.content), vectors)
+        tx.insert(mem, h, memory_index_text(mem.content, mem.valid_from), vectors)
         tx.append_revision(self._revision(mem, Op.CREATE, None, actor=actor, reason=reason,
                                           trigger_text=trigger, trace_id=trace_id))
         return RememberResult("added", mem, None)
@@ -327,9 +347,11 @@ class Vault:
             now = self.clock()
             new = replace(new, updated_at=max(now, cur.updated_at))
             changed_text = new.content != cur.content
+            reindex = changed_text or new.valid_from != cur.valid_from
             vectors = self._vectors([new.content])[0] if changed_text else None
             tx.update(new, content_hash(new.content, new.slot, new.value),
-                      index_text(new.content) if changed_text else None, vectors)
+                      memory_index_text(new.content, new.valid_from) if reindex else None,
+                      vectors)
             tx.append_revision(self._revision(new, op, cur.version, actor=actor, reason=reason,
                                               trigger_text=trigger_text, trace_id=trace_id))
             return new
@@ -520,41 +542,124 @@ class Vault:
         out.sort(key=lambda m: (-m.updated_at, m.id))
         return out[offset:offset + limit]
 
-    def recall(self, scope: Scope | dict[str, str], query: str, *, top_k: int = 5,
+    def recall(self, scope: Scope | dict[str, str], query: str, *, top_k: int | None = None,
                kind: str | None = None, tags: Iterable[str] | None = None,
-               as_of: TimeLike = None, min_score: float = 0.0) -> list[Hit]:
-        """Ranked live memories of the scope for `query`, each with its score parts."""
+               since: TimeLike = None, until: TimeLike = None, as_of: TimeLike = None,
+               min_score: float | None = None, trace_id: str | None = None) -> Hits:
+        """Ranked live memories of the scope for `query`, each with its score parts.
+
+        Filters: kind, tags (all must be present), since/until on the memory's date
+        (valid_from, else created_at); a time range named in the query ("last May")
+        narrows the same way unless the strategy turns it off. The result's `trace_id`
+        names the trace recorded for it."""
+        outcome = self._retrieve(scope, query, top_k=top_k, kind=kind, tags=tags, since=since,
+                                 until=until, as_of=as_of, min_score=min_score)
+        hits = Hits(outcome.hits)
+        hits.trace_id = self._record_trace("recall", outcome, trace_id=trace_id)
+        return hits
+
+    def _retrieve(self, scope: Any, query: Any, *, top_k: int | None, kind: Any, tags: Any,
+                  since: TimeLike, until: TimeLike, as_of: TimeLike,
+                  min_score: float | None) -> RetrievalOutcome:
+        r = self.strategy.retrieval
         sc = v.scope(scope)
         q = v.text(query, "query", max_chars=v.MAX_CONTENT_CHARS)
         assert q is not None
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 1000:
+        k = r.top_k if top_k is None else top_k
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
             raise ValidationError("top_k: expected a whole number in 1..1000")
-        if isinstance(min_score, bool) or not isinstance(min_score, int | float):
+        threshold = r.min_score if min_score is None else min_score
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise ValidationError("min_score: expected a number")
         kind_ = v.kind(kind) if kind else None
         tags_ = v.tags(tags)
+        lo, hi = to_ms(since, field="since"), to_ms(until, field="until")
+        now = self.clock() if as_of is None else to_ms(as_of, field="as_of")
+        assert now is not None
+        named = query_range(q, now) if r.query_time_filter else None
+        if named is not None:
+            lo = named[0] if lo is None else max(lo, named[0])
+            hi = named[1] if hi is None else min(hi, named[1])
         terms = query_terms(q)
-        w = self.weights
+        out = RetrievalOutcome(scope=sc, query=q, now=now, as_of=as_of is not None,
+                               time_range=(lo, hi) if (lo is not None or hi is not None)
+                               else None)
         if as_of is not None:
-            at = to_ms(as_of, field="as_of")
-            assert at is not None
-            snapshot = [Memory.from_dict(r.state) for r in self.store.revisions_as_of(sc, at)
-                        if r.state is not None]
-            live = {m.id: m for m in snapshot if m.is_live(at)
-                    and (kind_ is None or m.kind == kind_) and all(t in m.tags for t in tags_)}
-            parts = rank_snapshot(list(live.values()), terms, q, self.embedders, w)
-            return rank(live, parts, top_k=top_k, min_score=float(min_score))
-        now = self.clock()
-        # Filters shrink the pool after candidate generation; widen it so top_k survives.
-        pool = w.candidates * (4 if (kind_ or tags_) else 1)
-        text = bm25.score(self.store.text_candidates(sc, terms, now, pool), terms)
-        dense = {e.name: self.store.vector_candidates(sc, e.name, e.embed_query(q), now, pool)
-                 for e in self.embedders}
-        parts = fuse(text, dense, w)
-        mems = {m.id: m for m in self.store.fetch(sc, list(parts))
-                if m.is_live(now) and (kind_ is None or m.kind == kind_)
-                and all(t in m.tags for t in tags_)}
-        return rank(mems, parts, top_k=top_k, min_score=float(min_score))
+            snapshot = [Memory.from_dict(rv.state) for rv in self.store.revisions_as_of(sc, now)
+                        if rv.state is not None]
+            pool = {m.id: m for m in snapshot if m.is_live(now)}
+            parts = snapshot_candidates(list(pool.values()), terms, q, self.embedders, r)
+        else:
+            # Filters shrink the pool after candidate generation; widen it so top_k survives.
+            n = r.candidates * (4 if (kind_ or tags_ or out.time_range) else 1)
+            text = bm25.score(self.store.text_candidates(sc, terms, now, n), terms)
+            dense = {e.name: self.store.vector_candidates(sc, e.name, e.embed_query(q), now, n)
+                     for e in self.embedders}
+            parts = fuse(text, dense, r.weights)
+            pool = {m.id: m for m in self.store.fetch(sc, list(parts))}
+        ranked = rank(pool, parts, r, now)
+        kept: list[Hit] = []
+        for h in ranked:
+            m = h.memory
+            reason = None
+            if not m.is_live(now):
+                reason = "not_live"  # changed between candidate generation and fetch
+            elif kind_ is not None and m.kind != kind_:
+                reason = "kind_filter"
+            elif any(t not in m.tags for t in tags_):
+                reason = "tag_filter"
+            elif out.time_range is not None and not (
+                    (lo is None or memory_date(m) >= lo) and (hi is None or memory_date(m) < hi)):
+                reason = "time_range"
+            if reason:
+                out.filtered.append((h, reason))
+            else:
+                kept.append(h)
+        kept, superseded = collapse_slots(kept)
+        out.filtered.extend((h, "slot_superseded") for h in superseded)
+        final = []
+        for h in kept:
+            if h.score < threshold:
+                out.filtered.append((h, "below_threshold"))
+            else:
+                final.append(h)
+        if self.reranker is not None:
+            final = list(self.reranker(q, final))
+            out.reranked = True
+        out.filtered.extend((h, "top_k") for h in final[k:])
+        out.hits = final[:k]
+        return out
+
+    def _record_trace(self, kind: str, outcome: RetrievalOutcome, *, trace_id: str | None,
+                      injected: dict[str, Any] | None = None) -> str | None:
+        cfg = self.strategy.traces
+        if not cfg.enabled:
+            return None
+        tid = v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS,
+                     required=False) or new_id("tr")
+        at = self.clock()
+        trace = build_trace(tid, kind, outcome, strategy_hash=self.strategy.hash, at=at,
+                            injected=injected)
+        self.store.write_trace(outcome.scope, trace,
+                               keep_after=at - int(cfg.retention_days * 86_400_000),
+                               max_per_scope=cfg.max_per_scope)
+        return tid
+
+    def trace(self, scope: Scope | dict[str, str], trace_id: str) -> dict[str, Any]:
+        """The trace of one recall or context build: candidates, score parts, filters."""
+        sc = v.scope(scope)
+        tid = v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS)
+        assert tid is not None
+        t = self.store.get_trace(Scope(sc.tenant, sc.user), tid)
+        if t is None:
+            raise NotFoundError(f"no trace {tid} in scope {sc}")
+        return t
+
+    def traces(self, scope: Scope | dict[str, str], *, limit: int = 20) -> list[dict[str, Any]]:
+        sc = v.scope(scope)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise ValidationError("limit: expected a whole number in 1..1000")
+        return self.store.list_traces(Scope(sc.tenant, sc.user), limit)
 
     def history(self, scope: Scope | dict[str, str], memory_id: str) -> list[Revision]:
         sc, mid = v.scope(scope), v.memory_id(memory_id)
@@ -613,7 +718,7 @@ class Vault:
             for m, vec in zip(mems, vectors, strict=True):
                 m = replace(m, embedding_model=self.embedding_model)
                 rows.append((m, content_hash(m.content, m.slot, m.value),
-                             index_text(m.content), vec))
+                             memory_index_text(m.content, m.valid_from), vec))
             tx.insert_many(rows)
             tx.append_revisions([r for _, revs in chunk for r in revs])
             if progress:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -119,6 +119,18 @@ class Store(Protocol):
                           limit: int) -> list[tuple[str, float]]:
         """(memory id, cosine similarity) of live memories, best first."""
         ...
+
+    # --- traces ------------------------------------------------------------------------
+    def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
+                    max_per_scope: int) -> None:
+        """Store a trace (a JSON-able dict with trace_id, kind, at, strategy_hash,
+        memory_ids) and drop the scope's traces older than keep_after or beyond the cap.
+        Purging a memory deletes every trace that lists it."""
+        ...
+
+    def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None: ...
+
+    def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]: ...
 
     # --- maintenance (scope enumeration is the only unscoped read) ----------------------
     def scopes(self) -> list[Scope]: ...

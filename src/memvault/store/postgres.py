@@ -194,6 +194,20 @@ CREATE TABLE vector_models (
     tbl TEXT NOT NULL UNIQUE
 );
 """),
+    (2, "retrieval traces", r"""
+CREATE TABLE traces (
+    trace_id TEXT COLLATE "C" PRIMARY KEY,
+    tenant TEXT COLLATE "C" NOT NULL,
+    user_id TEXT COLLATE "C" NOT NULL,
+    kind TEXT NOT NULL,
+    at BIGINT NOT NULL,
+    strategy_hash TEXT NOT NULL,
+    memory_ids TEXT[] NOT NULL,
+    payload TEXT NOT NULL
+);
+CREATE INDEX traces_scope ON traces (tenant, user_id, at);
+CREATE INDEX traces_memory_ids ON traces USING gin (memory_ids);
+"""),
 ]
 
 _LIVE = ("m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > %(now)s) "
@@ -593,6 +607,35 @@ ORDER BY 1, 2"""
             finally:
                 conn.autocommit = False
 
+    # --- traces ------------------------------------------------------------------------
+    def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
+                    max_per_scope: int) -> None:
+        with self.transaction() as tx:
+            tx.conn.execute(
+                "INSERT INTO traces (trace_id, tenant, user_id, kind, at, strategy_hash, "
+                "memory_ids, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                (trace["trace_id"], scope.tenant, scope.user, trace["kind"], trace["at"],
+                 trace["strategy_hash"], list(trace["memory_ids"]),
+                 json.dumps(trace, ensure_ascii=False, sort_keys=True)))
+            tx.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s AND at < %s",
+                            (scope.tenant, scope.user, keep_after))
+            tx.conn.execute(
+                "DELETE FROM traces WHERE tenant = %(t)s AND user_id = %(u)s AND trace_id IN "
+                "(SELECT trace_id FROM traces WHERE tenant = %(t)s AND user_id = %(u)s "
+                "ORDER BY at DESC, trace_id DESC OFFSET %(n)s)",
+                {"t": scope.tenant, "u": scope.user, "n": max_per_scope})
+
+    def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None:
+        rows = self._q("SELECT payload FROM traces WHERE trace_id = %s AND tenant = %s "
+                       "AND user_id = %s", (trace_id, scope.tenant, scope.user))
+        return json.loads(rows[0]["payload"]) if rows else None
+
+    def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]:
+        rows = self._q("SELECT payload FROM traces WHERE tenant = %s AND user_id = %s "
+                       "ORDER BY at DESC, trace_id DESC LIMIT %s",
+                       (scope.tenant, scope.user, limit))
+        return [json.loads(r["payload"]) for r in rows]
+
     def drop_vector_models(self, models: list[str]) -> None:
         with self.transaction() as tx:
             for model in models:
@@ -621,7 +664,7 @@ ORDER BY 1, 2"""
         overwrites the dead bytes only if live tuples move over them; the HNSW index keeps
         the vector until its next index vacuum; the WAL, replicas and backups keep
         everything until recycled. The GIN index holds only term hashes (see above)."""
-        tables = ["memories", "revisions"] + [
+        tables = ["memories", "revisions", "traces"] + [
             r["tbl"] for r in self._q("SELECT tbl FROM vector_models ORDER BY tbl")]
         stmt = sql.SQL("VACUUM (INDEX_CLEANUP OFF, TRUNCATE OFF, SKIP_LOCKED) {}").format(
             sql.SQL(", ").join(sql.Identifier(t) for t in tables))
@@ -835,4 +878,8 @@ class _PgTx:
         self.conn.execute("UPDATE revisions SET state = NULL, reason = NULL, "
                           "trigger_text = NULL WHERE memory_id = %s", (memory_id,))
         self.conn.execute("SELECT set_config('memvault.purging', '', true)")
+        # Traces that saw this memory may hold its text (the injected block): they go.
+        self.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s "
+                          "AND memory_ids @> ARRAY[%s]::text[]",
+                          (scope.tenant, scope.user, memory_id))
         self.append_revision(tombstone)

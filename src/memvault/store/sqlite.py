@@ -12,6 +12,7 @@ index of the memory table. No query reads another scope's rows and filters them 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from collections.abc import Iterator
@@ -121,6 +122,19 @@ CREATE VIRTUAL TABLE memories_fts USING fts5 (
     scope, body, tokenize = "unicode61 remove_diacritics 0"
 );
 INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1);
+"""),
+    (2, "retrieval traces", """
+CREATE TABLE traces (
+    trace_id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    strategy_hash TEXT NOT NULL,
+    memory_ids TEXT NOT NULL,
+    payload TEXT NOT NULL
+);
+CREATE INDEX traces_scope ON traces (tenant, user_id, at);
 """),
 ]
 
@@ -355,6 +369,36 @@ class SQLiteStore:
         top = top[np.argsort(-sims[top])]
         return [(rows[i][0], float(sims[i])) for i in top]
 
+    # --- traces ------------------------------------------------------------------------
+    def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
+                    max_per_scope: int) -> None:
+        with self.transaction() as tx:
+            tx.db.execute(
+                "INSERT INTO traces (trace_id, tenant, user_id, kind, at, strategy_hash, "
+                "memory_ids, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (trace["trace_id"], scope.tenant, scope.user, trace["kind"], trace["at"],
+                 trace["strategy_hash"], json.dumps(trace["memory_ids"]),
+                 json.dumps(trace, ensure_ascii=False, sort_keys=True)))
+            # Retention: by age, and a cap per scope (oldest go first).
+            tx.db.execute("DELETE FROM traces WHERE tenant = ? AND user_id = ? AND at < ?",
+                          (scope.tenant, scope.user, keep_after))
+            tx.db.execute(
+                "DELETE FROM traces WHERE tenant = ? AND user_id = ? AND trace_id NOT IN "
+                "(SELECT trace_id FROM traces WHERE tenant = ? AND user_id = ? "
+                "ORDER BY at DESC, trace_id DESC LIMIT ?)",
+                (scope.tenant, scope.user, scope.tenant, scope.user, max_per_scope))
+
+    def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None:
+        rows = self._q("SELECT payload FROM traces WHERE trace_id = ? AND tenant = ? "
+                       "AND user_id = ?", (trace_id, scope.tenant, scope.user))
+        return json.loads(rows[0][0]) if rows else None
+
+    def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]:
+        rows = self._q("SELECT payload FROM traces WHERE tenant = ? AND user_id = ? "
+                       "ORDER BY at DESC, trace_id DESC LIMIT ?",
+                       (scope.tenant, scope.user, limit))
+        return [json.loads(r[0]) for r in rows]
+
     # --- maintenance -------------------------------------------------------------------
     def scopes(self) -> list[Scope]:
         rows = self._q("SELECT DISTINCT tenant, user_id FROM revisions ORDER BY tenant, user_id")
@@ -515,6 +559,10 @@ class _SQLiteTx:
         self.db.execute("UPDATE revisions SET state = NULL, reason = NULL, trigger_text = NULL "
                         "WHERE memory_id = ?", (memory_id,))
         self.db.execute("DELETE FROM meta WHERE key = 'purging'")
+        # Traces that saw this memory may hold its text (the injected block): they go.
+        self.db.execute("DELETE FROM traces WHERE tenant = ? AND user_id = ? AND EXISTS "
+                        "(SELECT 1 FROM json_each(traces.memory_ids) WHERE value = ?)",
+                        (scope.tenant, scope.user, memory_id))
         self.append_revision(tombstone)
 
 

@@ -1,0 +1,118 @@
+"""The strategy: every retrieval and injection knob in one validated YAML file.
+
+A strategy has a hash (of its canonical JSON), recorded with every trace and every eval
+snapshot, so "why did recall change" is answered by comparing two hashes.
+
+    memvault config show [--config FILE]
+    memvault config check FILE
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import ValidationError as MemvaultValidationError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Weights(_Strict):
+    """Score = sum of weight × part. Relevance parts are min-max normalised per query;
+    recency, confidence and importance are already in 0..1."""
+
+    text: float = Field(0.5, ge=0)
+    dense: float = Field(0.5, ge=0)
+    recency: float = Field(0.05, ge=0)
+    confidence: float = Field(0.05, ge=0)
+    importance: float = Field(0.0, ge=0)
+    # Optional per-embedder share of `dense` (by model name); default: split evenly.
+    dense_models: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _some_relevance(self) -> Weights:
+        if self.text + self.dense <= 0:
+            raise ValueError("text + dense must be > 0: relevance must count")
+        return self
+
+
+class Decay(_Strict):
+    half_life_days: float = Field(180.0, gt=0)
+
+
+class Retrieval(_Strict):
+    top_k: int = Field(5, ge=1, le=1000)
+    candidates: int = Field(50, ge=1, le=5000)
+    min_score: float = 0.0
+    weights: Weights = Weights()
+    decay: Decay = Decay()
+    # Narrow to the time range a query names ("last May", "2023年5月").
+    query_time_filter: bool = True
+
+
+class Context(_Strict):
+    budget_tokens: int = Field(800, ge=32, le=200_000)
+    lang: Literal["en", "zh"] = "en"
+
+
+class Traces(_Strict):
+    enabled: bool = True
+    retention_days: float = Field(30.0, gt=0)
+    max_per_scope: int = Field(1000, ge=1)
+
+
+class Strategy(_Strict):
+    version: Literal[1] = 1
+    name: str = "default"
+    retrieval: Retrieval = Retrieval()
+    context: Context = Context()
+    traces: Traces = Traces()
+
+    @property
+    def hash(self) -> str:
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True,
+                               separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False,
+                              allow_unicode=True)
+
+
+def parse_strategy(data: Any, *, source: str = "strategy") -> Strategy:
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise MemvaultValidationError(f"{source}: expected a mapping at the top level")
+    try:
+        return Strategy.model_validate(data)
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(top)'}: {err['msg']}"
+            for err in e.errors())
+        raise MemvaultValidationError(f"{source}: {problems}") from None
+
+
+def load_strategy(path: str | os.PathLike[str] | None = None) -> Strategy:
+    """From a YAML file, else $MEMVAULT_CONFIG, else the built-in defaults."""
+    target = path or os.environ.get("MEMVAULT_CONFIG")
+    if not target:
+        return Strategy()
+    p = Path(target)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise MemvaultValidationError(f"config {p}: cannot read ({e})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise MemvaultValidationError(f"config {p}: not valid YAML ({e})") from None
+    return parse_strategy(data, source=f"config {p}")
