@@ -39,8 +39,12 @@ def test_remember_update_history_rollback_through_cli(tmp_path: Path) -> None:
     assert second["action"] == "updated" and second["id"] == first["id"]
     assert second["version"] == 2
 
-    hits = json.loads(scoped(db, "--json", "recall", "导出格式").stdout)
-    assert [h["memory"]["value"] for h in hits] == ["XLSX"]
+    result = json.loads(scoped(db, "--json", "recall", "导出格式").stdout)
+    assert [h["memory"]["value"] for h in result["hits"]] == ["XLSX"]
+    # Every recall leaves a trace that explains it.
+    trace = json.loads(scoped(db, "--json", "trace", result["trace_id"]).stdout)
+    assert trace["query"] == "导出格式"
+    assert [c["outcome"] for c in trace["candidates"]] == ["returned"]
 
     history = json.loads(scoped(db, "--json", "history", first["id"]).stdout)
     assert [(r["op"], r["reason"], r["actor"]) for r in history] == [
@@ -56,7 +60,7 @@ def test_remember_update_history_rollback_through_cli(tmp_path: Path) -> None:
     # The other user sees nothing of alice's.
     other = json.loads(run(db, "--tenant", "acme", "--user", "bob", "--json", "recall",
                            "导出格式").stdout)
-    assert other == []
+    assert other["hits"] == []
 
 
 def test_freeze_blocks_and_cli_reports_typed_error(tmp_path: Path) -> None:
@@ -128,3 +132,17 @@ def test_demo_tells_the_story(tmp_path: Path) -> None:
         assert notify.value == "SMS" and notify.frozen
         ops = [r.op for r in v.history(alice, notify.id)]
         assert ops == ["create", "update", "update", "rollback", "freeze"]
+
+
+def test_config_show_and_check(tmp_path: Path) -> None:
+    shown = json.loads(run(tmp_path / "c.db", "--json", "config", "show").stdout)
+    assert shown["strategy"]["retrieval"]["top_k"] == 5 and len(shown["hash"]) == 16
+    good = tmp_path / "good.yaml"
+    good.write_text("retrieval:\n  top_k: 8\n  weights: {text: 0.6, dense: 0.4}\n")
+    checked = json.loads(run(tmp_path / "c.db", "--json", "config", "check", str(good)).stdout)
+    assert checked["ok"] is True and checked["hash"] != shown["hash"]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("retrieval:\n  top_k: 0\n  colour: blue\n")
+    proc = run(tmp_path / "c.db", "config", "check", str(bad), ok=False)
+    assert proc.returncode != 0
+    assert "retrieval.top_k" in proc.stderr and "retrieval.colour" in proc.stderr

@@ -37,12 +37,13 @@ class Ctx:
     embedder: str | None
     actor: str
     json: bool
+    config: str | None = None
     _vault: Vault | None = None
 
     def vault(self, *, check_models: bool = True) -> Vault:
         if self._vault is None:
             self._vault = Vault(self.db, embedder=self.embedder, actor=self.actor,
-                                check_models=check_models)
+                                strategy=self.config, check_models=check_models)
         return self._vault
 
     def scope(self) -> Scope | dict[str, Any]:
@@ -149,9 +150,12 @@ def main_options(
     actor: Annotated[str, typer.Option(help="Principal recorded in revisions.",
                                        envvar="MEMVAULT_ACTOR")] = "cli",
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    config: Annotated[str | None, typer.Option(
+        help="Strategy YAML (env MEMVAULT_CONFIG; default: built-in).")] = None,
 ) -> None:
     ctx.obj = Ctx(db=db or str(default_db_path()), tenant=tenant, user=user, agent=agent,
-                  session=session, embedder=embedder, actor=actor, json=as_json)
+                  session=session, embedder=embedder, actor=actor, json=as_json,
+                  config=config)
     ctx.call_on_close(lambda: ctx.obj._vault.close() if ctx.obj._vault else None)
 
 
@@ -225,16 +229,21 @@ def list_(ctx: typer.Context,
 
 @app.command()
 def recall(ctx: typer.Context, query: str,
-           top_k: Annotated[int, typer.Option("--top-k", "-k")] = 5,
+           top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
            kind: Annotated[str | None, typer.Option()] = None,
            tag: Annotated[list[str] | None, typer.Option()] = None,
            as_of: Annotated[str | None, typer.Option()] = None,
-           min_score: Annotated[float, typer.Option()] = 0.0) -> None:
+           min_score: Annotated[float | None, typer.Option()] = None) -> None:
     """Ranked memories for a query, with their score parts."""
     def go(c: Ctx) -> None:
         hits = c.vault().recall(c.scope(), query, top_k=top_k, kind=kind, tags=tag,
                                 as_of=as_of, min_score=min_score)
-        _emit(c, [h.to_dict() for h in hits], lambda: out.print(_hits_table(hits)))
+
+        def human() -> None:
+            out.print(_hits_table(hits))
+            if hits.trace_id:
+                out.print(f"trace: {hits.trace_id}", style="dim")
+        _emit(c, {"trace_id": hits.trace_id, "hits": [h.to_dict() for h in hits]}, human)
     _run(ctx, go)
 
 
@@ -395,6 +404,66 @@ def reindex(ctx: typer.Context) -> None:
             n = v.reindex(progress=lambda done, total: p.update(task, completed=done))
         _emit(c, {"reindexed": n, "embedder": v.embedding_model},
               lambda: out.print(f"reindexed {n} memories with {v.embedding_model}"))
+    _run(ctx, go)
+
+
+config_app = typer.Typer(help="The strategy: show the one in force, or check a file.",
+                         no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+
+@config_app.command("show")
+def config_show(ctx: typer.Context) -> None:
+    """Print the strategy in force (YAML) and its hash."""
+    from .config import load_strategy
+
+    def go(c: Ctx) -> None:
+        s = load_strategy(c.config)
+        _emit(c, {"hash": s.hash, "strategy": s.model_dump(mode="json")},
+              lambda: out.print(f"# strategy hash {s.hash}\n{s.to_yaml()}", highlight=False,
+                                markup=False))
+    _run(ctx, go)
+
+
+@config_app.command("check")
+def config_check(ctx: typer.Context, path: Path) -> None:
+    """Validate a strategy file; exit non-zero with the problems if it is invalid."""
+    from .config import load_strategy
+
+    def go(c: Ctx) -> None:
+        s = load_strategy(path)
+        _emit(c, {"ok": True, "hash": s.hash}, lambda: out.print(f"ok: {path} (hash {s.hash})"))
+    _run(ctx, go)
+
+
+@app.command()
+def trace(ctx: typer.Context, trace_id: str) -> None:
+    """Why a recall returned what it did: candidates, score parts, filters."""
+    def go(c: Ctx) -> None:
+        t = c.vault().trace(c.scope(), trace_id)
+
+        def human() -> None:
+            out.print(f"trace {t['trace_id']} ({t['kind']}) at {iso(t['at'])}, "
+                      f"strategy {t['strategy_hash']}", highlight=False)
+            out.print(f"query: {t['query']!r}", highlight=False, markup=False)
+            if t.get("time_range"):
+                lo, hi = t["time_range"]
+                out.print(f"time range: {iso(lo)} .. {iso(hi)}")
+            out.print(f"applied in the store: {', '.join(t['store_filters'])}")
+            tab = Table()
+            for col in ("rank", "outcome", "score", "relevance", "bm25", "dense", "recency",
+                        "id", "slot"):
+                tab.add_column(col)
+            for cand in t["candidates"]:
+                p = cand["parts"]
+                dense = ", ".join(f"{val:.3f}" for val in p["dense"].values())
+                tab.add_row(str(cand["rank"] or ""), cand["outcome"], f"{cand['score']:.3f}",
+                            f"{p['relevance']:.3f}", f"{p['bm25']:.3f}", dense,
+                            f"{p['recency']:.3f}", cand["id"], cand["slot"] or "")
+            out.print(tab)
+            if t.get("injected"):
+                out.print(t["injected"].get("text", ""), highlight=False, markup=False)
+        _emit(c, t, human)
     _run(ctx, go)
 
 

@@ -31,14 +31,17 @@ Design decisions, and why:
   never start a line, end its literal early, or produce a line of its own: every line of
   the block is written by this module. On top of JSON the escaper writes as `\\uXXXX`:
   `<`, `>`, `&` (so no tag, marker, `<|im_start|>` or HTML/XML closer can appear anywhere
-  in a memory's text); every character whose NFKC form contains one of `<>&"\\` (full-width
-  ＜／＞＂, small-form ﹤﹥); other angle-bracket look-alikes (‹›〈〉⟨⟩❮❯˂˃ᐸᐳ…); all
-  control, format, surrogate, private-use and unassigned code points (zero-width space and
-  joiners, BOM, the bidi embeddings/overrides/isolates such as U+202E, tag characters);
+  in a memory's text); every character whose compatibility decomposition (NFKD)
+  contains one of `<>&"\\` (full-width ＜＞＂＼, small-form ﹤﹥, ≮≯); other angle-bracket
+  look-alikes (‹›〈〉⟨⟩❮❯˂˃ᐸᐳ…); all control, format, surrogate, private-use and
+  unassigned code points (zero-width space and joiners, BOM, the bidi embeddings,
+  overrides and isolates such as U+202E, tag characters);
   line and paragraph separators (U+2028/9, U+0085, which `str.splitlines` and some
   tokenizers treat as line breaks); every space but U+0020; variation selectors and
   invisible fillers (U+115F, U+3164, U+2800, ...). The escaping is lossless:
-  `json.loads(literal)` returns the stored text exactly, so nothing is silently changed;
+  `json.loads(literal)` returns the stored text exactly, so nothing is silently changed
+  (the one normalised form: a lone surrogate code point, which is not valid Unicode and
+  could not be sent as UTF-8, comes back as U+FFFD);
   look-alikes are neutralised by escaping rather than by NFKC-rewriting the content,
   which would alter legitimate text (full-width punctuation is ordinary in Chinese).
   《》 and «» stay as they are: they are quotation marks in Chinese and French text.
@@ -187,7 +190,7 @@ class Rendered:
 _JSON_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t",
                "\b": "\\b", "\f": "\\f"}
 _ALWAYS_ESCAPE = frozenset("<>&")
-_NFKC_DANGEROUS = frozenset('<>&"\\')
+_NFKD_DANGEROUS = frozenset('<>&"\\')
 # Characters that look like < or > without NFKC saying so.
 _ANGLE_LOOKALIKES = frozenset(
     "\u2039\u203a"        # ‹ ›
@@ -221,8 +224,9 @@ def _needs_escape(ch: str) -> bool:
         return True
     if o < 0x80:
         return False
-    norm = unicodedata.normalize("NFKC", ch)
-    return any(c in _NFKC_DANGEROUS for c in norm)
+    # NFKD rather than NFKC: it also exposes the "<" inside ≮ and the ">" inside ≯.
+    norm = unicodedata.normalize("NFKD", ch)
+    return any(c in _NFKD_DANGEROUS for c in norm)
 
 
 def _u_escape(ch: str) -> str:
@@ -236,12 +240,16 @@ def _u_escape(ch: str) -> str:
 def escape_literal(text: str) -> str:
     """`text` as a JSON string literal (with its quotes) that contains no raw quote,
     backslash, line break, control or invisible character, no `<`, `>` or `&`, and no
-    look-alike of them. `json.loads(escape_literal(s)) == s` for every str `s`."""
+    look-alike of them. `json.loads(escape_literal(s)) == s` for every str `s` without
+    surrogate code points; a lone surrogate (not valid Unicode; it could not be sent to a
+    model as UTF-8) comes back as U+FFFD."""
     out = ['"']
     for ch in text:
         short = _JSON_SHORT.get(ch)
         if short is not None:
             out.append(short)
+        elif "\ud800" <= ch <= "\udfff":
+            out.append("\\ufffd")     # a lone surrogate is not Unicode: U+FFFD
         elif _needs_escape(ch):
             out.append(_u_escape(ch))
         else:

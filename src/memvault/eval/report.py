@@ -73,6 +73,9 @@ def build_snapshot(run: RunResult) -> dict[str, Any]:
         "strategy": {k: v for k, v in run.strategy.items() if k != "strategy_hash"},
         "strategy_hash": run.strategy.get("strategy_hash"),
         "n_queries": len(run.results), "n_docs": len(ds.docs),
+        # Recall returning nothing is a failure mode of its own (e.g. a filter that left
+        # no candidate); it is counted here, its queries score 0 in every metric.
+        "queries_without_hits": sum(1 for r in run.results if not r.ranked),
         "n_memories": run.n_memories, "duplicate_docs": run.duplicates,
         "dataset_notes": list(ds.notes),
         "wall_time_s": round(run.timings.get("wall_s", sum(
@@ -194,8 +197,9 @@ def metrics_tables(snapshot: dict[str, Any]) -> list[Table]:
         for split, table in snapshot["metrics"].items():
             for cat, m in table.items():
                 t.add_row(split, cat, str(int(m["n"])), *(_fmt(m.get(k)) for k in metrics),
-                          style="bold" if cat == OVERALL else None)
-            t.add_section()
+                          style="bold" if cat == OVERALL and len(table) > 1 else None)
+            if len(table) > 1:
+                t.add_section()
         tables.append(t)
     tm = snapshot["timings"]
     tables[-1].caption = (
