@@ -248,6 +248,21 @@ def recall(ctx: typer.Context, query: str,
 
 
 @app.command()
+def context(ctx: typer.Context, query: str,
+            budget: Annotated[int | None, typer.Option(help="Token budget.")] = None,
+            lang: Annotated[str | None, typer.Option(help="en or zh.")] = None) -> None:
+    """The prompt section for a query: memories as reference data, within a budget."""
+    def go(c: Ctx) -> None:
+        r = c.vault().context(c.scope(), query, budget=budget, lang=lang)
+
+        def human() -> None:
+            out.print(r.text or "(no memory section)", highlight=False, markup=False)
+            out.print(f"{r.tokens} tokens; trace: {r.trace_id}", style="dim")
+        _emit(c, r.to_dict(), human)
+    _run(ctx, go)
+
+
+@app.command()
 def history(ctx: typer.Context, memory_id: str) -> None:
     """Every revision of a memory: op, versions, actor, reason, trigger text."""
     def go(c: Ctx) -> None:

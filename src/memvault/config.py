@@ -61,6 +61,8 @@ class Retrieval(_Strict):
 class Context(_Strict):
     budget_tokens: int = Field(800, ge=32, le=200_000)
     lang: Literal["en", "zh"] = "en"
+    # Recalled memories offered to the renderer; the budget decides how many fit.
+    max_items: int = Field(20, ge=1, le=500)
 
 
 class Traces(_Strict):

@@ -434,7 +434,7 @@ def _plan(items: Sequence[ContextItem], conflicts: Iterable[Conflict]
             x = parent[x]
         return x
 
-    named: list[Conflict] = []
+    topics: list[tuple[str, str]] = []          # (a member id, topic); roots move on merges
     for c in conflicts:
         if not isinstance(c, Conflict):
             raise TypeError(f"conflicts: expected Conflict, got {type(c).__name__}")
@@ -448,11 +448,8 @@ def _plan(items: Sequence[ContextItem], conflicts: Iterable[Conflict]
             r = find(i)
             if r != root:
                 parent[r] = root
-        named.append(c)
-    topics: dict[str, str] = {}
-    for c in named:
         if c.topic:
-            topics.setdefault(find(c.ids[0]), c.topic)
+            topics.append((c.ids[0], c.topic))
 
     def group(it: ContextItem) -> str | None:
         return find(it.id) if it.id in parent else None
@@ -491,7 +488,7 @@ def _plan(items: Sequence[ContextItem], conflicts: Iterable[Conflict]
             r = find(it.id)
             if r != root:
                 parent[r] = root
-        topics.setdefault(find(root), slot)
+        topics.append((same[0].id, slot))
 
     # Units in rank order; a conflict group with <2 surviving members dissolves.
     members: dict[str, list[ContextItem]] = {}
@@ -510,7 +507,8 @@ def _plan(items: Sequence[ContextItem], conflicts: Iterable[Conflict]
             continue
         seen.add(g)
         mem = sorted(members[g], key=lambda x: (_newness(x), -pos[x.id]), reverse=True)
-        units.append(_Unit(mem, pos[it.id], topics.get(g)))
+        topic = next((tp for m, tp in topics if m in parent and find(m) == g), None)
+        units.append(_Unit(mem, pos[it.id], topic))
     return units, dropped
 
 

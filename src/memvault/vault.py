@@ -13,7 +13,7 @@ import os
 import secrets
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -32,6 +32,7 @@ from .errors import (
     ValidationError,
     VersionError,
 )
+from .inject import ContextItem, render
 from .model import (
     STATE_FIELDS,
     Hit,
@@ -59,6 +60,24 @@ from .textindex import memory_index_text, query_terms
 from .timeexpr import query_range
 from .timeutil import TimeLike, duration_ms, now_ms, to_ms
 from .traces import build_trace
+
+
+@dataclass(slots=True)
+class ContextResult:
+    """A rendered memory section: paste `text` into the prompt; `trace_id` explains it."""
+
+    text: str
+    tokens: int
+    hits: list[Hit]
+    dropped: list[dict[str, Any]]
+    conflicts: list[list[str]]
+    trace_id: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "tokens": self.tokens, "trace_id": self.trace_id,
+                "included": [h.to_dict() for h in self.hits], "dropped": self.dropped,
+                "conflicts": self.conflicts}
+
 
 EXPORT_FORMAT = "memvault-export"
 EXPORT_FORMAT_VERSION = 1
@@ -629,6 +648,37 @@ class Vault:
         out.filtered.extend((h, "top_k") for h in final[k:])
         out.hits = final[:k]
         return out
+
+    def context(self, scope: Scope | dict[str, str], query: str, *,
+                budget: int | None = None, lang: str | None = None,
+                kind: str | None = None, tags: Iterable[str] | None = None,
+                as_of: TimeLike = None, trace_id: str | None = None) -> ContextResult:
+        """The prompt section for `query`: recalled memories rendered as reference data
+        (not instructions) inside unforgeable markers, within `budget` tokens."""
+        cfg = self.strategy.context
+        budget_ = cfg.budget_tokens if budget is None else budget
+        if isinstance(budget_, bool) or not isinstance(budget_, int) or not \
+                1 <= budget_ <= 200_000:
+            raise ValidationError("budget: expected a whole number of tokens in 1..200000")
+        lang_ = cfg.lang if lang is None else lang
+        if lang_ not in ("en", "zh"):
+            raise ValidationError("lang: expected 'en' or 'zh'")
+        outcome = self._retrieve(scope, query, top_k=cfg.max_items, kind=kind, tags=tags,
+                                 since=None, until=None, as_of=as_of, min_score=None)
+        rendered = render([ContextItem.from_hit(h) for h in outcome.hits],
+                          budget_tokens=budget_, lang=lang_, now_ms=outcome.now)
+        injected = {"text": rendered.text, "tokens": rendered.tokens,
+                    "budget_tokens": budget_, "lang": lang_, "block_id": rendered.block_id,
+                    "included": rendered.included, "conflicts": rendered.conflicts,
+                    "dropped": [{"id": d.id, "version": d.version, "reason": d.reason}
+                                for d in rendered.dropped], "note": rendered.note,
+                    "counter": rendered.counter}
+        tid = self._record_trace("context", outcome, trace_id=trace_id, injected=injected)
+        by_id = {h.memory.id: h for h in outcome.hits}
+        return ContextResult(text=rendered.text, tokens=rendered.tokens,
+                             hits=[by_id[i] for i in rendered.included if i in by_id],
+                             dropped=injected["dropped"], conflicts=rendered.conflicts,
+                             trace_id=tid)
 
     def _record_trace(self, kind: str, outcome: RetrievalOutcome, *, trace_id: str | None,
                       injected: dict[str, Any] | None = None) -> str | None:
