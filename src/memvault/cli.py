@@ -540,8 +540,9 @@ def _eval_run(ctx: typer.Context, name: str, data: Path | None, lang: str | None
                 if phase not in tasks:
                     tasks[phase] = p.add_task(phase, total=total)
                 p.update(tasks[phase], completed=done)
+            # The strategy in force (--config / MEMVAULT_CONFIG), as for every other verb.
             run = runner.evaluate(name, data, lang=lang, split=split, embedder=c.embedder,
-                                  progress=step)
+                                  vault_kwargs={"strategy": c.config}, progress=step)
         snap = report.build_snapshot(run)
         path, png = report.write_snapshot(snap, out_dir)
         _emit(c, snap, lambda: out.print(*report.metrics_tables(snap)))

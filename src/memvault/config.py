@@ -34,6 +34,8 @@ class Weights(_Strict):
     recency: float = Field(0.05, ge=0)
     confidence: float = Field(0.05, ge=0)
     importance: float = Field(0.0, ge=0)
+    # Bonus for a memory dated inside a relative time the query names ("yesterday").
+    time: float = Field(0.1, ge=0)
     # Optional per-embedder share of `dense` (by model name); default: split evenly.
     dense_models: dict[str, float] = Field(default_factory=dict)
 

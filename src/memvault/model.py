@@ -205,13 +205,15 @@ class ScoreParts:
     recency: float = 0.0
     confidence: float = 0.0
     importance: float = 0.0
+    time_match: float = 0.0
     total: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"bm25": self.bm25, "bm25_norm": self.bm25_norm, "dense": dict(self.dense),
                 "dense_norm": dict(self.dense_norm), "relevance": self.relevance,
                 "recency": self.recency, "confidence": self.confidence,
-                "importance": self.importance, "total": self.total}
+                "importance": self.importance, "time_match": self.time_match,
+                "total": self.total}
 
 
 @dataclass(slots=True)

@@ -37,6 +37,7 @@ class RetrievalOutcome:
     now: int
     as_of: bool = False
     time_range: tuple[int | None, int | None] | None = None
+    time_range_ignored: bool = False  # named in the query, but nothing is dated inside it
     hits: list[Hit] = field(default_factory=list)
     filtered: list[tuple[Hit, str]] = field(default_factory=list)
     reranked: bool = False

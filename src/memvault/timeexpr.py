@@ -44,6 +44,14 @@ def _day_range(d: date) -> tuple[int, int]:
     return _ms(d), _ms(d + timedelta(days=1))
 
 
+def _x(r: tuple[int, int]) -> tuple[int, int, bool]:
+    return r[0], r[1], True
+
+
+def _r(r: tuple[int, int]) -> tuple[int, int, bool]:
+    return r[0], r[1], False
+
+
 def date_terms(ms: int) -> str:
     """Text whose index terms let a memory dated `ms` match date words in a query."""
     d = datetime.fromtimestamp(ms / 1000, tz=UTC)
@@ -58,13 +66,22 @@ def _zh_month(token: str) -> int:
 
 def query_range(query: str, now_ms: int) -> tuple[int, int] | None:
     """[start, end) in epoch ms of the time range a query names, or None."""
+    found = named_range(query, now_ms)
+    return None if found is None else (found[0], found[1])
+
+
+def named_range(query: str, now_ms: int) -> tuple[int, int, bool] | None:
+    """(start, end, explicit): explicit when the query names a calendar date, month or
+    year ("May 2023", "last May", "2023年5月"); not explicit for words relative to now
+    ("today", "yesterday", "last week", "上个月"), which in a conversation are as often
+    small talk as a constraint, so recall only prefers memories dated inside them."""
     q = query.lower()
     today = datetime.fromtimestamp(now_ms / 1000, tz=UTC).date()
 
     m = re.search(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", q)
     if m:
         try:
-            return _day_range(date(int(m[1]), int(m[2]), int(m[3])))
+            return _x(_day_range(date(int(m[1]), int(m[2]), int(m[3]))))
         except ValueError:
             pass
     m = re.search(r"(\d{4})\s*年\s*" + _ZH_MONTH_RE + r"(?:\s*(\d{1,2})\s*[日号])?", query)
@@ -72,25 +89,25 @@ def query_range(query: str, now_ms: int) -> tuple[int, int] | None:
         year, month = int(m[1]), _zh_month(m[2])
         if m[3]:
             try:
-                return _day_range(date(year, month, int(m[3])))
+                return _x(_day_range(date(year, month, int(m[3]))))
             except ValueError:
                 pass
-        return _month_range(year, month)
+        return _x(_month_range(year, month))
     m = re.search(rf"\b(\d{{1,2}})\s+({_MONTH_RE})\.?,?\s+(\d{{4}})\b", q)
     if m:
         try:
-            return _day_range(date(int(m[3]), _MONTH_ANY[m[2]], int(m[1])))
+            return _x(_day_range(date(int(m[3]), _MONTH_ANY[m[2]], int(m[1]))))
         except ValueError:
             pass
     m = re.search(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}),?\s+(\d{{4}})\b", q)
     if m:
         try:
-            return _day_range(date(int(m[3]), _MONTH_ANY[m[1]], int(m[2])))
+            return _x(_day_range(date(int(m[3]), _MONTH_ANY[m[1]], int(m[2]))))
         except ValueError:
             pass
     m = re.search(rf"\b({_MONTH_RE})\.?,?\s+(\d{{4}})\b", q)
     if m:
-        return _month_range(int(m[2]), _MONTH_ANY[m[1]])
+        return _x(_month_range(int(m[2]), _MONTH_ANY[m[1]]))
 
     # Relative expressions.
     m = re.search(rf"\b(last|this|next)\s+({'|'.join(MONTHS_EN)})\b", q)
@@ -101,35 +118,35 @@ def query_range(query: str, now_ms: int) -> tuple[int, int] | None:
             year -= 1 if month >= today.month else 0
         elif m[1] == "next":
             year += 1 if month <= today.month else 0
-        return _month_range(year, month)
+        return _x(_month_range(year, month))
     m = re.search(r"(去年|今年|明年|前年)\s*" + _ZH_MONTH_RE, query)
     if m:
         offset = {"去年": -1, "今年": 0, "明年": 1, "前年": -2}[m[1]]
-        return _month_range(today.year + offset, _zh_month(m[2]))
+        return _x(_month_range(today.year + offset, _zh_month(m[2])))
     if re.search(r"\byesterday\b", q) or "昨天" in query:
-        return _day_range(today - timedelta(days=1))
+        return _r(_day_range(today - timedelta(days=1)))
     if re.search(r"\btoday\b", q) or "今天" in query:
-        return _day_range(today)
+        return _r(_day_range(today))
     m = re.search(r"\b(\d{1,3})\s+days?\s+ago\b", q) or re.search(r"(\d{1,3})\s*天前", query)
     if m:
-        return _day_range(today - timedelta(days=int(m[1])))
+        return _r(_day_range(today - timedelta(days=int(m[1]))))
     if re.search(r"\blast\s+week\b", q) or "上周" in query or "上个星期" in query:
         start = today - timedelta(days=today.weekday() + 7)
-        return _ms(start), _ms(start + timedelta(days=7))
+        return _r((_ms(start), _ms(start + timedelta(days=7))))
     if re.search(r"\bthis\s+week\b", q) or "这周" in query or "本周" in query:
         start = today - timedelta(days=today.weekday())
-        return _ms(start), _ms(start + timedelta(days=7))
+        return _r((_ms(start), _ms(start + timedelta(days=7))))
     if re.search(r"\blast\s+month\b", q) or "上个月" in query or "上月" in query:
         first = today.replace(day=1)
         prev = first - timedelta(days=1)
-        return _month_range(prev.year, prev.month)
+        return _r(_month_range(prev.year, prev.month))
     if re.search(r"\bthis\s+month\b", q) or "这个月" in query or "本月" in query:
-        return _month_range(today.year, today.month)
+        return _r(_month_range(today.year, today.month))
     if re.search(r"\blast\s+year\b", q) or "去年" in query:
-        return _year_range(today.year - 1)
+        return _r(_year_range(today.year - 1))
     if re.search(r"\bthis\s+year\b", q) or "今年" in query:
-        return _year_range(today.year)
+        return _r(_year_range(today.year))
     m = re.search(r"\bin\s+(\d{4})\b", q) or re.search(r"(\d{4})\s*年", query)
     if m and 1900 <= int(m[1]) <= 2200:
-        return _year_range(int(m[1]))
+        return _x(_year_range(int(m[1])))
     return None

@@ -32,6 +32,7 @@ def build_trace(trace_id: str, kind: str, outcome: RetrievalOutcome, *, strategy
         "scope": outcome.scope.as_dict(), "query": outcome.query,
         "as_of": outcome.now if outcome.as_of else None,
         "time_range": list(outcome.time_range) if outcome.time_range else None,
+        "time_range_ignored": outcome.time_range_ignored,
         "store_filters": STORE_FILTERS, "reranked": outcome.reranked,
         "candidates": candidates, "memory_ids": ids,
     }

@@ -57,7 +57,7 @@ from .recall import (
 )
 from .store import ListFilter, Store, open_store
 from .textindex import memory_index_text, query_terms
-from .timeexpr import query_range
+from .timeexpr import named_range
 from .timeutil import TimeLike, duration_ms, now_ms, to_ms
 from .traces import build_trace
 
@@ -595,7 +595,9 @@ class Vault:
         lo, hi = to_ms(since, field="since"), to_ms(until, field="until")
         now = self.clock() if as_of is None else to_ms(as_of, field="as_of")
         assert now is not None
-        named = query_range(q, now) if r.query_time_filter else None
+        found = named_range(q, now) if r.query_time_filter else None
+        named = found[:2] if found is not None and found[2] else None
+        soft = found[:2] if found is not None and not found[2] else None
         if named is not None:
             lo = named[0] if lo is None else max(lo, named[0])
             hi = named[1] if hi is None else min(hi, named[1])
@@ -617,6 +619,24 @@ class Vault:
             parts = fuse(text, dense, r.weights)
             pool = {m.id: m for m in self.store.fetch(sc, list(parts))}
         ranked = rank(pool, parts, r, now)
+        if soft is not None:
+            for h in ranked:
+                if soft[0] <= memory_date(h.memory) < soft[1]:
+                    h.parts.time_match = 1.0
+                    h.parts.total += r.weights.time
+                    h.score = h.parts.total
+            ranked.sort(key=lambda h: (-h.score, -h.memory.updated_at, h.memory.id))
+
+        def in_range(m: Memory) -> bool:
+            d = memory_date(m)
+            return (lo is None or d >= lo) and (hi is None or d < hi)
+
+        if named is not None and since is None and until is None \
+                and not any(in_range(h.memory) for h in ranked):
+            # A range read from the query narrows only if some memory is dated inside it:
+            # "today" in a chat about last year's trip must not empty the result.
+            out.time_range = None
+            out.time_range_ignored = True
         kept: list[Hit] = []
         for h in ranked:
             m = h.memory
@@ -627,8 +647,7 @@ class Vault:
                 reason = "kind_filter"
             elif any(t not in m.tags for t in tags_):
                 reason = "tag_filter"
-            elif out.time_range is not None and not (
-                    (lo is None or memory_date(m) >= lo) and (hi is None or memory_date(m) < hi)):
+            elif out.time_range is not None and not in_range(m):
                 reason = "time_range"
             if reason:
                 out.filtered.append((h, reason))
