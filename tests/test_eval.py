@@ -6,7 +6,6 @@ MADial's JSON Lines); the real benchmarks are far too slow for a test.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from memvault.config import Strategy
 from memvault.errors import ValidationError
 from memvault.eval import metrics as M
 from memvault.eval.datasets import (
@@ -399,10 +399,11 @@ def test_snapshot_has_the_required_fields(locomo_run: RunResult, tmp_path: Path)
     assert all(k in snap for k in REQUIRED)
     assert (snap["dataset"], snap["split"], snap["n_queries"]) == ("locomo", "all", 7)
     assert snap["embedding_model"] == "use-m3"
-    weights = snap["strategy"]["weights"]
+    config = snap["strategy"]["config"]
+    weights = config["retrieval"]["weights"]
     assert isinstance(weights, dict) and "text" in weights and "dense" in weights
-    canonical = json.dumps(weights, sort_keys=True, separators=(",", ":"))
-    assert snap["strategy_hash"] == hashlib.sha256(canonical.encode()).hexdigest()
+    # The hash is the strategy's own: the same config always gives the same hash.
+    assert snap["strategy_hash"] == Strategy.model_validate(config).hash
     # All conversations here are tune (1-5): holdout is empty and left out.
     assert set(snap["metrics"]) == {"tune", "all"}
     cats = snap["metrics"]["all"]
@@ -491,7 +492,8 @@ def test_cli_eval_madial_split_with_a_strategy(data_root: Path, tmp_path: Path) 
     snap = json.loads(proc.stdout)
     assert (snap["dataset"], snap["split"], snap["n_queries"]) == ("madial-zh", "holdout", 2)
     assert set(snap["metrics"]) == {"holdout"}
-    assert snap["strategy"]["weights"]["text"] == 0.9  # the --config strategy was measured
+    # the --config strategy was measured
+    assert snap["strategy"]["config"]["retrieval"]["weights"]["text"] == 0.9
     assert list(tmp_path.glob("madial-zh-holdout-*.json"))
 
 

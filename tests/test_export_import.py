@@ -3,80 +3,29 @@ nothing on the way in."""
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from _util import ManualClock, counts, dump
+from _util import ManualClock, build_history, check_consistent, dump, export_text
 
 from memvault import ConflictError, Scope, ValidationError, Vault
 
 ME = Scope("acme", "alice")
 
 
-def _build(vault: Vault, clock: ManualClock) -> dict[str, str]:
-    ids: dict[str, str] = {}
-
-    def step() -> None:
-        clock.advance(1000)
-
-    ids["slot"] = vault.remember(ME, "用户希望报表导出为 CSV", slot="report.format", value="CSV",
-                                 tags=["报表", "export"], metadata={"来源": "聊天", "n": 1},
-                                 source_text="我要 CSV", source_ref="conv:1/msg:3",
-                                 confidence=0.9, actor="alice", reason="asked").id
-    step()
-    vault.remember(ME, "用户希望报表导出为 XLSX", slot="report.format", value={"fmt": "XLSX"},
-                   actor="bot", reason="changed", trigger_text="以后用 XLSX")
-    step()
-    vault.rollback(ME, ids["slot"], 1, actor="admin", reason="wrong")
-    step()
-    ids["frozen"] = vault.remember(ME, "Notify me by email", slot="notify.channel",
-                                   value="email", kind="preference",
-                                   valid_from="2025-01-01T00:00:00Z").id
-    step()
-    vault.freeze(ME, ids["frozen"], actor="compliance", reason="contract")
-    step()
-    ids["forgotten"] = vault.remember(ME, "The user is allergic to peanuts",
-                                      tags=["health"], ttl="30d").id
-    step()
-    vault.forget(ME, ids["forgotten"], reason="user asked")
-    step()
-    ids["purged"] = vault.remember(ME, "Secret code zebracorn42 紫色独角兽").id
-    step()
-    vault.purge(ME, ids["purged"], actor="dpo", reason="erasure")
-    step()
-    ids["agent"] = vault.remember(Scope("acme", "alice", agent="reporter", session="s1"),
-                                  "Weekly report goes out on Mondays", kind="fact").id
-    step()
-    ids["plain"] = vault.remember(ME, "Has a cat named Miso 🐱", tags=["pets"],
-                                  metadata={"nested": {"list": [1, 2.5, None, True]}}).id
-    step()
-    vault.edit(ME, ids["plain"], content="Has a cat named Miso and a dog named Bao",
-               reason="more pets")
-    # Another user's memory must not travel with alice's export.
-    vault.remember(Scope("acme", "bob"), "Bob prefers tea")
-    return ids
-
-
-def _export(vault: Vault, scope: Scope = ME) -> str:
-    buf = io.StringIO()
-    vault.export_jsonl(scope, buf)
-    return buf.getvalue()
-
-
 @pytest.fixture
 def source(make_vault: Callable[..., Vault]) -> tuple[Vault, dict[str, str]]:
     clock = ManualClock()
     v = make_vault(clock=clock)
-    return v, _build(v, clock)
+    return v, build_history(v, clock)
 
 
 def test_round_trip_is_byte_identical(source: tuple[Vault, dict[str, str]],
                                       make_vault: Callable[..., Vault]) -> None:
     src, ids = source
-    text = _export(src)
+    text = export_text(src, ME)
     lines = text.splitlines()
     assert json.loads(lines[0])["format"] == "memvault-export"
     assert len(lines) == 1 + 6  # header + every memory ever in the scope, purged included
@@ -85,7 +34,7 @@ def test_round_trip_is_byte_identical(source: tuple[Vault, dict[str, str]],
 
     dst = make_vault()
     assert dst.import_jsonl(text.splitlines(keepends=True)) == 6
-    again = _export(dst)
+    again = export_text(dst, ME)
     assert again == text
 
     for key, mid in ids.items():
@@ -102,14 +51,14 @@ def test_round_trip_is_byte_identical(source: tuple[Vault, dict[str, str]],
     assert [h.memory.value for h in dst.recall(ME, "导出格式", top_k=10)
             if h.memory.slot == "report.format"] == ["CSV"]
     assert dst.recall(ME, "dog named Bao")[0].memory.id == ids["plain"]
-    c = counts(dst)
-    assert c["memories"] == c["memories_fts"] == c["vectors"] == 5
+    c = check_consistent(dst)
+    assert c["memories"] == c["text"] == c["vectors"] == 5
 
 
 def test_import_conflicting_id_imports_nothing(source: tuple[Vault, dict[str, str]],
                                                make_vault: Callable[..., Vault]) -> None:
     src, ids = source
-    text = _export(src)
+    text = export_text(src, ME)
     dst = make_vault()
     # The target already holds one memory of the export (imported earlier on its own).
     header, *records = text.splitlines()
@@ -124,7 +73,7 @@ def test_import_conflicting_id_imports_nothing(source: tuple[Vault, dict[str, st
 
 def test_import_into_the_same_store_conflicts(source: tuple[Vault, dict[str, str]]) -> None:
     src, _ = source
-    text = _export(src)
+    text = export_text(src, ME)
     before = dump(src)
     with pytest.raises(ConflictError):
         src.import_jsonl(text.splitlines())
@@ -135,7 +84,7 @@ def test_import_of_purged_history_twice_conflicts(source: tuple[Vault, dict[str,
                                                   make_vault: Callable[..., Vault]) -> None:
     """A purged memory exports as history only; importing it twice is a conflict too."""
     src, ids = source
-    header, *records = _export(src).splitlines()
+    header, *records = export_text(src, ME).splitlines()
     purged = next(r for r in records if json.loads(r)["id"] == ids["purged"])
     assert json.loads(purged)["memory"] is None
     dst = make_vault()
@@ -189,7 +138,7 @@ def _mutations(header: str, record: str) -> dict[str, list[str]]:
 def test_malformed_input_imports_nothing(source: tuple[Vault, dict[str, str]],
                                          make_vault: Callable[..., Vault], case: str) -> None:
     src, ids = source
-    header, *records = _export(src).splitlines()
+    header, *records = export_text(src, ME).splitlines()
     plain = next(r for r in records if json.loads(r)["id"] == ids["plain"])
     lines = _mutations(header, plain)[case]
     dst = make_vault()

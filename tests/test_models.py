@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
-from _util import counts, dump, query
+from _util import check_consistent, counts, dump, query, vector_counts
 
 from memvault import ModelMismatchError, Scope, Vault
 
@@ -16,39 +15,37 @@ ME = Scope("acme", "alice")
 
 
 def test_other_model_is_refused_until_reindex(make_vault: Callable[..., Vault],
-                                             db_path: Path) -> None:
-    v = make_vault(db_path, embedder="use-m3")
+                                             db: str) -> None:
+    v = make_vault(db, embedder="use-m3")
     v.remember(ME, "用户希望报表导出为 XLSX", slot="report.format", value="XLSX")
     v.remember(ME, "The user has a cat named Miso")
     purged = v.remember(ME, "Temporary note to erase")
     v.purge(ME, purged.id)
     v.remember(Scope("acme", "bob"), "Bob prefers tea")
     v.close()
-    assert json.loads(query(db_path, "SELECT value FROM meta WHERE key = 'embedders'")[0][0]) \
+    assert json.loads(query(db, "SELECT value FROM meta WHERE key = 'embedders'")[0][0]) \
         == [{"name": "use-m3", "dim": 512}]
-    before = dump(db_path)
+    before = dump(db)
 
     with pytest.raises(ModelMismatchError) as exc:
-        make_vault(db_path, embedder="e5-small")
+        make_vault(db, embedder="e5-small")
     msg = exc.value.message
     assert "use-m3" in msg and "e5-small" in msg and "memvault reindex" in msg
-    assert dump(db_path) == before  # refusing touched nothing
+    assert dump(db) == before  # refusing touched nothing
     # Adding a second model is a different record too.
     with pytest.raises(ModelMismatchError):
-        make_vault(db_path, embedder="use-m3+e5-small")
+        make_vault(db, embedder="use-m3+e5-small")
 
-    fixer = make_vault(db_path, embedder="e5-small", check_models=False)
+    fixer = make_vault(db, embedder="e5-small", check_models=False)
     assert fixer.reindex() == 3
     fixer.close()
 
-    models = query(db_path, "SELECT model, COUNT(*), MIN(length(vec)), MAX(length(vec)) "
-                            "FROM vectors GROUP BY model")
-    assert models == [("e5-small", 3, 384 * 4, 384 * 4)]
-    assert query(db_path, "SELECT DISTINCT embedding_model FROM memories") == [("e5-small",)]
-    c = counts(db_path)
-    assert c["memories"] == c["vectors"] == c["memories_fts"] == 3
+    assert vector_counts(db) == {"e5-small": (3, 384)}
+    assert query(db, "SELECT DISTINCT embedding_model FROM memories") == [("e5-small",)]
+    c = check_consistent(db)
+    assert c["memories"] == c["vectors"] == c["text"] == 3
 
-    v2 = make_vault(db_path, embedder="e5-small")
+    v2 = make_vault(db, embedder="e5-small")
     assert v2.embedding_model == "e5-small"
     for q in ("导出格式", "which export format?"):
         hits = v2.recall(ME, q)
@@ -56,24 +53,23 @@ def test_other_model_is_refused_until_reindex(make_vault: Callable[..., Vault],
         assert set(hits[0].parts.dense) == {"e5-small"}
     # A write after reindex stores an e5-small vector only.
     v2.remember(ME, "Prefers dark mode")
-    assert query(db_path, "SELECT DISTINCT model FROM vectors") == [("e5-small",)]
+    assert vector_counts(db) == {"e5-small": (4, 384)}
     with pytest.raises(ModelMismatchError):
-        make_vault(db_path, embedder="use-m3")
+        make_vault(db, embedder="use-m3")
 
 
-def test_two_models_then_drop_one(make_vault: Callable[..., Vault], db_path: Path) -> None:
-    v = make_vault(db_path, embedder="use-m3+e5-small")
+def test_two_models_then_drop_one(make_vault: Callable[..., Vault], db: str) -> None:
+    v = make_vault(db, embedder="use-m3+e5-small")
     v.remember(ME, "Export reports as XLSX", slot="report.format", value="XLSX")
     v.remember(ME, "The user has a cat named Miso")
-    assert query(db_path, "SELECT model, COUNT(*) FROM vectors GROUP BY model ORDER BY 1") == [
-        ("e5-small", 2), ("use-m3", 2)]
+    assert vector_counts(db) == {"e5-small": (2, 384), "use-m3": (2, 512)}
     hit = v.recall(ME, "export format")[0]
     assert hit.memory.value == "XLSX" and set(hit.parts.dense) == {"use-m3", "e5-small"}
     v.close()
     with pytest.raises(ModelMismatchError):
-        make_vault(db_path, embedder="use-m3")
-    assert make_vault(db_path, embedder="use-m3", check_models=False).reindex() == 2
-    assert query(db_path, "SELECT model, COUNT(*) FROM vectors GROUP BY model") == [
-        ("use-m3", 2)]
-    assert make_vault(db_path, embedder="use-m3").recall(ME, "export format")[0] \
+        make_vault(db, embedder="use-m3")
+    assert make_vault(db, embedder="use-m3", check_models=False).reindex() == 2
+    assert vector_counts(db) == {"use-m3": (2, 512)}
+    assert counts(db)["vectors"] == 2
+    assert make_vault(db, embedder="use-m3").recall(ME, "export format")[0] \
         .memory.value == "XLSX"

@@ -99,7 +99,7 @@ def test_score_parts_are_reported(shared: tuple[Vault, ManualClock]) -> None:
                if h.memory.content not in {zh.memory.content, en.memory.content})
     assert set(hits[0].to_dict()["parts"]) == {"bm25", "bm25_norm", "dense", "dense_norm",
                                                "relevance", "recency", "confidence",
-                                               "importance", "total"}
+                                               "importance", "time_match", "total"}
 
 
 def test_top_k_and_min_score(shared: tuple[Vault, ManualClock]) -> None:
