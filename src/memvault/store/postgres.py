@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -572,7 +573,7 @@ ORDER BY 1, 2"""
                 tx.put_vectors(mrow, vectors)
 
     @contextmanager
-    def bulk_load(self, maintenance_work_mem: str = "1GB") -> Iterator[None]:
+    def bulk_load(self, maintenance_work_mem: str | None = None) -> Iterator[None]:
         """Load many rows without maintaining HNSW row by row: pgvector builds an index
         over loaded data several times faster than it inserts into one. Drops the HNSW
         indexes, yields, then (re)builds them. Exact (small-scope) search is unaffected
@@ -587,7 +588,10 @@ ORDER BY 1, 2"""
             yield
         finally:
             self._defer_hnsw = False
-            self.build_vector_indexes(maintenance_work_mem)
+            # The build is fastest when the whole graph fits in maintenance_work_mem
+            # (about 2.5 KB per 512-d vector); MEMVAULT_PG_MAINTENANCE_WORK_MEM overrides.
+            self.build_vector_indexes(maintenance_work_mem or os.environ.get(
+                "MEMVAULT_PG_MAINTENANCE_WORK_MEM", "1GB"))
 
     def build_vector_indexes(self, maintenance_work_mem: str = "1GB") -> None:
         """Create any missing HNSW index (after bulk_load, or to repair)."""
