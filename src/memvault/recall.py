@@ -47,7 +47,9 @@ def _minmax(scores: dict[str, float]) -> dict[str, float]:
     if not scores:
         return {}
     lo, hi = min(scores.values()), max(scores.values())
-    if hi - lo < 1e-12:
+    # Float noise (identical texts scored in different BLAS lanes differ by ~1e-8) must
+    # not be stretched into a 0-vs-1 difference.
+    if hi - lo < 1e-6:
         # One candidate, or all tied: each is as good as the best.
         return dict.fromkeys(scores, 1.0 if hi > 0 else 0.0)
     return {k: (v - lo) / (hi - lo) for k, v in scores.items()}

@@ -1,0 +1,157 @@
+"""Each score part and each filter of recall, on small hand-made stores (Chinese and
+English): change one input, and the part — and the order it decides — must follow."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from _util import ManualClock
+
+from memvault import Hit, Scope, Vault
+from memvault.config import Strategy
+
+ME = Scope("acme", "alice")
+DAY = 86_400_000
+
+
+def strategy(**weights: float) -> Strategy:
+    base = Strategy().model_dump()
+    base["retrieval"]["weights"].update(weights)
+    return Strategy.model_validate(base)
+
+
+def by_content(hits: list[Hit]) -> dict[str, Hit]:
+    return {h.memory.content: h for h in hits}
+
+
+def test_recency_decays_with_age_and_breaks_ties(make_vault: Callable[..., Vault],
+                                                 clock: ManualClock) -> None:
+    # Dense only: the same words embed the same, so relevance ties exactly (the date words
+    # indexed for full text differ with the date, and so would BM25's document length).
+    v = make_vault(clock=clock, strategy=strategy(text=0.0, dense=1.0, recency=0.5))
+    # The same words, told about two different days.
+    old = v.remember(ME, "The user drank oolong tea", kind="episode",
+                     valid_from=clock.now - 360 * DAY).memory
+    new = v.remember(ME, "The user drank oolong tea", kind="fact",
+                     valid_from=clock.now - 2 * DAY).memory
+    hits = {h.memory.id: h for h in v.recall(ME, "tea")}
+    half_life = v.strategy.retrieval.decay.half_life_days
+    assert hits[old.id].parts.recency == pytest.approx(0.5 ** (360 / half_life), rel=1e-6)
+    assert hits[new.id].parts.recency == pytest.approx(0.5 ** (2 / half_life), rel=1e-6)
+    assert hits[old.id].parts.relevance == pytest.approx(hits[new.id].parts.relevance)
+    assert [h.memory.id for h in v.recall(ME, "tea")] == [new.id, old.id]
+
+
+def test_confidence_and_importance_count_with_their_weights(
+        make_vault: Callable[..., Vault], clock: ManualClock) -> None:
+    v = make_vault(clock=clock, strategy=strategy(confidence=0.3, importance=0.4, recency=0))
+    v.remember(ME, "用户喜欢喝拿铁", confidence=0.4, source="system_inferred")
+    v.remember(ME, "用户喜欢喝美式咖啡", confidence=1.0, metadata={"importance": 0.9})
+    hits = by_content(v.recall(ME, "咖啡 拿铁 喜欢"))
+    low, high = hits["用户喜欢喝拿铁"], hits["用户喜欢喝美式咖啡"]
+    assert (low.parts.confidence, high.parts.confidence) == (0.4, 1.0)
+    assert (low.parts.importance, high.parts.importance) == (0.0, 0.9)
+    for h in (low, high):
+        assert h.score == pytest.approx(h.parts.relevance + 0.3 * h.parts.confidence
+                                        + 0.4 * h.parts.importance)
+
+
+def test_text_and_dense_weights_decide_relevance(make_vault: Callable[..., Vault]) -> None:
+    only_text = make_vault(strategy=strategy(text=1.0, dense=0.0, recency=0, confidence=0))
+    only_text.remember(ME, "zebracorn quarterly report")
+    only_text.remember(ME, "a striped horse with a horn")
+    top = only_text.recall(ME, "zebracorn")[0]
+    assert top.memory.content == "zebracorn quarterly report"
+    assert top.score == pytest.approx(top.parts.bm25_norm)
+    only_dense = make_vault(strategy=strategy(text=0.0, dense=1.0, recency=0, confidence=0))
+    only_dense.remember(ME, "I adore my golden retriever puppy")
+    only_dense.remember(ME, "The invoice is due on Friday")
+    top = only_dense.recall(ME, "dog")[0]
+    assert top.memory.content == "I adore my golden retriever puppy"
+    assert top.parts.bm25 == 0.0 and top.score == pytest.approx(top.parts.dense_norm["use-m3"])
+
+
+def test_min_score_and_top_k(vault: Vault) -> None:
+    for i in range(8):
+        vault.remember(ME, f"Meeting note {i} about the billing migration")
+    hits = vault.recall(ME, "billing migration", top_k=3)
+    assert len(hits) == 3 and [h.score for h in hits] == sorted(
+        (h.score for h in hits), reverse=True)
+    cut = hits[1].score
+    kept = vault.recall(ME, "billing migration", top_k=10, min_score=cut)
+    assert kept and all(h.score >= cut for h in kept)
+    t = vault.trace(ME, kept.trace_id)
+    assert any(c["outcome"] == "below_threshold" for c in t["candidates"])
+
+
+def test_kind_tag_and_date_filters(vault: Vault) -> None:
+    vault.remember(ME, "Went to the Hangzhou tea museum", kind="episode", tags=["trip"],
+                   valid_from="2023-05-08T10:00:00Z")
+    vault.remember(ME, "Went to the Shanghai tea market", kind="episode", tags=["trip"],
+                   valid_from="2024-03-02T10:00:00Z")
+    vault.remember(ME, "Likes tea", kind="preference", tags=["taste"])
+    contents = lambda hits: {h.memory.content for h in hits}  # noqa: E731
+    assert contents(vault.recall(ME, "tea", kind="episode")) == {
+        "Went to the Hangzhou tea museum", "Went to the Shanghai tea market"}
+    assert contents(vault.recall(ME, "tea", tags=["taste"])) == {"Likes tea"}
+    assert contents(vault.recall(ME, "tea", since="2024-01-01", until="2025-01-01")) == {
+        "Went to the Shanghai tea market"}
+
+
+@pytest.mark.parametrize("query", ["what did I do in May 2023", "2023年5月我去了哪里",
+                                   "tea trip on 8 May, 2023"])
+def test_explicit_date_in_query_narrows(vault: Vault, query: str) -> None:
+    vault.remember(ME, "Went to the Hangzhou tea museum", valid_from="2023-05-08T10:00:00Z")
+    vault.remember(ME, "Went to the Shanghai tea market", valid_from="2024-03-02T10:00:00Z")
+    hits = vault.recall(ME, query)
+    assert [h.memory.content for h in hits] == ["Went to the Hangzhou tea museum"]
+    t = vault.trace(ME, hits.trace_id)
+    assert t["time_range"] is not None
+    assert [c["outcome"] for c in t["candidates"] if c["outcome"] != "returned"] == [
+        "time_range"]
+
+
+def test_date_named_with_nothing_inside_does_not_empty_recall(vault: Vault) -> None:
+    vault.remember(ME, "Went to the Hangzhou tea museum", valid_from="2023-05-08T10:00:00Z")
+    hits = vault.recall(ME, "tea in March 2021")
+    assert [h.memory.content for h in hits] == ["Went to the Hangzhou tea museum"]
+    assert vault.trace(ME, hits.trace_id)["time_range_ignored"] is True
+
+
+def test_relative_time_boosts_without_filtering(make_vault: Callable[..., Vault],
+                                               clock: ManualClock) -> None:
+    v = make_vault(clock=clock, strategy=strategy(time=0.5, recency=0))
+    v.remember(ME, "Ate noodles for lunch", valid_from=clock.now - DAY)
+    v.remember(ME, "Ate dumplings for lunch", valid_from=clock.now - 40 * DAY)
+    hits = v.recall(ME, "what did I eat for lunch yesterday")
+    assert hits[0].memory.content == "Ate noodles for lunch"
+    assert {h.memory.content: h.parts.time_match for h in hits} == {
+        "Ate noodles for lunch": 1.0, "Ate dumplings for lunch": 0.0}
+    zh = v.recall(ME, "昨天午饭吃了什么")
+    assert "Ate dumplings for lunch" in {h.memory.content for h in zh}  # not filtered out
+
+
+def test_memory_date_words_match_by_full_text(vault: Vault) -> None:
+    vault.remember(ME, "Ran a half marathon", valid_from="2025-05-18T08:00:00Z")
+    vault.remember(ME, "Ran a 5k", valid_from="2025-09-01T08:00:00Z")
+    hits = by_content(vault.recall(ME, "running in May"))
+    assert hits["Ran a half marathon"].parts.bm25 > hits["Ran a 5k"].parts.bm25
+    hits = by_content(vault.recall(ME, "五月跑步"))
+    assert hits["Ran a half marathon"].parts.bm25 > 0
+
+
+def test_reranker_hook_decides_the_final_order(make_vault: Callable[..., Vault]) -> None:
+    seen: list[str] = []
+
+    def shortest_first(query: str, hits: list[Hit]) -> list[Hit]:
+        seen.append(query)
+        return sorted(hits, key=lambda h: len(h.memory.content))
+
+    v = make_vault(reranker=shortest_first)
+    v.remember(ME, "The user likes green tea very much, especially Longjing")
+    v.remember(ME, "Likes tea")
+    hits = v.recall(ME, "green tea")
+    assert seen == ["green tea"]
+    assert hits[0].memory.content == "Likes tea"
+    assert v.trace(ME, hits.trace_id)["reranked"] is True
