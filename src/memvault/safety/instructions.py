@@ -1,0 +1,205 @@
+"""Command-like and instruction-like text, in Chinese and English.
+
+Two families, both reported, neither obeyed:
+
+- "command": text phrased as an operation on the memory store ("update: …", "UPDATE：…",
+  "记住：以后…", "set preference …", "/memory …", "delete all memories"). The write gate
+  never executes such text; it is at most a statement to review.
+- "injection": text phrased to steer a model ("ignore previous instructions", "忽略之前的
+  指令", "you are now …", "system prompt", role tags such as "system:" or "<|im_start|>").
+  Stored, it could be obeyed later when it is pasted into a prompt.
+
+Matching runs on a normalised copy (NFKC, invisible characters removed, casefolded,
+common Cyrillic/Greek look-alikes mapped to Latin) so full-width letters, zero-width
+joiners and homoglyphs do not evade it; every finding's span points into the ORIGINAL text.
+This is a tripwire for review, not a proof of harmlessness: text that passes may still be
+hostile, which is why the context builder escapes everything it injects.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+__all__ = ["InstructionFinding", "is_command_like", "is_injection_like", "normalize",
+           "normalize_with_map", "scan"]
+
+# Invisible code points that are not category Cf but are used to split words unseen:
+# combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian selectors,
+# variation selectors.
+_INVISIBLE = frozenset([0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0,
+                        *range(0x180B, 0x1810), *range(0xFE00, 0xFE10),
+                        *range(0xE0100, 0xE01F0)])
+
+# Look-alikes NFKC leaves alone (it maps compatibility forms, not other scripts).
+# Applied to the detection copy only; stored text is never rewritten by this.
+_CONFUSABLES = str.maketrans({
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i",
+    "ј": "j", "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w", "к": "k", "һ": "h", "ӏ": "l",
+    "ɡ": "g", "ı": "i", "ℓ": "l",
+    "α": "a", "ο": "o", "ρ": "p", "ν": "v", "ι": "i", "κ": "k", "υ": "u", "ϲ": "c",
+    "ε": "e", "τ": "t",
+})
+
+
+def _invisible(ch: str) -> bool:
+    return unicodedata.category(ch) == "Cf" or ord(ch) in _INVISIBLE
+
+
+def normalize_with_map(text: str, *, fold: bool = True) -> tuple[str, list[int]]:
+    """The detection copy of `text` and, for each of its characters, the index of the
+    original character it came from (so spans can be reported in the original).
+
+    Per character: drop invisibles (zero-width, bidi controls, tag characters, soft
+    hyphen, variation selectors), NFKC (full-width, mathematical and circled letters,
+    ideographic space, full-width colon), then with `fold` casefold, map look-alikes and
+    drop combining marks.
+    """
+    out: list[str] = []
+    index: list[int] = []
+    for i, ch in enumerate(text):
+        if _invisible(ch):
+            continue
+        n = unicodedata.normalize("NFKC", ch)
+        if fold:
+            n = n.casefold().translate(_CONFUSABLES)
+        for c in n:
+            # Combining marks are dropped too when folding: "ig\u0308nore" reads as ignore.
+            if not _invisible(c) and not (fold and unicodedata.category(c) == "Mn"):
+                out.append(c)
+                index.append(i)
+    return "".join(out), index
+
+
+def normalize(text: str) -> str:
+    """The normalised detection copy of `text` (see normalize_with_map)."""
+    return normalize_with_map(text)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionFinding:
+    """One match. `start`/`end` index the original text; `text` is that original span."""
+
+    kind: str    # "command" | "injection"
+    code: str    # which pattern family matched, e.g. "memory_command_prefix"
+    start: int
+    end: int
+    text: str
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return (self.start, self.end)
+
+
+# Start of a line or of a sentence, then optional list/quote/bracket markup and a polite
+# prefix: "update:" is a command at the head of a clause, not inside "status update: ok".
+_HEAD = (r"(?:^|(?<=[\n\r。！？!?；;]))\s*(?:[>*\-#•·\[(【「『\"'“‘<]\s*)*"
+         r"(?:please\s+|pls\s+|请\s*|帮我\s*)?")
+_EN_VERB = (r"(?:update|upd|set|remember|memori[sz]e|memory|mem|forget|delete|del|remove|erase"
+            r"|override|overwrite|save|store|change|modify)")
+_EN_OBJ = (r"(?:\s+(?:the\s+|my\s+|your\s+|user(?:'s)?\s+)?(?:memory|memories|preferences?"
+           r"|prefs?|profile|facts?|info|settings?))?")
+_ZH_VERB = r"(?:更新|记住|记下|设置|设定|修改|更改|改为|删除|删掉|忘记|忘掉|覆盖|新增|添加|保存)"
+_ZH_OBJ = r"(?:记忆|偏好|设置|信息|画像|资料)?"
+_CLOSE = r"\s*[\])】」』>]?\s*:"
+
+_PATTERNS: list[tuple[str, str, str]] = [
+    # --- commands: operations on the memory store -----------------------------------------
+    ("command", "memory_command_prefix", _HEAD + _EN_VERB + _EN_OBJ + _CLOSE),
+    ("command", "memory_command_prefix", _HEAD + _ZH_VERB + r"\s*" + _ZH_OBJ + _CLOSE),
+    ("command", "persistent_instruction",
+     r"\b(?:remember|memori[sz]e)\b[^.\n]{0,20}?"
+     r"\b(?:from now on|going forward|henceforth|from this point on)\b"),
+    ("command", "persistent_instruction",
+     r"(?:记住|记下|记得)[^。\n]{0,10}?(?:以后|今后|往后|从现在(?:开始|起))"),
+    ("command", "set_preference",
+     r"\b(?:set|update|change)\s+(?:my\s+|the\s+|your\s+|user(?:'s)?\s+)?"
+     r"(?:preferences?|prefs?|memory|memories|profile)\b"),
+    ("command", "set_preference",
+     r"(?:设置|设定|修改|更改|更新)(?:一下)?(?:用户|我的|你的)?的?(?:偏好|记忆|画像|档案)"),
+    ("command", "slash_command",
+     r"(?:^|(?<=\s))/(?:memory|memories|mem|remember|forget|update|set|delete|clear|reset"
+     r"|wipe|save)\b"),
+    ("command", "delete_memories",
+     r"\b(?:delete|erase|wipe|clear|remove|reset|purge|drop)\s+(?:all\s+|every\s+|any\s+)?"
+     r"(?:of\s+)?(?:the\s+|your\s+|my\s+|user(?:'s)?\s+|stored\s+|saved\s+)*"
+     r"(?:memories|memory)\b"),
+    ("command", "delete_memories", r"\bforget\s+(?:everything|all)\b"),
+    ("command", "delete_memories",
+     r"(?:删除|删掉|清空|清除|抹去|抹掉|重置|忘记|忘掉)(?:掉)?(?:你的|我的|用户的)?"
+     r"(?:所有|全部|一切)?的?(?:记忆|偏好|历史记录)"),
+    ("command", "delete_memories", r"(?:忘记|忘掉)(?:所有|一切|全部)"),
+    ("command", "overwrite_memory",
+     r"\b(?:overwrite|override|replace)\s+(?:the\s+|my\s+|your\s+|user(?:'s)?\s+|existing\s+"
+     r"|old\s+|stored\s+)*(?:memory|memories|preferences?|profile)\b"),
+    ("command", "overwrite_memory", r"覆盖(?:掉)?(?:原有|之前|旧)?的?(?:记忆|偏好|设置)"),
+    # --- injection: text that tries to steer a model ------------------------------------
+    ("injection", "ignore_instructions",
+     r"\b(?:ignore|disregard|forget|override|bypass|skip|drop)\s+(?:(?:all|any|the|your|my"
+     r"|of|everything)\s+)*(?:previous|prior|above|earlier|preceding|former|original"
+     r"|existing|system|initial|old|these|those)\s+(?:instructions?|prompts?|rules?"
+     r"|directions?|directives?|messages?|context|guidelines?|commands?|constraints?)\b"),
+    ("injection", "ignore_instructions",
+     r"\bignore\s+(?:everything|all)\s+(?:above|before|previously|prior)\b"),
+    ("injection", "ignore_instructions",
+     r"(?:忽略|无视|忘记|忘掉|不要理会|不用理会|跳过|抛开|丢弃)(?:掉)?你?"
+     r"(?:之前|以前|先前|上面|上述|前面|以上|此前|原有|原来|原先|系统|所有|全部|一切)*的?"
+     r"(?:所有|全部|一切)?的?(?:指令|指示|命令|规则|提示词|提示|设定|要求|限制|约束)"),
+    ("injection", "role_override",
+     r"\byou\s+are\s+now\b|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|should|shall)\b"
+     r"|\bpretend\s+(?:to\s+be|you\s+are|that\s+you)\b"
+     r"|\byour\s+new\s+(?:role|persona|instructions?)\b"),
+    ("injection", "role_override",
+     r"你现在是|从现在(?:开始|起)[,，]?你(?:是|要|必须|将|只能)|假装你是|你的新(?:角色|身份|指令)"),
+    ("injection", "system_prompt",
+     r"\bsystem\s+(?:prompts?|messages?|instructions?)\b|\bdeveloper\s+(?:mode|messages?"
+     r"|instructions?)\b|\bjailbreak\w*"),
+    ("injection", "system_prompt", r"系统提示词?|系统指令|开发者模式|越狱"),
+    ("injection", "role_tag",
+     r"(?:^|(?<=[\n\r]))\s*[\[<]?(?:system|assistant|developer|系统|助手)\s*[\]>]?\s*:"),
+    ("injection", "role_tag",
+     r"<\|[a-z_]+\|>|\[/?inst\]|<</?sys>>|</?(?:system|assistant|developer|instructions?)>"
+     r"|#{2,}\s*(?:instructions?|system|response)\b"),
+    ("injection", "new_instructions",
+     r"\bnew\s+(?:instructions?|rules?|directives?)\s*:|新的?(?:指令|指示|规则)\s*:"),
+]
+
+# ASCII mode: \b must see a boundary between "说" and "ignore" (in Unicode mode both are
+# word characters); the detection copy has only ASCII spaces after NFKC anyway.
+_COMPILED = [(kind, code, re.compile(p, re.ASCII)) for kind, code, p in _PATTERNS]
+
+
+def scan(text: str) -> list[InstructionFinding]:
+    """Every command-like and injection-like match in `text`, ordered by position.
+    Overlapping matches of the same kind are reported once (the earliest, longest)."""
+    if not text:
+        return []
+    norm, index = normalize_with_map(text)
+    raw: list[InstructionFinding] = []
+    for kind, code, rx in _COMPILED:
+        for m in rx.finditer(norm):
+            if m.end() == m.start():
+                continue
+            # Skip leading whitespace/markup the head pattern consumed, so the span starts
+            # at the command word itself.
+            s = m.start()
+            while s < m.end() - 1 and not norm[s].isalnum() and norm[s] not in "/<[#":
+                s += 1
+            start, end = index[s], index[m.end() - 1] + 1
+            raw.append(InstructionFinding(kind, code, start, end, text[start:end]))
+    raw.sort(key=lambda f: (f.start, -(f.end - f.start)))
+    out: list[InstructionFinding] = []
+    for f in raw:
+        if any(o.kind == f.kind and o.start < f.end and f.start < o.end for o in out):
+            continue
+        out.append(f)
+    return out
+
+
+def is_command_like(text: str) -> bool:
+    return any(f.kind == "command" for f in scan(text))
+
+
+def is_injection_like(text: str) -> bool:
+    return any(f.kind == "injection" for f in scan(text))

@@ -1,0 +1,161 @@
+"""Sensitive data in memory text: phone numbers, Chinese resident ID numbers, payment card
+numbers and e-mail addresses.
+
+`find_pii(text)` reports where they are; `redact(text)` replaces each with a typed
+placeholder ("[PHONE]", "[ID_NUMBER]", "[CARD]", "[EMAIL]"). Detection runs on an NFKC,
+invisible-stripped copy with every script's digits read as ASCII digits, so full-width
+("１３８…") or Arabic-Indic digits and zero-width characters inside a number do not hide
+it; spans index the original text, so redaction removes the whole original run including
+the hidden characters.
+
+Findings carry the kind and the span, never the matched value: they travel into gate
+decisions, review queues and logs, which must not become a second copy of the data.
+Numbers are validated (ID checksum and date, Luhn for cards) to keep ordinary numbers
+(order ids, amounts, dates) out of the result.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+from .instructions import normalize_with_map
+
+__all__ = ["PLACEHOLDERS", "PiiFinding", "find_pii", "luhn_ok", "redact", "resident_id_ok"]
+
+PLACEHOLDERS: dict[str, str] = {
+    "phone": "[PHONE]",
+    "id_number": "[ID_NUMBER]",
+    "card": "[CARD]",
+    "email": "[EMAIL]",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PiiFinding:
+    kind: str    # phone | id_number | card | email
+    start: int   # span in the original text
+    end: int
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return (self.start, self.end)
+
+    @property
+    def placeholder(self) -> str:
+        return PLACEHOLDERS[self.kind]
+
+
+_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_ID_CHECK = "10X98765432"
+
+
+def resident_id_ok(number: str) -> bool:
+    """GB 11643-1999: 17 digits, a valid birth date, and the mod-11 check character."""
+    if len(number) != 18 or not number[:17].isdigit() or not number[:17].isascii():
+        return False
+    try:
+        born = date(int(number[6:10]), int(number[10:12]), int(number[12:14]))
+    except ValueError:
+        return False
+    if born.year < 1900:
+        return False
+    total = sum(int(d) * w for d, w in zip(number[:17], _ID_WEIGHTS, strict=True))
+    return _ID_CHECK[total % 11] == number[17].upper()
+
+
+def luhn_ok(digits: str) -> bool:
+    """The Luhn check of ISO/IEC 7812 card numbers."""
+    if not digits.isdigit() or not digits.isascii():
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2 == 1:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _digits(s: str) -> str:
+    return re.sub(r"[^0-9xX]", "", s)
+
+
+def _valid_id(m: re.Match[str]) -> bool:
+    return resident_id_ok(_digits(m.group()))
+
+
+def _valid_card(m: re.Match[str]) -> bool:
+    d = _digits(m.group())
+    # A run of one repeated digit passes Luhn for some lengths but is never a card.
+    return 13 <= len(d) <= 19 and len(set(d)) > 1 and luhn_ok(d)
+
+
+def _valid_intl(m: re.Match[str]) -> bool:
+    return 8 <= len(_digits(m.group())) <= 15  # E.164: at most 15 digits
+
+
+def _always(m: re.Match[str]) -> bool:
+    return True
+
+
+# (kind, pattern, validator), in priority order: a span taken by an earlier detector is
+# not reported again by a later one (an ID number is not also a card or a phone).
+_DETECTORS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], bool]]] = [
+    ("email", re.compile(
+        r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"),
+     _always),
+    ("id_number", re.compile(
+        r"(?<![0-9])[1-9][0-9]{5}[ -]?(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])"
+        r"(?:0[1-9]|[12][0-9]|3[01])[ -]?[0-9]{3}[0-9Xx](?![0-9A-Za-z])"), _valid_id),
+    # Phones with an explicit international prefix come before cards so that "+86 138…"
+    # is not read as a 13-digit card number.
+    ("phone", re.compile(
+        r"(?<![0-9])(?:\+|00)[ ]?86[ -]?1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"), _always),
+    ("phone", re.compile(
+        r"(?<![0-9A-Za-z])\+[1-9][0-9]{0,2}(?:[ .-]?\(?[0-9]{1,4}\)?){2,5}(?![0-9])"),
+     _valid_intl),
+    ("card", re.compile(r"(?<![0-9+])[2-6][0-9](?:[ -]?[0-9]){11,17}(?![0-9])"), _valid_card),
+    # CN mobile: 1[3-9]X XXXX XXXX, separators optional.
+    ("phone", re.compile(r"(?<![0-9])1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"), _always),
+    # North American numbers need separators: a bare 10-digit run is too often something
+    # else (order ids, amounts).
+    ("phone", re.compile(
+        r"(?<![0-9+])(?:1[ .-]?)?(?:\([2-9][0-9]{2}\)[ ]?|[2-9][0-9]{2}[ .-])[2-9][0-9]{2}"
+        r"[ .-][0-9]{4}(?![0-9])"), _always),
+]
+
+
+def find_pii(text: str) -> list[PiiFinding]:
+    """Every sensitive span in `text`, ordered by position, non-overlapping."""
+    if not text:
+        return []
+    norm, index = normalize_with_map(text, fold=False)
+    # NFKC leaves other scripts' digits alone ("١٣٨…"); they are still a number.
+    norm = "".join(str(unicodedata.decimal(ch)) if not ch.isascii() and ch.isdecimal()
+                   else ch for ch in norm)
+    taken: list[PiiFinding] = []
+    for kind, rx, valid in _DETECTORS:
+        for m in rx.finditer(norm):
+            if not valid(m):
+                continue
+            start, end = index[m.start()], index[m.end() - 1] + 1
+            if any(t.start < end and start < t.end for t in taken):
+                continue
+            taken.append(PiiFinding(kind, start, end))
+    return sorted(taken, key=lambda f: f.start)
+
+
+def redact(text: str, kinds: frozenset[str] | set[str] | None = None
+           ) -> tuple[str, list[PiiFinding]]:
+    """`text` with every finding (of `kinds`, default all) replaced by its placeholder,
+    and the findings that were replaced (spans refer to the input text)."""
+    findings = [f for f in find_pii(text) if kinds is None or f.kind in kinds]
+    out = text
+    for f in reversed(findings):  # right to left: earlier spans stay valid
+        out = out[:f.start] + f.placeholder + out[f.end:]
+    return out, findings
