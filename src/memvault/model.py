@@ -54,6 +54,7 @@ class Op(StrEnum):
     APPROVE = "approve"
     REJECT = "reject"
     PURGE = "purge"
+    BLOCKED = "blocked"  # a refused change to a frozen memory, recorded; state unchanged
 
 
 @dataclass(frozen=True, slots=True)

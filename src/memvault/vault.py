@@ -347,6 +347,62 @@ class Vault:
                                           trigger_text=trigger, trace_id=trace_id))
         return RememberResult("added", mem, None)
 
+    def _terms(self, m: Memory) -> str:
+        return memory_index_text(m.content, m.valid_from)
+
+    def _insert_pending(self, tx: Any, req: dict[str, Any], vectors: dict[str, np.ndarray], *,
+                        actor: str | None, reason: str | None,
+                        trigger_text: str | None) -> Memory:
+        """A staged candidate: stored (so nothing is lost) but pending, never served."""
+        now = self.clock()
+        mem = Memory(
+            id=new_id("m"), scope=req["scope"], kind=req["kind"], content=req["content"],
+            slot=req["slot"], value=req["value"], tags=req["tags"] or [],
+            metadata=req["metadata"] or {}, source=req["source"],
+            source_text=req["source_text"], source_ref=req["source_ref"],
+            confidence=req["confidence"], status=Status.PENDING.value, frozen=False,
+            version=1, valid_from=req["valid_from"], valid_to=req["valid_to"],
+            recorded_at=now, expires_at=req["expires_at"],
+            embedding_model=self.embedding_model, created_at=now, updated_at=now)
+        tx.insert(mem, content_hash(mem.content, mem.slot, mem.value), self._terms(mem),
+                  vectors)
+        tx.append_revision(self._revision(mem, Op.CREATE, None, actor=actor, reason=reason,
+                                          trigger_text=trigger_text, trace_id=None))
+        return mem
+
+    # --- the gated write path (writepath.py) -------------------------------------------
+    def observe(self, scope: Scope | dict[str, str], messages: list[Any], *,
+                source_ref: str | None = None, extractor: Any = None,
+                actor: str | None = None, actor_role: str = "user") -> Any:
+        """Keep the raw turns, extract candidate memories, and pass each through the gate:
+        added, updated, noop, staged for review, blocked (frozen) or rejected."""
+        from .writepath import observe
+
+        return observe(self, scope, messages, source_ref=source_ref, extractor=extractor,
+                       actor=actor, actor_role=actor_role)
+
+    def review_list(self, scope: Scope | dict[str, str], *, limit: int = 100) -> list[Memory]:
+        from .writepath import review_list
+
+        return review_list(self, scope, limit=limit)
+
+    def review_show(self, scope: Scope | dict[str, str], memory_id: str) -> dict[str, Any]:
+        from .writepath import review_show
+
+        return review_show(self, scope, memory_id)
+
+    def review_approve(self, scope: Scope | dict[str, str], memory_id: str, *,
+                       actor: str | None = None, reason: str | None = None) -> Memory:
+        from .writepath import review_approve
+
+        return review_approve(self, scope, memory_id, actor=actor, reason=reason)
+
+    def review_reject(self, scope: Scope | dict[str, str], memory_id: str, *,
+                      actor: str | None = None, reason: str | None = None) -> Memory:
+        from .writepath import review_reject
+
+        return review_reject(self, scope, memory_id, actor=actor, reason=reason)
+
     def _mutate(self, scope: Any, memory_id: Any, op: Op, change: Callable[[Memory], Memory],
                 *, actor: str | None, reason: str | None, trigger_text: str | None = None,
                 trace_id: str | None = None, expected_version: int | None = None,

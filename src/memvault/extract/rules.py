@@ -1,0 +1,428 @@
+"""RuleExtractor: candidate memories from a conversation with regular rules, offline.
+
+What it reads, sentence by sentence, in Chinese and English:
+
+- only USER messages. Assistant, system and tool lines never become user statements; the
+  one use of an assistant line is a guess the user answered with a bare "嗯"/"yes", which
+  yields a `system_inferred`, non-explicit candidate flagged `confirmation` (the user
+  confirmed nothing in their own words).
+- explicit preferences and facts: "I prefer …", "I'd like …", "please always …",
+  "remember that …", "我喜欢…", "请用…", "以后…用…", "我住在…", "I live in …",
+  "my budget is …", "预算…"; a slot and a normalised value when the statement names one
+  (memvault.extract.slots), else a plain statement with slot None.
+- changes of mind: "改成", "换成", "不要…了", "instead", "no longer", "not … anymore",
+  "moved to"; `replaces` holds the value the user turned away from.
+- transient states: "最近在减肥", "this week I'm …", "currently …" get a `ttl`.
+- command-like lines ("update: …", "记住：…", "[system] …", "ignore previous
+  instructions", a record about "用户"/"the user") are kept, never dropped, with
+  explicit=False, confidence ≤ 0.5 and the flag `command_like`, so the gate stages them.
+
+What it skips: questions and one-off requests ("export this as CSV", "这次用 PDF") unless
+they carry a standing marker ("always", "以后"); reported speech ("this article says …",
+"我朋友说…"); small talk without a first-person statement.
+
+Confidence: 0.95 for explicit first-person statements, standing requests and facts; 0.9 for
+"I like"/"我喜欢"; 0.85 for bare imperatives ("请用中文回答"); ×0.65 when hedged ("maybe",
+"可能"); 0.85 for statements about someone else; 0.5 for confirmations and command-like
+lines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Kind
+from . import CandidateMemory, Message, as_messages
+from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
+
+
+def _rx(*alts: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{a})" for a in alts), re.I)
+
+
+# --- sentence-level cues -----------------------------------------------------------------
+
+_CMD_PREFIX = re.compile(
+    r"^\s*(?:[\[【<(（]\s*)?(?:update|set|memory|remember|note|system|admin|instruction|"
+    r"override|记住|更新|系统|指令|备注|记忆|设置|注意|管理员|修改)\s*(?:[\]】>)）]\s*)?[:：]\s*",
+    re.I)
+_CMD_TAG = re.compile(r"^\s*[\[【<]\s*(?:system|admin|update|memory|指令|系统|管理员)\s*[\]】>]\s*",
+                      re.I)
+_INJECTION = _rx(
+    r"\bignore (?:all |any )?(?:the |your )?(?:previous|prior|above|earlier) "
+    r"(?:instructions|rules|prompts?|messages)",
+    r"\bdisregard (?:all |the |your )?(?:previous|prior|above|earlier)", r"\byou are now\b",
+    r"忽略(?:之前|以上|前面|上面|先前)的?(?:所有)?(?:指令|指示|规则|设定|内容)", r"你现在是")
+# Written like a stored record about "the user", not like a person talking.
+_RECORD = re.compile(r"^\s*(?:用户|the user\b|user\b)", re.I)
+
+_STANDING = _rx(
+    r"\b(?:always|from now on|going forward|in (?:the )?future|by default|default to|"
+    r"every time|each time|whenever|never|from here on)\b",
+    r"以后|今后|往后|后续|之后都|从现在起|从今天起|从现在开始|从今以后|默认|每次|一律|总是|永远|"
+    r"都用|一直用")
+_CHANGE = _rx(
+    r"\binstead\b", r"\bno longer\b", r"\bany ?more\b",
+    r"\bswitch(?:ed|ing)? (?:it |over |back )?to\b", r"\bchange(?:d)? (?:it |that )?to\b",
+    r"\brather than\b", r"^\s*actually\b", r"\b(?:moved|relocated) to\b",
+    r"改成|换成|改为|换为|改用|换用|改到|不再|别再|不要.{0,15}了|不用.{0,15}了|而是|其实|搬到|"
+    r"搬去|搬家到|取消")
+_PREF = _rx(
+    r"\bI(?:'d| would| might| may)?\s+(?:really\s+|much\s+|strongly\s+|also\s+|still\s+|now\s+|"
+    r"actually\s+|do\s+)?(?:prefer|like|love|want|need|enjoy|hate|dislike)\b"
+    r"(?!\s+to\s+(?:know|ask|see|understand|learn|check|try)\b)",
+    r"\bI(?:'d| would) rather\b", r"\bI\s+(?:don't|do not|never)\s+(?:like|want|need|use)\b",
+    r"\bremember (?:that|this)\b", r"\bkeep in mind\b",
+    r"\bmake sure (?:to|you)\b", r"\bmy preference\b",
+    r"\bstop (?:sending|using|emailing|texting|calling)\b",
+    r"我(?:比较|更|很|也|还是|一直|最|非常|真的|特别|就)?(?:喜欢|偏好|偏爱|倾向于?|希望|想要|要|"
+    r"习惯|爱|讨厌|不喜欢|不想|不要|受不了|需要)",
+    r"记住|记得|别忘了")
+# A polite request: a standing wish when it names a slot value ("请用中文回答"), a task
+# when it points at the thing at hand ("帮我看看这个报表").
+_POLITE = _rx(r"^\s*(?:please|pls|kindly)\b", r"^\s*(?:请|麻烦|劳驾|帮我|给我)(?!问)")
+# Stronger wording than a plain "I like": wanting, standing or remembering.
+_STRONG = _rx(r"\b(?:prefer|want|need|rather|remember|hate)\b", r"偏好|希望|想要|要|记住|讨厌|需要")
+_FACT = _rx(
+    r"\bI\s+(?:live|moved|relocated|work|take)\b", r"\bI(?:'m| am)\s+(?:based|allergic|from)\b",
+    r"\bI\s+have\s+an?\s+\w+\s+allergy\b",
+    r"\bmy\s+(?!question|problem|point|guess|bad|pleasure|issue|mistake|fault)\w+(?:'s \w+)?"
+    r"\s+(?:is|are|was)\b",
+    r"\bbudget\b",
+    r"我(?:现在|目前)?(?:住|搬|在.{1,12}(?:住|生活|工作|上班)|叫(?![了过])|每天|每晚|"
+    r"对.{1,10}过敏|是一名|是一个)", r"我的.{1,8}(?:是|为)", r"预算")
+_IMPERATIVE = _rx(
+    r"^\s*(?:please\s+)?(?:use|send|reply|respond|answer|write|email|text|notify|export|keep|"
+    r"be|give|talk|speak|stop|don't|do not|never|always|switch|change)\b",
+    r"^\s*(?:请|麻烦)?(?:用|使用|发|以|通过|回复|回答|导出|改|换|别|不要|都)")
+_QUESTION = _rx(
+    r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
+    r"should|may|shall)\b", r"[吗呢么]\s*$", r"什么|怎么|为什么|为何|哪|多少|是否|能不能|可不可以")
+_ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
+            r"这次|这一次|本次|这回")
+_DEMONSTRATIVE = _rx(r"\b(?:this|that|these|those|it)\b", r"这个|这份|这张|这篇|那个|那份|它")
+_REPORTED = _rx(
+    r"\b(?:article|post|blog|paper|study|news|website|page|tweet|book|author|he|she|they|"
+    r"friend|someone|people|experts?|report|video)\b[^.]{0,40}?\b(?:says?|said|claims?|"
+    r"claimed|writes?|wrote|argues?|suggests?|thinks?|believes?|reports?|mentions?|"
+    r"recommends?|states?)\b",
+    r"\baccording to\b", r"\bit says\b", r"^\s*(?:quote|excerpt)\b",
+    r"\bI (?:read|heard|saw) (?:that|somewhere|online|an? )",
+    r"(?:文章|帖子|博客|新闻|报道|公众号|链接|网页|书里|书上|研究|论文|作者|他|她|他们|朋友|同事|"
+    r"有人|别人|专家|视频)[^。]{0,12}?(?:说|写道|写着|称|提到|认为|表示|指出|讲|建议)",
+    r"据说|听说|据.{0,10}(?:报道|称)|转发|分享(?:一篇|一下|个)?(?:文章|链接)")
+_FIRST = _rx(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself)\b", r"我")
+_THIRD = re.compile(
+    r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:my\s+(?P<en>wife|husband|partner|son|daughter|"
+    r"kids?|child(?:ren)?|mom|mother|dad|father|parents|brother|sister|friend|boss|colleague|"
+    r"coworker|manager|girlfriend|boyfriend|team)\b|我的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
+    r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
+    r"女朋友|对象))", re.I)
+_HEDGE = _rx(
+    r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
+    r"kind of|sort of)\b",
+    r"可能|也许|或许|大概(?![\d一二两三四五六七八九十])|好像|估计|应该吧|说不定|不确定|不一定")
+# Transient states and their shelf life; the first that matches wins.
+_TTL: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_rx(r"\b(?:today|tonight)\b", r"今天|今晚|今日"), "1d"),
+    (_rx(r"\bthis week\b", r"\b(?:the next|for a) few days\b", r"\bthese few days\b",
+         r"这周|这个星期|本周|这几天|这两天|这礼拜"), "7d"),
+    (_rx(r"\bthis month\b", r"这个月|本月"), "30d"),
+    (_rx(r"\b(?:for now|at the moment|for the time being|temporarily|right now)\b",
+         r"暂时|目前|眼下|暂且"), "30d"),
+    (_rx(r"\b(?:currently|lately|these days|nowadays)\b", r"最近|近期|近来|这段时间|这阵子"),
+     "90d"),
+)
+
+# --- clause-level cues (which value a negation or a change marker applies to) -------------
+
+_BOUNDARY = _rx(r"[，,；;:：]", r"\b(?:but|though|however)\b", r"\binstead\b(?!\s+of)",
+                r"\bswitch(?:ed|ing)? (?:it |over |back )?to\b", r"\bchange(?:d)? (?:it )?to\b",
+                r"而是|但是|但|改成|换成|改为|换为|改用|换用|改到")
+_NEG = _rx(
+    r"\b(?:don't|do not|doesn't|does not|never|no|not|stop|no longer|hate|dislike|without|"
+    r"avoid)\b", r"n't\b", r"\binstead of\b", r"\brather than\b",
+    r"不要|不用|不想|不喜欢|不需要|不希望|不接受|讨厌|受不了|别|不再|停止|取消|而不是|而非|不是")
+# "短信通知就不要了": the negation follows the value in Chinese.
+_NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了)", r"^\s*(?:is|are)?\s*not\b")
+_UNIVERSAL = _rx(r"\b(?:any|all|every)\b", r"任何|所有|一切|全部")
+_PREFER_OVER = re.compile(r"\b(?:prefer|rather)\b.*\bover\b", re.I)
+_OVER = re.compile(r"\bover\b", re.I)
+
+# --- confirmations ---------------------------------------------------------------------
+
+_AFFIRM = re.compile(
+    r"^(?:嗯+|恩+|对+|对的|是的?|是啊|是呀|没错|好的?|好啊|行|可以|当然|就是这样|没问题|"
+    r"yes|yeah|yep|yup|ya|right|correct|sure|ok(?:ay)?|exactly|indeed|uh[- ]?huh|mm+|hmm+)$",
+    re.I)
+_GUESS = _rx(r"\b(?:guess|probably|might|maybe|seem|seems|assume|do you|are you|would you)\b",
+             r"猜|可能|是不是|应该|大概|估计|想必|吗|[?？]")
+_SECOND = _rx(r"\b(?:you|your)\b", r"您|你")
+
+_STRIP_LEAD_EN = re.compile(
+    r"^\s*(?:(?:and|also|so|ok|okay|oh|well|btw|by the way)\b[\s,]*)*(?:please\s+)?"
+    r"(?:remember (?:that\s+)?|keep in mind (?:that\s+)?|note that\s+)?", re.I)
+_STRIP_LEAD_ZH = re.compile(r"^\s*(?:请|麻烦)?(?:记住|记得|别忘了)[，,:：\s]*")
+
+_SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)|…+")
+
+
+def sentences(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, is_question) of each sentence, whitespace trimmed, terminator excluded.
+    Semicolons and commas stay inside: "不要短信，改成邮件" is one statement."""
+    out: list[tuple[int, int, bool]] = []
+    pos = 0
+    for m in [*_SENTENCE_END.finditer(text), None]:
+        end = m.start() if m else len(text)
+        chunk = text[pos:end]
+        lead = len(chunk) - len(chunk.lstrip())
+        s, e = pos + lead, pos + len(chunk.rstrip())
+        if e > s:
+            out.append((s, e, bool(m and re.search(r"[?？]", m.group(0)))))
+        if m is None:
+            break
+        pos = m.end()
+    return out
+
+
+def command_reason(text: str) -> str | None:
+    """Why a line reads like a command to the memory rather than a person talking, or None.
+    Shared with the LLM extractor, which applies it to what the model returns."""
+    m = _CMD_PREFIX.match(text) or _CMD_TAG.match(text)
+    if m:
+        return f"starts with the command prefix {m.group(0).strip()!r}"
+    if _INJECTION.search(text):
+        return "contains instruction-override wording"
+    if _RECORD.match(text):
+        return "written as a memory record about 'the user', not in the user's own voice"
+    return None
+
+
+def is_affirmation(text: str) -> bool:
+    """A bare "yes"/"嗯"/"对的" that adds no words of its own."""
+    parts = [p for p in re.split(r"[\s，,。.!！~～、…]+", text.strip()) if p]
+    return bool(parts) and all(_AFFIRM.match(p) for p in parts)
+
+
+@dataclass(slots=True)
+class _Decision:
+    spec: SlotSpec
+    value: Any
+    replaces: Any
+    multiple: bool = False
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _one_or_list(values: list[Any]) -> Any:
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else values
+
+
+class RuleExtractor:
+    """Offline extractor; `registry` defaults to the shared vocabulary `slots.SLOTS`."""
+
+    name = "rules"
+
+    def __init__(self, registry: SlotRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else SLOTS
+
+    # --- the pass over the conversation ------------------------------------------------------
+    def extract(self, messages: list[Message]) -> list[CandidateMemory]:
+        msgs = as_messages(messages)
+        out: list[CandidateMemory] = []
+        for i, msg in enumerate(msgs):
+            if msg.role != "user" or not msg.content.strip():
+                continue
+            if is_affirmation(msg.content):
+                prev = msgs[i - 1] if i > 0 else None
+                if prev is not None and prev.role == "assistant":
+                    out.extend(self._confirmation(prev, msg))
+                continue
+            for start, end, question in sentences(msg.content):
+                out.extend(self._sentence(msg, start, end, question))
+        return out
+
+    # --- one user sentence -------------------------------------------------------------------
+    def _sentence(self, msg: Message, start: int, end: int,
+                  question: bool) -> list[CandidateMemory]:
+        raw = msg.content[start:end]
+        prefix = _CMD_PREFIX.match(raw) or _CMD_TAG.match(raw)
+        body = raw[prefix.end():] if prefix else raw
+        if not body.strip():
+            return []
+        reason = command_reason(raw) or command_reason(body)
+        command = reason is not None
+        standing = bool(_STANDING.search(body))
+        if not command:
+            if _REPORTED.search(body):
+                return []  # someone else's claim, not the user's preference
+            if (question or _QUESTION.search(body)) and not standing:
+                return []
+            if _ONCE.search(body) and not standing:
+                return []
+        change = bool(_CHANGE.search(body))
+        pref = _PREF.search(body)
+        fact = _FACT.search(body)
+        first = _FIRST.search(body)
+        polite = _POLITE.search(body)
+        imperative = _IMPERATIVE.search(body) or polite
+        ttl_cue = next(((m, ttl) for rx, ttl in _TTL if (m := rx.search(body))), None)
+        matches = self.registry.find(body)
+        if (not command and not pref and not standing and not fact and imperative
+                and not any(m.via == "pattern" for m in matches)
+                and _DEMONSTRATIVE.search(body)):
+            return []  # "export it as CSV": about the thing at hand, not a standing wish
+        progressive = bool(ttl_cue and re.match(r"\s*(?:正?在|I'm|I am)", body[ttl_cue[0].end():],
+                                                re.I))
+        decisions = self._decide(body, matches)
+        third = _THIRD.match(body)
+        triggered = (command or standing or change or pref or fact or third
+                     or any(m.via == "pattern" for m in matches)
+                     or (first and any(m.spec.stative for m in matches))
+                     or (ttl_cue and (first or progressive))
+                     or (imperative and decisions))
+        if not triggered:
+            return []
+
+        lang = lang_of(body)
+        hedged = bool(_HEDGE.search(body))
+        if standing or change or fact or any(m.via == "pattern" for m in matches) or (
+                pref and _STRONG.search(body)):
+            conf = 0.95
+        elif pref or first or progressive or polite:
+            conf = 0.9
+        else:
+            conf = 0.85  # a bare imperative may be meant for the task at hand
+        if hedged:
+            conf *= 0.65
+        if command:
+            conf = min(conf, 0.5)
+        flags = (["command_like"] if command else []) + (["hedged"] if hedged else [])
+        note = (f"command-like line ({reason}); stage for review, do not apply"
+                if command else None)
+        s, e = _trim(msg.content, start, end)
+        common = {"source": "user_explicit", "source_text": msg.content[s:e],
+                  "message_id": msg.id, "explicit": not command, "change_of_mind": change,
+                  "at": msg.at, "extractor": self.name, "note": note}
+
+        if third:
+            who = (third.group("en") or third.group("zh")).lower()
+            content = _clean(body)
+            if not content:
+                return []
+            return [CandidateMemory(content=content, kind=Kind.FACT.value, slot=None,
+                                    value=None, confidence=min(conf, 0.85), subject=who,
+                                    ttl=ttl_cue[1] if ttl_cue else None,
+                                    flags=[*flags, "third_party"], **common)]
+
+        out: list[CandidateMemory] = []
+        for d in decisions:
+            f = list(flags)
+            if d.value is None:
+                f.append("negative_only")
+            if d.multiple:
+                f.append("multiple_values")
+            ttl = ttl_cue[1] if (ttl_cue and d.spec.transient) else d.spec.default_ttl
+            out.append(CandidateMemory(
+                content=d.spec.render(d.value, lang, replaces=d.replaces), kind=d.spec.kind,
+                slot=d.spec.key, value=d.value, replaces=d.replaces,
+                confidence=round(min(conf, 0.8) if d.multiple else conf, 3),
+                subject="user", ttl=ttl, flags=f, **common))
+        if out:
+            return out
+        content = _clean(body)
+        if not content:
+            return []
+        kind = Kind.PREFERENCE.value if (pref or standing) and not fact else Kind.FACT.value
+        return [CandidateMemory(content=content, kind=kind, slot=None, value=None,
+                                confidence=round(conf, 3), subject="user",
+                                ttl=ttl_cue[1] if ttl_cue else None, flags=flags, **common)]
+
+    # --- which value of which slot a sentence states ---------------------------------------
+    def _decide(self, text: str, matches: list[SlotMatch]) -> list[_Decision]:
+        bounds = [(m.start(), m.end()) for m in _BOUNDARY.finditer(text)]
+        changes = [m.end() for m in _CHANGE.finditer(text)]
+        prefer_over = bool(_PREFER_OVER.search(text))
+        by_spec: dict[str, list[SlotMatch]] = {}
+        for m in matches:
+            by_spec.setdefault(m.spec.key, []).append(m)
+        universal_neg = any(n.start() < u.start() for n in _NEG.finditer(text)
+                            for u in _UNIVERSAL.finditer(text))
+        for spec in self.registry:
+            # "不要任何通知" names no channel; the universal negation is the value.
+            if (spec.none_value and spec.key not in by_spec and universal_neg
+                    and self.registry.has_cue(spec, text)):
+                by_spec[spec.key] = []
+        out: list[_Decision] = []
+        for key, ms in by_spec.items():
+            spec = self.registry.get(key)
+            assert spec is not None
+            pos, neg = [], []
+            for m in ms:
+                seg_start = max((b_end for _, b_end in bounds if b_end <= m.start), default=0)
+                seg_end = min((b_start for b_start, _ in bounds if b_start >= m.end),
+                              default=len(text))
+                before, after = text[seg_start:m.start], text[m.end:seg_end]
+                negated = bool(_NEG.search(before) or _NEG_AFTER.search(after)
+                               or (prefer_over and _OVER.search(before)))
+                (neg if negated else pos).append(m)
+            if changes and pos:
+                later = [m for m in pos if m.start >= changes[-1]]
+                pos = later or pos
+            values = list({_key(m.value): m.value for m in pos}.values())
+            rejected = [x for x in {_key(m.value): m.value for m in neg}.values()
+                        if _key(x) not in {_key(y) for y in values}]
+            if not values and spec.none_value and universal_neg:
+                out.append(_Decision(spec, spec.none_value, None))
+            elif values:
+                out.append(_Decision(spec, _one_or_list(values), _one_or_list(rejected),
+                                     multiple=len(values) > 1))
+            elif rejected:
+                out.append(_Decision(spec, None, _one_or_list(rejected)))
+        return out
+
+    # --- "嗯" after the assistant's guess ----------------------------------------------------
+    def _confirmation(self, guess: Message, reply: Message) -> list[CandidateMemory]:
+        out: list[CandidateMemory] = []
+        note = (f"the assistant guessed this; the user only answered {reply.content.strip()!r}"
+                + (f" (message {reply.id})" if reply.id else ""))
+        for start, end, _ in sentences(guess.content):
+            text = guess.content[start:end]
+            if not (_GUESS.search(text) and _SECOND.search(text)):
+                continue
+            common = {"source": "system_inferred", "source_text": text,
+                      "message_id": guess.id, "explicit": False, "confidence": 0.5,
+                      "subject": "user", "flags": ["confirmation"], "note": note,
+                      "at": reply.at, "extractor": self.name}
+            decisions = self._decide(text, self.registry.find(text))
+            for d in decisions:
+                if d.value is None:
+                    continue
+                out.append(CandidateMemory(
+                    content=d.spec.render(d.value, lang_of(text)), kind=d.spec.kind,
+                    slot=d.spec.key, value=d.value, replaces=d.replaces,
+                    ttl=d.spec.default_ttl, **common))  # type: ignore[arg-type]
+            if not decisions:
+                out.append(CandidateMemory(content=text, kind=Kind.PREFERENCE.value, slot=None,
+                                           value=None, **common))  # type: ignore[arg-type]
+        return out
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    chunk = text[start:end]
+    s = start + len(chunk) - len(chunk.lstrip())
+    return s, max(s, start + len(chunk.rstrip()))
+
+
+def _clean(body: str) -> str:
+    """A plain statement's content: the sentence without "remember that", "记住，" …"""
+    text = _STRIP_LEAD_ZH.sub("", body, count=1)
+    text = _STRIP_LEAD_EN.sub("", text, count=1).strip(" \t,，;；:：")
+    return text[:1].upper() + text[1:] if text.isascii() else text

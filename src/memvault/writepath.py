@@ -1,0 +1,228 @@
+"""The gated write path: observe() and the review queue, over the Vault's commit path.
+
+observe(scope, messages) keeps every raw turn (kind `turn`, never gated: nothing an
+extractor misses is lost), extracts candidate memories, and passes each through the gate
+(gate.py) inside the transaction that commits it:
+
+    add / update  -> committed like remember(), with the gate's (redacted) content
+    noop          -> nothing written
+    stage         -> a `pending` memory carrying metadata.review (reasons, links, target)
+    block         -> a `blocked` revision on the frozen target (state unchanged)
+    reject        -> nothing written; the reasons are in the result
+
+Pending memories are never served by recall or context. review_approve applies a staged
+candidate through the same commit path (updating its target slot when it has one);
+review_reject keeps it with status `rejected` and the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from . import gate
+from . import validate as v
+from .errors import ConflictError, FrozenError, NotFoundError, ValidationError
+from .model import Memory, Op, Revision, Scope, Status
+from .timeutil import duration_ms
+
+if TYPE_CHECKING:
+    from .vault import Vault
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What happened to one candidate."""
+
+    action: str
+    reasons: list[str]
+    content: str
+    memory_id: str | None = None
+    version: int | None = None
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "reasons": self.reasons, "content": self.content,
+                "memory_id": self.memory_id, "version": self.version,
+                "message": self.message}
+
+
+@dataclass(slots=True)
+class ObserveResult:
+    turns: list[str] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turns": self.turns, "outcomes": [o.to_dict() for o in self.outcomes]}
+
+
+def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None = None,
+            extractor: Any = None, actor: str | None = None, actor_role: str = "user",
+            policy: gate.GatePolicy | None = None) -> ObserveResult:
+    from .extract import as_messages, load_extractor
+
+    sc = v.scope(scope)
+    if not isinstance(messages, list | tuple) or not messages:
+        raise ValidationError("messages: expected a non-empty list of {role, content}")
+    try:
+        msgs = as_messages(messages)
+    except (TypeError, ValueError, KeyError) as e:
+        raise ValidationError(f"messages: {e}") from None
+    for m in msgs:
+        v.text(m.content, "message content", max_chars=v.MAX_CONTENT_CHARS)
+    ref = v.text(source_ref, "source_ref", max_chars=512, required=False)
+    ext = extractor if extractor is not None else load_extractor("rules")
+    candidates = ext.extract(msgs)
+    policy = policy or gate.GatePolicy()
+    result = ObserveResult()
+    # Raw turns first, verbatim: they are records of what was said, not beliefs.
+    turn_items = [{"scope": sc, "content": m.content, "kind": "turn",
+                   "source": "user_explicit" if m.role == "user" else "tool",
+                   "source_ref": ref, "metadata": {"role": m.role,
+                                                   **({"message_id": m.id} if m.id else {})},
+                   **({"valid_from": m.at} if m.at is not None else {})} for m in msgs]
+    for r in vault.remember_many(turn_items, actor=actor, reason="observed turn"):
+        result.turns.append(r.memory.id)
+    for c in candidates:
+        result.outcomes.append(_gated_write(vault, sc, c, actor=actor, actor_role=actor_role,
+                                            source_ref=ref, policy=policy))
+    return result
+
+
+def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_role: str,
+                 source_ref: str | None, policy: gate.GatePolicy) -> Outcome:
+    from .vault import content_hash
+
+    now = vault.clock()
+    ttl_ms = duration_ms(c.ttl) if getattr(c, "ttl", None) else None
+    kind = c.kind or ("preference" if c.slot else "fact")
+    cand = gate.Candidate(content=c.content, slot=c.slot, value=c.value, kind=kind,
+                          source=c.source, confidence=c.confidence, source_text=c.source_text,
+                          actor=actor or vault.actor, actor_role=actor_role,
+                          explicit=bool(c.explicit), scope_key=sc.key(), subject=c.subject,
+                          expires_at=now + ttl_ms if ttl_ms else None,
+                          observed_at=getattr(c, "at", None))
+    screened = gate.screen(cand, policy)
+    vectors = vault._vectors([screened.content])[0]
+    with vault.store.transaction() as tx:
+        current = tx.find_slot(sc, c.slot) if c.slot else None
+        active = current if current is not None and current.status == Status.ACTIVE else None
+        dup = tx.find_duplicate(sc, content_hash(screened.content, c.slot, screened.value), kind)
+        state = gate.GateState(current=gate.MemoryView.of(active) if active else None,
+                               duplicate_id=dup.id if dup else None, now=now,
+                               scope_key=sc.key())
+        d = gate.decide(cand, state, policy)
+        reasons = [r.value for r in d.reasons]
+        why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"
+        if d.action in (gate.Action.ADD, gate.Action.UPDATE):
+            req = vault._prepare(sc, d.content, slot=c.slot, value=d.value, kind=kind,
+                                 source=c.source, source_text=d.source_text,
+                                 source_ref=source_ref, confidence=d.confidence,
+                                 metadata={"subject": c.subject} if c.subject else None,
+                                 ttl=c.ttl if ttl_ms else None)
+            r = vault._apply_remember(tx, req, vectors, actor=actor, reason=why,
+                                      trigger_text=c.source_text, trace_id=None,
+                                      expected_version=None)
+            return Outcome(r.action, reasons, d.content, r.memory.id, r.memory.version,
+                           d.message)
+        if d.action == gate.Action.STAGE:
+            review = {"reasons": reasons, "links": list(d.links), "target_id": d.target_id,
+                      "message": d.message, "extractor": getattr(c, "extractor", None)}
+            req = vault._prepare(sc, d.content, slot=c.slot, value=d.value, kind=kind,
+                                 source=c.source, source_text=d.source_text,
+                                 source_ref=source_ref, confidence=d.confidence,
+                                 metadata={"review": review,
+                                           **({"subject": c.subject} if c.subject else {})})
+            m = vault._insert_pending(tx, req, vectors, actor=actor, reason=why,
+                                      trigger_text=c.source_text)
+            return Outcome("stage", reasons, d.content, m.id, m.version, d.message)
+        if d.action == gate.Action.BLOCK and d.target_id:
+            target = tx.get(sc, d.target_id)
+            if target is not None:
+                tx.append_revision(vault._revision(
+                    replace(target, updated_at=max(now, target.updated_at)), Op.BLOCKED,
+                    target.version, actor=actor, reason=why, trigger_text=c.source_text,
+                    trace_id=None))
+            return Outcome("block", reasons, d.content, d.target_id, None, d.message)
+        return Outcome(d.action.value, reasons, d.content, d.target_id, None, d.message)
+
+
+def review_list(vault: Vault, scope: Any, *, limit: int = 100) -> list[Memory]:
+    return vault.list(scope, status="pending", limit=limit)
+
+
+def review_show(vault: Vault, scope: Any, memory_id: str) -> dict[str, Any]:
+    m = vault.get(scope, memory_id)
+    if m.status != Status.PENDING:
+        raise NotFoundError(f"memory {memory_id} is not waiting for review ({m.status})")
+    links = []
+    for lid in (m.metadata.get("review") or {}).get("links", []):
+        try:
+            links.append(vault.get(scope, lid).to_dict())
+        except NotFoundError:
+            continue
+    return {"memory": m.to_dict(), "review": m.metadata.get("review") or {},
+            "linked": links}
+
+
+def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | None = None,
+                   reason: str | None = None) -> Memory:
+    """Apply a pending candidate. With an active value of its slot, that memory gets the
+    candidate's value as its next version and the candidate is marked superseded."""
+    sc = v.scope(scope)
+    mid = v.memory_id(memory_id)
+    why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
+    with vault.store.transaction() as tx:
+        cand = tx.get(sc, mid, for_update=True)
+        if cand is None:
+            raise NotFoundError(f"no memory {mid} in scope {sc}")
+        if cand.status != Status.PENDING:
+            raise ConflictError(f"memory {mid} is {cand.status}, not pending review")
+        now = vault.clock()
+        target = tx.find_slot(cand.scope, cand.slot) if cand.slot else None
+        if target is not None and target.id != cand.id and target.status == Status.ACTIVE:
+            if target.frozen:
+                raise FrozenError(f"memory {target.id} (slot {target.slot}) is frozen; "
+                                  "unfreeze it before approving a change to it")
+            new = replace(target, content=cand.content, value=cand.value, kind=cand.kind,
+                          source=cand.source, source_text=cand.source_text,
+                          source_ref=cand.source_ref, confidence=cand.confidence,
+                          version=target.version + 1, recorded_at=now,
+                          updated_at=max(now, target.updated_at),
+                          expires_at=cand.expires_at)
+            tx.update(new, _hash(new), vault._terms(new), vault._vectors([new.content])[0])
+            tx.append_revision(vault._revision(new, Op.APPROVE, target.version, actor=actor,
+                                               reason=why or f"approved candidate {cand.id}",
+                                               trigger_text=cand.source_text, trace_id=None))
+            done = replace(cand, status=Status.SUPERSEDED.value, version=cand.version + 1,
+                           updated_at=max(now, cand.updated_at))
+            tx.update(done, _hash(done), None, None)
+            tx.append_revision(vault._revision(done, Op.APPROVE, cand.version, actor=actor,
+                                               reason=why or f"applied to {target.id}",
+                                               trigger_text=None, trace_id=None))
+            return new
+        done = replace(cand, status=Status.ACTIVE.value, version=cand.version + 1,
+                       recorded_at=now, updated_at=max(now, cand.updated_at))
+        tx.update(done, _hash(done), None, None)
+        tx.append_revision(vault._revision(done, Op.APPROVE, cand.version, actor=actor,
+                                           reason=why, trigger_text=None, trace_id=None))
+        return done
+
+
+def review_reject(vault: Vault, scope: Any, memory_id: str, *, actor: str | None = None,
+                  reason: str | None = None) -> Memory:
+    def change(m: Memory) -> Memory:
+        if m.status != Status.PENDING:
+            raise ConflictError(f"memory {m.id} is {m.status}, not pending review")
+        return replace(m, status=Status.REJECTED.value, version=m.version + 1)
+    return vault._mutate(scope, memory_id, Op.REJECT, change, actor=actor, reason=reason)
+
+
+def _hash(m: Memory) -> str:
+    from .vault import content_hash
+
+    return content_hash(m.content, m.slot, m.value)
+
+
+__all__ = ["ObserveResult", "Outcome", "Revision", "observe", "review_approve",
+           "review_list", "review_reject", "review_show"]
