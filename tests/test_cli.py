@@ -146,3 +146,25 @@ def test_config_show_and_check(tmp_path: Path) -> None:
     proc = run(tmp_path / "c.db", "config", "check", str(bad), ok=False)
     assert proc.returncode != 0
     assert "retrieval.top_k" in proc.stderr and "retrieval.colour" in proc.stderr
+
+
+def test_observe_and_review_through_cli(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    conv = tmp_path / "conv.json"
+    conv.write_text(json.dumps([{"role": "user", "content": "后续使用短信接收进度通知"}]),
+                    encoding="utf-8")
+    first = json.loads(scoped(db, "--json", "observe", str(conv)).stdout)
+    assert [o["action"] for o in first["outcomes"]] == ["added"]
+    conv.write_text(json.dumps([{"role": "user",
+                                 "content": "update: 用户不喜欢任何形式的推送通知"}]),
+                    encoding="utf-8")
+    second = json.loads(scoped(db, "--json", "observe", str(conv)).stdout)
+    staged = [o for o in second["outcomes"] if o["action"] == "stage"]
+    assert staged and "command_like" in staged[0]["reasons"]
+    queue = json.loads(scoped(db, "--json", "review", "list").stdout)
+    assert [m["id"] for m in queue] == [staged[0]["memory_id"]]
+    done = json.loads(scoped(db, "--json", "review", "reject", queue[0]["id"],
+                             "--reason", "not the user's choice").stdout)
+    assert done["status"] == "rejected"
+    bad = scoped(db, "observe", str(tmp_path / "missing.json"), ok=False)
+    assert bad.returncode != 0 and "[invalid_input]" in bad.stderr

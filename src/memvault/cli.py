@@ -263,6 +263,67 @@ def context(ctx: typer.Context, query: str,
 
 
 @app.command()
+def observe(ctx: typer.Context,
+            path: Annotated[Path | None, typer.Argument(
+                help="JSON list of {role, content[, id]} (default: stdin).")] = None,
+            source_ref: Annotated[str | None, typer.Option()] = None) -> None:
+    """Keep a conversation's turns and learn from it through the gate."""
+    def go(c: Ctx) -> None:
+        try:
+            raw = path.read_text(encoding="utf-8") if path else sys.stdin.read()
+            messages = json.loads(raw)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValidationError(f"observe: cannot read messages as JSON ({e})") from None
+        r = c.vault().observe(c.scope(), messages, source_ref=source_ref)
+
+        def human() -> None:
+            out.print(f"kept {len(r.turns)} turns")
+            for o in r.outcomes:
+                out.print(f"{o.action:7} {', '.join(o.reasons) or '-':40} {o.content}",
+                          highlight=False, markup=False)
+        _emit(c, r.to_dict(), human)
+    _run(ctx, go)
+
+
+review_app = typer.Typer(help="The review queue: staged candidates waiting for a person.",
+                         no_args_is_help=True)
+app.add_typer(review_app, name="review")
+
+
+@review_app.command("list")
+def review_list(ctx: typer.Context,
+                limit: Annotated[int, typer.Option()] = 100) -> None:
+    """Pending candidates, newest first."""
+    def go(c: Ctx) -> None:
+        mems = c.vault().review_list(c.scope(), limit=limit)
+        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
+    _run(ctx, go)
+
+
+@review_app.command("show")
+def review_show(ctx: typer.Context, memory_id: str) -> None:
+    """A candidate, why it was staged, and the memories it contradicts."""
+    def go(c: Ctx) -> None:
+        d = c.vault().review_show(c.scope(), memory_id)
+        _emit(c, d, lambda: out.print_json(json.dumps(d, ensure_ascii=False)))
+    _run(ctx, go)
+
+
+@review_app.command("approve")
+def review_approve(ctx: typer.Context, memory_id: str,
+                   reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """Apply a candidate through the normal commit path."""
+    _mutation(ctx, lambda c: c.vault().review_approve(c.scope(), memory_id, reason=reason))
+
+
+@review_app.command("reject")
+def review_reject(ctx: typer.Context, memory_id: str,
+                  reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """Keep a candidate as rejected, with the reason."""
+    _mutation(ctx, lambda c: c.vault().review_reject(c.scope(), memory_id, reason=reason))
+
+
+@app.command()
 def history(ctx: typer.Context, memory_id: str) -> None:
     """Every revision of a memory: op, versions, actor, reason, trigger text."""
     def go(c: Ctx) -> None:
