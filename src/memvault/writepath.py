@@ -76,8 +76,9 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
     policy = policy or gate.GatePolicy()
     result = ObserveResult()
     # Raw turns first, verbatim: they are records of what was said, not beliefs.
+    origin = {"user": "user_explicit", "tool": "tool"}
     turn_items = [{"scope": sc, "content": m.content, "kind": "turn",
-                   "source": "user_explicit" if m.role == "user" else "tool",
+                   "source": origin.get(m.role, "system_inferred"),
                    "source_ref": ref, "metadata": {"role": m.role,
                                                    **({"message_id": m.id} if m.id else {})},
                    **({"valid_from": m.at} if m.at is not None else {})} for m in msgs]
@@ -95,19 +96,35 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
 
     now = vault.clock()
     ttl_ms = duration_ms(c.ttl) if getattr(c, "ttl", None) else None
-    kind = c.kind or ("preference" if c.slot else "fact")
-    cand = gate.Candidate(content=c.content, slot=c.slot, value=c.value, kind=kind,
+    said_at = getattr(c, "at", None)
+    # A shelf life runs from when it was said (replayed conversations), not from now.
+    expires = (said_at or now) + ttl_ms if ttl_ms else None
+    slot = c.slot
+    if slot and c.value is None:
+        with vault.store.transaction() as tx:
+            cur = tx.find_slot(sc, slot)
+        if cur is None or cur.status != Status.ACTIVE:
+            # "I don't want SMS any more" with nothing to change: keep it as a fact, do not
+            # set the slot to an empty value.
+            slot = None
+    kind = c.kind or ("preference" if slot else "fact")
+    extra = {k: val for k, val in (("flags", list(getattr(c, "flags", []) or [])),
+                                   ("replaces", getattr(c, "replaces", None)),
+                                   ("change_of_mind", getattr(c, "change_of_mind", False)),
+                                   ("note", getattr(c, "note", None)),
+                                   ("message_id", getattr(c, "message_id", None)),
+                                   ("subject", c.subject)) if val}
+    cand = gate.Candidate(content=c.content, slot=slot, value=c.value, kind=kind,
                           source=c.source, confidence=c.confidence, source_text=c.source_text,
                           actor=actor or vault.actor, actor_role=actor_role,
                           explicit=bool(c.explicit), scope_key=sc.key(), subject=c.subject,
-                          expires_at=now + ttl_ms if ttl_ms else None,
-                          observed_at=getattr(c, "at", None))
+                          expires_at=expires, observed_at=said_at)
     screened = gate.screen(cand, policy)
     vectors = vault._vectors([screened.content])[0]
     with vault.store.transaction() as tx:
-        current = tx.find_slot(sc, c.slot) if c.slot else None
+        current = tx.find_slot(sc, slot) if slot else None
         active = current if current is not None and current.status == Status.ACTIVE else None
-        dup = tx.find_duplicate(sc, content_hash(screened.content, c.slot, screened.value), kind)
+        dup = tx.find_duplicate(sc, content_hash(screened.content, slot, screened.value), kind)
         state = gate.GateState(current=gate.MemoryView.of(active) if active else None,
                                duplicate_id=dup.id if dup else None, now=now,
                                scope_key=sc.key())
@@ -115,11 +132,10 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
         reasons = [r.value for r in d.reasons]
         why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"
         if d.action in (gate.Action.ADD, gate.Action.UPDATE):
-            req = vault._prepare(sc, d.content, slot=c.slot, value=d.value, kind=kind,
+            req = vault._prepare(sc, d.content, slot=slot, value=d.value, kind=kind,
                                  source=c.source, source_text=d.source_text,
                                  source_ref=source_ref, confidence=d.confidence,
-                                 metadata={"subject": c.subject} if c.subject else None,
-                                 ttl=c.ttl if ttl_ms else None)
+                                 metadata=extra or None, expires_at=expires)
             r = vault._apply_remember(tx, req, vectors, actor=actor, reason=why,
                                       trigger_text=c.source_text, trace_id=None,
                                       expected_version=None)
@@ -128,11 +144,10 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
         if d.action == gate.Action.STAGE:
             review = {"reasons": reasons, "links": list(d.links), "target_id": d.target_id,
                       "message": d.message, "extractor": getattr(c, "extractor", None)}
-            req = vault._prepare(sc, d.content, slot=c.slot, value=d.value, kind=kind,
+            req = vault._prepare(sc, d.content, slot=slot, value=d.value, kind=kind,
                                  source=c.source, source_text=d.source_text,
                                  source_ref=source_ref, confidence=d.confidence,
-                                 metadata={"review": review,
-                                           **({"subject": c.subject} if c.subject else {})})
+                                 metadata={"review": review, **extra}, expires_at=expires)
             m = vault._insert_pending(tx, req, vectors, actor=actor, reason=why,
                                       trigger_text=c.source_text)
             return Outcome("stage", reasons, d.content, m.id, m.version, d.message)

@@ -314,7 +314,8 @@ class LLMExtractor:
                 raise ExtractionError(f"{self.name}: HTTP {e.status_code}: {_short(e)}") from e
             except (openai.APIConnectionError, openai.APITimeoutError) as e:
                 raise _Transient(f"endpoint unreachable: {_short(e)}") from e
-            except openai.APIResponseValidationError as e:
+            except (openai.APIResponseValidationError, ValueError) as e:
+                # ValueError: the body was not JSON at all (a proxy's HTML error page).
                 raise _Invalid(f"response is not a chat completion: {_short(e)}") from e
             return self._content(resp)
 
