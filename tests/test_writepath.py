@@ -134,3 +134,19 @@ def test_review_verbs_reject_bad_targets(vault: Vault) -> None:
     with pytest.raises(ConflictError):
         vault.review_reject(ME, m.id)
     assert vault.get(ME, m.id).status == "active"
+
+
+def test_concise_and_detailed_from_two_sessions_are_both_kept_and_shown_as_conflict(
+        vault: Vault) -> None:
+    a, b = Scope("acme", "alice", session="s-a"), Scope("acme", "alice", session="s-b")
+    vault.observe(a, [user("我喜欢简洁的回答")])
+    vault.observe(b, [user("以后回答详细一点")])
+    values = sorted(m.value for m in vault.list(ME, slot="reply.verbosity", status="active"))
+    assert values == ["concise", "detailed"]  # both kept, each in its own session
+    # Inside a session, that session's value is the answer.
+    assert [h.memory.value for h in vault.recall(a, "回答风格", kind="preference")] == [
+        "concise"]
+    # For the user as a whole, the two are shown together as a conflict, not picked.
+    ctx = vault.context(ME, "回答风格 简洁 详细", budget=1200, lang="zh")
+    assert len(ctx.conflicts) == 1 and len(ctx.conflicts[0]) == 2
+    assert "用户希望回答简洁" in ctx.text and "用户希望回答详细" in ctx.text

@@ -104,19 +104,24 @@ def add_memory_parts(parts: ScoreParts, m: Memory, retrieval: Retrieval, now: in
 
 
 def collapse_slots(hits: list[Hit]) -> tuple[list[Hit], list[Hit]]:
-    """One winner per slot: the most recently updated value. Returns (kept, superseded);
-    input order (the ranking) is kept."""
-    newest: dict[str, Hit] = {}
+    """One winner per slot and exact scope: the most recently updated value. A slot has one
+    active value per exact scope, so values of one slot from two sessions or agents are
+    both current there; both are kept, and the context builder shows them as a conflict
+    rather than silently picking one. Returns (kept, superseded); order is kept."""
+    newest: dict[tuple[str, str], Hit] = {}
     for h in hits:
         if h.memory.slot is None:
             continue
-        cur = newest.get(h.memory.slot)
+        key = (h.memory.slot, h.memory.scope.key())
+        cur = newest.get(key)
         if cur is None or (h.memory.updated_at, h.memory.version) > (
                 cur.memory.updated_at, cur.memory.version):
-            newest[h.memory.slot] = h
-    kept = [h for h in hits if h.memory.slot is None or newest[h.memory.slot] is h]
-    dropped = [h for h in hits if h.memory.slot is not None and newest[h.memory.slot] is not h]
-    return kept, dropped
+            newest[key] = h
+
+    def winner(h: Hit) -> bool:
+        return h.memory.slot is None or newest[(h.memory.slot, h.memory.scope.key())] is h
+
+    return [h for h in hits if winner(h)], [h for h in hits if not winner(h)]
 
 
 def rank(memories: dict[str, Memory], parts: dict[str, ScoreParts], retrieval: Retrieval,
