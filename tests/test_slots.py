@@ -90,13 +90,19 @@ def test_duplicate_is_noop(vault: Vault) -> None:
                            reason="repeated")
     assert again.action == "noop"
     assert again.id == upd.id and again.version == 2
-    assert len(vault.history(me, upd.id)) == before
+    # No new row and no new version: the restatement is counted on the same memory.
+    history = vault.history(me, upd.id)
+    assert len(history) == before + 1 and history[-1].op == "reinforce"
+    assert (history[-1].from_version, history[-1].to_version) == (2, 2)
+    assert vault.get(me, upd.id).metadata["confirmations"] == 2
     assert len(vault.list(me)) == 1
     # A duplicate of a statement without a slot is a noop as well.
     x = vault.remember(me, "The user has a cat named Miso")
     y = vault.remember(me, "the user has a cat named miso")
     assert (x.action, y.action, y.id) == ("added", "noop", x.id)
-    assert len(vault.history(me, x.id)) == 1
+    assert [r.op for r in vault.history(me, x.id)] == ["create", "reinforce"]
+    z = vault.remember(me, "The user has a cat named Miso")
+    assert z.memory.metadata["confirmations"] == 3 and z.version == 1
 
 
 def test_slot_in_another_scope_is_independent(vault: Vault) -> None:

@@ -55,6 +55,7 @@ class Op(StrEnum):
     REJECT = "reject"
     PURGE = "purge"
     BLOCKED = "blocked"  # a refused change to a frozen memory, recorded; state unchanged
+    REINFORCE = "reinforce"  # the same statement again: confirmations +1, same version
 
 
 @dataclass(frozen=True, slots=True)

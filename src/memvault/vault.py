@@ -311,7 +311,9 @@ class Vault:
             same = (content_hash(current.content, current.slot, current.value) == h
                     and current.kind == req["kind"])
             if same and current.status == Status.ACTIVE:
-                return RememberResult("noop", current, current.version)
+                return RememberResult("noop", self._reinforce(tx, current, actor=actor,
+                                                              trigger_text=trigger),
+                                      current.version)
             new = replace(
                 current, kind=req["kind"], content=req["content"], value=req["value"],
                 tags=req["tags"] if req["tags"] is not None else current.tags,
@@ -332,7 +334,8 @@ class Vault:
             return RememberResult("updated", new, current.version)
         dup = tx.find_duplicate(sc, h, req["kind"])
         if dup is not None:
-            return RememberResult("noop", dup, dup.version)
+            return RememberResult("noop", self._reinforce(tx, dup, actor=actor,
+                                                          trigger_text=trigger), dup.version)
         mem = Memory(
             id=new_id("m"), scope=sc, kind=req["kind"], content=req["content"],
             slot=req["slot"], value=req["value"], tags=req["tags"] or [],
@@ -346,6 +349,24 @@ class Vault:
         tx.append_revision(self._revision(mem, Op.CREATE, None, actor=actor, reason=reason,
                                           trigger_text=trigger, trace_id=trace_id))
         return RememberResult("added", mem, None)
+
+    def _reinforce(self, tx: Any, m: Memory, *, actor: str | None,
+                   trigger_text: str | None) -> Memory:
+        """A duplicate confirms what is stored: count it and note when, on the same row and
+        the same version, with a `reinforce` revision. A frozen memory is left as it is."""
+        if m.frozen:
+            return m
+        now = self.clock()
+        meta = dict(m.metadata)
+        count = meta.get("confirmations")
+        meta["confirmations"] = (count if isinstance(count, int) else 1) + 1
+        meta["last_confirmed_at"] = now
+        new = replace(m, metadata=meta, updated_at=max(now, m.updated_at))
+        tx.update(new, content_hash(new.content, new.slot, new.value), None, None)
+        tx.append_revision(self._revision(new, Op.REINFORCE, m.version, actor=actor,
+                                          reason="restated", trigger_text=trigger_text,
+                                          trace_id=None))
+        return new
 
     def _terms(self, m: Memory) -> str:
         return memory_index_text(m.content, m.valid_from)

@@ -159,6 +159,11 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
                     target.version, actor=actor, reason=why, trigger_text=c.source_text,
                     trace_id=None))
             return Outcome("block", reasons, d.content, d.target_id, None, d.message)
+        if d.action == gate.Action.NOOP:
+            same = dup or active
+            if same is not None:
+                kept = vault._reinforce(tx, same, actor=actor, trigger_text=c.source_text)
+                return Outcome("noop", reasons, d.content, kept.id, kept.version, d.message)
         return Outcome(d.action.value, reasons, d.content, d.target_id, None, d.message)
 
 
