@@ -150,3 +150,18 @@ def test_concise_and_detailed_from_two_sessions_are_both_kept_and_shown_as_confl
     ctx = vault.context(ME, "回答风格 简洁 详细", budget=1200, lang="zh")
     assert len(ctx.conflicts) == 1 and len(ctx.conflicts[0]) == 2
     assert "用户希望回答简洁" in ctx.text and "用户希望回答详细" in ctx.text
+
+
+def test_sensitive_data_policy_comes_from_the_strategy(make_vault: Callable[..., Vault]) -> None:
+    from memvault.config import Strategy
+
+    redacting = make_vault()
+    res = redacting.observe(ME, [user("我住在杭州，手机号是13812345678")])
+    stored = " ".join(m.content + " " + (m.source_text or "") for m in redacting.list(ME))
+    assert "13812345678" not in stored  # not in the memory, and not in the raw turn either
+    assert any("[PHONE]" in m.content for m in redacting.list(ME, kind="turn"))
+    assert any("pii_redacted" in o.reasons for o in res.outcomes)
+    cfg = Strategy.model_validate({"write": {"pii": {"phone": "stage"}}})
+    staging = make_vault(strategy=cfg)
+    res = staging.observe(ME, [user("我住在杭州，手机号是13812345678")])
+    assert any(o.action == "stage" and "pii_staged" in o.reasons for o in res.outcomes)

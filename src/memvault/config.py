@@ -67,6 +67,26 @@ class Context(_Strict):
     max_items: int = Field(20, ge=1, le=500)
 
 
+PiiAction = Literal["redact", "stage", "allow"]
+
+
+class Pii(_Strict):
+    phone: PiiAction = "redact"
+    id_number: PiiAction = "redact"
+    card: PiiAction = "redact"
+    email: PiiAction = "redact"
+
+
+class Write(_Strict):
+    """The gate's policy for observe() (gate.GatePolicy)."""
+
+    inferred_confidence_discount: float = Field(0.5, ge=0, le=1)
+    stage_below_confidence: float = Field(0.6, ge=0, le=1)
+    pii: Pii = Pii()
+    operator_roles: list[str] = Field(default_factory=lambda: ["admin", "operator"])
+    stage_sources: list[str] = Field(default_factory=list)
+
+
 class Traces(_Strict):
     enabled: bool = True
     retention_days: float = Field(30.0, gt=0)
@@ -78,6 +98,7 @@ class Strategy(_Strict):
     name: str = "default"
     retrieval: Retrieval = Retrieval()
     context: Context = Context()
+    write: Write = Write()
     traces: Traces = Traces()
 
     @property

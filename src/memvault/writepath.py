@@ -24,6 +24,7 @@ from . import gate
 from . import validate as v
 from .errors import ConflictError, FrozenError, NotFoundError, ValidationError
 from .model import Memory, Op, Revision, Scope, Status
+from .safety.pii import redact
 from .timeutil import duration_ms
 
 if TYPE_CHECKING:
@@ -73,11 +74,18 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
     ref = v.text(source_ref, "source_ref", max_chars=512, required=False)
     ext = extractor if extractor is not None else load_extractor("rules")
     candidates = ext.extract(msgs)
-    policy = policy or gate.GatePolicy()
+    policy = policy or gate_policy(vault)
     result = ObserveResult()
     # Raw turns first, verbatim: they are records of what was said, not beliefs.
     origin = {"user": "user_explicit", "tool": "tool"}
-    turn_items = [{"scope": sc, "content": m.content, "kind": "turn",
+    # The sensitive-data policy applies to raw turns too: "redact" kinds never reach the
+    # store, not even verbatim in a turn.
+    hide = {k for k, a in policy.pii.items() if a == "redact"}
+
+    def kept(text: str) -> str:
+        return redact(text, hide)[0] if hide else text
+
+    turn_items = [{"scope": sc, "content": kept(m.content), "kind": "turn",
                    "source": origin.get(m.role, "system_inferred"),
                    "source_ref": ref, "metadata": {"role": m.role,
                                                    **({"message_id": m.id} if m.id else {})},
@@ -88,6 +96,15 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
         result.outcomes.append(_gated_write(vault, sc, c, actor=actor, actor_role=actor_role,
                                             source_ref=ref, policy=policy))
     return result
+
+
+def gate_policy(vault: Vault) -> gate.GatePolicy:
+    """The gate's policy from the strategy file (section `write`)."""
+    w = vault.strategy.write
+    return gate.GatePolicy(inferred_confidence_discount=w.inferred_confidence_discount,
+                           stage_below_confidence=w.stage_below_confidence,
+                           pii=w.pii.model_dump(), operator_roles=frozenset(w.operator_roles),
+                           stage_sources=frozenset(w.stage_sources))
 
 
 def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_role: str,
