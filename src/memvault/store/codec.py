@@ -77,3 +77,36 @@ def revision_from_row(r: Any) -> Revision:
         actor_role=r["actor_role"], reason=r["reason"], trigger_text=r["trigger_text"],
         trace_id=r["trace_id"], at=r["at"],
     )
+
+
+# --- SQL both backends share; `ph` renders a named placeholder in the driver's style ------
+
+
+def sqlite_ph(name: str) -> str:
+    return f":{name}"
+
+
+def pyformat_ph(name: str) -> str:
+    return f"%({name})s"
+
+
+def scope_where(scope: Scope, ph: Any, *, alias: str = "m",
+                exact: bool = False) -> tuple[str, dict[str, str]]:
+    """The scope predicate every query carries. tenant and user always match exactly;
+    agent and session narrow when given (reads) or must equal (exact: writes, slots)."""
+    a = alias
+    parts = [f"{a}.tenant = {ph('s_tenant')}", f"{a}.user_id = {ph('s_user')}"]
+    params = {"s_tenant": scope.tenant, "s_user": scope.user}
+    for field, value in (("agent", scope.agent), ("session", scope.session)):
+        if value or exact:
+            parts.append(f"{a}.{field} = {ph('s_' + field)}")
+            params["s_" + field] = value
+    return " AND ".join(parts), params
+
+
+def live_where(ph: Any, alias: str = "m") -> str:
+    """Servable at :now — active, unexpired, valid in the world."""
+    a, now = alias, ph("now")
+    return (f"{a}.status = 'active' AND ({a}.expires_at IS NULL OR {a}.expires_at > {now}) "
+            f"AND ({a}.valid_from IS NULL OR {a}.valid_from <= {now}) "
+            f"AND ({a}.valid_to IS NULL OR {a}.valid_to > {now})")

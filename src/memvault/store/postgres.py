@@ -65,10 +65,13 @@ from .base import FaultHook, ListFilter
 from .codec import (
     MEMORY_COLUMNS,
     REVISION_COLUMNS,
+    live_where,
     memory_from_row,
     memory_params,
+    pyformat_ph,
     revision_from_row,
     revision_params,
+    scope_where,
 )
 
 # pgvector's HNSW index takes vectors of at most 2000 dimensions; above, scans are exact.
@@ -211,9 +214,7 @@ CREATE INDEX traces_memory_ids ON traces USING gin (memory_ids);
 """),
 ]
 
-_LIVE = ("m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > %(now)s) "
-         "AND (m.valid_from IS NULL OR m.valid_from <= %(now)s) "
-         "AND (m.valid_to IS NULL OR m.valid_to > %(now)s)")
+_LIVE = live_where(pyformat_ph)
 
 _MEM_SELECT = "SELECT " + ", ".join(f"m.{c}" for c in MEMORY_COLUMNS) + " FROM memories m"
 _REV_SELECT = "SELECT " + ", ".join(f"r.{c}" for c in REVISION_COLUMNS) + " FROM revisions r"
@@ -229,23 +230,11 @@ _MIGRATION_LOCK = _lock_key("memvault.migrate")
 
 
 def _scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
-    parts = [f"{alias}.tenant = %(s_tenant)s", f"{alias}.user_id = %(s_user)s"]
-    params = {"s_tenant": scope.tenant, "s_user": scope.user}
-    if scope.agent:
-        parts.append(f"{alias}.agent = %(s_agent)s")
-        params["s_agent"] = scope.agent
-    if scope.session:
-        parts.append(f"{alias}.session = %(s_session)s")
-        params["s_session"] = scope.session
-    return " AND ".join(parts), params
+    return scope_where(scope, pyformat_ph, alias=alias)
 
 
 def _exact_scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
-    a = alias
-    return (f"{a}.tenant = %(s_tenant)s AND {a}.user_id = %(s_user)s "
-            f"AND {a}.agent = %(s_agent)s AND {a}.session = %(s_session)s",
-            {"s_tenant": scope.tenant, "s_user": scope.user, "s_agent": scope.agent,
-             "s_session": scope.session})
+    return scope_where(scope, pyformat_ph, alias=alias, exact=True)
 
 
 def _lexeme(term: str) -> str:

@@ -30,10 +30,13 @@ from .base import FaultHook, ListFilter
 from .codec import (
     MEMORY_COLUMNS,
     REVISION_COLUMNS,
+    live_where,
     memory_from_row,
     memory_params,
     revision_from_row,
     revision_params,
+    scope_where,
+    sqlite_ph,
 )
 
 MIGRATIONS: list[tuple[int, str, str]] = [
@@ -138,9 +141,7 @@ CREATE INDEX traces_scope ON traces (tenant, user_id, at);
 """),
 ]
 
-_LIVE = ("m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > :now) "
-         "AND (m.valid_from IS NULL OR m.valid_from <= :now) "
-         "AND (m.valid_to IS NULL OR m.valid_to > :now)")
+_LIVE = live_where(sqlite_ph)
 
 
 def scope_term(scope: Scope) -> str:
@@ -150,23 +151,11 @@ def scope_term(scope: Scope) -> str:
 
 
 def _scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
-    parts = [f"{alias}.tenant = :s_tenant", f"{alias}.user_id = :s_user"]
-    params = {"s_tenant": scope.tenant, "s_user": scope.user}
-    if scope.agent:
-        parts.append(f"{alias}.agent = :s_agent")
-        params["s_agent"] = scope.agent
-    if scope.session:
-        parts.append(f"{alias}.session = :s_session")
-        params["s_session"] = scope.session
-    return " AND ".join(parts), params
+    return scope_where(scope, sqlite_ph, alias=alias)
 
 
 def _exact_scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
-    a = alias
-    return (f"{a}.tenant = :s_tenant AND {a}.user_id = :s_user AND {a}.agent = :s_agent "
-            f"AND {a}.session = :s_session",
-            {"s_tenant": scope.tenant, "s_user": scope.user, "s_agent": scope.agent,
-             "s_session": scope.session})
+    return scope_where(scope, sqlite_ph, alias=alias, exact=True)
 
 
 def _fts_quote(term: str) -> str:
