@@ -17,9 +17,11 @@ import hashlib
 import io
 import json
 import secrets
+import threading
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -363,3 +365,43 @@ class ManualClock:
     def advance(self, ms: int) -> int:
         self.now += ms
         return self.now
+
+
+# --- a real HTTP peer on loopback ---------------------------------------------------------
+
+class LoopbackJSONServer:
+    """A JSON-over-HTTP server on 127.0.0.1 for protocol tests of clients (embeddings,
+    chat completions). Every POST is recorded as {path, body, auth}; `respond(request)`
+    returns (status, payload) — a payload that is a str is sent as it is (for malformed
+    bodies), anything else as JSON. `url` ends in /v1."""
+
+    def __init__(self, respond: Callable[[dict[str, Any]], tuple[int, Any]]) -> None:
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep pytest output clean
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                request = {"path": self.path, "body": body,
+                           "auth": self.headers.get("Authorization")}
+                server.requests.append(request)
+                code, payload = respond(request)
+                raw = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
+                                       daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -8,14 +8,13 @@ errors a broken endpoint produces — not the model, which is tested elsewhere.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from _util import LoopbackJSONServer
 
 from memvault import Scope, StoreError, Vault
 from memvault.embed import OpenAICompatEmbedder, load_embedder
@@ -23,49 +22,25 @@ from memvault.embed import OpenAICompatEmbedder, load_embedder
 ME = Scope("acme", "alice")
 
 
-class _Endpoint:
+class _Endpoint(LoopbackJSONServer):
+    """/v1/embeddings answered with real use-m3 vectors, or broken on purpose."""
+
     def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
         self.mode = "ok"
         self.model = load_embedder("use-m3")
-        endpoint = self
+        super().__init__(self._respond)
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # keep pytest output clean
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                endpoint.requests.append({"path": self.path, "body": body,
-                                          "auth": self.headers.get("Authorization")})
-                if endpoint.mode == "http_error":
-                    self._send(500, {"error": {"message": "model overloaded"}})
-                    return
-                if endpoint.mode == "malformed":
-                    self._send(200, {"data": [{"vector": [1, 2]}]})
-                    return
-                vecs = endpoint.model.embed_documents(body["input"])
-                data = [{"object": "embedding", "index": i, "embedding": v.tolist()}
-                        for i, v in enumerate(vecs)]
-                data.reverse()  # servers may answer out of order; `index` says which is which
-                self._send(200, {"object": "list", "data": data, "model": body["model"]})
-
-            def _send(self, code: int, payload: dict[str, Any]) -> None:
-                raw = json.dumps(payload).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def _respond(self, request: dict[str, Any]) -> tuple[int, Any]:
+        body = request["body"]
+        if self.mode == "http_error":
+            return 500, {"error": {"message": "model overloaded"}}
+        if self.mode == "malformed":
+            return 200, {"data": [{"vector": [1, 2]}]}
+        vecs = self.model.embed_documents(body["input"])
+        data = [{"object": "embedding", "index": i, "embedding": v.tolist()}
+                for i, v in enumerate(vecs)]
+        data.reverse()  # servers may answer out of order; `index` says which is which
+        return 200, {"object": "list", "data": data, "model": body["model"]}
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from _util import LoopbackJSONServer
 
 from memvault import MemvaultError, ValidationError
 from memvault.extract import ExtractionError, Extractor, Message, load_extractor
@@ -70,48 +69,22 @@ def ok(payload: Any) -> tuple[int, Any]:
     return 200, completion(text)
 
 
-class _Endpoint:
+class _Endpoint(LoopbackJSONServer):
+    """Replays `script` (one (status, payload) per request, the last one repeating)."""
+
     def __init__(self) -> None:
         self.script: list[tuple[int, Any]] = [ok({"memories": []})]
-        self.requests: list[dict[str, Any]] = []
         self.reject_json_schema = False
-        endpoint = self
+        super().__init__(self._respond)
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # keep pytest output clean
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                endpoint.requests.append({"path": self.path, "body": body,
-                                          "auth": self.headers.get("Authorization")})
-                rf = (body.get("response_format") or {}).get("type")
-                if endpoint.reject_json_schema and rf == "json_schema":
-                    self._send(400, {"error": {
-                        "message": "response_format type json_schema is not supported",
-                        "type": "invalid_request_error", "param": "response_format"}})
-                    return
-                n = len(endpoint.requests) - 1
-                status, payload = endpoint.script[min(n, len(endpoint.script) - 1)]
-                self._send(status, payload)
-
-            def _send(self, code: int, payload: Any) -> None:
-                raw = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
-                                       daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def _respond(self, request: dict[str, Any]) -> tuple[int, Any]:
+        rf = (request["body"].get("response_format") or {}).get("type")
+        if self.reject_json_schema and rf == "json_schema":
+            return 400, {"error": {
+                "message": "response_format type json_schema is not supported",
+                "type": "invalid_request_error", "param": "response_format"}}
+        n = len(self.requests) - 1
+        return self.script[min(n, len(self.script) - 1)]
 
 
 @pytest.fixture

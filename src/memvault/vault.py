@@ -336,16 +336,8 @@ class Vault:
         if dup is not None:
             return RememberResult("noop", self._reinforce(tx, dup, actor=actor,
                                                           trigger_text=trigger), dup.version)
-        mem = Memory(
-            id=new_id("m"), scope=sc, kind=req["kind"], content=req["content"],
-            slot=req["slot"], value=req["value"], tags=req["tags"] or [],
-            metadata=req["metadata"] or {}, source=req["source"],
-            source_text=req["source_text"], source_ref=req["source_ref"],
-            confidence=req["confidence"], status=Status.ACTIVE.value, frozen=False, version=1,
-            valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
-            expires_at=req["expires_at"], embedding_model=self.embedding_model,
-            created_at=now, updated_at=now)
-        tx.insert(mem, h, memory_index_text(mem.content, mem.valid_from), vectors)
+        mem = self._new_memory(req, Status.ACTIVE, now)
+        tx.insert(mem, h, self._terms(mem), vectors)
         tx.append_revision(self._revision(mem, Op.CREATE, None, actor=actor, reason=reason,
                                           trigger_text=trigger, trace_id=trace_id))
         return RememberResult("added", mem, None)
@@ -368,6 +360,18 @@ class Vault:
                                           trace_id=None))
         return new
 
+    def _new_memory(self, req: dict[str, Any], status: Status, now: int) -> Memory:
+        """Version 1 of a memory from a prepared request (see _prepare)."""
+        return Memory(
+            id=new_id("m"), scope=req["scope"], kind=req["kind"], content=req["content"],
+            slot=req["slot"], value=req["value"], tags=req["tags"] or [],
+            metadata=req["metadata"] or {}, source=req["source"],
+            source_text=req["source_text"], source_ref=req["source_ref"],
+            confidence=req["confidence"], status=status.value, frozen=False, version=1,
+            valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
+            expires_at=req["expires_at"], embedding_model=self.embedding_model,
+            created_at=now, updated_at=now)
+
     def _terms(self, m: Memory) -> str:
         return memory_index_text(m.content, m.valid_from)
 
@@ -375,16 +379,7 @@ class Vault:
                         actor: str | None, reason: str | None,
                         trigger_text: str | None) -> Memory:
         """A staged candidate: stored (so nothing is lost) but pending, never served."""
-        now = self.clock()
-        mem = Memory(
-            id=new_id("m"), scope=req["scope"], kind=req["kind"], content=req["content"],
-            slot=req["slot"], value=req["value"], tags=req["tags"] or [],
-            metadata=req["metadata"] or {}, source=req["source"],
-            source_text=req["source_text"], source_ref=req["source_ref"],
-            confidence=req["confidence"], status=Status.PENDING.value, frozen=False,
-            version=1, valid_from=req["valid_from"], valid_to=req["valid_to"],
-            recorded_at=now, expires_at=req["expires_at"],
-            embedding_model=self.embedding_model, created_at=now, updated_at=now)
+        mem = self._new_memory(req, Status.PENDING, self.clock())
         tx.insert(mem, content_hash(mem.content, mem.slot, mem.value), self._terms(mem),
                   vectors)
         tx.append_revision(self._revision(mem, Op.CREATE, None, actor=actor, reason=reason,

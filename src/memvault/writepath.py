@@ -116,33 +116,33 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
     said_at = getattr(c, "at", None)
     # A shelf life runs from when it was said (replayed conversations), not from now.
     expires = (said_at or now) + ttl_ms if ttl_ms else None
-    slot = c.slot
-    if slot and c.value is None:
-        with vault.store.transaction() as tx:
-            cur = tx.find_slot(sc, slot)
-        if cur is None or cur.status != Status.ACTIVE:
-            # "I don't want SMS any more" with nothing to change: keep it as a fact, do not
-            # set the slot to an empty value.
-            slot = None
-    kind = c.kind or ("preference" if slot else "fact")
     extra = {k: val for k, val in (("flags", list(getattr(c, "flags", []) or [])),
                                    ("replaces", getattr(c, "replaces", None)),
                                    ("change_of_mind", getattr(c, "change_of_mind", False)),
                                    ("note", getattr(c, "note", None)),
                                    ("message_id", getattr(c, "message_id", None)),
                                    ("subject", c.subject)) if val}
-    cand = gate.Candidate(content=c.content, slot=slot, value=c.value, kind=kind,
+    cand = gate.Candidate(content=c.content, slot=c.slot, value=c.value, kind=c.kind,
                           source=c.source, confidence=c.confidence, source_text=c.source_text,
                           actor=actor or vault.actor, actor_role=actor_role,
                           explicit=bool(c.explicit), scope_key=sc.key(), subject=c.subject,
                           expires_at=expires, observed_at=said_at)
+    # Redaction reads content, value and source_text only, so it (and the embedding of
+    # what will be stored) can run before the transaction.
     screened = gate.screen(cand, policy)
     vectors = vault._vectors([screened.content])[0]
     with vault.store.transaction() as tx:
+        slot = c.slot
         current = tx.find_slot(sc, slot) if slot else None
         active = current if current is not None and current.status == Status.ACTIVE else None
+        if slot and c.value is None and active is None:
+            # "I don't want SMS any more" with nothing to change: keep it as a fact, do not
+            # set the slot to an empty value.
+            slot = None
+        kind = c.kind or ("preference" if slot else "fact")
+        cand = replace(cand, slot=slot, kind=kind)
         dup = tx.find_duplicate(sc, content_hash(screened.content, slot, screened.value), kind)
-        state = gate.GateState(current=gate.MemoryView.of(active) if active else None,
+        state = gate.GateState(current=gate.MemoryView.of(active) if active and slot else None,
                                duplicate_id=dup.id if dup else None, now=now,
                                scope_key=sc.key())
         d = gate.decide(cand, state, policy)

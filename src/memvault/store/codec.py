@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..model import Memory, Revision, Scope
@@ -110,3 +111,25 @@ def live_where(ph: Any, alias: str = "m") -> str:
     return (f"{a}.status = 'active' AND ({a}.expires_at IS NULL OR {a}.expires_at > {now}) "
             f"AND ({a}.valid_from IS NULL OR {a}.valid_from <= {now}) "
             f"AND ({a}.valid_to IS NULL OR {a}.valid_to > {now})")
+
+
+def list_where(flt: Any, ph: Any) -> tuple[list[str], dict[str, Any]]:
+    """The list filters both dialects write the same way (tags differ: JSON functions)."""
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    for field, column, op in (("kind", "kind", "="), ("status", "status", "="),
+                              ("slot", "slot", "="), ("since", "updated_at", ">="),
+                              ("until", "updated_at", "<")):
+        value = getattr(flt, field)
+        if value is not None and value != "":
+            clauses.append(f"m.{column} {op} {ph(field)}")
+            params[field] = value
+    return clauses, params
+
+
+def group_revisions(revisions: Iterable[Revision]) -> Iterator[tuple[str, list[Revision]]]:
+    """(memory_id, its revisions) in order of each memory's first revision."""
+    grouped: dict[str, list[Revision]] = {}
+    for rev in revisions:
+        grouped.setdefault(rev.memory_id, []).append(rev)
+    yield from grouped.items()

@@ -65,6 +65,8 @@ from .base import FaultHook, ListFilter
 from .codec import (
     MEMORY_COLUMNS,
     REVISION_COLUMNS,
+    group_revisions,
+    list_where,
     live_where,
     memory_from_row,
     memory_params,
@@ -386,23 +388,9 @@ class PostgresStore:
 
     def list(self, scope: Scope, flt: ListFilter) -> list[Memory]:
         where, params = _scope_sql(scope)
-        clauses = [where]
-        p: dict[str, Any] = dict(params)
-        if flt.kind:
-            clauses.append("m.kind = %(kind)s")
-            p["kind"] = flt.kind
-        if flt.status:
-            clauses.append("m.status = %(status)s")
-            p["status"] = flt.status
-        if flt.slot:
-            clauses.append("m.slot = %(slot)s")
-            p["slot"] = flt.slot
-        if flt.since is not None:
-            clauses.append("m.updated_at >= %(since)s")
-            p["since"] = flt.since
-        if flt.until is not None:
-            clauses.append("m.updated_at < %(until)s")
-            p["until"] = flt.until
+        filters, fparams = list_where(flt, pyformat_ph)
+        clauses = [where, *filters]
+        p: dict[str, Any] = {**params, **fparams}
         if flt.tags:
             # tags is a JSON array as text (same bytes as SQLite); jsonb @> = has all tags.
             clauses.append("m.tags::jsonb @> %(tags)s::jsonb")
@@ -430,11 +418,7 @@ class PostgresStore:
     def scope_revisions(self, scope: Scope) -> Iterator[tuple[str, list[Revision]]]:
         where, params = _scope_sql(scope, alias="r")
         rows = self._q(f"{_REV_SELECT} WHERE {where} ORDER BY r.seq", params)
-        grouped: dict[str, list[Revision]] = {}
-        for r in rows:
-            rev = revision_from_row(r)
-            grouped.setdefault(rev.memory_id, []).append(rev)
-        yield from grouped.items()
+        yield from group_revisions(revision_from_row(r) for r in rows)
 
     def text_candidates(self, scope: Scope, terms: list[str], now: int,
                         limit: int) -> TextCandidates:

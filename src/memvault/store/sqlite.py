@@ -30,6 +30,8 @@ from .base import FaultHook, ListFilter
 from .codec import (
     MEMORY_COLUMNS,
     REVISION_COLUMNS,
+    group_revisions,
+    list_where,
     live_where,
     memory_from_row,
     memory_params,
@@ -263,22 +265,9 @@ class SQLiteStore:
 
     def list(self, scope: Scope, flt: ListFilter) -> list[Memory]:
         where, params = _scope_sql(scope)
-        clauses = [where]
-        if flt.kind:
-            clauses.append("m.kind = :kind")
-            params["kind"] = flt.kind
-        if flt.status:
-            clauses.append("m.status = :status")
-            params["status"] = flt.status
-        if flt.slot:
-            clauses.append("m.slot = :slot")
-            params["slot"] = flt.slot
-        if flt.since is not None:
-            clauses.append("m.updated_at >= :since")
-            params["since"] = flt.since
-        if flt.until is not None:
-            clauses.append("m.updated_at < :until")
-            params["until"] = flt.until
+        filters, fparams = list_where(flt, sqlite_ph)
+        clauses = [where, *filters]
+        params.update(fparams)
         for i, tag in enumerate(flt.tags):
             clauses.append(f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = :tag{i})")
             params[f"tag{i}"] = tag
@@ -303,11 +292,7 @@ class SQLiteStore:
     def scope_revisions(self, scope: Scope) -> Iterator[tuple[str, list[Revision]]]:
         where, params = _scope_sql(scope, alias="revisions")
         rows = self._q(f"{_REV_SELECT} WHERE {where} ORDER BY seq", params)
-        grouped: dict[str, list[Revision]] = {}
-        for r in rows:
-            rev = revision_from_row(r)
-            grouped.setdefault(rev.memory_id, []).append(rev)
-        yield from grouped.items()
+        yield from group_revisions(revision_from_row(r) for r in rows)
 
     def text_candidates(self, scope: Scope, terms: list[str], now: int,
                         limit: int) -> TextCandidates:
