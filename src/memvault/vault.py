@@ -802,6 +802,39 @@ class Vault:
             raise ValidationError("limit: expected a whole number in 1..1000")
         return self.store.list_traces(Scope(sc.tenant, sc.user), limit)
 
+    def profile(self, scope: Scope | dict[str, str], *,
+                as_of: TimeLike = None) -> dict[str, dict[str, Any]]:
+        """The user's active slots as a structured profile:
+        {slot: {value, content, since, source, memory_id, version, frozen}}.
+        Edits go through remember/edit (the gate and revisions), never through here."""
+        sc = v.scope(scope)
+        now = self.clock() if as_of is None else to_ms(as_of, field="as_of")
+        assert now is not None
+        out: dict[str, dict[str, Any]] = {}
+        for m in self.list(sc, status=Status.ACTIVE.value, limit=10_000, as_of=as_of):
+            if m.slot is None or not m.is_live(now):
+                continue
+            seen = out.get(m.slot)
+            # Several scopes (agent/session) may hold the same slot: the newest wins here.
+            if seen is not None and seen["since"] >= m.updated_at:
+                continue
+            out[m.slot] = {"value": m.value if m.value is not None else m.content,
+                           "content": m.content, "since": m.updated_at, "source": m.source,
+                           "memory_id": m.id, "version": m.version, "frozen": m.frozen}
+        return dict(sorted(out.items()))
+
+    def audit(self, scope: Scope | dict[str, str], *, since: TimeLike = None,
+              limit: int = 100) -> list[Revision]:
+        """Every recorded change in the scope (who, what, why), newest first."""
+        sc = v.scope(scope)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
+            raise ValidationError("limit: expected a whole number in 1..10000")
+        after = to_ms(since, field="since")
+        revs = [r for _, rs in self.store.scope_revisions(sc) for r in rs
+                if after is None or r.at >= after]
+        revs.sort(key=lambda r: (-r.at, r.memory_id, -r.to_version))
+        return revs[:limit]
+
     def history(self, scope: Scope | dict[str, str], memory_id: str) -> list[Revision]:
         sc, mid = v.scope(scope), v.memory_id(memory_id)
         revs = self.store.revisions(sc, mid)
