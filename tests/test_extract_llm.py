@@ -119,8 +119,9 @@ def test_valid_response_becomes_candidates(endpoint: _Endpoint) -> None:
 
     # Provenance comes from the message's role, not from what the model claims.
     assert (guess.source, guess.explicit, guess.message_id) == ("system_inferred", False, "a1")
-    assert guess.confidence == 0.45 and "source_demoted" in guess.flags
-    assert (tool.source, tool.explicit, tool.confidence) == ("tool", False, 0.4)
+    # The extractor keeps the model's confidence; the gate applies the one discount.
+    assert guess.confidence == 0.9 and "source_demoted" in guess.flags
+    assert (tool.source, tool.explicit, tool.confidence) == ("tool", False, 0.8)
 
     assert "command_like" in command.flags and not command.explicit
     assert command.confidence <= 0.5 and "review" in (command.note or "")
@@ -128,6 +129,20 @@ def test_valid_response_becomes_candidates(endpoint: _Endpoint) -> None:
     for c in got:
         msg = next(m for m in CONV if m.id == c.message_id)
         assert c.source_text in msg.content
+
+
+def test_observe_discounts_an_inferred_candidate_once(endpoint: _Endpoint, vault: Any) -> None:
+    """Extractor and gate must not both discount: 0.9 × the strategy's 0.5, staged."""
+    from memvault import Scope
+
+    endpoint.script = [ok(VALID)]
+    me = Scope("acme", "alice")
+    res = vault.observe(me, [{"role": m.role, "content": m.content} for m in CONV],
+                        extractor=extractor(endpoint))
+    staged = [m for m in vault.review_list(me) if m.slot == "reply.verbosity"]
+    assert [m.confidence for m in staged] == [pytest.approx(0.9 * 0.5)]
+    assert "stage" in {o.action for o in res.outcomes}
+    assert vault.list(me, slot="reply.verbosity", status="active") == []
 
 
 def test_the_request_carries_model_schema_key_and_data_framing(endpoint: _Endpoint) -> None:

@@ -152,6 +152,33 @@ def test_concise_and_detailed_from_two_sessions_are_both_kept_and_shown_as_confl
     assert "用户希望回答简洁" in ctx.text and "用户希望回答详细" in ctx.text
 
 
+@pytest.mark.parametrize("concise, background, query, lang", [
+    ("以后回答简洁一点", "回答之前先解释一下背景", "回答 简洁 背景", "zh"),
+    ("Please keep answers concise", "Always explain the background first",
+     "how should answers be: concise, background?", "en"),
+])
+def test_concise_versus_background_first_are_two_slots_shown_as_one_conflict(
+        vault: Vault, concise: str, background: str, query: str, lang: str) -> None:
+    vault.observe(ME, [user(concise)], source_ref="conv:1")
+    vault.observe(ME, [user(background)], source_ref="conv:2")
+    # Different slots: neither replaces the other, both stay active with their sources.
+    assert active(vault, "reply.verbosity") == ["concise"]
+    assert active(vault, "reply.background") == ["first"]
+    ctx = vault.context(ME, query, budget=1200, lang=lang)
+    ids = {m.id for m in vault.list(ME, status="active") if m.slot is not None}
+    assert [set(c) for c in ctx.conflicts] == [ids]
+    marker = "CONFLICT" if lang == "en" else "冲突"
+    assert marker in ctx.text
+
+
+def test_values_that_do_not_clash_are_not_shown_as_a_conflict(vault: Vault) -> None:
+    vault.observe(ME, [user("以后回答详细一点")])
+    vault.observe(ME, [user("回答之前先解释一下背景")])
+    ctx = vault.context(ME, "回答 详细 背景", budget=1200, lang="zh")
+    assert {m.value for m in vault.list(ME, status="active") if m.slot} == {"detailed", "first"}
+    assert ctx.conflicts == []
+
+
 def test_sensitive_data_policy_comes_from_the_strategy(make_vault: Callable[..., Vault]) -> None:
     from memvault.config import Strategy
 

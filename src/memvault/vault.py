@@ -22,6 +22,7 @@ import platformdirs
 
 from . import bm25
 from . import validate as v
+from .clashes import declared_conflicts
 from .config import Strategy, Weights, load_strategy
 from .embed import Embedder, load_embedders, model_record
 from .errors import (
@@ -757,7 +758,8 @@ class Vault:
         outcome = self._retrieve(scope, query, top_k=cfg.max_items, kind=kind, tags=tags,
                                  since=None, until=None, as_of=as_of, min_score=None)
         rendered = render([ContextItem.from_hit(h) for h in outcome.hits],
-                          budget_tokens=budget_, lang=lang_, now_ms=outcome.now)
+                          budget_tokens=budget_, lang=lang_, now_ms=outcome.now,
+                          conflicts=declared_conflicts([h.memory for h in outcome.hits]))
         injected = {"text": rendered.text, "tokens": rendered.tokens,
                     "budget_tokens": budget_, "lang": lang_, "block_id": rendered.block_id,
                     "included": rendered.included, "conflicts": rendered.conflicts,

@@ -28,8 +28,8 @@ What it guarantees:
   checked against the conversation: `message_index` must exist and `source_text` must be
   a span of that message.
 - the model is not trusted with provenance: an item from an assistant or system message
-  becomes `system_inferred`, from a tool message `tool`, never `user_explicit`; anything
-  not user_explicit, or not explicit, has its confidence halved; a command-like source
+  becomes `system_inferred`, from a tool message `tool`, never `user_explicit`; the gate
+  (not the extractor) discounts an inferred item's confidence; a command-like source
   ("update: …", "记住：…") is flagged `command_like`, non-explicit, confidence ≤ 0.5.
 - malformed or invalid output is retried (`retries`, default 2, so 3 requests at most),
   each retry telling the model what was wrong; so are HTTP 5xx/429 and connection errors.
@@ -376,8 +376,8 @@ class LLMExtractor:
         if source == "user_explicit" and not explicit:
             source = "system_inferred"  # inferred from the user's words, not said outright
         explicit = explicit and source == "user_explicit"
-        if not explicit:
-            conf *= 0.5  # a model's certainty about an inference tends to run high
+        # No discount here: the gate discounts system_inferred confidence once, by the
+        # strategy's factor, for every extractor alike.
         note = None
         reason = command_reason(span)
         if reason is not None:

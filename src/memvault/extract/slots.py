@@ -21,7 +21,8 @@ Built-in slots (the registry `SLOTS`):
     notify.channel     email | SMS | push | phone | wechat | none
     report.format      CSV | XLSX | PDF | JSON | DOCX | Markdown | HTML
     reply.language     zh | en | ja | ko | fr | de | es
-    reply.verbosity    concise | detailed
+    reply.verbosity    concise | detailed   (concise clashes with reply.background=first)
+    reply.background   first                ("先讲背景", "explain the background first")
     user.location      free text ("我住在杭州", "I live in Berlin")
     user.name          free text ("我叫…", "my name is …")
     user.budget        {"amount": 5000, "currency": "CNY", "period": "month"}
@@ -102,6 +103,9 @@ class SlotSpec:
     templates: Mapping[str, str] = field(default_factory=dict)
     labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     display: Callable[[Any], str] | None = None
+    # Values of *other* slots this slot's value pulls against ("concise" vs "explain the
+    # background first"): both stay active, and the context builder shows them as a conflict.
+    clashes: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     _compiled: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -233,6 +237,18 @@ class SlotRegistry:
 
     def copy(self) -> SlotRegistry:
         return SlotRegistry(self)
+
+    def clash(self, a: tuple[str, Any], b: tuple[str, Any]) -> bool:
+        """Whether (slot, value) `a` and `b` are declared to pull against each other (in
+        either spec); values of the same slot are versions, never a clash."""
+        if a[0] == b[0]:
+            return False
+        for (s1, v1), (s2, v2) in ((a, b), (b, a)):
+            spec = self._specs.get(s1)
+            if spec is not None and isinstance(v1, str) and \
+                    (s2, v2) in spec.clashes.get(v1, ()):
+                return True
+        return False
 
     def _compiled(self, spec: SlotSpec) -> tuple[re.Pattern[str], re.Pattern[str],
                                                    dict[str, str]]:
@@ -556,7 +572,18 @@ BUILTIN: tuple[SlotSpec, ...] = (
         needs_cue=True,
         labels={"zh": {"concise": "简洁", "detailed": "详细"},
                 "en": {"concise": "concise", "detailed": "detailed"}},
-        templates={"en": "The user prefers {value} answers", "zh": "用户希望回答{value}"}),
+        templates={"en": "The user prefers {value} answers", "zh": "用户希望回答{value}"},
+        clashes={"concise": (("reply.background", "first"),)}),
+    SlotSpec(
+        "reply.background", "whether answers should explain the background first",
+        values={"first": ("背景", "来龙去脉", "前因后果", "background", "the backstory",
+                          "the context first")},
+        cues=("解释", "讲", "介绍", "说明", "交代", "先", "explain", "start with", "give me",
+              "walk me through", "cover", "include"),
+        needs_cue=True,
+        labels={"zh": {"first": "先解释背景"}, "en": {"first": "explain the background first"}},
+        templates={"en": "The user wants answers to {value}", "zh": "用户希望回答{value}"},
+        clashes={"first": (("reply.verbosity", "concise"),)}),
     SlotSpec(
         "user.location", "where the user lives", kind=Kind.PROFILE.value,
         patterns=(
