@@ -137,6 +137,26 @@ CASES: list[tuple[str, Callable[[Vault, str], Any], type[Exception], str]] = [
     ("list_status_bogus", call("list", ME, status="gone"), ValidationError, "status"),
     ("history_bad_id", call("history", ME, ""), ValidationError, "id"),
     ("diff_bad_version", call("diff", ME, "$id", 1, 9), VersionError, "9"),
+    # the write path and the review queue
+    ("observe_no_messages", call("observe", ME, []), ValidationError, "messages"),
+    ("observe_string", call("observe", ME, "I prefer CSV"), ValidationError, "messages"),
+    ("observe_bad_role", call("observe", ME, [{"role": "boss", "content": "hi"}]),
+     ValidationError, "role"),
+    ("observe_empty_content", call("observe", ME, [{"role": "user", "content": " "}]),
+     ValidationError, "content"),
+    ("observe_bad_scope", call("observe", {"tenant": "acme"},
+                               [{"role": "user", "content": "I prefer CSV"}]),
+     ScopeError, "user"),
+    ("observe_source_ref_int", call("observe", ME, [{"role": "user", "content": "hi"}],
+                                    source_ref=5), ValidationError, "source_ref"),
+    ("review_show_unknown", call("review_show", ME, "m_nope"), NotFoundError, "m_nope"),
+    ("review_approve_bad_id", call("review_approve", ME, ""), ValidationError, "id"),
+    ("review_approve_active", call("review_approve", ME, "$id"), ConflictError, "$id"),
+    ("review_reject_unknown", call("review_reject", ME, "m_nope"), NotFoundError, "m_nope"),
+    ("review_list_limit", call("review_list", ME, limit=0), ValidationError, "limit"),
+    ("profile_bad_scope", call("profile", {"tenant": "acme", "user": ""}), ScopeError, "user"),
+    ("audit_limit_text", call("audit", ME, limit="9"), ValidationError, "limit"),
+    ("audit_since_words", call("audit", ME, since="yesterday-ish"), ValidationError, "since"),
 ]
 
 
