@@ -1,0 +1,65 @@
+"""profile(scope): the user's active slots; audit(scope): every change, newest first."""
+
+from __future__ import annotations
+
+from _util import ManualClock
+
+from memvault import Scope, Vault
+
+ME = Scope("acme", "alice")
+BOB = Scope("acme", "bob")
+HOUR = 3_600_000
+
+
+def test_profile_is_the_current_value_of_each_slot(clocked_vault: Vault,
+                                                   clock: ManualClock) -> None:
+    v = clocked_vault
+    v.remember(ME, slot="report.format", value="CSV", reason="first ask")
+    t_csv = clock.now
+    clock.advance(HOUR)
+    upd = v.remember(ME, slot="report.format", value="XLSX", reason="changed mind")
+    clock.advance(HOUR)
+    v.remember(ME, slot="notify.channel", value="email", source="admin_manual")
+    v.remember(ME, "likes hiking")  # no slot: not part of the profile
+    v.remember(BOB, slot="report.format", value="PDF")  # another user's slot
+    lapsing = v.remember(ME, slot="diet.goal", value="weight_loss", ttl="1h").memory
+    prof = v.profile(ME)
+    assert set(prof) == {"report.format", "notify.channel", "diet.goal"}
+    assert prof["report.format"]["value"] == "XLSX"
+    assert prof["report.format"]["version"] == 2
+    assert prof["report.format"]["memory_id"] == upd.memory.id
+    assert prof["notify.channel"]["source"] == "admin_manual"
+    # As of before the change, the profile said CSV.
+    assert v.profile(ME, as_of=t_csv)["report.format"]["value"] == "CSV"
+    # A lapsed shelf life leaves the profile even before sweep demotes it.
+    clock.advance(2 * HOUR)
+    assert "diet.goal" not in v.profile(ME)
+    assert v.get(ME, lapsing.id).status == "active"
+    # A frozen slot is shown as frozen; a forgotten one disappears.
+    v.freeze(ME, upd.memory.id, reason="confirmed by phone")
+    assert v.profile(ME)["report.format"]["frozen"] is True
+    v.forget(ME, prof["notify.channel"]["memory_id"], reason="user asked")
+    assert "notify.channel" not in v.profile(ME)
+    assert v.profile(BOB) == {"report.format": v.profile(BOB)["report.format"]}
+    assert v.profile(BOB)["report.format"]["value"] == "PDF"
+
+
+def test_audit_lists_every_change_with_actor_and_reason(clocked_vault: Vault,
+                                                        clock: ManualClock) -> None:
+    v = clocked_vault
+    m = v.remember(ME, slot="report.format", value="CSV", actor="app", reason="first").memory
+    clock.advance(HOUR)
+    v.remember(ME, slot="report.format", value="XLSX", actor="app", reason="second")
+    clock.advance(HOUR)
+    mark = clock.now
+    v.rollback(ME, m.id, 1, actor="ops@acme", reason="wrong update")
+    v.remember(BOB, "bob's secret")
+    log = v.audit(ME)
+    assert [(r.op, r.to_version, r.actor, r.reason) for r in log] == [
+        ("rollback", 3, "ops@acme", "wrong update"),
+        ("update", 2, "app", "second"),
+        ("create", 1, "app", "first")]
+    assert all(r.scope.user == "alice" for r in log)
+    assert [r.op for r in v.audit(ME, since=mark)] == ["rollback"]
+    assert len(v.audit(ME, limit=2)) == 2
+    assert [r.reason for r in v.audit(BOB)] == [None]
