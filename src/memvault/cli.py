@@ -572,6 +572,24 @@ def demo(ctx: typer.Context) -> None:
         _fail(e)
 
 
+@app.command()
+def mcp(ctx: typer.Context,
+        transport: Annotated[str, typer.Option(
+            help="stdio, or http (streamable HTTP at /mcp).")] = "stdio",
+        host: Annotated[str, typer.Option(help="http: address to bind.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option(help="http: port.")] = 8765) -> None:
+    """Serve the verbs to MCP clients, in the one scope given by --tenant/--user
+    (docs/mcp.md)."""
+    from .mcpserver import serve, server_scope  # the MCP SDK loads only for this command
+
+    def go(c: Ctx) -> None:
+        scope = server_scope(c.scope())  # checked before the store is opened
+        if c.actor == "cli":  # the global default; revisions should say who wrote
+            c.actor = "mcp"
+        serve(c.vault, scope, transport=transport, host=host, port=port)
+    _run(ctx, go)
+
+
 # --- eval: retrieval benchmarks; the logic lives in memvault.eval --------------------------
 
 eval_app = typer.Typer(no_args_is_help=True, help="Retrieval evaluation on LoCoMo and "
