@@ -15,6 +15,11 @@ _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000,
             "w": 7 * 86_400_000, "y": 365 * 86_400_000}
 
 
+# 9999-12-31T23:59:59.999Z. Beyond it neither datetime nor the stores' 64-bit integers cope:
+# a larger time is a ValidationError, not an OverflowError deep in a driver.
+MAX_MS = 253_402_300_799_999
+
+
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -28,6 +33,8 @@ def to_ms(value: TimeLike, *, field: str = "time") -> int | None:
     if isinstance(value, int | float):
         if value < 0:
             raise ValidationError(f"{field}: negative time {value}")
+        if not value <= MAX_MS:  # also NaN and infinity
+            raise ValidationError(f"{field}: time {value} is after the year 9999")
         return int(value)
     if isinstance(value, datetime):
         dt = value if value.tzinfo else value.replace(tzinfo=UTC)
@@ -35,7 +42,7 @@ def to_ms(value: TimeLike, *, field: str = "time") -> int | None:
     if isinstance(value, str):
         text = value.strip()
         if text.isdigit():
-            return int(text)
+            return to_ms(int(text), field=field)
         try:
             dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
@@ -55,6 +62,8 @@ def duration_ms(value: int | float | str | timedelta | None, *, field: str = "tt
     if isinstance(value, timedelta):
         ms = int(value.total_seconds() * 1000)
     elif isinstance(value, int | float):
+        if not -MAX_MS <= value <= MAX_MS:  # also NaN and infinity
+            raise ValidationError(f"{field}: duration {value} is out of range")
         ms = int(value * 1000)
     elif isinstance(value, str):
         m = _DURATION.match(value)
@@ -65,6 +74,8 @@ def duration_ms(value: int | float | str | timedelta | None, *, field: str = "tt
         raise ValidationError(f"{field}: expected a duration, got {type(value).__name__}")
     if ms <= 0:
         raise ValidationError(f"{field}: duration must be positive")
+    if ms > MAX_MS:
+        raise ValidationError(f"{field}: duration is longer than the calendar")
     return ms
 
 

@@ -30,6 +30,7 @@ from .errors import (
     FrozenError,
     ModelMismatchError,
     NotFoundError,
+    ScopeError,
     ValidationError,
     VersionError,
 )
@@ -605,17 +606,26 @@ class Vault:
              status: str | None = None, slot: str | None = None,
              tags: Iterable[str] | None = None, since: TimeLike = None,
              until: TimeLike = None, as_of: TimeLike = None, limit: int = 100,
-             offset: int = 0) -> list[Memory]:
+             offset: int = 0, source: str | None = None, frozen: bool | None = None,
+             expiring_before: TimeLike = None, q: str | None = None) -> list[Memory]:
+        """Newest first. source, frozen, expiring_before (has a TTL ending before then)
+        and q (case-insensitive substring of the content) narrow further."""
         sc = v.scope(scope)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
             raise ValidationError("limit: expected a whole number in 1..10000")
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset: expected a whole number >= 0")
+        if isinstance(offset, bool) or not isinstance(offset, int) or not \
+                0 <= offset <= 1_000_000_000:  # beyond, SQLite's integers overflow
+            raise ValidationError("offset: expected a whole number in 0..1000000000")
         flt = ListFilter(kind=v.kind(kind) if kind else None,
                          status=v.status(status) if status else None, slot=v.slot(slot),
                          tags=v.tags(tags), since=to_ms(since, field="since"),
-                         until=to_ms(until, field="until"), limit=limit, offset=offset)
+                         until=to_ms(until, field="until"), limit=limit, offset=offset,
+                         source=v.source(source) if source else None, frozen=frozen,
+                         expires_before=to_ms(expiring_before, field="expiring_before"),
+                         q=v.text(q, "q", max_chars=v.MAX_CONTENT_CHARS, required=False) or None)
         if as_of is None:
+        if frozen is not None and not isinstance(frozen, bool):
+            raise ValidationError("frozen: expected true or false")
             return self.store.list(sc, flt)
         at = to_ms(as_of, field="as_of")
         assert at is not None
@@ -628,7 +638,12 @@ class Vault:
                     or (flt.slot and m.slot != flt.slot)
                     or any(t not in m.tags for t in flt.tags)
                     or (flt.since is not None and m.updated_at < flt.since)
-                    or (flt.until is not None and m.updated_at >= flt.until)):
+                    or (flt.until is not None and m.updated_at >= flt.until)
+                    or (flt.source and m.source != flt.source)
+                    or (flt.frozen is not None and m.frozen != flt.frozen)
+                    or (flt.expires_before is not None and (
+                        m.expires_at is None or m.expires_at >= flt.expires_before))
+                    or (flt.q and flt.q.casefold() not in m.content.casefold())):
                 continue
             out.append(m)
         out.sort(key=lambda m: (-m.updated_at, m.id))
@@ -877,11 +892,14 @@ class Vault:
         return n
 
     def import_jsonl(self, lines: Iterable[str], *, batch: int = 512, atomic: bool = True,
-                     progress: Callable[[int], None] | None = None) -> int:
+                     progress: Callable[[int], None] | None = None,
+                     scope: Scope | dict[str, str] | None = None) -> int:
         """Load an export. With atomic=True (default) it is all or nothing: a bad line or an
         id that exists fails the lot. atomic=False commits every `batch` memories (bulk
-        loads); a failure then leaves the earlier batches in place and names the line."""
-        records = _parse_export(lines)
+        loads); a failure then leaves the earlier batches in place and names the line.
+        With `scope`, every memory and revision must lie inside it (ScopeError otherwise):
+        a caller allowed one scope cannot load rows into another."""
+        records = _parse_export(lines, v.scope(scope) if scope is not None else None)
         total = 0
 
         def load(tx: Any, chunk: list[tuple[Memory | None, list[Revision]]]) -> None:
@@ -952,7 +970,15 @@ class Vault:
         return done
 
 
-def _parse_export(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+def _inside(sc: Scope, within: Scope | None) -> bool:
+    return within is None or (
+        sc.tenant == within.tenant and sc.user == within.user
+        and all(not w or getattr(sc, f) == w for f, w in (("agent", within.agent),
+                                                             ("session", within.session))))
+
+
+def _parse_export(lines: Iterable[str], within: Scope | None = None
+                  ) -> Iterator[dict[str, Any]]:
     it = iter(lines)
     try:
         header = json.loads(next(it))
@@ -977,13 +1003,15 @@ def _parse_export(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         try:
             if rec.get("memory") is not None:
                 m = rec["memory"]
-                v.scope(m["scope"])
+                if not _inside(v.scope(m["scope"]), within):
+                    raise ScopeError(f"import: line {n} is outside the scope {within}")
                 v.text(m["content"], "content", max_chars=v.MAX_CONTENT_CHARS)
                 if m["id"] != rec.get("id"):
                     raise ValidationError(f"import: line {n}: id does not match its memory")
                 Memory.from_dict(m)  # every field present, none unknown
             for r in rec["revisions"]:
-                v.scope(r["scope"])
+                if not _inside(v.scope(r["scope"]), within):
+                    raise ScopeError(f"import: line {n} is outside the scope {within}")
                 if r["memory_id"] != rec.get("id"):
                     raise ValidationError(f"import: line {n}: a revision of another memory")
                 Revision.from_dict(r)

@@ -30,6 +30,10 @@ class ListFilter:
     tags: list[str] = field(default_factory=list)
     since: int | None = None  # updated_at >= since
     until: int | None = None  # updated_at < until
+    source: str | None = None
+    frozen: bool | None = None
+    expires_before: int | None = None  # expires_at < expires_before (no TTL: excluded)
+    q: str | None = None  # case-insensitive substring of content
     limit: int = 100
     offset: int = 0
 
@@ -82,7 +86,10 @@ class Store(Protocol):
         """The highest migration applied (migrations run when the store opens)."""
         ...
 
-    def transaction(self) -> AbstractContextManager[Tx]: ...
+    def transaction(self) -> AbstractContextManager[Tx]:
+        """One transaction. Opened inside another one on the same thread, it is a savepoint
+        of the outer one: it rolls back alone on error, but commits only with the outer."""
+        ...
 
     # --- metadata ------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None: ...
@@ -131,6 +138,56 @@ class Store(Protocol):
     def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None: ...
 
     def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]: ...
+
+    # --- server (migration 3): API keys, the job queue, the access log ------------------
+    # A key is found by its id before any scope is known (authentication), and the job
+    # worker reads the queue across tenants; every other query names the tenant.
+    def add_api_key(self, key: dict[str, Any]) -> None:
+        """key: key_id, tenant, role, user (or None), name, secret_hash (never the secret),
+        created_at, created_by, expires_at."""
+        ...
+
+    def get_api_key(self, key_id: str) -> dict[str, Any] | None: ...
+
+    def list_api_keys(self, tenant: str) -> list[dict[str, Any]]: ...
+
+    def revoke_api_key(self, tenant: str, key_id: str, at: int) -> bool:
+        """True if the key existed in the tenant and was not revoked yet."""
+        ...
+
+    def count_api_keys(self) -> int: ...
+
+    def enqueue_job(self, job: dict[str, Any]) -> None:
+        """job: job_id, tenant, user, kind, payload (JSON-able), key_id, created_at."""
+        ...
+
+    def get_job(self, tenant: str, job_id: str,
+                user: str | None = None) -> dict[str, Any] | None: ...
+
+    def queued_jobs(self, limit: int) -> list[dict[str, Any]]:
+        """Queued jobs of every tenant, oldest first (the worker's read)."""
+        ...
+
+    def claim_job(self, tenant: str, job_id: str) -> bool:
+        """Mark a queued job running; False if it is not queued (done by someone else).
+        Meant to run inside the transaction that applies the job."""
+        ...
+
+    def finish_job(self, tenant: str, job_id: str, *, status: str, result: Any,
+                   error: dict[str, Any] | None, at: int) -> bool:
+        """done/failed, with the result or error; the payload (content) is dropped."""
+        ...
+
+    def queue_depth(self) -> int: ...
+
+    def log_access(self, rows: list[dict[str, Any]]) -> None:
+        """rows: at, tenant, user, key_id, role, action, memory_ids, trace_id."""
+        ...
+
+    def access_log(self, tenant: str, *, user: str | None = None, limit: int = 100,
+                   offset: int = 0) -> list[dict[str, Any]]:
+        """Newest first."""
+        ...
 
     # --- maintenance (scope enumeration is the only unscoped read) ----------------------
     def scopes(self) -> list[Scope]: ...

@@ -124,6 +124,20 @@ def list_where(flt: Any, ph: Any) -> tuple[list[str], dict[str, Any]]:
         if value is not None and value != "":
             clauses.append(f"m.{column} {op} {ph(field)}")
             params[field] = value
+    if flt.source:
+        clauses.append(f"m.source = {ph('source')}")
+        params["source"] = flt.source
+    if flt.frozen is not None:
+        clauses.append(f"m.frozen = {ph('frozen')}")
+        params["frozen"] = int(flt.frozen)
+    if flt.expires_before is not None:
+        clauses.append(f"m.expires_at IS NOT NULL AND m.expires_at < {ph('expires_before')}")
+        params["expires_before"] = flt.expires_before
+    if flt.q:
+        # LIKE with the pattern's own wildcards escaped: q is a substring, not a pattern.
+        clauses.append(f"LOWER(m.content) LIKE LOWER({ph('q')}) ESCAPE '\\'")
+        esc = flt.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params["q"] = f"%{esc}%"
     return clauses, params
 
 
@@ -133,3 +147,34 @@ def group_revisions(revisions: Iterable[Revision]) -> Iterator[tuple[str, list[R
     for rev in revisions:
         grouped.setdefault(rev.memory_id, []).append(rev)
     yield from grouped.items()
+
+
+# --- server tables (migration 3): rows as plain dicts ---------------------------------
+
+KEY_COLS = ("key_id, tenant, role, user_id, name, secret_hash, created_at, created_by, "
+            "expires_at, revoked_at")
+JOB_COLS = ("seq, job_id, tenant, user_id, kind, payload, status, result, error, key_id, "
+            "created_at, finished_at")
+ACCESS_COLS = "seq, at, tenant, user_id, key_id, role, action, memory_ids, trace_id"
+
+
+def key_dict(r: Any) -> dict[str, Any]:
+    return {"key_id": r["key_id"], "tenant": r["tenant"], "role": r["role"],
+            "user": r["user_id"] or None, "name": r["name"], "secret_hash": r["secret_hash"],
+            "created_at": r["created_at"], "created_by": r["created_by"],
+            "expires_at": r["expires_at"], "revoked_at": r["revoked_at"]}
+
+
+def job_dict(r: Any) -> dict[str, Any]:
+    return {"seq": r["seq"], "job_id": r["job_id"], "tenant": r["tenant"], "user": r["user_id"],
+            "kind": r["kind"], "payload": json.loads(r["payload"]), "status": r["status"],
+            "result": None if r["result"] is None else json.loads(r["result"]),
+            "error": None if r["error"] is None else json.loads(r["error"]),
+            "key_id": r["key_id"], "created_at": r["created_at"],
+            "finished_at": r["finished_at"]}
+
+
+def access_dict(r: Any) -> dict[str, Any]:
+    return {"seq": r["seq"], "at": r["at"], "tenant": r["tenant"], "user": r["user_id"],
+            "key_id": r["key_id"], "role": r["role"], "action": r["action"],
+            "memory_ids": json.loads(r["memory_ids"]), "trace_id": r["trace_id"]}

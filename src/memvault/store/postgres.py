@@ -63,9 +63,15 @@ from ..errors import ConflictError, StoreError
 from ..model import Memory, Revision, Scope
 from .base import FaultHook, ListFilter
 from .codec import (
+    ACCESS_COLS,
+    JOB_COLS,
+    KEY_COLS,
     MEMORY_COLUMNS,
     REVISION_COLUMNS,
+    access_dict,
     group_revisions,
+    job_dict,
+    key_dict,
     list_where,
     live_where,
     memory_from_row,
@@ -214,6 +220,50 @@ CREATE TABLE traces (
 CREATE INDEX traces_scope ON traces (tenant, user_id, at);
 CREATE INDEX traces_memory_ids ON traces USING gin (memory_ids);
 """),
+    (3, "server: api keys, job queue, access log", r"""
+CREATE TABLE api_keys (
+    key_id TEXT COLLATE "C" PRIMARY KEY,
+    tenant TEXT COLLATE "C" NOT NULL CHECK (tenant <> ''),
+    role TEXT NOT NULL,
+    user_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+    name TEXT NOT NULL DEFAULT '',
+    secret_hash TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    created_by TEXT NOT NULL DEFAULT '',
+    expires_at BIGINT,
+    revoked_at BIGINT
+);
+CREATE INDEX api_keys_tenant ON api_keys (tenant, created_at);
+CREATE TABLE jobs (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    job_id TEXT COLLATE "C" NOT NULL UNIQUE,
+    tenant TEXT COLLATE "C" NOT NULL CHECK (tenant <> ''),
+    user_id TEXT COLLATE "C" NOT NULL CHECK (user_id <> ''),
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT COLLATE "C" NOT NULL,
+    result TEXT,
+    error TEXT,
+    key_id TEXT NOT NULL DEFAULT '',
+    created_at BIGINT NOT NULL,
+    finished_at BIGINT
+);
+CREATE INDEX jobs_queue ON jobs (status, seq);
+CREATE INDEX jobs_scope ON jobs (tenant, user_id, seq);
+CREATE TABLE access_log (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at BIGINT NOT NULL,
+    tenant TEXT COLLATE "C" NOT NULL,
+    user_id TEXT COLLATE "C" NOT NULL,
+    key_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    action TEXT NOT NULL,
+    memory_ids TEXT NOT NULL,
+    trace_id TEXT
+);
+CREATE INDEX access_log_scope ON access_log (tenant, user_id, seq);
+CREATE INDEX access_log_tenant ON access_log (tenant, seq);
+"""),
 ]
 
 _LIVE = live_where(pyformat_ph)
@@ -272,6 +322,7 @@ class PostgresStore:
         self._models_lock = threading.Lock()
         self._closed = False
         self._defer_hnsw = False  # inside bulk_load(): HNSW indexes are built at the end
+        self._local = threading.local()  # this thread's open transaction, for nesting
         try:
             # Migrate before the pool exists: its connections register the vector type,
             # which must already be installed.
@@ -331,10 +382,22 @@ class PostgresStore:
 
     @contextmanager
     def transaction(self) -> Iterator[_PgTx]:
+        outer: _PgTx | None = getattr(self._local, "tx", None)
+        if outer is not None:
+            # A transaction opened inside this thread's open one: a savepoint on the same
+            # connection, so an outer caller (the server's job runner) commits a verb's
+            # writes together with its own bookkeeping, or none of them.
+            with outer.conn.transaction():
+                yield outer
+            return
         try:
             with self._pool.connection() as conn, conn.transaction():
                 tx = _PgTx(self, conn)
-                yield tx
+                self._local.tx = tx
+                try:
+                    yield tx
+                finally:
+                    self._local.tx = None
         except psycopg.OperationalError as e:
             raise StoreError(f"PostgreSQL: {e}") from e
         # Only now are tables created by this transaction visible to everyone.
@@ -612,6 +675,95 @@ ORDER BY 1, 2"""
                        "ORDER BY at DESC, trace_id DESC LIMIT %s",
                        (scope.tenant, scope.user, limit))
         return [json.loads(r["payload"]) for r in rows]
+
+    # --- server: API keys, job queue, access log ---------------------------------------
+    def add_api_key(self, key: dict[str, Any]) -> None:
+        with self.transaction() as tx:
+            tx.conn.execute("INSERT INTO api_keys (key_id, tenant, role, user_id, name, "
+                            "secret_hash, created_at, created_by, expires_at, revoked_at) "
+                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, NULL)",
+                            (key["key_id"], key["tenant"], key["role"], key.get("user") or "",
+                             key.get("name") or "", key["secret_hash"], key["created_at"],
+                             key.get("created_by") or "", key.get("expires_at")))
+
+    def get_api_key(self, key_id: str) -> dict[str, Any] | None:
+        rows = self._q(f"SELECT {KEY_COLS} FROM api_keys WHERE key_id = %s", (key_id,))
+        return key_dict(rows[0]) if rows else None
+
+    def list_api_keys(self, tenant: str) -> list[dict[str, Any]]:
+        rows = self._q(f"SELECT {KEY_COLS} FROM api_keys WHERE tenant = %s "
+                       "ORDER BY created_at, key_id", (tenant,))
+        return [key_dict(r) for r in rows]
+
+    def revoke_api_key(self, tenant: str, key_id: str, at: int) -> bool:
+        with self.transaction() as tx:
+            cur = tx.conn.execute("UPDATE api_keys SET revoked_at = %s WHERE tenant = %s AND "
+                                  "key_id = %s AND revoked_at IS NULL", (at, tenant, key_id))
+            return cur.rowcount == 1
+
+    def count_api_keys(self) -> int:
+        return int(self._q("SELECT count(*) AS n FROM api_keys")[0]["n"])
+
+    def enqueue_job(self, job: dict[str, Any]) -> None:
+        with self.transaction() as tx:
+            tx.conn.execute("INSERT INTO jobs (job_id, tenant, user_id, kind, payload, status, "
+                            "key_id, created_at) VALUES (%s, %s, %s, %s, %s, 'queued', %s, %s)",
+                            (job["job_id"], job["tenant"], job["user"], job["kind"],
+                             json.dumps(job["payload"], ensure_ascii=False),
+                             job.get("key_id") or "", job["created_at"]))
+
+    def get_job(self, tenant: str, job_id: str, user: str | None = None
+                ) -> dict[str, Any] | None:
+        query = f"SELECT {JOB_COLS} FROM jobs WHERE tenant = %s AND job_id = %s"
+        params: tuple[Any, ...] = (tenant, job_id)
+        if user is not None:
+            query, params = query + " AND user_id = %s", (*params, user)
+        rows = self._q(query, params)
+        return job_dict(rows[0]) if rows else None
+
+    def queued_jobs(self, limit: int) -> list[dict[str, Any]]:
+        rows = self._q(f"SELECT {JOB_COLS} FROM jobs WHERE status = 'queued' "
+                       "ORDER BY seq LIMIT %s", (limit,))
+        return [job_dict(r) for r in rows]
+
+    def claim_job(self, tenant: str, job_id: str) -> bool:
+        # The row lock makes a second worker (another process) wait, then see it taken.
+        with self.transaction() as tx:
+            cur = tx.conn.execute("UPDATE jobs SET status = 'running' WHERE tenant = %s AND "
+                                  "job_id = %s AND status = 'queued'", (tenant, job_id))
+            return cur.rowcount == 1
+
+    def finish_job(self, tenant: str, job_id: str, *, status: str, result: Any,
+                   error: dict[str, Any] | None, at: int) -> bool:
+        with self.transaction() as tx:
+            cur = tx.conn.execute(
+                "UPDATE jobs SET status = %s, result = %s, error = %s, finished_at = %s, "
+                "payload = '{}' WHERE tenant = %s AND job_id = %s AND status IN "
+                "('queued', 'running')",
+                (status, None if result is None else json.dumps(result, ensure_ascii=False),
+                 None if error is None else json.dumps(error, ensure_ascii=False), at,
+                 tenant, job_id))
+            return cur.rowcount == 1
+
+    def queue_depth(self) -> int:
+        return int(self._q("SELECT count(*) AS n FROM jobs WHERE status = 'queued'")[0]["n"])
+
+    def log_access(self, rows: list[dict[str, Any]]) -> None:
+        with self.transaction() as tx, tx.conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO access_log (at, tenant, user_id, key_id, role, action, "
+                "memory_ids, trace_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                [(r["at"], r["tenant"], r["user"], r["key_id"], r["role"], r["action"],
+                  json.dumps(list(r["memory_ids"])), r.get("trace_id")) for r in rows])
+
+    def access_log(self, tenant: str, *, user: str | None = None, limit: int = 100,
+                   offset: int = 0) -> list[dict[str, Any]]:
+        query = f"SELECT {ACCESS_COLS} FROM access_log WHERE tenant = %s"
+        params: tuple[Any, ...] = (tenant,)
+        if user is not None:
+            query, params = query + " AND user_id = %s", (*params, user)
+        rows = self._q(query + " ORDER BY seq DESC LIMIT %s OFFSET %s", (*params, limit, offset))
+        return [access_dict(r) for r in rows]
 
     def drop_vector_models(self, models: list[str]) -> None:
         with self.transaction() as tx:

@@ -28,9 +28,15 @@ from ..errors import ConflictError, StoreError
 from ..model import Memory, Revision, Scope
 from .base import FaultHook, ListFilter
 from .codec import (
+    ACCESS_COLS,
+    JOB_COLS,
+    KEY_COLS,
     MEMORY_COLUMNS,
     REVISION_COLUMNS,
+    access_dict,
     group_revisions,
+    job_dict,
+    key_dict,
     list_where,
     live_where,
     memory_from_row,
@@ -141,6 +147,50 @@ CREATE TABLE traces (
 );
 CREATE INDEX traces_scope ON traces (tenant, user_id, at);
 """),
+    (3, "server: api keys, job queue, access log", """
+CREATE TABLE api_keys (
+    key_id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL CHECK (tenant <> ''),
+    role TEXT NOT NULL,
+    user_id TEXT NOT NULL DEFAULT '',
+    name TEXT NOT NULL DEFAULT '',
+    secret_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    created_by TEXT NOT NULL DEFAULT '',
+    expires_at INTEGER,
+    revoked_at INTEGER
+);
+CREATE INDEX api_keys_tenant ON api_keys (tenant, created_at);
+CREATE TABLE jobs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id TEXT NOT NULL UNIQUE,
+    tenant TEXT NOT NULL CHECK (tenant <> ''),
+    user_id TEXT NOT NULL CHECK (user_id <> ''),
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL,
+    result TEXT,
+    error TEXT,
+    key_id TEXT NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    finished_at INTEGER
+);
+CREATE INDEX jobs_queue ON jobs (status, seq);
+CREATE INDEX jobs_scope ON jobs (tenant, user_id, seq);
+CREATE TABLE access_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at INTEGER NOT NULL,
+    tenant TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    action TEXT NOT NULL,
+    memory_ids TEXT NOT NULL,
+    trace_id TEXT
+);
+CREATE INDEX access_log_scope ON access_log (tenant, user_id, seq);
+CREATE INDEX access_log_tenant ON access_log (tenant, seq);
+"""),
 ]
 
 _LIVE = live_where(sqlite_ph)
@@ -221,6 +271,19 @@ class SQLiteStore:
     @contextmanager
     def transaction(self) -> Iterator[_SQLiteTx]:
         with self._lock:
+            if self._db.in_transaction:
+                # This thread already holds the (re-entrant) lock and an open transaction:
+                # nest as a savepoint, so an outer caller (the server's job runner) commits
+                # a verb's writes together with its own bookkeeping, or none of them.
+                self._db.execute("SAVEPOINT nested")
+                try:
+                    yield _SQLiteTx(self)
+                except BaseException:
+                    self._db.execute("ROLLBACK TO nested")
+                    self._db.execute("RELEASE nested")
+                    raise
+                self._db.execute("RELEASE nested")
+                return
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield _SQLiteTx(self)
@@ -372,6 +435,95 @@ class SQLiteStore:
                        "ORDER BY at DESC, trace_id DESC LIMIT ?",
                        (scope.tenant, scope.user, limit))
         return [json.loads(r[0]) for r in rows]
+
+    # --- server: API keys, job queue, access log ---------------------------------------
+    def add_api_key(self, key: dict[str, Any]) -> None:
+        with self.transaction() as tx:
+            tx.db.execute("INSERT INTO api_keys (key_id, tenant, role, user_id, name, "
+                          "secret_hash, created_at, created_by, expires_at, revoked_at) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                          (key["key_id"], key["tenant"], key["role"], key.get("user") or "",
+                           key.get("name") or "", key["secret_hash"], key["created_at"],
+                           key.get("created_by") or "", key.get("expires_at")))
+
+    def get_api_key(self, key_id: str) -> dict[str, Any] | None:
+        rows = self._q(f"SELECT {KEY_COLS} FROM api_keys WHERE key_id = ?", (key_id,))
+        return key_dict(rows[0]) if rows else None
+
+    def list_api_keys(self, tenant: str) -> list[dict[str, Any]]:
+        rows = self._q(f"SELECT {KEY_COLS} FROM api_keys WHERE tenant = ? "
+                       "ORDER BY created_at, key_id", (tenant,))
+        return [key_dict(r) for r in rows]
+
+    def revoke_api_key(self, tenant: str, key_id: str, at: int) -> bool:
+        with self.transaction() as tx:
+            cur = tx.db.execute("UPDATE api_keys SET revoked_at = ? WHERE tenant = ? AND "
+                                "key_id = ? AND revoked_at IS NULL", (at, tenant, key_id))
+            return cur.rowcount == 1
+
+    def count_api_keys(self) -> int:
+        return int(self._q("SELECT COUNT(*) FROM api_keys")[0][0])
+
+    def enqueue_job(self, job: dict[str, Any]) -> None:
+        with self.transaction() as tx:
+            tx.db.execute("INSERT INTO jobs (job_id, tenant, user_id, kind, payload, status, "
+                          "key_id, created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)",
+                          (job["job_id"], job["tenant"], job["user"], job["kind"],
+                           json.dumps(job["payload"], ensure_ascii=False),
+                           job.get("key_id") or "", job["created_at"]))
+
+    def get_job(self, tenant: str, job_id: str, user: str | None = None
+                ) -> dict[str, Any] | None:
+        sql = f"SELECT {JOB_COLS} FROM jobs WHERE tenant = ? AND job_id = ?"
+        params: tuple[Any, ...] = (tenant, job_id)
+        if user is not None:
+            sql, params = sql + " AND user_id = ?", (*params, user)
+        rows = self._q(sql, params)
+        return job_dict(rows[0]) if rows else None
+
+    def queued_jobs(self, limit: int) -> list[dict[str, Any]]:
+        rows = self._q(f"SELECT {JOB_COLS} FROM jobs WHERE status = 'queued' "
+                       "ORDER BY seq LIMIT ?", (limit,))
+        return [job_dict(r) for r in rows]
+
+    def claim_job(self, tenant: str, job_id: str) -> bool:
+        with self.transaction() as tx:
+            cur = tx.db.execute("UPDATE jobs SET status = 'running' WHERE tenant = ? AND "
+                                "job_id = ? AND status = 'queued'", (tenant, job_id))
+            return cur.rowcount == 1
+
+    def finish_job(self, tenant: str, job_id: str, *, status: str, result: Any,
+                   error: dict[str, Any] | None, at: int) -> bool:
+        with self.transaction() as tx:
+            cur = tx.db.execute(
+                "UPDATE jobs SET status = ?, result = ?, error = ?, finished_at = ?, "
+                "payload = '{}' WHERE tenant = ? AND job_id = ? AND status IN "
+                "('queued', 'running')",
+                (status, None if result is None else json.dumps(result, ensure_ascii=False),
+                 None if error is None else json.dumps(error, ensure_ascii=False), at,
+                 tenant, job_id))
+            return cur.rowcount == 1
+
+    def queue_depth(self) -> int:
+        return int(self._q("SELECT COUNT(*) FROM jobs WHERE status = 'queued'")[0][0])
+
+    def log_access(self, rows: list[dict[str, Any]]) -> None:
+        with self.transaction() as tx:
+            for r in rows:
+                tx.db.execute("INSERT INTO access_log (at, tenant, user_id, key_id, role, "
+                              "action, memory_ids, trace_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                              (r["at"], r["tenant"], r["user"], r["key_id"], r["role"],
+                               r["action"], json.dumps(list(r["memory_ids"])),
+                               r.get("trace_id")))
+
+    def access_log(self, tenant: str, *, user: str | None = None, limit: int = 100,
+                   offset: int = 0) -> list[dict[str, Any]]:
+        sql = f"SELECT {ACCESS_COLS} FROM access_log WHERE tenant = ?"
+        params: tuple[Any, ...] = (tenant,)
+        if user is not None:
+            sql, params = sql + " AND user_id = ?", (*params, user)
+        rows = self._q(sql + " ORDER BY seq DESC LIMIT ? OFFSET ?", (*params, limit, offset))
+        return [access_dict(r) for r in rows]
 
     # --- maintenance -------------------------------------------------------------------
     def scopes(self) -> list[Scope]:

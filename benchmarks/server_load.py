@@ -1,0 +1,161 @@
+"""Loopback load test of the REST server: recall and remember through HTTP with N
+concurrent clients (default 16), bounded in time and in requests per phase.
+
+    python benchmarks/server_load.py [--clients 16] [--seconds 20] [--max-requests 4000]
+                                     [--users 20] [--memories 50] [--db PATH] [--out FILE]
+
+Seeds `--users` × `--memories` memories directly through the Vault (not measured), starts
+`memvault serve` in a subprocess on a free port (SQLite, synchronous=FULL, access log and
+traces on, as in production), then runs each phase: every client loops over random users
+with a service key until the time or the request budget is spent. Prints throughput and
+latency percentiles (client-side, full HTTP round trip) as a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from memvault import Vault
+
+WORDS = ("report format export csv xlsx email sms notification tea coffee meeting monday "
+         "travel budget invoice dashboard language chinese english timezone weekly summary "
+         "project deadline review design database backup alert").split()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def sentence(rng: random.Random) -> str:
+    return "user prefers " + " ".join(rng.choice(WORDS) for _ in range(8))
+
+
+def seed(db: str, users: int, per_user: int) -> None:
+    rng = random.Random(7)
+    with Vault(db, embedder="use-m3") as v:
+        items = [{"scope": {"tenant": "bench", "user": f"u{u}"}, "content": sentence(rng)}
+                 for u in range(users) for _ in range(per_user)]
+        v.remember_many(items)
+
+
+def start(db: str, port: int) -> tuple[subprocess.Popen[bytes], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memvault.cli", "--db", db, "--tenant", "bench", "serve",
+         "--port", str(port), "--sweep-interval", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    assert proc.stdout is not None
+    os.set_blocking(proc.stdout.fileno(), False)
+    key = next(ln for ln in (proc.stdout.read() or b"").decode().splitlines()
+               if ln.startswith("mvk_"))
+    return proc, key
+
+
+def phase(url: str, key: str, kind: str, clients: int, seconds: float, budget: int,
+          users: int) -> dict[str, float]:
+    lat: list[float] = []
+    errors = 0
+    lock = threading.Lock()
+    issued = 0
+    stop_at = time.monotonic() + seconds
+
+    def worker(n: int) -> None:
+        nonlocal issued, errors
+        rng = random.Random(n)
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"},
+                          timeout=60) as c:
+            while time.monotonic() < stop_at:
+                with lock:
+                    if issued >= budget:
+                        return
+                    issued += 1
+                p = {"user": f"u{rng.randrange(users)}"}
+                t0 = time.perf_counter()
+                if kind == "recall":
+                    r = c.post("/v1/recall", params=p,
+                               json={"query": " ".join(rng.choice(WORDS) for _ in range(3)),
+                                     "top_k": 10})
+                else:
+                    r = c.post("/v1/memories", params=p, json={"content": sentence(rng)})
+                dt = time.perf_counter() - t0
+                with lock:
+                    lat.append(dt)
+                    errors += r.status_code != 200
+
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [0.0] * 99
+    return {"requests": len(lat), "errors": errors, "seconds": wall,
+            "rps": len(lat) / wall if wall else 0.0, "p50": q[49] * 1000,
+            "p95": q[94] * 1000, "p99": q[98] * 1000}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--seconds", type=float, default=20.0, help="per phase")
+    ap.add_argument("--max-requests", type=int, default=4000, help="per phase")
+    ap.add_argument("--users", type=int, default=20)
+    ap.add_argument("--memories", type=int, default=50, help="seeded per user")
+    ap.add_argument("--db", help="store path (default: a temp file, removed)")
+    ap.add_argument("--out", help="also write the table to this file")
+    a = ap.parse_args()
+    tmp = tempfile.TemporaryDirectory()
+    db = a.db or str(Path(tmp.name) / "load.db")
+    seed(db, a.users, a.memories)
+    proc, key = start(db, free_port())
+    url = f"http://127.0.0.1:{proc.args[proc.args.index('--port') + 1]}"  # type: ignore[index]
+    try:
+        # Warm-up (not measured): jieba's dictionary and the first query embedding load
+        # lazily on the first recall.
+        phase(url, key, "recall", 2, 5.0, 20, a.users)
+        rows = {k: phase(url, key, k, a.clients, a.seconds, a.max_requests, a.users)
+                for k in ("recall", "remember")}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+        tmp.cleanup()
+    lines = [f"{a.clients} clients, loopback, SQLite, {a.users} users × {a.memories} seeded "
+             f"memories; per phase ≤ {a.seconds:g} s and ≤ {a.max_requests} requests; "
+             f"{os.cpu_count()} cores, Python {platform.python_version()}",
+             "", "| phase | requests | errors | req/s | p50 ms | p95 ms | p99 ms |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for k, r in rows.items():
+        lines.append(f"| {k} | {r['requests']:.0f} | {r['errors']:.0f} | {r['rps']:.0f} | "
+                     f"{r['p50']:.1f} | {r['p95']:.1f} | {r['p99']:.1f} |")
+    text = "\n".join(lines)
+    print(text)
+    if a.out:
+        Path(a.out).write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""Routes outside the memory verbs: job status, API keys, the access log, health, metrics."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi.responses import JSONResponse
+
+from ..timeutil import now_ms, to_ms
+from . import schemas as s
+from .auth import Principal, new_key, public
+from .deps import principal_for, server
+from .errors import ERROR_RESPONSES, ApiError, ErrorBody, body
+
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)  # type: ignore[arg-type]
+ops = APIRouter(tags=["operations"])
+
+
+@router.get("/jobs/{job_id}", response_model=s.JobOut, tags=["write"])
+def job(request: Request, job_id: Annotated[str, Path(min_length=1, max_length=128)],
+        p: Annotated[Principal, Depends(principal_for("jobs.get"))]) -> Any:
+    """An async write: queued, done (with ids and decisions) or failed (with the error)."""
+    j = server(request).vault.store.get_job(p.tenant, job_id, user=p.user)
+    if j is None:
+        raise ApiError(404, "not_found", f"no job {job_id}")
+    return {k: j[k] for k in ("job_id", "kind", "status", "user", "created_at", "finished_at",
+                              "result", "error")}
+
+
+@router.post("/keys", response_model=s.NewKeyOut, status_code=201, tags=["keys"])
+def create_key(request: Request, payload: s.KeyIn,
+               p: Annotated[Principal, Depends(principal_for("keys.create"))]) -> Any:
+    """A new key in the caller's tenant. The response holds the key; it is never shown
+    again (the store keeps its hash)."""
+    exp = to_ms(payload.expires_at, field="expires_at")
+    key, record = new_key(server(request).vault.store, tenant=p.tenant, role=payload.role,
+                          user=payload.user, name=payload.name, expires_at=exp,
+                          created_by=p.key_id)
+    return {**public(record), "key": key}
+
+
+@router.get("/keys", response_model=list[s.KeyOut], tags=["keys"])
+def list_keys(request: Request,
+              p: Annotated[Principal, Depends(principal_for("keys.list"))]) -> Any:
+    return [public(k) for k in server(request).vault.store.list_api_keys(p.tenant)]
+
+
+@router.delete("/keys/{key_id}", response_model=s.KeyOut, tags=["keys"])
+def revoke_key(request: Request, key_id: Annotated[str, Path(min_length=1, max_length=64)],
+               p: Annotated[Principal, Depends(principal_for("keys.revoke"))]) -> Any:
+    """Revoke a key of the caller's tenant; it fails with 401 from then on."""
+    store = server(request).vault.store
+    if not store.revoke_api_key(p.tenant, key_id, now_ms()):
+        raise ApiError(404, "not_found", f"no active key {key_id} in tenant {p.tenant}")
+    record = store.get_api_key(key_id)
+    return public(record)
+
+
+@router.get("/access-log", response_model=list[s.AccessOut], tags=["keys"])
+def access_log(request: Request,
+               p: Annotated[Principal, Depends(principal_for("access_log"))],
+               user: str | None = None,
+               limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+               offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0) -> Any:
+    """Who read which memories, when, through which trace (the tenant's reads, newest
+    first)."""
+    return server(request).vault.store.access_log(p.tenant, user=user, limit=limit,
+                                                  offset=offset)
+
+
+@ops.get("/healthz")
+def healthz() -> dict[str, str]:
+    """The process is up."""
+    return {"status": "ok"}
+
+
+@ops.get("/readyz", responses={503: {"model": ErrorBody}})
+def readyz(request: Request) -> Any:
+    """The store answers (schema version, queue depth)."""
+    st = server(request)
+    try:
+        version = st.vault.store.schema_version()
+        depth = st.vault.store.queue_depth()
+    except Exception as e:
+        return JSONResponse(body("not_ready", f"store unavailable ({type(e).__name__})"),
+                            status_code=503)
+    return {"status": "ready", "schema_version": version, "queue_depth": depth}
+
+
+@ops.get("/metrics", response_class=Response,
+         responses={200: {"content": {"text/plain": {}}}})
+def metrics(request: Request) -> Response:
+    """Prometheus text format."""
+    return Response(server(request).metrics.render(),
+                    media_type="text/plain; version=0.0.4; charset=utf-8")

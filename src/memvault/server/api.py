@@ -1,0 +1,288 @@
+"""The REST routes: one per core verb, each a thin call of the Vault with the caller's
+scope. Reads that return memory content are written to the access log."""
+
+# No `from __future__ import annotations`: FastAPI reads these annotations at runtime,
+# and some close over local variables (the action of a dependency).
+import io
+import json
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+
+from .. import vault as vault_mod
+from ..errors import ValidationError
+from ..timeutil import now_ms
+from . import schemas as s
+from .deps import Caller, caller_for, record_read, server
+from .errors import ERROR_RESPONSES
+from .jobs import run_verb
+
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)  # type: ignore[arg-type]
+
+MemoryId = Annotated[str, Path(min_length=1, max_length=128)]
+Async = Annotated[bool, Query(alias="async", description="queue the write and return a job "
+                              "id (202) instead of waiting for it")]
+
+
+def _c(action: str) -> Any:
+    return Depends(caller_for(action))
+
+
+def _write(request: Request, c: Caller, kind: str, args: dict[str, Any], run_async: bool
+           ) -> Any:
+    st = server(request)
+    p = c.principal
+    if run_async:
+        job = {"job_id": vault_mod.new_id("job"), "tenant": c.scope.tenant,
+               "user": c.scope.user, "kind": kind, "key_id": p.key_id,
+               "created_at": now_ms(),
+               "payload": {"args": args, "agent": c.scope.agent, "session": c.scope.session,
+                           "actor": p.actor, "role": p.role}}
+        st.vault.store.enqueue_job(job)
+        st.worker_notify()
+        request.state.job_id = job["job_id"]
+        return JSONResponse(status_code=202, content={
+            "job_id": job["job_id"], "kind": kind, "status": "queued", "user": c.scope.user,
+            "created_at": job["created_at"], "finished_at": None, "result": None,
+            "error": None}, headers={"Location": f"/v1/jobs/{job['job_id']}"})
+    result = run_verb(st.vault, kind, c.scope, args, actor=p.actor, role=p.role)
+    if kind == "observe":
+        st.metrics.observe_outcomes(result["outcomes"])
+    return result
+
+
+@router.post("/memories", response_model=s.RememberOut, tags=["write"],
+             responses={202: {"model": s.JobOut, "description": "queued (async=true)"}})
+def remember(request: Request, c: Annotated[Caller, _c("remember")], body: s.RememberIn,
+             run_async: Async = False) -> Any:
+    """Store a statement or a new slot value: added, updated or noop."""
+    return _write(request, c, "remember", body.model_dump(exclude_unset=True), run_async)
+
+
+@router.post("/observe", response_model=s.ObserveOut, tags=["write"],
+             responses={202: {"model": s.JobOut, "description": "queued (async=true)"}})
+def observe(request: Request, c: Annotated[Caller, _c("observe")], body: s.ObserveIn,
+            run_async: Async = False) -> Any:
+    """Keep a conversation's turns and pass extracted candidates through the gate."""
+    args = {"messages": [m.model_dump(exclude_none=True) for m in body.messages],
+            "source_ref": body.source_ref}
+    return _write(request, c, "observe", args, run_async)
+
+
+@router.get("/memories", response_model=s.MemoryList, tags=["read"])
+def list_memories(
+    request: Request, c: Annotated[Caller, _c("list")],
+    kind: str | None = None, status: str | None = None, slot: str | None = None,
+    source: str | None = None, frozen: bool | None = None,
+    expiring_before: Annotated[str | None, Query(description="has a TTL ending before this "
+                                                 "time (ISO-8601 or epoch ms)")] = None,
+    tags: Annotated[list[str] | None, Query(description="all of these tags")] = None,
+    q: Annotated[str | None, Query(description="case-insensitive text in the content")
+                 ] = None,
+    since: str | None = None, until: str | None = None, as_of: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+) -> Any:
+    """Memories of the scope, newest first, filtered and paginated."""
+    mems = server(request).vault.list(
+        c.scope, kind=kind, status=status, slot=slot, source=source, frozen=frozen,
+        expiring_before=expiring_before, tags=tags, q=q, since=since, until=until,
+        as_of=as_of, limit=limit, offset=offset)
+    record_read(request, c, "list", [m.id for m in mems])
+    return {"items": [m.to_dict() for m in mems], "limit": limit, "offset": offset}
+
+
+@router.get("/memories/{memory_id}", response_model=s.MemoryOut, tags=["read"])
+def get_memory(request: Request, c: Annotated[Caller, _c("get")], memory_id: MemoryId,
+               as_of: str | None = None) -> Any:
+    m = server(request).vault.get(c.scope, memory_id, as_of=as_of)
+    record_read(request, c, "get", [m.id])
+    return m.to_dict()
+
+
+@router.patch("/memories/{memory_id}", response_model=s.MemoryOut, tags=["govern"])
+def edit(request: Request, c: Annotated[Caller, _c("edit")], memory_id: MemoryId,
+         body: s.EditIn) -> Any:
+    """Change fields by hand: a new version, source admin_manual, with the reason."""
+    return server(request).vault.edit(c.scope, memory_id, **body.model_dump(exclude_unset=True),
+                                      actor=c.principal.actor).to_dict()
+
+
+@router.get("/memories/{memory_id}/history", response_model=list[s.RevisionOut],
+            tags=["read"])
+def history(request: Request, c: Annotated[Caller, _c("history")], memory_id: MemoryId
+            ) -> Any:
+    revs = server(request).vault.history(c.scope, memory_id)
+    record_read(request, c, "history", [memory_id])
+    return [r.to_dict() for r in revs]
+
+
+@router.get("/memories/{memory_id}/diff", response_model=dict[str, dict[str, Any]],
+            tags=["read"])
+def diff(request: Request, c: Annotated[Caller, _c("diff")], memory_id: MemoryId,
+         from_version: int, to_version: int) -> Any:
+    """{field: {from, to}} for the fields that differ between two versions."""
+    out = server(request).vault.diff(c.scope, memory_id, from_version, to_version)
+    record_read(request, c, "diff", [memory_id])
+    return out
+
+
+def _govern(action: str, verb: str) -> None:
+    """POST /v1/memories/{id}/{action} with {reason}: forget, freeze, unfreeze, expire."""
+    def route(request: Request, c: Annotated[Caller, _c(action)], memory_id: MemoryId,
+              body: s.ReasonIn | None = None) -> Any:
+        reason = body.reason if body is not None else None
+        return getattr(server(request).vault, verb)(c.scope, memory_id, reason=reason,
+                                                    actor=c.principal.actor).to_dict()
+    route.__name__ = verb
+    router.add_api_route(f"/memories/{{memory_id}}/{action}", route, methods=["POST"],
+                         response_model=s.MemoryOut, tags=["govern"], name=verb,
+                         summary=action)
+
+
+for _action in ("forget", "freeze", "unfreeze", "expire"):
+    _govern(_action, _action)
+
+
+@router.post("/memories/{memory_id}/rollback", response_model=s.MemoryOut, tags=["govern"])
+def rollback(request: Request, c: Annotated[Caller, _c("rollback")], memory_id: MemoryId,
+             body: s.RollbackIn) -> Any:
+    """Restore version N as a new version (undo it by rolling back again)."""
+    return server(request).vault.rollback(c.scope, memory_id, body.to_version,
+                                          reason=body.reason, actor=c.principal.actor).to_dict()
+
+
+@router.post("/memories/{memory_id}/purge", response_model=s.PurgeOut, tags=["govern"])
+def purge(request: Request, c: Annotated[Caller, _c("purge")], memory_id: MemoryId,
+          body: s.ReasonIn | None = None) -> Any:
+    """Erase: the content leaves every revision, the indexes and the files."""
+    tomb = server(request).vault.purge(c.scope, memory_id, actor=c.principal.actor,
+                                       reason=body.reason if body else None)
+    return {"tombstone": tomb.to_dict()}
+
+
+@router.post("/recall", response_model=s.RecallOut, tags=["read"])
+def recall(request: Request, c: Annotated[Caller, _c("recall")], body: s.RecallIn) -> Any:
+    """Ranked live memories for a query, with score parts and a trace id."""
+    st = server(request)
+    t0 = time.perf_counter()
+    hits = st.vault.recall(c.scope, **body.model_dump(exclude_unset=True))
+    st.metrics.recall.labels("recall").observe(time.perf_counter() - t0)
+    request.state.trace_id = hits.trace_id
+    record_read(request, c, "recall", [h.memory.id for h in hits], hits.trace_id)
+    return {"trace_id": hits.trace_id, "hits": [h.to_dict() for h in hits]}
+
+
+@router.post("/context", response_model=s.ContextOut, tags=["read"])
+def context(request: Request, c: Annotated[Caller, _c("context")], body: s.ContextIn) -> Any:
+    """The prompt section for a query: memories as reference data, within a budget."""
+    st = server(request)
+    t0 = time.perf_counter()
+    r = st.vault.context(c.scope, **body.model_dump(exclude_unset=True))
+    st.metrics.recall.labels("context").observe(time.perf_counter() - t0)
+    request.state.trace_id = r.trace_id
+    record_read(request, c, "context", [h.memory.id for h in r.hits], r.trace_id)
+    return r.to_dict()
+
+
+@router.get("/review", response_model=list[s.MemoryOut], tags=["review"])
+def review_list(request: Request, c: Annotated[Caller, _c("review.list")],
+                limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> Any:
+    mems = server(request).vault.review_list(c.scope, limit=limit)
+    record_read(request, c, "review.list", [m.id for m in mems])
+    return [m.to_dict() for m in mems]
+
+
+@router.get("/review/{memory_id}", response_model=s.ReviewOut, tags=["review"])
+def review_show(request: Request, c: Annotated[Caller, _c("review.show")],
+                memory_id: MemoryId) -> Any:
+    out = server(request).vault.review_show(c.scope, memory_id)
+    record_read(request, c, "review.show",
+                [memory_id, *(m["id"] for m in out.get("linked", []))])
+    return out
+
+
+@router.post("/review/{memory_id}/approve", response_model=s.MemoryOut, tags=["review"])
+def review_approve(request: Request, c: Annotated[Caller, _c("review.approve")],
+                   memory_id: MemoryId, body: s.ReasonIn | None = None) -> Any:
+    return server(request).vault.review_approve(
+        c.scope, memory_id, actor=c.principal.actor,
+        reason=body.reason if body else None).to_dict()
+
+
+@router.post("/review/{memory_id}/reject", response_model=s.MemoryOut, tags=["review"])
+def review_reject(request: Request, c: Annotated[Caller, _c("review.reject")],
+                  memory_id: MemoryId, body: s.ReasonIn | None = None) -> Any:
+    return server(request).vault.review_reject(
+        c.scope, memory_id, actor=c.principal.actor,
+        reason=body.reason if body else None).to_dict()
+
+
+@router.get("/profile", response_model=dict[str, dict[str, Any]], tags=["read"])
+def profile(request: Request, c: Annotated[Caller, _c("profile")], as_of: str | None = None) -> Any:
+    """The user's active slots: {slot: {value, content, since, source, memory_id, ...}}."""
+    out = server(request).vault.profile(c.scope, as_of=as_of)
+    record_read(request, c, "profile", [p["memory_id"] for p in out.values()])
+    return out
+
+
+@router.get("/traces", response_model=list[dict[str, Any]], tags=["traces"])
+def traces(request: Request, c: Annotated[Caller, _c("traces")],
+           limit: Annotated[int, Query(ge=1, le=1000)] = 20) -> Any:
+    out = server(request).vault.traces(c.scope, limit=limit)
+    record_read(request, c, "traces", [i for t in out for i in t.get("memory_ids", [])])
+    return out
+
+
+@router.get("/traces/{trace_id}", response_model=dict[str, Any], tags=["traces"])
+def trace(request: Request, c: Annotated[Caller, _c("trace")],
+          trace_id: Annotated[str, Path(min_length=1, max_length=128)]) -> Any:
+    """Why a recall/context returned what it did: candidates, score parts, filters."""
+    t = server(request).vault.trace(c.scope, trace_id)
+    record_read(request, c, "trace", list(t.get("memory_ids", [])), trace_id)
+    return t
+
+
+@router.get("/audit", response_model=list[s.RevisionOut], tags=["read"])
+def audit(request: Request, c: Annotated[Caller, _c("audit")], since: str | None = None,
+          limit: Annotated[int, Query(ge=1, le=10_000)] = 100) -> Any:
+    """Every recorded change in the scope (who, what, why), newest first."""
+    revs = server(request).vault.audit(c.scope, since=since, limit=limit)
+    record_read(request, c, "audit", [r.memory_id for r in revs])
+    return [r.to_dict() for r in revs]
+
+
+@router.post("/sweep", response_model=s.CountOut, tags=["govern"])
+def sweep(request: Request, c: Annotated[Caller, _c("sweep")]) -> Any:
+    """Demote the scope's memories whose TTL has lapsed (the server also sweeps on a timer)."""
+    return {"count": server(request).vault.sweep(c.scope, actor=c.principal.actor)}
+
+
+@router.get("/export", tags=["portability"], response_class=Response,
+            responses={200: {"content": {"application/x-ndjson": {}},
+                             "description": "a header line, then one line per memory"}})
+def export(request: Request, c: Annotated[Caller, _c("export")]) -> Response:
+    buf = io.StringIO()
+    server(request).vault.export_jsonl(c.scope, buf)
+    text = buf.getvalue()
+    record_read(request, c, "export", [json.loads(line)["id"]
+                                       for line in text.splitlines()[1:] if line])
+    return Response(text, media_type="application/x-ndjson")
+
+
+@router.post("/import", response_model=s.CountOut, tags=["portability"],
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 "application/x-ndjson": {"schema": {"type": "string"}}}}})
+async def import_(request: Request, c: Annotated[Caller, _c("import")]) -> Any:
+    """Load an export (all or nothing); every line must lie inside the caller's scope."""
+    raw = await request.body()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError("import: the body is not valid UTF-8") from None
+    n = await run_in_threadpool(server(request).vault.import_jsonl, text.splitlines(),
+                                scope=c.scope)
+    return {"count": n}

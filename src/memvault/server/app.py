@@ -1,0 +1,79 @@
+"""The FastAPI application: routes, error handlers, middleware, the job worker and the
+sweep timer, around one Vault."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import FastAPI
+
+from .. import __version__
+from ..vault import Vault
+from . import admin, api, errors
+from .jobs import Sweeper, Worker
+from .metrics import Metrics
+from .middleware import BodyLimit, RequestLog
+
+MiB = 1024 * 1024
+
+
+@dataclass
+class Settings:
+    max_body_bytes: int = MiB
+    sweep_interval: float | None = 60.0  # seconds; None or <= 0 disables the timer
+    worker: bool = True  # run queued jobs in this process
+    job_poll_seconds: float = 0.5
+
+
+@dataclass
+class ServerState:
+    vault: Vault
+    settings: Settings
+    metrics: Metrics
+    worker: Worker | None = None
+    sweeper: Sweeper | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def worker_notify(self) -> None:
+        if self.worker is not None:
+            self.worker.notify()
+
+
+def create_app(vault: Vault, settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    metrics = Metrics(vault.store.queue_depth)
+    state = ServerState(vault, settings, metrics)
+    if settings.worker:
+        state.worker = Worker(vault, metrics, poll_seconds=settings.job_poll_seconds,
+                              on_result=lambda kind, r: metrics.observe_outcomes(r["outcomes"])
+                              if kind == "observe" else None)
+    if settings.sweep_interval and settings.sweep_interval > 0:
+        state.sweeper = Sweeper(vault, metrics, settings.sweep_interval)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        for part in (state.worker, state.sweeper):
+            if part is not None:
+                part.start()
+        try:
+            yield
+        finally:
+            for part in (state.sweeper, state.worker):
+                if part is not None:
+                    part.stop()
+
+    app = FastAPI(title="memvault", version=__version__, lifespan=lifespan,
+                  description="Governed long-term memory for LLM applications: every core "
+                  "verb over HTTP, scoped by API key. See docs/server.md.")
+    app.state.server = state
+    errors.install(app)
+    app.include_router(api.router)
+    app.include_router(admin.router)
+    app.include_router(admin.ops)
+    # Outermost first: the log line also covers requests refused for their size.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestLog, metrics=metrics)
+    return app

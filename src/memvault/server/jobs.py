@@ -1,0 +1,145 @@
+"""Async writes: a queue in the store and one worker thread per server.
+
+Exactly once, even across SIGKILL: the worker applies a job inside ONE store transaction
+that first claims the job (queued -> running), then runs the verb (whose own transactions
+nest as savepoints), then marks it done. A crash anywhere before COMMIT rolls back the
+write and the claim together, so the job is queued again after a restart; after COMMIT it
+is done and never picked again. A second worker (another process on the same store) finds
+the claim taken and skips. Jobs run in queue order, which keeps each scope's writes in the
+order they were accepted.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import MemvaultError, StoreError, ValidationError
+from ..model import Scope
+from ..timeutil import now_ms
+from ..vault import Vault
+from .metrics import Metrics
+
+log = logging.getLogger("memvault.server.jobs")
+
+
+def run_verb(vault: Vault, kind: str, scope: Scope, args: dict[str, Any], *, actor: str,
+             role: str) -> dict[str, Any]:
+    """The one place a queued or a direct remember/observe calls the core."""
+    if kind == "remember":
+        return vault.remember(scope, **args, actor=actor).to_dict()
+    if kind == "observe":
+        return vault.observe(scope, args["messages"], source_ref=args.get("source_ref"),
+                             actor=actor, actor_role=role).to_dict()
+    raise ValidationError(f"unknown job kind {kind!r}")
+
+
+def summary(kind: str, result: dict[str, Any]) -> dict[str, Any]:
+    """What a finished job keeps: ids and decisions, no content (purge must be able to
+    erase a memory's text everywhere, and a job row is not a memory)."""
+    if kind == "remember":
+        return {k: result[k] for k in ("action", "id", "version", "previous_version")}
+    return {"turns": result["turns"],
+            "outcomes": [{k: o[k] for k in ("action", "reasons", "memory_id", "version")}
+                         for o in result["outcomes"]]}
+
+
+class Worker:
+    def __init__(self, vault: Vault, metrics: Metrics, *, poll_seconds: float = 0.5,
+                 on_result: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+        self.vault, self.metrics, self.poll = vault, metrics, poll_seconds
+        self.on_result = on_result
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name="memvault-jobs", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def notify(self) -> None:
+        self._wake.set()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                done = self.run_pending()
+            except Exception:  # the store is down: wait and retry, the jobs are kept
+                log.exception("job queue unavailable")
+                done = 0
+            if not done:
+                self._wake.wait(self.poll)
+                self._wake.clear()
+
+    def run_pending(self, batch: int = 32) -> int:
+        n = 0
+        for job in self.vault.store.queued_jobs(batch):
+            if self._stop.is_set():
+                break
+            self.apply(job)
+            n += 1
+        return n
+
+    def apply(self, job: dict[str, Any]) -> None:
+        store, p = self.vault.store, job["payload"]
+        tenant, jid = job["tenant"], job["job_id"]
+        scope = Scope(tenant, job["user"], p.get("agent", ""), p.get("session", ""))
+        try:
+            with store.transaction():
+                if not store.claim_job(tenant, jid):
+                    return  # another worker has it
+                result = run_verb(self.vault, job["kind"], scope, p["args"],
+                                  actor=p["actor"], role=p["role"])
+                store.finish_job(tenant, jid, status="done", result=summary(job["kind"], result),
+                                 error=None, at=now_ms())
+        except StoreError:
+            raise  # the store failed, not the job: it stays queued
+        except MemvaultError as e:
+            store.finish_job(tenant, jid, status="failed", result=None, error=e.to_dict(),
+                             at=now_ms())
+            self.metrics.jobs.labels(job["kind"], "failed").inc()
+            return
+        except Exception as e:  # a bug must not wedge the queue behind one job
+            log.exception("job %s failed", jid)
+            store.finish_job(tenant, jid, status="failed", result=None,
+                             error={"code": "internal", "message": type(e).__name__},
+                             at=now_ms())
+            self.metrics.jobs.labels(job["kind"], "failed").inc()
+            return
+        self.metrics.jobs.labels(job["kind"], "done").inc()
+        if self.on_result is not None:
+            self.on_result(job["kind"], result)
+
+
+class Sweeper:
+    """vault.sweep() every `interval` seconds: lapsed TTLs are demoted without a caller."""
+
+    def __init__(self, vault: Vault, metrics: Metrics, interval: float) -> None:
+        self.vault, self.metrics, self.interval = vault, metrics, interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="memvault-sweep", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10.0)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                n = self.vault.sweep()
+                self.metrics.swept.inc(n)
+                if n:
+                    log.info("sweep", extra={"fields": {"expired": n}})
+            except Exception:
+                log.exception("sweep failed")

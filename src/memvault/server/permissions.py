@@ -1,0 +1,58 @@
+"""The permission matrix: which role may call which action. The one table; docs/server.md
+repeats it and tests/test_server_permissions.py checks every cell over HTTP.
+
+Roles (a key has exactly one, and always one tenant):
+  admin    everything in its tenant, including purge, key management and the access log
+  service  an application: reads and writes for any user of its tenant (the request names
+           the user); no purge, no key management, no access log
+  user     bound to one user id: its own memories, no governance verbs
+  reader   read only in its tenant (names the user per request); a reader key created
+           with a user is bound to that user like a user key
+"""
+
+from __future__ import annotations
+
+ROLES = ("admin", "service", "user", "reader")
+
+_A, _S, _U, _R = "admin", "service", "user", "reader"
+
+PERMISSIONS: dict[str, frozenset[str]] = {
+    # writes
+    "remember": frozenset({_A, _S, _U}),
+    "observe": frozenset({_A, _S, _U}),
+    "edit": frozenset({_A, _S, _U}),
+    "forget": frozenset({_A, _S, _U}),
+    "rollback": frozenset({_A, _S, _U}),
+    "freeze": frozenset({_A, _S}),
+    "unfreeze": frozenset({_A, _S}),
+    "expire": frozenset({_A, _S}),
+    "sweep": frozenset({_A, _S}),
+    "purge": frozenset({_A}),
+    "import": frozenset({_A, _S}),
+    "review.approve": frozenset({_A, _S}),
+    "review.reject": frozenset({_A, _S}),
+    # reads
+    "get": frozenset({_A, _S, _U, _R}),
+    "list": frozenset({_A, _S, _U, _R}),
+    "recall": frozenset({_A, _S, _U, _R}),
+    "context": frozenset({_A, _S, _U, _R}),
+    "history": frozenset({_A, _S, _U, _R}),
+    "diff": frozenset({_A, _S, _U, _R}),
+    "profile": frozenset({_A, _S, _U, _R}),
+    "traces": frozenset({_A, _S, _U, _R}),
+    "trace": frozenset({_A, _S, _U, _R}),
+    "review.list": frozenset({_A, _S, _U, _R}),
+    "review.show": frozenset({_A, _S, _U, _R}),
+    "export": frozenset({_A, _S, _U, _R}),
+    "audit": frozenset({_A, _S, _R}),
+    "jobs.get": frozenset({_A, _S, _U, _R}),
+    # administration
+    "keys.create": frozenset({_A}),
+    "keys.list": frozenset({_A}),
+    "keys.revoke": frozenset({_A}),
+    "access_log": frozenset({_A}),
+}
+
+
+def allowed(role: str, action: str) -> bool:
+    return role in PERMISSIONS[action]

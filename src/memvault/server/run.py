@@ -1,0 +1,47 @@
+"""`memvault serve`: open the store, make the first admin key, run uvicorn."""
+
+from __future__ import annotations
+
+import logging
+import logging.config
+import sys
+from typing import Any, TextIO
+
+from ..vault import Vault
+from .app import Settings, create_app
+from .auth import bootstrap_admin
+
+_LOG_CONFIG: dict[str, Any] = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "memvault.server.middleware.JsonFormatter"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json",
+                            "stream": "ext://sys.stderr"}},
+    "loggers": {
+        "memvault": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+        "uvicorn": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+        "uvicorn.error": {"level": "INFO"},
+    },
+}
+
+
+def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
+          embedder: str | None = None, config: str | None = None,
+          bootstrap_tenant: str = "default", settings: Settings | None = None,
+          out: TextIO = sys.stdout) -> None:
+    import uvicorn
+
+    logging.config.dictConfig(_LOG_CONFIG)
+    vault = Vault(db, embedder=embedder, actor="server", actor_role="api", strategy=config)
+    try:
+        key = bootstrap_admin(vault.store, bootstrap_tenant)
+        if key is not None:
+            # Printed once: only its hash is stored, so it cannot be shown again.
+            out.write(f"memvault: created the first admin key for tenant "
+                      f"{bootstrap_tenant!r} (shown once; only its hash is stored):\n"
+                      f"{key}\n")
+            out.flush()
+        app = create_app(vault, settings)
+        uvicorn.run(app, host=host, port=port, log_config=_LOG_CONFIG, access_log=False)
+    finally:
+        vault.close()

@@ -1,0 +1,247 @@
+"""Request and response bodies. Requests are strict (JSON types as declared, unknown fields
+refused: a body cannot carry a scope); the core validates values. Responses mirror the
+core's to_dict() shapes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Time = int | str  # epoch milliseconds or ISO-8601
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+# --- requests -------------------------------------------------------------------------
+class RememberIn(_In):
+    content: str | None = None
+    slot: str | None = None
+    value: Any = None
+    kind: str | None = None
+    source: str = "user_explicit"
+    source_text: str | None = None
+    source_ref: str | None = None
+    confidence: float = 1.0
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    ttl: int | str | None = Field(None, description="seconds, or '90d', '12h', '30m'")
+    expires_at: Time | None = None
+    valid_from: Time | None = None
+    valid_to: Time | None = None
+    reason: str | None = None
+    trigger_text: str | None = None
+    expected_version: int | None = None
+
+
+class Message(_In):
+    role: str
+    content: str
+    id: str | None = None
+    at: int | None = Field(None, description="when it was said, epoch milliseconds")
+
+
+class ObserveIn(_In):
+    messages: list[Message]
+    source_ref: str | None = None
+
+
+class RecallIn(_In):
+    query: str
+    top_k: int | None = None
+    kind: str | None = None
+    tags: list[str] | None = None
+    since: Time | None = None
+    until: Time | None = None
+    as_of: Time | None = None
+    min_score: float | None = None
+
+
+class ContextIn(_In):
+    query: str
+    budget: int | None = None
+    lang: str | None = None
+    kind: str | None = None
+    tags: list[str] | None = None
+    as_of: Time | None = None
+
+
+class EditIn(_In):
+    content: str | None = None
+    value: Any = None
+    kind: str | None = None
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    confidence: float | None = None
+    expires_at: Time | None = None
+    reason: str | None = None
+    expected_version: int | None = None
+
+
+class ReasonIn(_In):
+    reason: str | None = None
+
+
+class RollbackIn(_In):
+    to_version: int
+    reason: str | None = None
+
+
+class KeyIn(_In):
+    role: str
+    user: str | None = None
+    name: str = Field("", max_length=200)
+    expires_at: Time | None = None
+
+
+# --- responses ------------------------------------------------------------------------
+class ScopeOut(BaseModel):
+    tenant: str
+    user: str
+    agent: str
+    session: str
+
+
+class MemoryOut(_Out):
+    id: str
+    scope: ScopeOut
+    kind: str
+    content: str
+    slot: str | None
+    value: Any = None
+    tags: list[str]
+    metadata: dict[str, Any]
+    source: str
+    source_text: str | None
+    source_ref: str | None
+    confidence: float
+    status: str
+    frozen: bool
+    version: int
+    valid_from: int | None
+    valid_to: int | None
+    recorded_at: int
+    expires_at: int | None
+    embedding_model: str | None
+    created_at: int
+    updated_at: int
+
+
+class MemoryList(BaseModel):
+    items: list[MemoryOut]
+    limit: int
+    offset: int
+
+
+class RememberOut(BaseModel):
+    action: str
+    id: str
+    version: int
+    previous_version: int | None
+    memory: MemoryOut
+
+
+class RevisionOut(_Out):
+    op_id: str
+    memory_id: str
+    scope: ScopeOut
+    op: str
+    from_version: int | None
+    to_version: int
+    state: dict[str, Any] | None
+    actor: str
+    actor_role: str
+    reason: str | None
+    trigger_text: str | None
+    trace_id: str | None
+    at: int
+
+
+class HitOut(BaseModel):
+    score: float
+    parts: dict[str, Any]
+    memory: MemoryOut
+
+
+class RecallOut(BaseModel):
+    trace_id: str | None
+    hits: list[HitOut]
+
+
+class ContextOut(_Out):
+    text: str
+    tokens: int
+    trace_id: str | None
+    included: list[HitOut]
+    dropped: list[dict[str, Any]]
+    conflicts: list[Any]
+
+
+class OutcomeOut(_Out):
+    action: str
+    reasons: list[str]
+    memory_id: str | None = None
+    version: int | None = None
+
+
+class ObserveOut(_Out):
+    turns: list[str]
+    outcomes: list[OutcomeOut]
+
+
+class JobOut(BaseModel):
+    job_id: str
+    kind: str
+    status: str = Field(description="queued, done or failed")
+    user: str
+    created_at: int
+    finished_at: int | None
+    result: Any = None
+    error: dict[str, Any] | None = None
+
+
+class PurgeOut(BaseModel):
+    tombstone: RevisionOut
+
+
+class CountOut(BaseModel):
+    count: int
+
+
+class KeyOut(BaseModel):
+    key_id: str
+    tenant: str
+    role: str
+    user: str | None
+    name: str
+    created_at: int
+    created_by: str
+    expires_at: int | None
+    revoked_at: int | None
+
+
+class NewKeyOut(KeyOut):
+    key: str = Field(description="the full API key; shown once, only its hash is stored")
+
+
+class AccessOut(BaseModel):
+    seq: int
+    at: int
+    tenant: str
+    user: str
+    key_id: str
+    role: str
+    action: str
+    memory_ids: list[str]
+    trace_id: str | None
+
+
+class ReviewOut(_Out):
+    memory: MemoryOut
+    review: dict[str, Any]
