@@ -611,6 +611,8 @@ class Vault:
         """Newest first. source, frozen, expiring_before (has a TTL ending before then)
         and q (case-insensitive substring of the content) narrow further."""
         sc = v.scope(scope)
+        if frozen is not None and not isinstance(frozen, bool):
+            raise ValidationError("frozen: expected true or false")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
             raise ValidationError("limit: expected a whole number in 1..10000")
         if isinstance(offset, bool) or not isinstance(offset, int) or not \
@@ -624,8 +626,6 @@ class Vault:
                          expires_before=to_ms(expiring_before, field="expiring_before"),
                          q=v.text(q, "q", max_chars=v.MAX_CONTENT_CHARS, required=False) or None)
         if as_of is None:
-        if frozen is not None and not isinstance(frozen, bool):
-            raise ValidationError("frozen: expected true or false")
             return self.store.list(sc, flt)
         at = to_ms(as_of, field="as_of")
         assert at is not None
