@@ -590,6 +590,30 @@ def mcp(ctx: typer.Context,
     _run(ctx, go)
 
 
+@app.command("serve")
+def serve_rest(ctx: typer.Context,
+               host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
+               port: Annotated[int, typer.Option(help="Port.")] = 8765,
+               sweep_interval: Annotated[float, typer.Option(
+                   help="Seconds between TTL sweeps; 0 disables the timer.")] = 60.0,
+               max_body: Annotated[int, typer.Option(
+                   help="Largest request body in bytes (413 above).")] = 1024 * 1024,
+               no_worker: Annotated[bool, typer.Option(
+                   "--no-worker", help="Queue async writes but do not run them here.")
+                   ] = False) -> None:
+    """The REST API on the store (--db); OpenAPI docs at /docs (docs/server.md). On a
+    store without API keys, creates an admin key for --tenant (default: "default") and
+    prints it once."""
+    from .server import Settings, serve  # FastAPI and uvicorn load only for this command
+
+    def go(c: Ctx) -> None:
+        serve(c.db, host=host, port=port, embedder=c.embedder, config=c.config,
+              bootstrap_tenant=c.tenant or "default",
+              settings=Settings(max_body_bytes=max_body, sweep_interval=sweep_interval,
+                                worker=not no_worker))
+    _run(ctx, go)
+
+
 # --- eval: retrieval benchmarks; the logic lives in memvault.eval --------------------------
 
 eval_app = typer.Typer(no_args_is_help=True, help="Retrieval evaluation on LoCoMo and "
@@ -668,27 +692,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-@app.command("serve")
-def serve_rest(ctx: typer.Context,
-               host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
-               port: Annotated[int, typer.Option(help="Port.")] = 8765,
-               sweep_interval: Annotated[float, typer.Option(
-                   help="Seconds between TTL sweeps; 0 disables the timer.")] = 60.0,
-               max_body: Annotated[int, typer.Option(
-                   help="Largest request body in bytes (413 above).")] = 1024 * 1024,
-               no_worker: Annotated[bool, typer.Option(
-                   "--no-worker", help="Queue async writes but do not run them here.")
-                   ] = False) -> None:
-    """The REST API on the store (--db); OpenAPI docs at /docs (docs/server.md). On a
-    store without API keys, creates an admin key for --tenant (default: "default") and
-    prints it once."""
-    from .server import Settings, serve  # FastAPI and uvicorn load only for this command
-
-    def go(c: Ctx) -> None:
-        serve(c.db, host=host, port=port, embedder=c.embedder, config=c.config,
-              bootstrap_tenant=c.tenant or "default",
-              settings=Settings(max_body_bytes=max_body, sweep_interval=sweep_interval,
-                                worker=not no_worker))
-    _run(ctx, go)
-
-
