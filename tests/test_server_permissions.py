@@ -153,6 +153,7 @@ CALLS: dict[str, Call] = {
     "export": _scoped("GET", "/v1/export"),
     "audit": _scoped("GET", "/v1/audit"),
     "jobs.get": lambda c, f, ok: c.get(f"/v1/jobs/{f.job_id}"),
+    "users": lambda c, f, ok: c.get("/v1/users"),
     "keys.create": lambda c, f, ok: c.post("/v1/keys", json={"role": "reader"}),
     "keys.list": lambda c, f, ok: c.get("/v1/keys"),
     "keys.revoke": lambda c, f, ok: c.delete(f"/v1/keys/{f.key_id()}"),

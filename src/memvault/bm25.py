@@ -21,8 +21,13 @@ class TextCandidates:
     docs: list[tuple[str, list[str]]] = field(default_factory=list)
 
 
+# Terms after this marker are context (a turn's neighbours, turnctx.py), not the memory's
+# own words: they count `context_weight` times (BM25F-style). The length is the whole key.
+CONTEXT_MARK = "|"
+
+
 def score(tc: TextCandidates, query_terms: list[str], *, k1: float = 1.2,
-          b: float = 0.75) -> list[tuple[str, float]]:
+          b: float = 0.75, context_weight: float = 1.0) -> list[tuple[str, float]]:
     """(id, BM25) best first; documents without any query term are dropped."""
     if not tc.docs or not query_terms or tc.n_docs <= 0:
         return []
@@ -32,8 +37,14 @@ def score(tc: TextCandidates, query_terms: list[str], *, k1: float = 1.2,
            for t in query_terms}
     out: list[tuple[str, float]] = []
     for mid, terms in tc.docs:
-        tf = Counter(terms)
         dl = len(terms)
+        if CONTEXT_MARK in terms:
+            cut = terms.index(CONTEXT_MARK)
+            tf: dict[str, float] = dict(Counter(terms[:cut]))
+            for t, n in Counter(terms[cut + 1:]).items():
+                tf[t] = tf.get(t, 0) + context_weight * n
+        else:
+            tf = dict(Counter(terms))
         s = 0.0
         for t in query_terms:
             f = tf.get(t, 0)

@@ -426,12 +426,99 @@ def purge(ctx: typer.Context, memory_id: str,
 
 @app.command()
 def sweep(ctx: typer.Context,
-          all_scopes: Annotated[bool, typer.Option("--all", help="Every scope.")] = False
-          ) -> None:
-    """Expire memories whose shelf life has passed."""
+          all_scopes: Annotated[bool, typer.Option("--all", help="Every scope.")] = False,
+          step: Annotated[list[str] | None, typer.Option(
+              "--step", help="Only these steps: expire, summarize, graph, caps "
+              "(repeatable; default all).")] = None) -> None:
+    """The lifecycle job: expire lapsed memories, run summary triggers, read new facts
+    into the graph, enforce per-user caps (docs/layers.md)."""
     def go(c: Ctx) -> None:
-        n = c.vault().sweep(None if all_scopes else c.scope())
-        _emit(c, {"expired": n}, lambda: out.print(f"expired {n}"))
+        rep = c.vault().maintain(None if all_scopes else c.scope(), steps=step or None)
+        d = rep.to_dict()
+        _emit(c, d, lambda: out.print(
+            f"expired {d['expired']}, summaries {len(d['summaries'])}, relations "
+            f"{len(d['relations'])}, evicted {len(d['evicted'])}"
+            + "".join(f"\nerror {escape(e)}" for e in d["errors"])))
+    _run(ctx, go)
+
+
+@app.command()
+def recent(ctx: typer.Context,
+           n: Annotated[int | None, typer.Option("--n", help="How many turns.")] = None,
+           max_tokens: Annotated[int | None, typer.Option()] = None) -> None:
+    """The session's last turns, verbatim (short-term layer)."""
+    def go(c: Ctx) -> None:
+        mems = c.vault().recent(c.scope(), n=n, max_tokens=max_tokens)
+        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
+    _run(ctx, go)
+
+
+@app.command()
+def summarize(ctx: typer.Context,
+              due_only: Annotated[bool, typer.Option(
+                  "--due-only", help="Only what the triggers call for.")] = False) -> None:
+    """Summarise the session's (or every session's) uncovered turns."""
+    def go(c: Ctx) -> None:
+        mems = c.vault().summarize(c.scope(), force=not due_only)
+        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
+    _run(ctx, go)
+
+
+@app.command()
+def expand(ctx: typer.Context, summary_id: str) -> None:
+    """The raw turns a summary covers."""
+    def go(c: Ctx) -> None:
+        mems = c.vault().expand(c.scope(), summary_id)
+        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
+    _run(ctx, go)
+
+
+graph_app = typer.Typer(no_args_is_help=True, help="The knowledge graph: entities and "
+                        "relations with validity (docs/layers.md).")
+app.add_typer(graph_app, name="graph")
+
+
+@graph_app.command("ingest")
+def graph_ingest(ctx: typer.Context) -> None:
+    """Read facts from memories not read yet."""
+    def go(c: Ctx) -> None:
+        mems = c.vault().graph_ingest(c.scope())
+        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
+    _run(ctx, go)
+
+
+def _facts_table(rows: list[dict[str, Any]]) -> Table:
+    t = Table()
+    for col in ("subject", "relation", "object", "valid_from", "valid_to"):
+        t.add_column(col)
+    for f in rows:
+        t.add_row(str(f.get("subject", f.get("entity"))), str(f["relation"]),
+                  str(f.get("object", f.get("direction"))), iso(f["valid_from"]) or "",
+                  iso(f["valid_to"]) or "")
+    return t
+
+
+GraphAsOf = Annotated[str | None, typer.Option("--as-of", help="A time (ISO 8601).")]
+GraphHistory = Annotated[bool, typer.Option("--history", help="Closed facts too.")]
+
+
+@graph_app.command("facts")
+def graph_facts(ctx: typer.Context, entity: str, as_of: GraphAsOf = None,
+                history: GraphHistory = False) -> None:
+    """Facts about an entity that held at a time (default now)."""
+    def go(c: Ctx) -> None:
+        rows = c.vault().graph_facts(c.scope(), entity, as_of=as_of, history=history)
+        _emit(c, rows, lambda: out.print(_facts_table(rows)))
+    _run(ctx, go)
+
+
+@graph_app.command("neighbours")
+def graph_neighbours(ctx: typer.Context, entity: str, as_of: GraphAsOf = None,
+                     history: GraphHistory = False) -> None:
+    """Entities one relation away."""
+    def go(c: Ctx) -> None:
+        rows = c.vault().graph_neighbours(c.scope(), entity, as_of=as_of, history=history)
+        _emit(c, rows, lambda: out.print(_facts_table(rows)))
     _run(ctx, go)
 
 
@@ -656,9 +743,58 @@ def _eval_run(ctx: typer.Context, name: str, data: Path | None, lang: str | None
 
 @eval_app.command("locomo")
 def eval_locomo(ctx: typer.Context, data: EvalData = None, split: EvalSplit = Split.ALL,
-                out_dir: EvalOut = Path("eval-results")) -> None:
+                out_dir: EvalOut = Path("eval-results"),
+                mode: Annotated[str, typer.Option(
+                    help="recall: rank turns (metrics per category); layered: evidence in "
+                    "the context section, turn-only vs layered memory at one budget "
+                    "(docs/evaluation.md).")] = "recall",
+                budget: Annotated[int, typer.Option(help="layered: context budget in "
+                                                    "tokens.")] = 800,
+                conversations: Annotated[int | None, typer.Option(
+                    help="layered: only the first N conversations.")] = None) -> None:
     """LoCoMo: a memory per turn, a user per conversation; metrics per category."""
-    _eval_run(ctx, "locomo", data, None, split, out_dir)
+    if mode == "layered":
+        _eval_layered(ctx, data, split, out_dir, budget, conversations)
+    elif mode == "recall":
+        _eval_run(ctx, "locomo", data, None, split, out_dir)
+    else:
+        _fail(ValidationError(f"--mode: expected recall or layered, got {mode!r}"))
+
+
+def _eval_layered(ctx: typer.Context, data: Path | None, split: Split, out_dir: Path,
+                  budget: int, conversations: int | None) -> None:
+    from .eval import layered
+    from .eval.datasets import load_dataset
+
+    def go(c: Ctx) -> None:
+        ds = load_dataset("locomo", data).select(split)
+        with _progress() as p:
+            tasks: dict[str, Any] = {}
+
+            def step(phase: str, done: int, total: int) -> None:
+                if phase not in tasks:
+                    tasks[phase] = p.add_task(phase, total=total)
+                p.update(tasks[phase], completed=done)
+            res = layered.run_context_eval(ds, budget=budget, groups=conversations,
+                                           embedder=c.embedder,
+                                           vault_kwargs={"strategy": c.config},
+                                           progress=step)
+        res["split"] = split.value
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path = out_dir / f"locomo-layered-{split.value}-b{budget}.json"
+        path.write_text(json.dumps(res, indent=1, ensure_ascii=False), encoding="utf-8")
+
+        def human() -> None:
+            t = Table(title=f"LoCoMo evidence in context ({split.value}, budget {budget}, "
+                      f"{len(res['conversations'])} conversations)")
+            for col in layered.COLUMNS:
+                t.add_column(col)
+            for row in layered.rows(res):
+                t.add_row(*row)
+            out.print(t)
+        _emit(c, res, human)
+        err.print(escape(f"snapshot {path}"))
+    _run(ctx, go)
 
 
 @eval_app.command("madial")

@@ -50,6 +50,18 @@ class Decay(_Strict):
     half_life_days: float = Field(180.0, gt=0)
 
 
+class TurnContext(_Strict):
+    """A `turn` memory is indexed with its neighbouring turns of the same session
+    (turnctx.py, docs/retrieval.md). before = after = 0 switches it off."""
+
+    before: int = Field(2, ge=0, le=10)
+    after: int = Field(2, ge=0, le=10)
+    # BM25 counts a neighbour's term this much of the turn's own term.
+    text_weight: float = Field(0.5, ge=0, le=1)
+    # Key vector = normalise(own + vector_weight x sum of the neighbours' own vectors).
+    vector_weight: float = Field(0.5, ge=0, le=1)
+
+
 class Retrieval(_Strict):
     top_k: int = Field(5, ge=1, le=1000)
     candidates: int = Field(50, ge=1, le=5000)
@@ -58,6 +70,7 @@ class Retrieval(_Strict):
     decay: Decay = Decay()
     # Narrow to the time range a query names ("last May", "2023年5月").
     query_time_filter: bool = True
+    turn_context: TurnContext = TurnContext()
 
 
 class Context(_Strict):
@@ -93,6 +106,48 @@ class Traces(_Strict):
     max_per_scope: int = Field(1000, ge=1)
 
 
+class ShortTerm(_Strict):
+    """The current session's last turns, served verbatim (docs/layers.md)."""
+
+    turns: int = Field(6, ge=0, le=200)
+    max_tokens: int = Field(300, ge=0, le=100_000)
+
+
+class Summaries(_Strict):
+    """When a session's unsummarised turns become a summary; 0 switches a trigger off."""
+
+    every_turns: int = Field(20, ge=0, le=10_000)
+    every_tokens: int = Field(1500, ge=0, le=1_000_000)
+    # Cosine distance between the mean embeddings of two adjacent windows of turns.
+    topic_shift: float = Field(0.5, ge=0, le=2)
+    window: int = Field(3, ge=1, le=50)
+    min_turns: int = Field(4, ge=1, le=10_000)
+    max_sentences: int = Field(5, ge=1, le=50)
+    # A user-level summary after this many new session summaries.
+    user_every: int = Field(3, ge=0, le=1000)
+    summarizer: Literal["auto", "extractive", "llm"] = "auto"
+
+
+class Caps(_Strict):
+    """Per-user cap on active memories (0: none); eviction policy in docs/layers.md."""
+
+    max_items: int = Field(0, ge=0, le=10_000_000)
+    exempt_kinds: list[str] = Field(default_factory=lambda: ["entity", "relation"])
+
+
+class Layers(_Strict):
+    short_term: ShortTerm = ShortTerm()
+    summaries: Summaries = Summaries()
+    caps: Caps = Caps()
+    graph: bool = True
+    # Run graph ingest and summary triggers right after observe() (else: sweep does).
+    on_observe: bool = False
+    # Summaries join the context as background when fewer recalled hits than this match.
+    background_below: int = Field(3, ge=0, le=100)
+    # Covered turns shown after a summary hit (the detail a summary dropped).
+    expand_turns: int = Field(2, ge=0, le=50)
+
+
 class Strategy(_Strict):
     version: Literal[1] = 1
     name: str = "default"
@@ -100,6 +155,7 @@ class Strategy(_Strict):
     context: Context = Context()
     write: Write = Write()
     traces: Traces = Traces()
+    layers: Layers = Layers()
 
     @property
     def hash(self) -> str:

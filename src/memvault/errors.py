@@ -62,3 +62,10 @@ class StoreError(MemvaultError):
     """The storage backend failed or the store file is not a memvault store."""
 
     code = "store_error"
+
+
+class SummarizationError(MemvaultError):
+    """The configured summariser (an LLM endpoint) gave no usable summary after its
+    retries. Nothing was stored."""
+
+    code = "summarization_failed"

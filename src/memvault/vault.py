@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import secrets
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -20,7 +21,7 @@ from typing import IO, Any
 import numpy as np
 import platformdirs
 
-from . import bm25
+from . import bm25, turnctx
 from . import validate as v
 from .clashes import declared_conflicts
 from .config import Strategy, Weights, load_strategy
@@ -34,7 +35,9 @@ from .errors import (
     ValidationError,
     VersionError,
 )
-from .inject import ContextItem, render
+from .inject import render
+from .layers.assemble import assemble, recall_only
+from .layers.graph import GRAPH_KINDS
 from .model import (
     STATE_FIELDS,
     Hit,
@@ -94,9 +97,21 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("memvault", appauthor=False)) / "memvault.db"
 
 
+_id_lock = threading.Lock()
+_id_last = [0, 0]  # (ms, sequence within that ms) of this process's last id
+
+
 def new_id(prefix: str) -> str:
-    # Time-ordered, so ids sort by creation; 64 random bits keep concurrent writers apart.
-    return f"{prefix}_{now_ms():012x}{secrets.token_hex(8)}"
+    # Time-ordered, so ids sort by creation: within one millisecond a 16-bit sequence
+    # keeps this process's ids in order (turn context relies on it, turnctx.py); 48
+    # random bits keep concurrent writers apart.
+    with _id_lock:
+        ms = max(now_ms(), _id_last[0])
+        seq = _id_last[1] + 1 if ms == _id_last[0] else 0
+        if seq > 0xFFFF:
+            ms, seq = ms + 1, 0
+        _id_last[:] = [ms, seq]
+    return f"{prefix}_{ms:012x}{seq:04x}{secrets.token_hex(6)}"
 
 
 def content_hash(content: str, slot: str | None, value: Any) -> str:
@@ -217,10 +232,17 @@ class Vault:
                             expires_at=expires_at, valid_from=valid_from, valid_to=valid_to)
         if expected_version is not None:
             expected_version = v.version(expected_version, "expected_version")
-        vectors = self._vectors([req["content"]])[0]
-        return self._commit_remember(req, vectors, actor=actor, reason=reason,
-                                     trigger_text=trigger_text, trace_id=trace_id,
-                                     expected_version=expected_version)
+        linker = self._turn_linker([req])
+        if linker is None:
+            vectors, terms = self._vectors([req["content"]])[0], None
+        else:
+            vecs, keys = linker.keys(range(1), [req])
+            vectors, terms = vecs[0], keys[0]
+        with self.store.transaction() as tx:
+            self._rekey_stored_turns(tx, linker)
+            return self._apply_remember(tx, req, vectors, actor=actor, reason=reason,
+                                        trigger_text=trigger_text, trace_id=trace_id,
+                                        expected_version=expected_version, terms=terms)
 
     def remember_many(self, items: list[dict[str, Any]], *, actor: str | None = None,
                       reason: str | None = None, batch: int = 256,
@@ -228,25 +250,66 @@ class Vault:
         """Bulk remember: each item is the keyword arguments of `remember` (with `scope`).
         Embeds a batch at a time and commits each batch as one transaction."""
         results: list[RememberResult] = []
-        for start in range(0, len(items), batch):
-            chunk = items[start:start + batch]
-            prepared = []
-            for item in chunk:
-                item = dict(item)
-                for key in ("actor", "reason", "expected_version", "trigger_text", "trace_id"):
-                    if key in item:
-                        raise ValidationError(f"remember_many: {key} is per batch, not per item")
-                prepared.append(self._prepare(item.pop("scope", None), item.pop("content", None),
-                                              **item))
-            vectors = self._vectors([p["content"] for p in prepared])
+        every = []
+        for item in items:
+            item = dict(item)
+            for key in ("actor", "reason", "expected_version", "trigger_text", "trace_id"):
+                if key in item:
+                    raise ValidationError(f"remember_many: {key} is per batch, not per item")
+            every.append(self._prepare(item.pop("scope", None), item.pop("content", None),
+                                       **item))
+        # Turns are keyed with their neighbours (turnctx.py), across batch boundaries.
+        linker = self._turn_linker(every)
+        for start in range(0, len(every), batch):
+            prepared = every[start:start + batch]
+            if linker is None:
+                vectors = self._vectors([p["content"] for p in prepared])
+                terms: list[str | None] = [None] * len(prepared)
+            else:
+                vectors, terms = linker.keys(range(start, start + len(prepared)), every)
             with self.store.transaction() as tx:
-                for req, vec in zip(prepared, vectors, strict=True):
+                if start == 0:
+                    self._rekey_stored_turns(tx, linker)
+                for req, vec, key in zip(prepared, vectors, terms, strict=True):
                     results.append(self._apply_remember(tx, req, vec, actor=actor, reason=reason,
                                                         trigger_text=None, trace_id=None,
-                                                        expected_version=None))
+                                                        expected_version=None, terms=key))
             if progress:
-                progress(len(chunk))
+                progress(len(prepared))
         return results
+
+    def _turn_linker(self, prepared: list[dict[str, Any]]) -> turnctx.Linker | None:
+        tc = self.strategy.retrieval.turn_context
+        if not turnctx.enabled(tc) or not any(p["kind"] == turnctx.TURN_KIND for p in prepared):
+            return None
+        return turnctx.Linker(tc, prepared, self.store, self._vectors, self.embedding_model)
+
+    def _rekey_stored_turns(self, tx: Any, linker: turnctx.Linker | None) -> None:
+        """New turns change the index keys of the stored turns just before them."""
+        if linker is None:
+            return
+        for m, terms, vectors in linker.stored_updates():
+            self._rekey(tx, m, terms, vectors)
+
+    def _rekey(self, tx: Any, m: Memory, terms: str, vectors: dict[str, np.ndarray]) -> None:
+        """A new index key for a memory; its row, version and revisions stay as they are."""
+        cur = tx.get(m.scope, m.id)
+        if cur is None or cur.content != m.content:
+            return  # changed since it was read: its own write re-keyed it
+        tx.update(cur, content_hash(cur.content, cur.slot, cur.value), terms, vectors)
+
+    def relink_turns(self, scope: Scope | dict[str, str]) -> int:
+        """Rebuild the index keys of every live turn inside this scope, per exact scope
+        (after a reindex, or after turn_context changed). Returns how many."""
+        sc = v.scope(scope)
+        keys = []
+        for turns in turnctx.stored_sequences(self.store, sc):
+            keys += turnctx.relink(self.strategy.retrieval.turn_context, turns, self._vectors)
+        for start in range(0, len(keys), 256):
+            with self.store.transaction() as tx:
+                for m, terms, vectors in keys[start:start + 256]:
+                    self._rekey(tx, m, terms, vectors)
+        return len(keys)
 
     def _prepare(self, scope: Any, content: Any, *, slot: Any = None, value: Any = None,
                  kind: Any = None, source: Any = Source.USER_EXPLICIT.value,
@@ -292,7 +355,8 @@ class Vault:
 
     def _apply_remember(self, tx: Any, req: dict[str, Any], vectors: dict[str, np.ndarray], *,
                         actor: str | None, reason: str | None, trigger_text: str | None,
-                        trace_id: str | None, expected_version: int | None) -> RememberResult:
+                        trace_id: str | None, expected_version: int | None,
+                        terms: str | None = None) -> RememberResult:
         sc: Scope = req["scope"]
         now = self.clock()
         h = content_hash(req["content"], req["slot"], req["value"])
@@ -339,7 +403,7 @@ class Vault:
             return RememberResult("noop", self._reinforce(tx, dup, actor=actor,
                                                           trigger_text=trigger), dup.version)
         mem = self._new_memory(req, Status.ACTIVE, now)
-        tx.insert(mem, h, self._terms(mem), vectors)
+        tx.insert(mem, h, terms or self._terms(mem), vectors)
         tx.append_revision(self._revision(mem, Op.CREATE, None, actor=actor, reason=reason,
                                           trigger_text=trigger, trace_id=trace_id))
         return RememberResult("added", mem, None)
@@ -396,8 +460,13 @@ class Vault:
         added, updated, noop, staged for review, blocked (frozen) or rejected."""
         from .writepath import observe
 
-        return observe(self, scope, messages, source_ref=source_ref, extractor=extractor,
-                       actor=actor, actor_role=actor_role)
+        result = observe(self, scope, messages, source_ref=source_ref, extractor=extractor,
+                         actor=actor, actor_role=actor_role)
+        if self.strategy.layers.on_observe:
+            from .lifecycle import after_observe
+
+            after_observe(self, scope, result)
+        return result
 
     def review_list(self, scope: Scope | dict[str, str], *, limit: int = 100) -> list[Memory]:
         from .writepath import review_list
@@ -488,7 +557,23 @@ class Vault:
             if m.status == Status.DELETED:
                 raise ConflictError(f"memory {m.id} is already forgotten")
             return replace(m, status=Status.DELETED.value, version=m.version + 1)
-        return self._mutate(scope, memory_id, Op.DELETE, change, actor=actor, reason=reason)
+        rekeys = self._turn_rekeys_without(scope, memory_id)
+        done = self._mutate(scope, memory_id, Op.DELETE, change, actor=actor, reason=reason)
+        if rekeys:
+            with self.store.transaction() as tx:
+                for m, terms, vectors in rekeys:
+                    self._rekey(tx, m, terms, vectors)
+        return done
+
+    def _turn_rekeys_without(self, scope: Any, memory_id: Any) -> list[Any]:
+        """Neighbour keys to rebuild when a turn leaves (forget, purge): its words must not
+        stay findable through its neighbours' index keys."""
+        tc = self.strategy.retrieval.turn_context
+        m = self.store.get(v.scope(scope), v.memory_id(memory_id))
+        if m is None or m.kind != turnctx.TURN_KIND or not turnctx.enabled(tc):
+            return []
+        return turnctx.without(tc, turnctx.stored_turns(self.store, m.scope), m.id,
+                               self._vectors)
 
     def freeze(self, scope: Scope | dict[str, str], memory_id: str, *,
                actor: str | None = None, reason: str | None = None) -> Memory:
@@ -522,18 +607,20 @@ class Vault:
 
     def sweep(self, scope: Scope | dict[str, str] | None = None, *,
               actor: str = "system:sweep") -> int:
-        """Expire every active memory whose expires_at has passed (one scope, or all).
+        """The lifecycle job (one scope, or all): expire every active memory whose
+        expires_at has passed, run summary triggers, graph ingest and per-user caps
+        (lifecycle.py). Returns how many expired; `maintain` returns the full report.
         Frozen memories are left alone: freezing means no automatic path changes them."""
-        scopes = [v.scope(scope)] if scope is not None else self.store.scopes()
-        done = 0
-        for sc in scopes:
-            for mid in self.store.expired_ids(sc, self.clock()):
-                try:
-                    self.expire(sc, mid, actor=actor, reason="ttl lapsed")
-                    done += 1
-                except (FrozenError, ConflictError):
-                    continue
-        return done
+        return self.maintain(scope, actor=actor).expired
+
+    def maintain(self, scope: Scope | dict[str, str] | None = None, *,
+                 steps: tuple[str, ...] | list[str] | None = None,
+                 actor: str = "system:sweep") -> Any:
+        """The lifecycle job with its report (SweepReport: expired, summaries, relations,
+        evicted, errors); `steps` picks some of expire, summarize, graph, caps."""
+        from .lifecycle import STEPS, run
+
+        return run(self, scope, steps=STEPS if steps is None else steps, actor=actor)
 
     def rollback(self, scope: Scope | dict[str, str], memory_id: str, to_version: int, *,
                  actor: str | None = None, reason: str | None = None) -> Memory:
@@ -561,12 +648,15 @@ class Vault:
         vectors. A tombstone revision records that it happened, when and by whom."""
         sc = v.scope(scope)
         mid = v.memory_id(memory_id)
+        rekeys = self._turn_rekeys_without(sc, mid)
         with self.store.transaction() as tx:
             cur = tx.get(sc, mid, for_update=True)
             if cur is None:
                 raise NotFoundError(f"no memory {mid} in scope {sc}")
             if cur.frozen:
                 raise FrozenError(f"memory {mid} is frozen; unfreeze it before purging it")
+            for m, terms, vectors in rekeys:  # in the erasing transaction
+                self._rekey(tx, m, terms, vectors)
             tomb = Revision(op_id=new_id("op"), memory_id=mid, scope=cur.scope,
                             op=Op.PURGE.value, from_version=cur.version,
                             to_version=cur.version + 1, state=None, actor=self._actor(actor),
@@ -701,7 +791,8 @@ class Vault:
         else:
             # Filters shrink the pool after candidate generation; widen it so top_k survives.
             n = r.candidates * (4 if (kind_ or tags_ or out.time_range) else 1)
-            text = bm25.score(self.store.text_candidates(sc, terms, now, n), terms)
+            text = bm25.score(self.store.text_candidates(sc, terms, now, n), terms,
+                              context_weight=r.turn_context.text_weight)
             dense = {e.name: self.store.vector_candidates(sc, e.name, e.embed_query(q), now, n)
                      for e in self.embedders}
             parts = fuse(text, dense, r.weights)
@@ -733,6 +824,8 @@ class Vault:
                 reason = "not_live"  # changed between candidate generation and fetch
             elif kind_ is not None and m.kind != kind_:
                 reason = "kind_filter"
+            elif kind_ is None and m.kind in GRAPH_KINDS:
+                reason = "graph_kind"  # entities/relations: graph verbs, or kind= asks
             elif any(t not in m.tags for t in tags_):
                 reason = "tag_filter"
             elif out.time_range is not None and not in_range(m):
@@ -759,9 +852,12 @@ class Vault:
     def context(self, scope: Scope | dict[str, str], query: str, *,
                 budget: int | None = None, lang: str | None = None,
                 kind: str | None = None, tags: Iterable[str] | None = None,
-                as_of: TimeLike = None, trace_id: str | None = None) -> ContextResult:
+                as_of: TimeLike = None, trace_id: str | None = None,
+                session: str | None = None) -> ContextResult:
         """The prompt section for `query`: recalled memories rendered as reference data
-        (not instructions) inside unforgeable markers, within `budget` tokens."""
+        (not instructions) inside unforgeable markers, within `budget` tokens. The layers
+        the query needs (docs/layers.md): `session` names the current conversation for the
+        short-term layer when `scope` is user-wide."""
         cfg = self.strategy.context
         budget_ = cfg.budget_tokens if budget is None else budget
         if isinstance(budget_, bool) or not isinstance(budget_, int) or not \
@@ -772,17 +868,24 @@ class Vault:
             raise ValidationError("lang: expected 'en' or 'zh'")
         outcome = self._retrieve(scope, query, top_k=cfg.max_items, kind=kind, tags=tags,
                                  since=None, until=None, as_of=as_of, min_score=None)
-        rendered = render([ContextItem.from_hit(h) for h in outcome.hits],
-                          budget_tokens=budget_, lang=lang_, now_ms=outcome.now,
-                          conflicts=declared_conflicts([h.memory for h in outcome.hits]))
+        # Layers (docs/layers.md) unless a filter asks for recall only.
+        shown = (recall_only(outcome, "kind, tags or as_of given: recall only")
+                 if kind or tags or as_of is not None
+                 else assemble(self, outcome.scope, outcome.query, outcome,
+                               session=v.text(session, "session", max_chars=v.MAX_ID_CHARS,
+                                              required=False)))
+        rendered = render(shown.items, budget_tokens=budget_, lang=lang_, now_ms=outcome.now,
+                          conflicts=declared_conflicts([h.memory for h in shown.hits.values()]))
         injected = {"text": rendered.text, "tokens": rendered.tokens,
                     "budget_tokens": budget_, "lang": lang_, "block_id": rendered.block_id,
                     "included": rendered.included, "conflicts": rendered.conflicts,
                     "dropped": [{"id": d.id, "version": d.version, "reason": d.reason}
                                 for d in rendered.dropped], "note": rendered.note,
-                    "counter": rendered.counter}
+                    "counter": rendered.counter,
+                    "layers": shown.finish(rendered.included),
+                    "route": shown.route.to_dict() if shown.route else None}
         tid = self._record_trace("context", outcome, trace_id=trace_id, injected=injected)
-        by_id = {h.memory.id: h for h in outcome.hits}
+        by_id = shown.hits
         return ContextResult(text=rendered.text, tokens=rendered.tokens,
                              hits=[by_id[i] for i in rendered.included if i in by_id],
                              dropped=injected["dropped"], conflicts=rendered.conflicts,
@@ -818,6 +921,12 @@ class Vault:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise ValidationError("limit: expected a whole number in 1..1000")
         return self.store.list_traces(Scope(sc.tenant, sc.user), limit)
+
+    def users(self, tenant: str) -> list[str]:
+        """The user ids of a tenant that have any recorded change, sorted (the admin page's
+        user picker). Read from the revisions, so purged and deleted memories still count."""
+        t = v.scope({"tenant": tenant, "user": "-"}).tenant  # the same id rules as a scope
+        return self.store.users(t)  # a query that names the tenant, like every scoped read
 
     def profile(self, scope: Scope | dict[str, str], *,
                 as_of: TimeLike = None) -> dict[str, dict[str, Any]]:
@@ -874,6 +983,58 @@ class Vault:
         sa, sb = states[a], states[b]
         return {f: {"from": sa.get(f), "to": sb.get(f)} for f in (*STATE_FIELDS, "frozen")
                 if sa.get(f) != sb.get(f)}
+
+    # --- layers (docs/layers.md) ---------------------------------------------------------
+    def recent(self, scope: Scope | dict[str, str], *, n: int | None = None,
+               max_tokens: int | None = None) -> list[Memory]:
+        """The session's last `n` turns (strategy layers.short_term), verbatim, oldest
+        first, at most `max_tokens` tokens of content."""
+        from .layers.shortterm import recent
+
+        return recent(self, scope, n=n, max_tokens=max_tokens)
+
+    def summarize(self, scope: Scope | dict[str, str], *, force: bool = True,
+                  summarizer: Any = None) -> list[Memory]:
+        """Summarise a session's uncovered turns (a user scope: every session, then the
+        user roll-up). force=False: only what the triggers call for. Returns the new
+        summaries (kind `summary`, metadata.covers = the turn ids)."""
+        from .layers.summarize import summarize
+
+        return summarize(self, scope, force=force, summarizer=summarizer)
+
+    def expand(self, scope: Scope | dict[str, str], summary_id: str) -> list[Memory]:
+        """The raw turns a summary covers, oldest first."""
+        from .layers.summarize import expand
+
+        return expand(self, scope, summary_id)
+
+    def graph_ingest(self, scope: Scope | dict[str, str],
+                     memory_ids: list[str] | None = None) -> list[Memory]:
+        """Read entities and relations from memories not read yet; the relations added."""
+        from .layers.graph import ingest
+
+        return ingest(self, scope, memory_ids)
+
+    def graph_entity(self, scope: Scope | dict[str, str], name: str) -> Memory:
+        """The entity a name, alias or id resolves to (NotFoundError if none)."""
+        from .layers.graph import resolve
+
+        return resolve(self, scope, name)
+
+    def graph_facts(self, scope: Scope | dict[str, str], entity: str, *,
+                    as_of: TimeLike = None, history: bool = False) -> list[dict[str, Any]]:
+        """Relations of an entity that held at `as_of` (valid time; default now)."""
+        from .layers.graph import facts
+
+        return facts(self, scope, entity, as_of=as_of, history=history)
+
+    def graph_neighbours(self, scope: Scope | dict[str, str], entity: str, *,
+                         as_of: TimeLike = None,
+                         history: bool = False) -> list[dict[str, Any]]:
+        """Entities one relation away from `entity` at `as_of`."""
+        from .layers.graph import neighbours
+
+        return neighbours(self, scope, entity, as_of=as_of, history=history)
 
     # --- portability --------------------------------------------------------------------------
     def export_jsonl(self, scope: Scope | dict[str, str], out: IO[str]) -> int:
@@ -967,6 +1128,10 @@ class Vault:
                 progress(done, total)
         self.store.set_meta("embedders", json.dumps(self._model_record))
         self.store.drop_vector_models([m for m in old if m not in keep])
+        if turnctx.enabled(self.strategy.retrieval.turn_context):
+            # The loop above gave every turn its own vector; turns are keyed with context.
+            for sc in self.store.scopes():
+                self.relink_turns(sc)
         return done
 
 

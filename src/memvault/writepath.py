@@ -87,9 +87,12 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
 
     turn_items = [{"scope": sc, "content": kept(m.content), "kind": "turn",
                    "source": origin.get(m.role, "system_inferred"),
-                   "source_ref": ref, "metadata": {"role": m.role,
+                   # turn: position in this call; turns written in one millisecond
+                   # keep their order (short-term layer, summaries).
+                   "source_ref": ref, "metadata": {"role": m.role, "turn": i,
                                                    **({"message_id": m.id} if m.id else {})},
-                   **({"valid_from": m.at} if m.at is not None else {})} for m in msgs]
+                   **({"valid_from": m.at} if m.at is not None else {})}
+                  for i, m in enumerate(msgs)]
     for r in vault.remember_many(turn_items, actor=actor, reason="observed turn"):
         result.turns.append(r.memory.id)
     for c in candidates:

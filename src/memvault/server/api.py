@@ -16,7 +16,8 @@ from .. import vault as vault_mod
 from ..errors import ValidationError
 from ..timeutil import now_ms
 from . import schemas as s
-from .deps import Caller, caller_for, record_read, server
+from .auth import Principal
+from .deps import Caller, caller_for, principal_for, record_read, server
 from .errors import ERROR_RESPONSES
 from .jobs import run_verb
 
@@ -244,6 +245,15 @@ def trace(request: Request, c: Annotated[Caller, _c("trace")],
     t = server(request).vault.trace(c.scope, trace_id)
     record_read(request, c, "trace", list(t.get("memory_ids", [])), trace_id)
     return t
+
+
+@router.get("/users", response_model=s.UsersOut, tags=["read"])
+def users(request: Request, p: Annotated[Principal, Depends(principal_for("users"))]) -> Any:
+    """The tenant's user ids (any recorded change), for a console's user picker, and the
+    caller's role. A key bound to a user sees only that user: the list must not leak the
+    tenant's other users."""
+    names = [p.user] if p.user is not None else server(request).vault.users(p.tenant)
+    return {"users": names, "bound": p.user is not None, "role": p.role, "key_id": p.key_id}
 
 
 @router.get("/audit", response_model=list[s.RevisionOut], tags=["read"])

@@ -12,7 +12,7 @@ from fastapi import FastAPI
 
 from .. import __version__
 from ..vault import Vault
-from . import admin, api, errors
+from . import admin, api, errors, ui
 from .jobs import Sweeper, Worker
 from .metrics import Metrics
 from .middleware import BodyLimit, RequestLog
@@ -73,6 +73,7 @@ def create_app(vault: Vault, settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(admin.router)
     app.include_router(admin.ops)
+    app.include_router(ui.router)  # the admin page (/admin/), static files only
     # Outermost first: the log line also covers requests refused for their size.
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestLog, metrics=metrics)

@@ -46,6 +46,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "export": frozenset({_A, _S, _U, _R}),
     "audit": frozenset({_A, _S, _R}),
     "jobs.get": frozenset({_A, _S, _U, _R}),
+    "users": frozenset({_A, _S, _U, _R}),  # a bound key sees only its own user
     # administration
     "keys.create": frozenset({_A}),
     "keys.list": frozenset({_A}),

@@ -242,6 +242,13 @@ class AccessOut(BaseModel):
     trace_id: str | None
 
 
+class UsersOut(BaseModel):
+    users: list[str]
+    bound: bool = Field(description="the key is bound to its one user")
+    role: str
+    key_id: str
+
+
 class ReviewOut(_Out):
     memory: MemoryOut
     review: dict[str, Any]

@@ -192,6 +192,10 @@ class Store(Protocol):
     # --- maintenance (scope enumeration is the only unscoped read) ----------------------
     def scopes(self) -> list[Scope]: ...
 
+    def users(self, tenant: str) -> list[str]:
+        """The user ids with any revision in this tenant, sorted (an admin's user picker)."""
+        ...
+
     def expired_ids(self, scope: Scope, now: int) -> list[str]: ...
 
     def iter_all_for_reindex(self, batch: int) -> Iterator[list[tuple[int, str]]]:

@@ -577,6 +577,11 @@ ORDER BY 1, 2"""
         rows = self._q("SELECT DISTINCT tenant, user_id FROM revisions ORDER BY tenant, user_id")
         return [Scope(r["tenant"], r["user_id"]) for r in rows]
 
+    def users(self, tenant: str) -> list[str]:
+        rows = self._q("SELECT DISTINCT user_id FROM revisions WHERE tenant = %(t)s "
+                       "ORDER BY user_id", {"t": tenant})
+        return [r["user_id"] for r in rows]
+
     def expired_ids(self, scope: Scope, now: int) -> list[str]:
         where, params = _scope_sql(scope)
         rows = self._q(f"SELECT m.id FROM memories m WHERE {where} AND m.status = 'active' "

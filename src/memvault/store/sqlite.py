@@ -530,6 +530,11 @@ class SQLiteStore:
         rows = self._q("SELECT DISTINCT tenant, user_id FROM revisions ORDER BY tenant, user_id")
         return [Scope(r[0], r[1]) for r in rows]
 
+    def users(self, tenant: str) -> list[str]:
+        rows = self._q("SELECT DISTINCT user_id FROM revisions WHERE tenant = :t "
+                       "ORDER BY user_id", {"t": tenant})
+        return [r[0] for r in rows]
+
     def expired_ids(self, scope: Scope, now: int) -> list[str]:
         where, params = _scope_sql(scope)
         rows = self._q(f"SELECT m.id FROM memories m WHERE {where} AND m.status = 'active' "

@@ -1,0 +1,296 @@
+"""Knowledge-graph layer: entities and (subject, relation, object) facts with validity.
+
+Stored as ordinary memories in the user scope, so revisions, rollback, purge, export and
+scoping apply unchanged:
+
+    entity    content: the name; metadata {name, norm, aliases}
+    relation  content: "Alice lives_in Shanghai"; metadata {subject, subject_name,
+              relation, object, object_name, source_memory, source_text};
+              valid_from = when the source memory says it held; valid_to = when a later
+              fact closed it
+
+A new fact on a single-valued relation (lives_in, works_at, born_in) with another object
+closes the open one on the same subject and relation: its valid_to becomes the new
+fact's valid_from, as a recorded revision (nothing is deleted). Different relations, or
+another subject, are never touched. A fact older than the open one (replayed late) is
+stored closed at the newer fact's start instead.
+
+Entity resolution: a name matches an entity when their normalised forms or any of their
+aliases (graphvocab.ALIASES: "Shanghai" = "上海") meet. A new surface form of a known
+entity is added to its aliases (a revision of the entity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from .. import validate as v
+from ..errors import NotFoundError, ValidationError
+from ..model import Kind, Memory, Op, Scope, Source, Status
+from ..store import ListFilter
+from ..timeutil import TimeLike, to_ms
+from .graphvocab import ALIASES, SELF, VOCAB, Mention, is_self, norm
+
+if TYPE_CHECKING:
+    from ..vault import Vault
+
+ACTOR = "system:graph"
+GRAPH_KINDS = frozenset({Kind.ENTITY.value, Kind.RELATION.value})
+# What facts are read from: statements and what the user said (not summaries, not the
+# graph itself, not the assistant's turns).
+SOURCE_KINDS = frozenset({"fact", "preference", "profile", "episode", "note", "turn"})
+
+
+def _active(vault: Vault, sc: Scope, kind: str) -> list[Memory]:
+    # The caller's scope, never wider: a session scope sees only that session's graph.
+    return vault.store.list(sc, ListFilter(kind=kind, status=Status.ACTIVE.value,
+                                           limit=1_000_000))
+
+
+def entity_keys(m: Memory) -> set[str]:
+    keys = {norm(m.metadata.get("name") or m.content)}
+    keys |= {norm(a) for a in m.metadata.get("aliases", []) if isinstance(a, str)}
+    return {k for k in keys if k}
+
+
+class _Index:
+    """The user's entities by every key, loaded once per ingest."""
+
+    def __init__(self, entities: list[Memory]) -> None:
+        self.by_key: dict[str, Memory] = {}
+        for e in sorted(entities, key=lambda m: m.created_at):
+            for k in entity_keys(e):
+                self.by_key.setdefault(k, e)
+
+    def find(self, name: str) -> Memory | None:
+        for k in sorted(ALIASES.of(name) | {norm(name)}):
+            if k in self.by_key:
+                return self.by_key[k]
+        return None
+
+    def add(self, e: Memory) -> None:
+        for k in entity_keys(e):
+            self.by_key[k] = e
+
+
+def _date(m: Memory) -> int:
+    # When the memory says it held: its event date, else when this version was written
+    # (a slot's new value dates from its update, not from the slot's first value).
+    return m.valid_from if m.valid_from is not None else (m.recorded_at or m.created_at)
+
+
+def _write(vault: Vault, tx: Any, sc: Scope, content: str, kind: str, *, value: Any = None,
+           metadata: dict[str, Any], valid_from: int | None = None,
+           valid_to: int | None = None, confidence: float = 1.0, reason: str,
+           trigger: str | None = None) -> Memory:
+    req = vault._prepare(sc, content, kind=kind, value=value, metadata=metadata,
+                         source=Source.SYSTEM_INFERRED.value, confidence=confidence,
+                         valid_from=valid_from, valid_to=valid_to)
+    r = vault._apply_remember(tx, req, vault._vectors([req["content"]])[0], actor=ACTOR,
+                              reason=reason, trigger_text=trigger, trace_id=None,
+                              expected_version=None)
+    return r.memory
+
+
+def _revise(vault: Vault, tx: Any, old: Memory, new: Memory, reason: str,
+            trigger: str | None) -> Memory:
+    from ..vault import content_hash
+
+    new = replace(new, version=old.version + 1, recorded_at=vault.clock(),
+                  updated_at=max(vault.clock(), old.updated_at))
+    tx.update(new, content_hash(new.content, new.slot, new.value),
+              vault._terms(new) if new.valid_from != old.valid_from else None, None)
+    tx.append_revision(vault._revision(new, Op.UPDATE, old.version, actor=ACTOR,
+                                       reason=reason, trigger_text=trigger, trace_id=None))
+    return new
+
+
+def _entity(vault: Vault, tx: Any, sc: Scope, idx: _Index, name: str,
+            trigger: str) -> Memory:
+    canonical = SELF if is_self(name) else name.strip()
+    found = idx.find(canonical)
+    if found is not None:
+        if norm(canonical) not in entity_keys(found) and not found.frozen:
+            meta = dict(found.metadata)
+            meta["aliases"] = [*meta.get("aliases", []), canonical]
+            found = _revise(vault, tx, found, replace(found, metadata=meta),
+                            f"alias {canonical!r}", trigger)
+            idx.add(found)
+        return found
+    aliases = sorted(a for a in ALIASES.of(canonical) if a != norm(canonical))
+    e = _write(vault, tx, sc, canonical, Kind.ENTITY.value,
+               metadata={"name": canonical, "norm": norm(canonical), "aliases": aliases},
+               reason="graph: new entity", trigger=trigger)
+    idx.add(e)
+    return e
+
+
+def _open(relations: list[Memory], sid: str, rel: str) -> list[Memory]:
+    return [r for r in relations if r.metadata.get("subject") == sid
+            and r.metadata.get("relation") == rel and r.valid_to is None]
+
+
+def _apply(vault: Vault, sc: Scope, src: Memory, mention: Mention, idx: _Index,
+           relations: list[Memory]) -> Memory | None:
+    spec = VOCAB.get(mention.relation)
+    if spec is None:
+        return None
+    at = _date(src)
+    with vault.store.transaction() as tx:
+        subj = _entity(vault, tx, sc, idx, mention.subject or SELF, mention.span)
+        obj = _entity(vault, tx, sc, idx, mention.object, mention.span)
+        same = [r for r in _open(relations, subj.id, spec.name)
+                if r.metadata.get("object") == obj.id]
+        if same:
+            return None  # already known and still open
+        valid_to = None
+        closed = []
+        if spec.single:
+            for old in _open(relations, subj.id, spec.name):
+                if _date(old) > at:
+                    valid_to = _date(old) if valid_to is None else min(valid_to, _date(old))
+                elif not old.frozen:
+                    closed.append(old)
+        if valid_to is not None and valid_to <= at:
+            return None
+        name_s, name_o = subj.metadata.get("name", subj.content), obj.content
+        rel = _write(
+            vault, tx, sc, f"{name_s} {spec.name} {name_o}",
+            Kind.RELATION.value, value={"s": subj.id, "r": spec.name, "o": obj.id, "since": at},
+            metadata={"subject": subj.id, "subject_name": name_s, "relation": spec.name,
+                      "object": obj.id, "object_name": name_o, "source_memory": src.id,
+                      "source_version": src.version, "source_text": mention.span[:500]},
+            valid_from=at, valid_to=valid_to, confidence=src.confidence,
+            reason=f"graph: from memory {src.id}", trigger=mention.span)
+        for old in closed:
+            # Close, never delete: "as of" before `at` still answers with the old fact.
+            meta = {**old.metadata, "closed_by": rel.id}
+            new = _revise(vault, tx, old, replace(old, valid_to=max(at, _date(old) + 1),
+                                                  metadata=meta),
+                          f"graph: superseded by {name_s} {spec.name} {name_o} "
+                          f"(memory {src.id})", mention.span)
+            relations[relations.index(old)] = new
+        relations.append(rel)
+        return rel
+
+
+def _speaker_ok(m: Memory) -> bool:
+    # A turn speaks for the user only when the user said it.
+    return m.kind != Kind.TURN.value or m.metadata.get("role", "user") == "user"
+
+
+def ingest(vault: Vault, scope: Any, memory_ids: list[str] | None = None) -> list[Memory]:
+    """Read facts from the scope's memories (or the given ones) that have not been read
+    yet, oldest first; returns the relations added. Idempotent. The graph is written in
+    the caller's exact scope: call it with the user scope (as sweep does) for one graph
+    per user; a session scope builds a graph of that session only."""
+    sc = v.scope(scope)
+    if memory_ids is not None:
+        if not isinstance(memory_ids, list | tuple):
+            raise ValidationError("memory_ids: expected a list of memory ids")
+        wanted = [v.memory_id(i) for i in memory_ids]
+        found = vault.store.fetch(sc, wanted)
+        missing = set(wanted) - {m.id for m in found}
+        if missing:
+            raise NotFoundError(f"no memory {sorted(missing)[0]} in scope {sc}")
+        sources = [m for m in found if m.status == Status.ACTIVE.value]
+    else:
+        sources = vault.store.list(sc, ListFilter(status=Status.ACTIVE.value,
+                                                  limit=1_000_000))
+    relations = _active(vault, sc, Kind.RELATION.value)
+    # Read = (memory, version) pairs some relation came from, forgotten relations
+    # included (forgetting is a decision); a new version of a memory is read again.
+    read = {(r.metadata.get("source_memory"), r.metadata.get("source_version"))
+            for r in vault.store.list(sc, ListFilter(kind=Kind.RELATION.value,
+                                                     limit=1_000_000))}
+    idx = _Index(_active(vault, sc, Kind.ENTITY.value))
+    added = []
+    for m in sorted(sources, key=lambda x: (_date(x), x.created_at, x.id)):
+        if m.kind not in SOURCE_KINDS or (m.id, m.version) in read or not _speaker_ok(m):
+            continue
+        for mention in VOCAB.find(m.content):
+            rel = _apply(vault, sc, m, mention, idx, relations)
+            if rel is not None:
+                added.append(rel)
+    return added
+
+
+# --- queries -------------------------------------------------------------------------------
+
+def resolve(vault: Vault, scope: Any, entity: Any) -> Memory:
+    """An entity by id, name or alias; NotFoundError if the graph has none."""
+    sc = v.scope(scope)
+    name = v.text(entity, "entity", max_chars=v.MAX_ID_CHARS)
+    assert name is not None
+    ents = _active(vault, sc, Kind.ENTITY.value)
+    for e in ents:
+        if e.id == name:
+            return e
+    hit = _Index(ents).find(SELF if is_self(name) else name)
+    if hit is None:
+        raise NotFoundError(f"no entity {name!r} in the graph of {sc}")
+    return hit
+
+
+def _fact(r: Memory) -> dict[str, Any]:
+    md = r.metadata
+    return {"id": r.id, "subject": md.get("subject_name"), "subject_id": md.get("subject"),
+            "relation": md.get("relation"), "object": md.get("object_name"),
+            "object_id": md.get("object"), "valid_from": r.valid_from,
+            "valid_to": r.valid_to, "source_memory": md.get("source_memory"),
+            "confidence": r.confidence}
+
+
+def _holds(r: Memory, at: int | None) -> bool:
+    if at is None:
+        return True
+    return (r.valid_from is None or r.valid_from <= at) and (r.valid_to is None
+                                                             or at < r.valid_to)
+
+
+def facts(vault: Vault, scope: Any, entity: Any, *, as_of: TimeLike = None,
+          history: bool = False) -> list[dict[str, Any]]:
+    """Facts about an entity (as subject or object) that held at `as_of` (default: now;
+    valid time, read from what the graph knows now). history=True: every fact, closed
+    ones included."""
+    if not isinstance(history, bool):
+        raise ValidationError("history: expected true or false")
+    e = resolve(vault, scope, entity)
+    at = None if history else (vault.clock() if as_of is None else to_ms(as_of,
+                                                                          field="as_of"))
+    rels = [r for r in _active(vault, v.scope(scope), Kind.RELATION.value)
+            if e.id in (r.metadata.get("subject"), r.metadata.get("object"))
+            and _holds(r, at)]
+    rels.sort(key=lambda r: (r.valid_from or 0, r.id))
+    return [_fact(r) for r in rels]
+
+
+def neighbours(vault: Vault, scope: Any, entity: Any, *, as_of: TimeLike = None,
+               history: bool = False) -> list[dict[str, Any]]:
+    """Entities one relation away: {entity, entity_id, relation, direction (out: the
+    entity is the subject), valid_from, valid_to, relation_id}."""
+    e = resolve(vault, scope, entity)
+    out = []
+    for f in facts(vault, scope, e.id, as_of=as_of, history=history):
+        outgoing = f["subject_id"] == e.id
+        out.append({"entity": f["object"] if outgoing else f["subject"],
+                    "entity_id": f["object_id"] if outgoing else f["subject_id"],
+                    "relation": f["relation"], "direction": "out" if outgoing else "in",
+                    "valid_from": f["valid_from"], "valid_to": f["valid_to"],
+                    "relation_id": f["id"]})
+    return out
+
+
+def known_names(vault: Vault, scope: Scope) -> dict[str, str]:
+    """surface name (as stored, with aliases) -> entity id, for the router. The user's
+    own entity is left out: "I" and "我" are in nearly every query."""
+    out: dict[str, str] = {}
+    for e in _active(vault, scope, Kind.ENTITY.value):
+        name = e.metadata.get("name") or e.content
+        if is_self(name):
+            continue
+        for n in [name, *e.metadata.get("aliases", [])]:
+            if isinstance(n, str) and len(norm(n)) >= 2:
+                out[n] = e.id
+    return out

@@ -1,0 +1,158 @@
+"""The lifecycle job: expiry, summary triggers, graph ingest and per-user caps.
+
+`run(vault, scope=None)` (Vault.maintain; Vault.sweep and `memvault sweep` run it) does,
+per user, in this order:
+
+1. expire   active memories whose TTL has lapsed (demoted to pending by default)
+2. summarize  each session's summary triggers (turns, tokens, topic shift), then the
+              user-level roll-up
+3. graph    read facts from memories not read yet (layers/graph.py)
+4. caps     `layers.caps.max_items` active memories per user at most
+
+Eviction policy (caps): never a frozen memory, never a slot (profile) memory, never a kind
+in `caps.exempt_kinds` (entity, relation by default; those do not count against the cap
+either). Among the rest, first out:
+turns a summary already covers, then other memories, then summaries; within each group
+the lowest `metadata.importance` (default 0), then the fewest confirmations, then the
+longest unused (last confirmation, else last update), then the oldest (creation time,
+position in its conversation, id). An evicted
+memory is expired — status `expired`, an `expire` revision with actor `system:sweep` and
+the reason "evicted: …" — not deleted: history keeps it, rollback restores it, and
+`expand` still reaches an evicted turn from its summary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from . import validate as v
+from .errors import ConflictError, FrozenError, MemvaultError, ValidationError
+from .layers import graph
+from .layers.summarize import sessions_of, summaries, summarize_session, summarize_user
+from .model import Kind, Memory, Op, Scope, Status
+from .store import ListFilter
+
+if TYPE_CHECKING:
+    from .vault import Vault
+
+ACTOR = "system:sweep"
+STEPS = ("expire", "summarize", "graph", "caps")
+
+
+@dataclass(slots=True)
+class SweepReport:
+    expired: int = 0
+    summaries: list[str] = field(default_factory=list)
+    relations: list[str] = field(default_factory=list)
+    evicted: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"expired": self.expired, "summaries": self.summaries,
+                "relations": self.relations, "evicted": self.evicted, "errors": self.errors}
+
+
+def eviction_order(mems: list[Memory], covered: set[str]) -> list[Memory]:
+    """Evictable memories, first to go first (see the module docstring)."""
+    def group(m: Memory) -> int:
+        if m.kind == Kind.TURN.value and m.id in covered:
+            return 0
+        return 2 if m.kind == Kind.SUMMARY.value else 1
+
+    def key(m: Memory) -> tuple[Any, ...]:
+        md = m.metadata
+        imp = md.get("importance", 0.0)
+        conf = md.get("confirmations", 1)
+        used = md.get("last_confirmed_at")
+        pos = md.get("turn")
+        return (group(m), imp if isinstance(imp, int | float) else 0.0,
+                conf if isinstance(conf, int) else 1,
+                used if isinstance(used, int) else m.updated_at, m.created_at,
+                pos if isinstance(pos, int) else 0, m.id)
+    return sorted(mems, key=key)
+
+
+def evictable(m: Memory, exempt: set[str]) -> bool:
+    return not m.frozen and m.slot is None and m.kind not in exempt \
+        and m.kind != Kind.PROFILE.value
+
+
+def enforce_cap(vault: Vault, user: Scope, *, actor: str = ACTOR) -> list[str]:
+    caps = vault.strategy.layers.caps
+    if caps.max_items == 0:
+        return []
+    exempt = set(caps.exempt_kinds)
+    # Exempt kinds (the graph) neither count nor go; frozen and slot memories count.
+    active = [m for m in vault.store.list(user, ListFilter(status=Status.ACTIVE.value,
+                                                           limit=10_000_000))
+              if m.kind not in exempt]
+    over = len(active) - caps.max_items
+    if over <= 0:
+        return []
+    covered = {t for s in summaries(vault, user) for t in s.metadata.get("covers", [])}
+    out = []
+    reason = (f"evicted: {len(active)} active memories, cap {caps.max_items} "
+              "(policy: covered turns first, then lowest importance, fewest confirmations, "
+              "longest unused)")
+    for m in eviction_order([m for m in active if evictable(m, exempt)], covered)[:over]:
+        try:
+            vault._mutate(m.scope, m.id, Op.EXPIRE,
+                          lambda x: _evicted(x, vault.clock()), actor=actor, reason=reason)
+            out.append(m.id)
+        except (FrozenError, ConflictError):
+            continue  # frozen or changed since the list: not ours to evict now
+    return out
+
+
+def _evicted(m: Memory, now: int) -> Memory:
+    if m.status != Status.ACTIVE.value:
+        raise ConflictError(f"memory {m.id} is {m.status}, not active")
+    return replace(m, status=Status.EXPIRED.value, version=m.version + 1,
+                   expires_at=now if m.expires_at is None else min(m.expires_at, now))
+
+
+def run(vault: Vault, scope: Any = None, *, steps: tuple[str, ...] | list[str] = STEPS,
+        actor: str = ACTOR) -> SweepReport:
+    unknown = [s for s in steps if s not in STEPS]
+    if unknown or not isinstance(steps, tuple | list):
+        raise ValidationError(f"steps: expected some of {', '.join(STEPS)}")
+    scopes = [v.scope(scope)] if scope is not None else vault.store.scopes()
+    rep = SweepReport()
+    for sc in scopes:
+        if "expire" in steps:
+            for mid in vault.store.expired_ids(sc, vault.clock()):
+                try:
+                    vault.expire(sc, mid, actor=actor, reason="ttl lapsed")
+                    rep.expired += 1
+                except (FrozenError, ConflictError):
+                    continue
+        user = Scope(sc.tenant, sc.user)
+        try:
+            if "summarize" in steps:
+                targets = [sc] if sc.session else sessions_of(vault, user)
+                for session in targets:
+                    rep.summaries += [m.id for m in summarize_session(vault, session)]
+                top = summarize_user(vault, user)
+                if top is not None:
+                    rep.summaries.append(top.id)
+            if "graph" in steps and vault.strategy.layers.graph:
+                rep.relations += [m.id for m in graph.ingest(vault, user)]
+        except MemvaultError as e:
+            # One user's summariser failure must not stop the job for everyone else.
+            rep.errors.append(f"{user}: {e.code}: {e.message}")
+        if "caps" in steps:
+            rep.evicted += enforce_cap(vault, user, actor=actor)
+    return rep
+
+
+def after_observe(vault: Vault, scope: Any, result: Any) -> None:
+    """strategy layers.on_observe: read the new memories into the graph and run the
+    session's summary triggers right away, instead of at the next sweep."""
+    sc = v.scope(scope)
+    new = list(result.turns) + [o.memory_id for o in result.outcomes
+                                if o.action in ("added", "updated") and o.memory_id]
+    if vault.strategy.layers.graph and new:
+        graph.ingest(vault, Scope(sc.tenant, sc.user), new)  # one graph per user
+    if sc.session:
+        summarize_session(vault, sc)

@@ -1,0 +1,237 @@
+"""Turn context: a conversation turn is indexed together with its neighbours.
+
+A turn alone is often unfindable ("Yes, last weekend!" answers a question the previous
+turn asked). So a memory of kind `turn` is indexed under a key built from the turn and
+the `before` earlier and `after` later turns of the same exact scope (tenant, user,
+agent, session), in the order they were stored:
+
+- full text: the turn's own terms, the marker `|`, then the neighbours' terms. BM25
+  (bm25.py) counts a term after the marker `text_weight` times (BM25F-style), so the
+  turn's own words still rank it above its neighbours;
+- vectors: per embedder, normalise(own + vector_weight × Σ the neighbours' own vectors)
+  (no extra text is embedded: the neighbours' vectors are their own turn vectors).
+
+Only the index key changes: the memory's content, version and revisions do not. Keys are
+built the same way whichever path stores the turns (remember / remember_many / observe,
+one turn at a time or a whole conversation at once): when new turns arrive after stored
+ones, the last `after` stored turns have their keys rebuilt. Forgetting, deleting or
+purging a turn rebuilds its neighbours' keys without it, and `reindex` rebuilds them all.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .bm25 import CONTEXT_MARK as MARK  # never a term; full-text tokenizers ignore it
+from .textindex import index_text, memory_index_text
+
+if TYPE_CHECKING:
+    from .config import TurnContext
+    from .model import Memory, Scope
+
+TURN_KIND = "turn"
+
+Vectors = dict[str, np.ndarray]
+
+
+def enabled(tc: TurnContext) -> bool:
+    return bool(tc.before or tc.after)
+
+
+def key_terms(content: str, valid_from: int | None, neighbours: Sequence[str]) -> str:
+    """Own terms (with date words), the marker, the neighbours' terms."""
+    own = memory_index_text(content, valid_from)
+    ctx = index_text(" ".join(neighbours)) if neighbours else ""
+    return f"{own} {MARK} {ctx}" if ctx else own
+
+
+def key_vectors(own: Vectors, neighbours: Sequence[Vectors], weight: float) -> Vectors:
+    if not neighbours or weight <= 0:
+        return own
+    out: Vectors = {}
+    for name, vec in own.items():
+        x = np.array(vec, dtype=np.float32)
+        for n in neighbours:
+            if name in n:
+                x += weight * np.asarray(n[name], dtype=np.float32)
+        norm = float(np.linalg.norm(x))
+        out[name] = x / norm if norm > 0 else x
+    return out
+
+
+def window(seq_len: int, i: int, before: int, after: int) -> list[int]:
+    return [j for j in range(max(0, i - before), min(seq_len, i + after + 1)) if j != i]
+
+
+def stored_turns(store: Any, sc: Scope, limit: int | None = None) -> list[Memory]:
+    """Live turns of exactly this scope, oldest first (ids are time-ordered)."""
+    from .store import ListFilter
+
+    rows = store.list(sc, ListFilter(kind=TURN_KIND, status="active",
+                                     limit=limit if limit is not None else 1_000_000))
+    key = sc.key()
+    rows = [m for m in rows if m.scope.key() == key]
+    rows.sort(key=lambda m: (m.created_at, m.id))
+    return rows
+
+
+def stored_sequences(store: Any, sc: Scope) -> list[list[Memory]]:
+    """Live turns inside `sc`, one oldest-first sequence per exact scope."""
+    from .store import ListFilter
+
+    seqs: dict[str, list[Memory]] = {}
+    for m in store.list(sc, ListFilter(kind=TURN_KIND, status="active", limit=10_000_000)):
+        seqs.setdefault(m.scope.key(), []).append(m)
+    return [sorted(s, key=lambda m: (m.created_at, m.id)) for s in seqs.values()]
+
+
+# Own vectors of recently written turns, so the next call that re-keys them (observe() of
+# the following exchange) need not embed them again. Keyed by (embedder spec, text).
+_RECENT_MAX = 1024
+_recent: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def _remember_recent(key: tuple[str, str], vec: Vectors) -> None:
+    with _recent_lock:
+        _recent[key] = vec
+        _recent.move_to_end(key)
+        while len(_recent) > _RECENT_MAX:
+            _recent.popitem(last=False)
+
+
+@dataclass(slots=True)
+class _Entry:
+    content: str
+    valid_from: int | None
+    item: int | None = None  # index into the call's items (a new turn)
+    memory: Memory | None = None  # a stored turn
+
+
+class Linker:
+    """Index keys for the turns of one remember_many call (and the stored turns before
+    them whose keys the new turns change)."""
+
+    def __init__(self, tc: TurnContext, prepared: list[dict[str, Any]], store: Any,
+                 embed: Callable[[list[str]], list[Vectors]], models: str = "") -> None:
+        self.tc = tc
+        self.embed = embed
+        self.models = models
+        self._first_done = False
+        self._own: dict[tuple[str, Any], Vectors] = {}
+        self.neighbours: dict[int, list[_Entry]] = {}  # item -> its neighbours
+        self.seq_of: dict[int, list[_Entry]] = {}
+        self.rebuild: list[tuple[_Entry, list[_Entry]]] = []  # stored turns to re-key
+        seqs: dict[str, tuple[Scope, list[_Entry]]] = {}
+        for i, p in enumerate(prepared):
+            if p["kind"] != TURN_KIND or p.get("slot"):
+                continue
+            seqs.setdefault(p["scope"].key(), (p["scope"], []))[1].append(
+                _Entry(p["content"], p["valid_from"], item=i))
+        span = tc.before + tc.after
+        for sc, new in seqs.values():
+            tail = stored_turns(store, sc, limit=4 * span + 8)[-span:] if span else []
+            seq = [_Entry(m.content, m.valid_from, memory=m) for m in tail] + new
+            for k, e in enumerate(seq):
+                nb = [seq[j] for j in window(len(seq), k, tc.before, tc.after)]
+                if e.item is not None:
+                    self.neighbours[e.item] = nb
+                elif k >= len(tail) - tc.after:
+                    # A stored turn whose later neighbours have just arrived.
+                    self.rebuild.append((e, nb))
+
+    def _key(self, e: _Entry) -> tuple[str, Any]:
+        return ("m", e.memory.id) if e.memory is not None else ("i", e.item)
+
+    def own_vectors(self, entries: list[_Entry]) -> None:
+        missing = {self._key(e): e for e in entries if self._key(e) not in self._own}
+        with _recent_lock:
+            stored = {k: _recent.get((self.models, e.content)) for k, e in missing.items()
+                      if e.memory is not None}
+        for k, vec in stored.items():
+            if vec is not None:
+                self._own[k] = vec
+                del missing[k]
+        if missing:
+            for k, vec in zip(missing, self.embed([e.content for e in missing.values()]),
+                              strict=True):
+                self._own[k] = vec
+                _remember_recent((self.models, missing[k].content), vec)
+
+    def keys(self, items: range, prepared: list[dict[str, Any]]
+             ) -> tuple[list[Vectors], list[str | None]]:
+        """Vectors and full-text keys (None: the default key) of items[start:end]."""
+        entries = [_Entry(prepared[i]["content"], prepared[i]["valid_from"], item=i)
+                   for i in items]
+        need = entries + [n for i in items for n in self.neighbours.get(i, [])]
+        if not self._first_done:
+            # One embedding call: the stored turns to re-key come with the first chunk.
+            self._first_done = True
+            need += [e for e, _ in self.rebuild] + [n for _, nb in self.rebuild for n in nb]
+        self.own_vectors(need)
+        vectors: list[Vectors] = []
+        terms: list[str | None] = []
+        for i, e in zip(items, entries, strict=True):
+            own = self._own[self._key(e)]
+            nb = self.neighbours.get(i)
+            if nb is None:
+                vectors.append(own)
+                terms.append(None)
+                continue
+            vectors.append(key_vectors(own, [self._own[self._key(n)] for n in nb],
+                                       self.tc.vector_weight))
+            terms.append(key_terms(e.content, e.valid_from, [n.content for n in nb]))
+        # Items of earlier chunks are not needed again unless they neighbour a later one.
+        last = items[-1] if len(items) else -1
+        keep_from = last - 2 * (self.tc.before + self.tc.after) - 1
+        for k in [k for k in self._own if k[0] == "i" and k[1] < keep_from]:
+            del self._own[k]
+        return vectors, terms
+
+    def stored_updates(self) -> list[tuple[Memory, str, Vectors]]:
+        """(memory, key terms, key vectors) of the stored turns the new ones re-key."""
+        self.own_vectors([e for e, nb in self.rebuild] + [n for _, nb in self.rebuild
+                                                            for n in nb])
+        out = []
+        for e, nb in self.rebuild:
+            assert e.memory is not None
+            out.append((e.memory, key_terms(e.content, e.valid_from, [n.content for n in nb]),
+                        key_vectors(self._own[self._key(e)], [self._own[self._key(n)]
+                                                              for n in nb],
+                                    self.tc.vector_weight)))
+        return out
+
+
+def relink(tc: TurnContext, turns: list[Memory],
+           embed: Callable[[list[str]], list[Vectors]]) -> list[tuple[Memory, str, Vectors]]:
+    """Keys of a whole sequence of stored turns (oldest first): after a turn left it, or
+    after a reindex."""
+    if not turns:
+        return []
+    own = embed([m.content for m in turns])
+    out = []
+    for k, m in enumerate(turns):
+        nb = window(len(turns), k, tc.before, tc.after) if enabled(tc) else []
+        out.append((m, key_terms(m.content, m.valid_from, [turns[j].content for j in nb]),
+                    key_vectors(own[k], [own[j] for j in nb], tc.vector_weight)))
+    return out
+
+
+def without(tc: TurnContext, turns: list[Memory], memory_id: str,
+            embed: Callable[[list[str]], list[Vectors]]) -> list[tuple[Memory, str, Vectors]]:
+    """New keys of the turns whose key held `memory_id` (a turn leaving the sequence)."""
+    ids = [m.id for m in turns]
+    if not enabled(tc) or memory_id not in ids:
+        return []
+    k = ids.index(memory_id)
+    span = tc.before + tc.after
+    lo = max(0, k - tc.after - span)
+    part = [m for m in turns[lo:k + tc.before + span + 1] if m.id != memory_id]
+    affected = {m.id for m in turns[max(0, k - tc.after):k + tc.before + 1]} - {memory_id}
+    return [row for row in relink(tc, part, embed) if row[0].id in affected]
