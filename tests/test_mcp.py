@@ -32,7 +32,11 @@ from memvault import Scope, Vault
 
 ALICE = Scope("acme", "alice")
 BOB = Scope("acme", "bob")
-TOOLS = {"remember", "recall", "context", "forget", "history", "get", "list", "profile"}
+TOOLS = {"remember", "recall", "context", "forget", "history", "get", "list", "profile",
+         "recent", "expand", "graph_facts"}
+# `context` may name a conversation inside the server's fixed user (the core keeps it
+# there, and a session-bound server ignores it); nothing else can name a scope field.
+IN_SCOPE_ARGS = {"context": {"session"}}
 CLI = [sys.executable, "-m", "memvault.cli"]
 
 
@@ -84,7 +88,8 @@ def test_stdio_lists_typed_tools_and_round_trips(tmp_path: Path) -> None:
             assert tools["recall"].input_schema["required"] == ["query"]
             assert tools["forget"].input_schema["required"] == ["memory_id"]
             for t in tools.values():  # nothing in any schema can name another scope
-                assert not {"tenant", "user", "agent", "session", "scope"} & set(
+                assert not ({"tenant", "user", "agent", "session", "scope"}
+                            - IN_SCOPE_ARGS.get(t.name, set())) & set(
                     t.input_schema.get("properties", {})), t.name
 
             err, r = await call(s, "remember", content="用户希望报表导出为 XLSX",
@@ -137,6 +142,79 @@ def test_stdio_get_list_forget(tmp_path: Path) -> None:
             assert a["id"] not in [h["memory"]["id"] for h in r["hits"]]
             _, r = await call(s, "list", status="active")
             assert [m["id"] for m in r["memories"]] == [b["id"]]
+
+    run(main)
+
+
+# --- layers -------------------------------------------------------------------------------
+
+def test_layer_tools_round_trip(tmp_path: Path) -> None:
+    """recent, expand and graph_facts on what the core built (turns, a summary, the
+    graph), and context with a session; a session-bound server cannot be steered into
+    another session, and another user's layers are not found."""
+    db = tmp_path / "m.db"
+    s1 = Scope("acme", "alice", session="s1")
+    with Vault(db) as v:
+        v.observe(s1, [{"role": "user", "content": "I live in Shanghai"},
+                       {"role": "assistant", "content": "Shanghai is lovely in spring."}])
+        time.sleep(0.02)  # the move is a later millisecond of valid time
+        v.observe(s1, [{"role": "user", "content": "I moved to Hangzhou"},
+                       {"role": "assistant", "content": "Enjoy the West Lake!"}])
+        (summary,) = v.summarize(s1)
+        v.graph_ingest(ALICE)
+        turns = [m.id for m in v.expand(s1, summary.id)]
+        old = next(f for f in v.graph_facts(ALICE, "user", history=True)
+                   if f["object"] == "Shanghai")
+    assert len(turns) == 4
+
+    async def main() -> None:
+        async with stdio_session(stdio_params(db)) as s:
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            assert "session" in tools["context"].input_schema["properties"]
+            assert tools["expand"].input_schema["required"] == ["summary_id"]
+            assert tools["graph_facts"].input_schema["required"] == ["entity"]
+
+            err, r = await call(s, "recent", n=2)
+            assert not err and [m["id"] for m in r["turns"]] == turns[-2:]
+            err, r = await call(s, "expand", summary_id=summary.id)
+            assert not err and [m["id"] for m in r["turns"]] == turns
+            assert r["summary_id"] == summary.id
+            err, r = await call(s, "graph_facts", entity="user")
+            assert not err and [(f["relation"], f["object"]) for f in r["facts"]] == [
+                ("lives_in", "Hangzhou")]
+            err, r = await call(s, "graph_facts", entity="我", as_of=str(old["valid_from"]))
+            assert not err and [f["object"] for f in r["facts"]] == ["Shanghai"]
+            err, r = await call(s, "context", query="what did we just talk about?",
+                                session="s1", budget=600)
+            assert not err and turns[-1] in {h["memory"]["id"] for h in r["included"]}
+            before = dump(db)
+            for tool, args, code in (("expand", {"summary_id": turns[0]}, "invalid_input"),
+                                     ("expand", {"summary_id": "m_nope"}, "not_found"),
+                                     ("graph_facts", {"entity": "Atlantis"}, "not_found"),
+                                     ("graph_facts", {"entity": "user", "as_of": "someday"},
+                                      "invalid_input"),
+                                     ("recent", {"n": -1}, "invalid_input")):
+                err, r = await call(s, tool, **args)
+                assert err and r["error"]["code"] == code, (tool, args, r)
+            assert dump(db) == before
+
+        # Bound to another session: `session` cannot switch it (the core keeps the
+        # server's own), and its recent turns are its own (none).
+        other = stdio_params(db, env={"MEMVAULT_SESSION": "s2"})
+        async with stdio_session(other) as s:
+            err, r = await call(s, "recent")
+            assert not err and r["turns"] == []
+            err, r = await call(s, "context", query="what did we just talk about?",
+                                session="s1")
+            assert not err and not set(turns) & {h["memory"]["id"] for h in r["included"]}
+        bob = stdio_params(db, scope=BOB)
+        async with stdio_session(bob) as s:
+            err, r = await call(s, "expand", summary_id=summary.id)
+            assert err and r["error"]["code"] == "not_found"
+            err, r = await call(s, "graph_facts", entity="user")
+            assert err and r["error"]["code"] == "not_found"
+            err, r = await call(s, "recent")
+            assert not err and r["turns"] == []
 
     run(main)
 

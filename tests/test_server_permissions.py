@@ -56,6 +56,17 @@ class Fixtures:
         r = admin.post("/v1/memories", params={**ALICE, "async": "true"},
                        json={"content": "queued for the jobs cell"})
         self.job_id = r.json()["job_id"]
+        # The layers: a session with turns, its summary, and alice's graph.
+        conv = {**ALICE, "session": "perm"}
+        r = admin.post("/v1/observe", params=conv, json={"messages": [
+            {"role": "user", "content": "I live in Shanghai"},
+            {"role": "assistant", "content": "Noted, Shanghai it is."}]})
+        assert r.status_code == 200, r.text
+        r = admin.post("/v1/summarize", params=conv, json={"force": True})
+        assert r.status_code == 200 and r.json(), r.text
+        self.summary_id = str(r.json()[0]["id"])
+        r = admin.post("/v1/maintain", params=ALICE, json={"steps": ["graph"]})
+        assert r.status_code == 200 and r.json()["relations"], r.text
 
     def mem(self) -> str:
         r = self.a.post("/v1/memories", params=ALICE, json={"content": f"fact {_uid()}"})
@@ -103,8 +114,8 @@ Call = Callable[[httpx.Client, Fixtures, bool], httpx.Response]
 
 
 def _scoped(method: str, path: str, **kw: Any) -> Call:
-    return lambda c, f, ok: c.request(method, path, params={**ALICE, **kw.pop("params", {})},
-                                      **kw)
+    params = {**ALICE, **kw.pop("params", {})}  # popped once, here: each call reuses it
+    return lambda c, f, ok: c.request(method, path, params=params, **kw)
 
 
 def _on(action: str, make: Callable[[Fixtures], str], body: Any = None) -> Call:
@@ -154,6 +165,13 @@ CALLS: dict[str, Call] = {
     "audit": _scoped("GET", "/v1/audit"),
     "jobs.get": lambda c, f, ok: c.get(f"/v1/jobs/{f.job_id}"),
     "users": lambda c, f, ok: c.get("/v1/users"),
+    "recent": _scoped("GET", "/v1/recent", params={"session": "perm"}),
+    "expand": lambda c, f, ok: c.get(f"/v1/memories/{f.summary_id}/expand", params=ALICE),
+    "graph.entity": _scoped("GET", "/v1/graph/entities/Shanghai"),
+    "graph.facts": _scoped("GET", "/v1/graph/facts", params={"entity": "user"}),
+    "graph.neighbours": _scoped("GET", "/v1/graph/neighbours", params={"entity": "user"}),
+    "summarize": _scoped("POST", "/v1/summarize", json={"force": False}),
+    "maintain": _scoped("POST", "/v1/maintain", json={"steps": ["expire"]}),
     "keys.create": lambda c, f, ok: c.post("/v1/keys", json={"role": "reader"}),
     "keys.list": lambda c, f, ok: c.get("/v1/keys"),
     "keys.revoke": lambda c, f, ok: c.delete(f"/v1/keys/{f.key_id()}"),

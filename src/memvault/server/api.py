@@ -271,6 +271,84 @@ def sweep(request: Request, c: Annotated[Caller, _c("sweep")]) -> Any:
     return {"count": server(request).vault.sweep(c.scope, actor=c.principal.actor)}
 
 
+# --- memory layers (docs/layers.md) -----------------------------------------------------
+Entity = Annotated[str, Query(min_length=1, max_length=128,
+                              description="an entity id, name or alias ('user' is the user)")]
+GraphAsOf = Annotated[str | None, Query(description="valid time the facts held at "
+                                        "(ISO-8601 or epoch ms); default now")]
+GraphHistory = Annotated[bool, Query(description="every fact, closed ones too")]
+
+
+@router.get("/recent", response_model=list[s.MemoryOut], tags=["layers"])
+def recent(request: Request, c: Annotated[Caller, _c("recent")],
+           n: Annotated[int | None, Query(ge=0, le=1000, description="how many turns "
+                                          "(default layers.short_term.turns)")] = None,
+           max_tokens: Annotated[int | None, Query(ge=0, le=200_000)] = None) -> Any:
+    """The last turns of the scope's session (`session` query parameter; the user's, when
+    none is named), verbatim, oldest first."""
+    mems = server(request).vault.recent(c.scope, n=n, max_tokens=max_tokens)
+    record_read(request, c, "recent", [m.id for m in mems])
+    return [m.to_dict() for m in mems]
+
+
+@router.post("/summarize", response_model=list[s.MemoryOut], tags=["layers"])
+def summarize(request: Request, c: Annotated[Caller, _c("summarize")],
+              body: s.SummarizeIn | None = None) -> Any:
+    """Summarise the scope's uncovered turns (a user scope: every session, then the user
+    roll-up); the new summaries. Written by the core's own actor (system:summarize)."""
+    force = body.force if body is not None else True
+    return [m.to_dict() for m in server(request).vault.summarize(c.scope, force=force)]
+
+
+@router.get("/memories/{memory_id}/expand", response_model=list[s.MemoryOut],
+            tags=["layers"])
+def expand(request: Request, c: Annotated[Caller, _c("expand")], memory_id: MemoryId
+           ) -> Any:
+    """The raw turns a summary covers, oldest first."""
+    mems = server(request).vault.expand(c.scope, memory_id)
+    record_read(request, c, "expand", [memory_id, *(m.id for m in mems)])
+    return [m.to_dict() for m in mems]
+
+
+@router.get("/graph/entities/{name}", response_model=s.MemoryOut, tags=["layers"])
+def graph_entity(request: Request, c: Annotated[Caller, _c("graph.entity")],
+                 name: Annotated[str, Path(min_length=1, max_length=128)]) -> Any:
+    """The entity an id, name or alias resolves to (across languages: 上海 = Shanghai)."""
+    m = server(request).vault.graph_entity(c.scope, name)
+    record_read(request, c, "graph.entity", [m.id])
+    return m.to_dict()
+
+
+@router.get("/graph/facts", response_model=list[s.FactOut], tags=["layers"])
+def graph_facts(request: Request, c: Annotated[Caller, _c("graph.facts")], entity: Entity,
+                as_of: GraphAsOf = None, history: GraphHistory = False) -> Any:
+    """Facts about an entity (subject or object) that held at `as_of`, oldest first."""
+    out = server(request).vault.graph_facts(c.scope, entity, as_of=as_of, history=history)
+    record_read(request, c, "graph.facts", [f["id"] for f in out])
+    return out
+
+
+@router.get("/graph/neighbours", response_model=list[s.NeighbourOut], tags=["layers"])
+def graph_neighbours(request: Request, c: Annotated[Caller, _c("graph.neighbours")],
+                     entity: Entity, as_of: GraphAsOf = None,
+                     history: GraphHistory = False) -> Any:
+    """Entities one relation away from `entity` at `as_of`, with the direction."""
+    out = server(request).vault.graph_neighbours(c.scope, entity, as_of=as_of,
+                                                 history=history)
+    record_read(request, c, "graph.neighbours",
+                [i for n in out for i in (n["relation_id"], n["entity_id"]) if i])
+    return out
+
+
+@router.post("/maintain", response_model=s.SweepReportOut, tags=["govern"])
+def maintain(request: Request, c: Annotated[Caller, _c("maintain")],
+             body: s.MaintainIn | None = None) -> Any:
+    """The lifecycle job on the scope (expire, summarize, graph, caps) with its report."""
+    steps = body.steps if body is not None else None
+    return server(request).vault.maintain(c.scope, steps=steps,
+                                          actor=c.principal.actor).to_dict()
+
+
 @router.get("/export", tags=["portability"], response_class=Response,
             responses={200: {"content": {"application/x-ndjson": {}},
                              "description": "a header line, then one line per memory"}})

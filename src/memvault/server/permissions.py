@@ -27,6 +27,8 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "unfreeze": frozenset({_A, _S}),
     "expire": frozenset({_A, _S}),
     "sweep": frozenset({_A, _S}),
+    "summarize": frozenset({_A, _S}),  # lifecycle work, like sweep
+    "maintain": frozenset({_A, _S}),
     "purge": frozenset({_A}),
     "import": frozenset({_A, _S}),
     "review.approve": frozenset({_A, _S}),
@@ -47,6 +49,11 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "audit": frozenset({_A, _S, _R}),
     "jobs.get": frozenset({_A, _S, _U, _R}),
     "users": frozenset({_A, _S, _U, _R}),  # a bound key sees only its own user
+    "recent": frozenset({_A, _S, _U, _R}),
+    "expand": frozenset({_A, _S, _U, _R}),
+    "graph.entity": frozenset({_A, _S, _U, _R}),
+    "graph.facts": frozenset({_A, _S, _U, _R}),
+    "graph.neighbours": frozenset({_A, _S, _U, _R}),
     # administration
     "keys.create": frozenset({_A}),
     "keys.list": frozenset({_A}),

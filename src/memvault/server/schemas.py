@@ -70,6 +70,18 @@ class ContextIn(_In):
     kind: str | None = None
     tags: list[str] | None = None
     as_of: Time | None = None
+    session: str | None = Field(None, description="the current conversation of a "
+                                "user-wide scope: its recent turns join the context")
+
+
+class SummarizeIn(_In):
+    force: bool = Field(True, description="every uncovered turn; false: only what the "
+                        "triggers call for")
+
+
+class MaintainIn(_In):
+    steps: list[str] | None = Field(None, description="some of expire, summarize, graph, "
+                                    "caps; default all")
 
 
 class EditIn(_In):
@@ -252,3 +264,35 @@ class UsersOut(BaseModel):
 class ReviewOut(_Out):
     memory: MemoryOut
     review: dict[str, Any]
+
+
+class FactOut(_Out):
+    """A relation of the knowledge graph (layers/graph.py `_fact`)."""
+    id: str
+    subject: str | None
+    subject_id: str | None
+    relation: str | None
+    object: str | None
+    object_id: str | None
+    valid_from: int | None
+    valid_to: int | None
+    source_memory: str | None
+    confidence: float
+
+
+class NeighbourOut(_Out):
+    entity: str | None
+    entity_id: str | None
+    relation: str | None
+    direction: str = Field(description="out: the asked entity is the subject; in: object")
+    valid_from: int | None
+    valid_to: int | None
+    relation_id: str
+
+
+class SweepReportOut(_Out):
+    expired: int
+    summaries: list[str]
+    relations: list[str]
+    evicted: list[str]
+    errors: list[str]
