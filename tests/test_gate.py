@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +160,10 @@ TABLE = [
     row("older-candidate-vs-newer-active-staged",
         user("用户希望报表导出为 CSV", "report.format", "CSV"), st(XLSX_NEWER), A.STAGE,
         [R.CONFLICT_OLDER]),
+    # A replayed conversation: stored late, but said before the candidate was.
+    row("candidate-said-after-a-late-stored-value-updates",
+        user("用户希望报表导出为 CSV", "report.format", "CSV"),
+        st(replace(XLSX_NEWER, said_at=T0 - DAY)), A.UPDATE, []),
     row("document-contradicts-user-value-staged",
         said("报表格式为 PDF", "document", "report.format", "PDF"), st(CSV), A.STAGE,
         [R.CONFLICT_NOT_EXPLICIT, R.SOURCE_OUTRANKED]),

@@ -72,6 +72,34 @@ def test_move_closes_the_old_place_and_nothing_else(clocked_vault: Vault, clock:
     check_consistent(vault)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_replayed_conversation_is_dated_by_when_things_were_said(
+        clocked_vault: Vault, clock: ManualClock, lang: str) -> None:
+    """observe() of an old conversation: the move said later (but before now) updates the
+    slot instead of being staged as older, and the graph dates both facts by the messages."""
+    vault = clocked_vault
+    live, _, move, old_city, new_city, _ = STORIES[lang]
+    t_live, t_move = clock.now - 10 * DAY, clock.now - DAY
+    vault.observe(ME, [{"role": "user", "content": live, "at": t_live}])
+    res = vault.observe(ME, [{"role": "user", "content": move, "at": t_move}])
+    assert [o.action for o in res.outcomes] == ["updated"]
+    assert vault.review_list(ME) == []
+    vault.graph_ingest(ME)
+
+    def where(at: int) -> list[str]:
+        return [f["object"] for f in vault.graph_facts(ME, "user", as_of=at)
+                if f["relation"] == "lives_in"]
+
+    assert where(t_live + DAY) == [old_city]
+    assert where(t_move) == [new_city]
+    assert where(clock.now) == [new_city]
+    # Said in the other order (the older statement arrives last), it is staged, not applied.
+    late = vault.observe(ME, [{"role": "user", "content": live, "at": t_live + DAY}])
+    assert [o.action for o in late.outcomes] == ["stage"]
+    assert "conflict_older" in late.outcomes[0].reasons
+    assert where(clock.now) == [new_city]
+
+
 def test_other_subjects_and_multi_valued_relations_are_not_closed(
         clocked_vault: Vault, clock: ManualClock) -> None:
     vault = clocked_vault

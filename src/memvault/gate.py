@@ -185,6 +185,9 @@ class MemoryView:
     recorded_at: int = 0
     updated_at: int = 0
     expires_at: int | None = None
+    # When the stored statement was made, if known (a replayed conversation's message
+    # time): "newer" compares what was said when, not when it reached the store.
+    said_at: int | None = None
 
     @classmethod
     def of(cls, m: Memory, subject: str | None = None) -> MemoryView:
@@ -193,7 +196,9 @@ class MemoryView:
         return cls(id=m.id, content=m.content, value=m.value, slot=m.slot, kind=m.kind,
                    subject=subj if isinstance(subj, str) else None, version=m.version,
                    frozen=m.frozen, source=m.source, recorded_at=m.recorded_at,
-                   updated_at=m.updated_at, expires_at=m.expires_at)
+                   updated_at=m.updated_at, expires_at=m.expires_at,
+                   said_at=said if isinstance(said := m.metadata.get("said_at"), int)
+                   and not isinstance(said, bool) else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -468,7 +473,7 @@ def decide(candidate: Candidate, state: GateState | None = None,
                             and state.current.slot in (None, c.slot)) else None
 
     def older_than(view: MemoryView) -> bool:
-        seen = view.recorded_at or view.updated_at
+        seen = view.said_at or view.recorded_at or view.updated_at
         return c.observed_at is not None and c.observed_at < seen
 
     def out(action: Action, rs: list[Reason], **kw: Any) -> Decision:

@@ -124,7 +124,8 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
                                    ("change_of_mind", getattr(c, "change_of_mind", False)),
                                    ("note", getattr(c, "note", None)),
                                    ("message_id", getattr(c, "message_id", None)),
-                                   ("subject", c.subject)) if val}
+                                   ("subject", c.subject),
+                                   ("said_at", said_at)) if val}
     cand = gate.Candidate(content=c.content, slot=c.slot, value=c.value, kind=c.kind,
                           source=c.source, confidence=c.confidence, source_text=c.source_text,
                           actor=actor or vault.actor, actor_role=actor_role,

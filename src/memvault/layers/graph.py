@@ -76,8 +76,14 @@ class _Index:
 
 def _date(m: Memory) -> int:
     # When the memory says it held: its event date, else when this version was written
-    # (a slot's new value dates from its update, not from the slot's first value).
-    return m.valid_from if m.valid_from is not None else (m.recorded_at or m.created_at)
+    # (a slot's new value dates from its update, not from the slot's first value), or
+    # when it was said, for a statement from a replayed conversation.
+    if m.valid_from is not None:
+        return m.valid_from
+    said = m.metadata.get("said_at")
+    if isinstance(said, int) and not isinstance(said, bool):
+        return said
+    return m.recorded_at or m.created_at
 
 
 def _write(vault: Vault, tx: Any, sc: Scope, content: str, kind: str, *, value: Any = None,
