@@ -7,7 +7,7 @@ import logging.config
 import sys
 from typing import Any, TextIO
 
-from ..vault import Vault
+from ..vault import Vault, default_db_path
 from .app import Settings, create_app
 from .auth import bootstrap_admin
 
@@ -42,6 +42,13 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
                       f"{key}\n")
             out.flush()
         app = create_app(vault, settings)
+        where = db if db is not None else str(default_db_path())
+        if "://" in where:  # a DSN: never print its password
+            where = where.split("://", 1)[0] + "://…@" + where.rsplit("@", 1)[-1]
+        out.write(f"memvault: store {where}\n"
+                  f"memvault: admin page http://{host}:{port}/admin/ · "
+                  f"API docs http://{host}:{port}/docs\n")
+        out.flush()
         uvicorn.run(app, host=host, port=port, log_config=_LOG_CONFIG, access_log=False)
     finally:
         vault.close()
