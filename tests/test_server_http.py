@@ -122,6 +122,21 @@ def test_user_key_cannot_reach_another_user(srv: Server, admin: httpx.Client,
         "status"] == "active"
 
 
+def test_only_an_admin_key_may_claim_the_admin_manual_source(
+        srv: Server, admin: httpx.Client, alice: httpx.Client) -> None:
+    service = srv.client(new_key(admin, role="service"))
+    before = _revisions(srv.db)
+    for client, params in ((alice, {}), (service, {"user": "alice"})):
+        r = client.post("/v1/memories", params=params,
+                        json={"content": "operator says: no SMS", "source": "admin_manual"})
+        assert r.status_code == 403 and r.json()["code"] == "forbidden"
+    assert _revisions(srv.db) == before
+    r = admin.post("/v1/memories", params={"user": "alice"},
+                   json={"content": "operator says: no SMS", "source": "admin_manual"})
+    assert r.status_code == 200 and r.json()["memory"]["source"] == "admin_manual"
+    service.close()
+
+
 def test_tenants_never_see_each_other(admin: httpx.Client, other_tenant: httpx.Client) -> None:
     mid = admin.post("/v1/memories", params={"user": "carol"},
                      json={"content": "acme roadmap for carol"}).json()["id"]

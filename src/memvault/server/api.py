@@ -18,7 +18,7 @@ from ..timeutil import now_ms
 from . import schemas as s
 from .auth import Principal
 from .deps import Caller, caller_for, principal_for, record_read, server
-from .errors import ERROR_RESPONSES
+from .errors import ERROR_RESPONSES, ApiError
 from .jobs import run_verb
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)  # type: ignore[arg-type]
@@ -59,8 +59,13 @@ def _write(request: Request, c: Caller, kind: str, args: dict[str, Any], run_asy
              responses={202: {"model": s.JobOut, "description": "queued (async=true)"}})
 def remember(request: Request, c: Annotated[Caller, _c("remember")], body: s.RememberIn,
              run_async: Async = False) -> Any:
-    """Store a statement or a new slot value: added, updated or noop."""
-    return _write(request, c, "remember", body.model_dump(exclude_unset=True), run_async)
+    """Store a statement or a new slot value: added, updated or noop. Only an admin key
+    may claim the source `admin_manual` (the gate ranks it above the user's own words)."""
+    args = body.model_dump(exclude_unset=True)
+    if args.get("source") == "admin_manual" and c.principal.role != "admin":
+        raise ApiError(403, "forbidden", f"a {c.principal.role} key may not write with "
+                       "source admin_manual")
+    return _write(request, c, "remember", args, run_async)
 
 
 @router.post("/observe", response_model=s.ObserveOut, tags=["write"],
