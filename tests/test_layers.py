@@ -15,7 +15,9 @@ from _util import LoopbackJSONServer, ManualClock, check_consistent, dump
 from memvault import NotFoundError, Scope, ScopeError, ValidationError, Vault
 from memvault.config import parse_strategy
 from memvault.errors import SummarizationError
+from memvault.layers.assemble import Assembly
 from memvault.layers.summarizers import SCHEMA, LLMSummarizer
+from memvault.textindex import query_terms
 from memvault.tokens import count_tokens
 
 ME = Scope("acme", "alice")
@@ -277,3 +279,131 @@ def test_bad_layer_strategy_is_refused() -> None:
                 {"unknown": 1}):
         with pytest.raises(ValidationError):
             _strategy(**bad)
+
+
+# --- packing the budget across layers ----------------------------------------------------
+
+def _block_ok(text: str, budget: int, tokens: int) -> None:
+    """One nonce-marked block, within the budget."""
+    nonce = re.search(r'<memory-context id="([0-9a-f]+)">', text)
+    assert nonce is not None and text.count(nonce.group(1)) == 2
+    assert text.rstrip().endswith(f'</memory-context id="{nonce.group(1)}">')
+    assert tokens == count_tokens(text) <= budget
+
+
+def test_a_unit_that_does_not_fit_no_longer_ends_the_block(
+        make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault()
+    long = ("The garden shed plan: " + "cedar boards, galvanised screws, a felt roof, "
+            "two windows and a green door; " * 12)
+    big = vault.remember(ME, long + "the shed budget is 900 euros").id
+    small = vault.remember(ME, "The shed budget was raised to 1200 euros").id
+    q = "garden shed plan: cedar boards, felt roof"
+    ranked = [h.memory.id for h in vault.recall(ME, q, top_k=5)]
+    assert ranked.index(big) < ranked.index(small)  # the long one ranks first
+    r = vault.context(ME, q, budget=400)
+    _block_ok(r.text, 400, r.tokens)
+    shown = [h.memory.id for h in r.hits]
+    # Before: the block was a prefix, so the long top memory (no room) cut the rest and
+    # was shown truncated. Now it waits behind what fits, and is dropped for budget.
+    assert shown == [small] and "[truncated" not in r.text
+    assert {"id": big, "version": 1, "reason": "budget"} in r.dropped
+    # Alone, the long memory is still shown as the longest prefix that fits.
+    vault.forget(ME, small)
+    alone = vault.context(ME, q, budget=400)
+    assert [h.memory.id for h in alone.hits] == [big] and "[truncated" in alone.text
+
+
+def test_an_oversized_conflict_is_dropped_whole_not_the_whole_block(
+        make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault()
+    pad = " (the user said so at length, with details about times, places and reasons)" * 4
+    channels = ["email", "SMS", "phone", "wechat"]
+    for i, ch in enumerate(channels):
+        vault.remember(Scope("acme", "alice", agent=f"a{i}"),
+                       f"Notify the user by {ch}{pad}", slot="notify.channel", value=ch)
+    other = vault.remember(ME, "The notification digest goes out every Friday").id
+    for budget in (400, 3000):
+        r = vault.context(ME, "how should notifications reach the user", budget=budget)
+        _block_ok(r.text, budget, r.tokens)
+        slots = [h.memory for h in r.hits if h.memory.slot]
+        assert other in [h.memory.id for h in r.hits]
+        if budget == 400:
+            # The four-way conflict does not fit: never one side alone, and the rest of
+            # the block is still there (before: an empty context).
+            assert slots == [] and "CONFLICT" not in r.text
+        else:
+            assert sorted(m.value for m in slots) == sorted(channels)
+            assert r.conflicts and "CONFLICT" in r.text
+
+
+def test_one_slot_value_in_two_sessions_is_said_once(make_vault: Callable[..., Vault],
+                                                     clock: ManualClock) -> None:
+    vault = make_vault(clock=clock)
+    ids = []
+    for session, ch in (("s1", "email"), ("s2", "email"), ("s3", "SMS")):
+        clock.advance(60_000)
+        ids.append(vault.remember(Scope("acme", "alice", session=session),
+                                  f"Notify the user by {ch}", slot="notify.channel",
+                                  value=ch).id)
+    r = vault.context(ME, "how should the user be notified", budget=2000)
+    shown = [h.memory.id for h in r.hits if h.memory.slot]
+    # The newer "email" stands for both; the disagreement with SMS is still a conflict.
+    assert sorted(shown) == sorted([ids[1], ids[2]]) and len(r.conflicts) == 1
+    assert "CONFLICT" in r.text
+
+
+def test_summary_hit_is_shown_as_its_matching_sentence(make_vault: Callable[..., Vault],
+                                                       clock: ManualClock) -> None:
+    lines = ["The quarterly offsite is in Lisbon this year.",
+             "We fly out on the twelfth from Schiphol.",
+             "The hotel is the Almalusa near the river.",
+             "Bring the projector adapter for the workshop.",
+             "Maria books the dinner at Cervejaria Ramiro."]
+    for keep, whole in ((1, False), (0, True)):
+        vault = make_vault(clock=clock, strategy=_strategy(
+            summaries={"every_turns": 0, "every_tokens": 0, "topic_shift": 0,
+                       "max_sentences": 5}, background_below=0, expand_turns=0,
+            summary_sentences=keep))
+        ids = _say(vault, S1, clock, lines)
+        (summary,) = vault.summarize(S1)
+        assert all(line.rstrip(".") in summary.content for line in lines)
+        for t in ids:  # only the summary can answer: the layer under test
+            vault.forget(S1, t)
+        r = vault.context(ME, "which hotel near the river", budget=2000)
+        assert [h.memory.id for h in r.hits] == [summary.id]
+        (text,) = _literals(r.text)
+        if whole:
+            assert text == summary.content
+        else:
+            # The sentences that share the query's words, gaps marked; nothing invented.
+            assert "Almalusa" in text and "Ramiro" not in text and "…" in text
+            assert all(p.strip("… ") in summary.content for p in text.split(" … ")
+                       if p.strip("… "))
+            assert vault.get(ME, summary.id).content == summary.content  # a view only
+
+
+def test_a_message_is_shown_once_in_its_shorter_form_when_that_keeps_the_match(
+        make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault()
+    turn = ("Long week at the office, the printer broke twice and the coffee machine "
+            "too. I always take the stairs to the fourth floor in the morning.")
+    res = vault.observe(S1, [{"role": "user", "content": turn, "id": "msg-7"}])
+    (kept,) = [o.memory_id for o in res.outcomes if o.action == "added"]
+    extracted = vault.get(ME, kept)
+    assert extracted.metadata.get("message_id") == "msg-7" and len(extracted.content) < len(turn)
+    t = vault.get(ME, res.turns[0])
+    # The turn ranked first (as in recall, added first): the entry keeps its place and
+    # shows the extracted sentence, which holds every word the query shares with the turn.
+    a = Assembly(terms=set(query_terms("take the stairs to the fourth floor")))
+    assert a.add("recall", t) and not a.add("recall", extracted)
+    assert [it.id for it in a.items] == [kept] and list(a.hits) == [kept]
+    a.note("recall", "ranked recall", [t.id])
+    assert a.finish([kept])[0]["included"] == [kept]  # the trace names what was shown
+    # The query is about what only the turn says: the turn is shown, once.
+    a = Assembly(terms=set(query_terms("printer broke, coffee machine")))
+    assert a.add("recall", t) and not a.add("recall", extracted)
+    assert [it.id for it in a.items] == [t.id]
+    # Through context: one entry for the message, whichever form.
+    r = vault.context(ME, "take the stairs to the fourth floor", budget=800)
+    assert [h.memory.id for h in r.hits] == [kept]

@@ -146,6 +146,9 @@ class Layers(_Strict):
     background_below: int = Field(3, ge=0, le=100)
     # Covered turns shown after a summary hit (the detail a summary dropped).
     expand_turns: int = Field(2, ge=0, le=50)
+    # A summary hit is shown as this many of its sentences, those sharing most words with
+    # the query (0: whole): the rest of the gist costs budget without bearing on it.
+    summary_sentences: int = Field(1, ge=0, le=50)
 
 
 class Strategy(_Strict):

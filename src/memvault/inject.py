@@ -387,6 +387,23 @@ def _unit_text(u: _Unit, n: int, lang: str, *, shown: str | None = None) -> str:
     return "".join(lines)
 
 
+def unit_text(it: ContextItem, lang: Lang = "en", n: int = 1) -> str:
+    """One item as render() writes it as the `n`th entry (label line and literal): what a
+    caller packing a budget across layers counts before calling render()."""
+    return _item_lines(it, str(n), lang)
+
+
+def frame_tokens(nonce: str, lang: Lang = "en", now_ms: int = 0,
+                 counter: TokenCounter | None = None) -> int:
+    """Tokens of an empty block (markers with `nonce`, header, footer): a hex nonce costs
+    6-15 tokens, twice, so a packer must count the one render() will use."""
+    t = _T[lang]
+    return (counter or default_counter()).count(
+        begin_marker(nonce) + "\n" + t["header"].format(now=_fmt_time(now_ms) or
+                                                        t["unknown_date"])
+        + t["footer"] + end_marker(nonce))
+
+
 # --- selection ----------------------------------------------------------------------------
 
 

@@ -874,7 +874,9 @@ class Vault:
                  else assemble(self, outcome.scope, outcome.query, outcome,
                                session=v.text(session, "session", max_chars=v.MAX_ID_CHARS,
                                               required=False)))
+        shown.pack(budget_, lang_, outcome.now)  # the most relevant units that fit first
         rendered = render(shown.items, budget_tokens=budget_, lang=lang_, now_ms=outcome.now,
+                          nonce=shown.nonce,
                           conflicts=declared_conflicts([h.memory for h in shown.hits.values()]))
         injected = {"text": rendered.text, "tokens": rendered.tokens,
                     "budget_tokens": budget_, "lang": lang_, "block_id": rendered.block_id,

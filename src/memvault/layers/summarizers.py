@@ -57,10 +57,10 @@ class ExtractiveSummarizer:
 
     def summarize(self, texts: Sequence[str]) -> str:
         # A leading "[time]" stamp (replayed transcripts) is said once, not per sentence.
-        stamps = [m.group(0).strip() for t in texts if (m := _STAMP.match(t))]
+        stamps = [m.group(0).strip() for t in texts if (m := STAMP.match(t))]
         sents: list[str] = []
         for t in texts:
-            for s in sentences(_STAMP.sub("", t, count=1)):
+            for s in sentences(STAMP.sub("", t, count=1)):
                 s = s[:self.max_sentence_chars]
                 if s not in sents:
                     sents.append(s)
@@ -84,7 +84,7 @@ class ExtractiveSummarizer:
         return (prefix + " … ".join(sents[i] for i in sorted(picked)))[:MAX_SUMMARY_CHARS]
 
 
-_STAMP = re.compile(r"^\s*\[[^\]\n]{1,60}\]\s*")
+STAMP = re.compile(r"^\s*\[[^\]\n]{1,60}\]\s*")
 _WORD = re.compile(r"[A-Za-z0-9]+|[\u4e00-\u9fff]")
 
 
