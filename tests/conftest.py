@@ -20,8 +20,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pgserver
 import pytest
+from _server import Server, new_key
 from _util import BACKENDS, ManualClock, pg_uri
 
 from memvault import Vault
@@ -120,3 +122,20 @@ def clock() -> ManualClock:
 @pytest.fixture
 def clocked_vault(make_vault: Callable[..., Vault], db: str, clock: ManualClock) -> Vault:
     return make_vault(db, clock=clock)
+
+
+# --- server tests: a module that defines `srv` (a tests/_server.Server) gets these ------
+
+@pytest.fixture(scope="module")
+def admin(srv: Server) -> Iterator[httpx.Client]:
+    """A client with the admin key `srv` printed at its first start."""
+    assert srv.admin_key is not None
+    with srv.client(srv.admin_key) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def alice(srv: Server, admin: httpx.Client) -> Iterator[httpx.Client]:
+    """A client with a `user` key bound to alice."""
+    with srv.client(new_key(admin, role="user", user="alice")) as c:
+        yield c

@@ -43,13 +43,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
-def admin(srv: Server) -> Iterator[httpx.Client]:
-    assert srv.admin_key is not None
-    with srv.client(srv.admin_key) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     # CI installs Debian's chromium; a missing browser is a broken setup, not a skip.
     if not Path(CHROMIUM).exists():

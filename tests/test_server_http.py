@@ -27,19 +27,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
-def admin(srv: Server) -> Iterator[httpx.Client]:
-    assert srv.admin_key is not None
-    with srv.client(srv.admin_key) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def alice(srv: Server, admin: httpx.Client) -> Iterator[httpx.Client]:
-    with srv.client(new_key(admin, role="user", user="alice")) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def other_tenant(srv: Server) -> Iterator[httpx.Client]:
     """An admin of tenant `globex`, made in the store directly (an admin key can only
     create keys in its own tenant)."""

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from _server import Server, new_key
+from _server import Server
 from _util import query
 
 GINA = {"user": "gina"}
@@ -26,19 +26,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     s = Server(str(tmp_path_factory.mktemp("layers") / "s.db"))
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def admin(srv: Server) -> Iterator[httpx.Client]:
-    assert srv.admin_key is not None
-    with srv.client(srv.admin_key) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def alice(srv: Server, admin: httpx.Client) -> Iterator[httpx.Client]:
-    with srv.client(new_key(admin, role="user", user="alice")) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")
