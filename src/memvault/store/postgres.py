@@ -47,7 +47,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -63,15 +63,9 @@ from ..errors import ConflictError, StoreError
 from ..model import Memory, Revision, Scope
 from .base import FaultHook, ListFilter
 from .codec import (
-    ACCESS_COLS,
-    JOB_COLS,
-    KEY_COLS,
     MEMORY_COLUMNS,
     REVISION_COLUMNS,
-    access_dict,
     group_revisions,
-    job_dict,
-    key_dict,
     list_where,
     live_where,
     memory_from_row,
@@ -81,6 +75,7 @@ from .codec import (
     revision_params,
     scope_where,
 )
+from .server_tables import ServerTables
 
 # pgvector's HNSW index takes vectors of at most 2000 dimensions; above, scans are exact.
 MAX_HNSW_DIM = 2000
@@ -311,7 +306,7 @@ def _pg_version_tuple(v: str) -> tuple[int, ...]:
     return tuple(int(p) for p in v.split(".") if p.isdigit())
 
 
-class PostgresStore:
+class PostgresStore(ServerTables):
     def __init__(self, dsn: str, *, min_size: int = 1, max_size: int = 8,
                  exact_scan_limit: int = 10_000, timeout: float = 30.0) -> None:
         self.dsn = dsn
@@ -414,6 +409,16 @@ class PostgresStore:
                 return conn.execute(query, params).fetchall()
         except psycopg.OperationalError as e:
             raise StoreError(f"PostgreSQL: {e}") from e
+
+    _ph = staticmethod(pyformat_ph)
+
+    def _execute(self, query: str, params: dict[str, Any]) -> int:
+        with self.transaction() as tx:
+            return int(tx.conn.execute(query, params).rowcount)
+
+    def _execute_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
+        with self.transaction() as tx, tx.conn.cursor() as cur:
+            cur.executemany(query, list(rows))
 
     def _model(self, conn: psycopg.Connection[Any], model: str) -> tuple[str, int] | None:
         """(table, dim) of a model's vector table, or None if the model was never stored."""
@@ -577,11 +582,6 @@ ORDER BY 1, 2"""
         rows = self._q("SELECT DISTINCT tenant, user_id FROM revisions ORDER BY tenant, user_id")
         return [Scope(r["tenant"], r["user_id"]) for r in rows]
 
-    def users(self, tenant: str) -> list[str]:
-        rows = self._q("SELECT DISTINCT user_id FROM revisions WHERE tenant = %(t)s "
-                       "ORDER BY user_id", {"t": tenant})
-        return [r["user_id"] for r in rows]
-
     def expired_ids(self, scope: Scope, now: int) -> list[str]:
         where, params = _scope_sql(scope)
         rows = self._q(f"SELECT m.id FROM memories m WHERE {where} AND m.status = 'active' "
@@ -680,95 +680,6 @@ ORDER BY 1, 2"""
                        "ORDER BY at DESC, trace_id DESC LIMIT %s",
                        (scope.tenant, scope.user, limit))
         return [json.loads(r["payload"]) for r in rows]
-
-    # --- server: API keys, job queue, access log ---------------------------------------
-    def add_api_key(self, key: dict[str, Any]) -> None:
-        with self.transaction() as tx:
-            tx.conn.execute("INSERT INTO api_keys (key_id, tenant, role, user_id, name, "
-                            "secret_hash, created_at, created_by, expires_at, revoked_at) "
-                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, NULL)",
-                            (key["key_id"], key["tenant"], key["role"], key.get("user") or "",
-                             key.get("name") or "", key["secret_hash"], key["created_at"],
-                             key.get("created_by") or "", key.get("expires_at")))
-
-    def get_api_key(self, key_id: str) -> dict[str, Any] | None:
-        rows = self._q(f"SELECT {KEY_COLS} FROM api_keys WHERE key_id = %s", (key_id,))
-        return key_dict(rows[0]) if rows else None
-
-    def list_api_keys(self, tenant: str) -> list[dict[str, Any]]:
-        rows = self._q(f"SELECT {KEY_COLS} FROM api_keys WHERE tenant = %s "
-                       "ORDER BY created_at, key_id", (tenant,))
-        return [key_dict(r) for r in rows]
-
-    def revoke_api_key(self, tenant: str, key_id: str, at: int) -> bool:
-        with self.transaction() as tx:
-            cur = tx.conn.execute("UPDATE api_keys SET revoked_at = %s WHERE tenant = %s AND "
-                                  "key_id = %s AND revoked_at IS NULL", (at, tenant, key_id))
-            return cur.rowcount == 1
-
-    def count_api_keys(self) -> int:
-        return int(self._q("SELECT count(*) AS n FROM api_keys")[0]["n"])
-
-    def enqueue_job(self, job: dict[str, Any]) -> None:
-        with self.transaction() as tx:
-            tx.conn.execute("INSERT INTO jobs (job_id, tenant, user_id, kind, payload, status, "
-                            "key_id, created_at) VALUES (%s, %s, %s, %s, %s, 'queued', %s, %s)",
-                            (job["job_id"], job["tenant"], job["user"], job["kind"],
-                             json.dumps(job["payload"], ensure_ascii=False),
-                             job.get("key_id") or "", job["created_at"]))
-
-    def get_job(self, tenant: str, job_id: str, user: str | None = None
-                ) -> dict[str, Any] | None:
-        query = f"SELECT {JOB_COLS} FROM jobs WHERE tenant = %s AND job_id = %s"
-        params: tuple[Any, ...] = (tenant, job_id)
-        if user is not None:
-            query, params = query + " AND user_id = %s", (*params, user)
-        rows = self._q(query, params)
-        return job_dict(rows[0]) if rows else None
-
-    def queued_jobs(self, limit: int) -> list[dict[str, Any]]:
-        rows = self._q(f"SELECT {JOB_COLS} FROM jobs WHERE status = 'queued' "
-                       "ORDER BY seq LIMIT %s", (limit,))
-        return [job_dict(r) for r in rows]
-
-    def claim_job(self, tenant: str, job_id: str) -> bool:
-        # The row lock makes a second worker (another process) wait, then see it taken.
-        with self.transaction() as tx:
-            cur = tx.conn.execute("UPDATE jobs SET status = 'running' WHERE tenant = %s AND "
-                                  "job_id = %s AND status = 'queued'", (tenant, job_id))
-            return cur.rowcount == 1
-
-    def finish_job(self, tenant: str, job_id: str, *, status: str, result: Any,
-                   error: dict[str, Any] | None, at: int) -> bool:
-        with self.transaction() as tx:
-            cur = tx.conn.execute(
-                "UPDATE jobs SET status = %s, result = %s, error = %s, finished_at = %s, "
-                "payload = '{}' WHERE tenant = %s AND job_id = %s AND status IN "
-                "('queued', 'running')",
-                (status, None if result is None else json.dumps(result, ensure_ascii=False),
-                 None if error is None else json.dumps(error, ensure_ascii=False), at,
-                 tenant, job_id))
-            return cur.rowcount == 1
-
-    def queue_depth(self) -> int:
-        return int(self._q("SELECT count(*) AS n FROM jobs WHERE status = 'queued'")[0]["n"])
-
-    def log_access(self, rows: list[dict[str, Any]]) -> None:
-        with self.transaction() as tx, tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO access_log (at, tenant, user_id, key_id, role, action, "
-                "memory_ids, trace_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                [(r["at"], r["tenant"], r["user"], r["key_id"], r["role"], r["action"],
-                  json.dumps(list(r["memory_ids"])), r.get("trace_id")) for r in rows])
-
-    def access_log(self, tenant: str, *, user: str | None = None, limit: int = 100,
-                   offset: int = 0) -> list[dict[str, Any]]:
-        query = f"SELECT {ACCESS_COLS} FROM access_log WHERE tenant = %s"
-        params: tuple[Any, ...] = (tenant,)
-        if user is not None:
-            query, params = query + " AND user_id = %s", (*params, user)
-        rows = self._q(query + " ORDER BY seq DESC LIMIT %s OFFSET %s", (*params, limit, offset))
-        return [access_dict(r) for r in rows]
 
     def drop_vector_models(self, models: list[str]) -> None:
         with self.transaction() as tx:

@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,15 +28,9 @@ from ..errors import ConflictError, StoreError
 from ..model import Memory, Revision, Scope
 from .base import FaultHook, ListFilter
 from .codec import (
-    ACCESS_COLS,
-    JOB_COLS,
-    KEY_COLS,
     MEMORY_COLUMNS,
     REVISION_COLUMNS,
-    access_dict,
     group_revisions,
-    job_dict,
-    key_dict,
     list_where,
     live_where,
     memory_from_row,
@@ -46,6 +40,7 @@ from .codec import (
     scope_where,
     sqlite_ph,
 )
+from .server_tables import ServerTables
 
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "core tables", """
@@ -218,7 +213,7 @@ _MEM_SELECT = "SELECT " + ", ".join(f"m.{c}" for c in MEMORY_COLUMNS) + " FROM m
 _REV_SELECT = "SELECT " + ", ".join(REVISION_COLUMNS) + " FROM revisions"
 
 
-class SQLiteStore:
+class SQLiteStore(ServerTables):
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL") -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -300,6 +295,16 @@ class SQLiteStore:
     def _q(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
+
+    _ph = staticmethod(sqlite_ph)
+
+    def _execute(self, query: str, params: dict[str, Any]) -> int:
+        with self.transaction() as tx:
+            return int(tx.db.execute(query, params).rowcount)
+
+    def _execute_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
+        with self.transaction() as tx:
+            tx.db.executemany(query, rows)
 
     # --- meta ---------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -436,104 +441,9 @@ class SQLiteStore:
                        (scope.tenant, scope.user, limit))
         return [json.loads(r[0]) for r in rows]
 
-    # --- server: API keys, job queue, access log ---------------------------------------
-    def add_api_key(self, key: dict[str, Any]) -> None:
-        with self.transaction() as tx:
-            tx.db.execute("INSERT INTO api_keys (key_id, tenant, role, user_id, name, "
-                          "secret_hash, created_at, created_by, expires_at, revoked_at) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-                          (key["key_id"], key["tenant"], key["role"], key.get("user") or "",
-                           key.get("name") or "", key["secret_hash"], key["created_at"],
-                           key.get("created_by") or "", key.get("expires_at")))
-
-    def get_api_key(self, key_id: str) -> dict[str, Any] | None:
-        rows = self._q(f"SELECT {KEY_COLS} FROM api_keys WHERE key_id = ?", (key_id,))
-        return key_dict(rows[0]) if rows else None
-
-    def list_api_keys(self, tenant: str) -> list[dict[str, Any]]:
-        rows = self._q(f"SELECT {KEY_COLS} FROM api_keys WHERE tenant = ? "
-                       "ORDER BY created_at, key_id", (tenant,))
-        return [key_dict(r) for r in rows]
-
-    def revoke_api_key(self, tenant: str, key_id: str, at: int) -> bool:
-        with self.transaction() as tx:
-            cur = tx.db.execute("UPDATE api_keys SET revoked_at = ? WHERE tenant = ? AND "
-                                "key_id = ? AND revoked_at IS NULL", (at, tenant, key_id))
-            return cur.rowcount == 1
-
-    def count_api_keys(self) -> int:
-        return int(self._q("SELECT COUNT(*) FROM api_keys")[0][0])
-
-    def enqueue_job(self, job: dict[str, Any]) -> None:
-        with self.transaction() as tx:
-            tx.db.execute("INSERT INTO jobs (job_id, tenant, user_id, kind, payload, status, "
-                          "key_id, created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)",
-                          (job["job_id"], job["tenant"], job["user"], job["kind"],
-                           json.dumps(job["payload"], ensure_ascii=False),
-                           job.get("key_id") or "", job["created_at"]))
-
-    def get_job(self, tenant: str, job_id: str, user: str | None = None
-                ) -> dict[str, Any] | None:
-        sql = f"SELECT {JOB_COLS} FROM jobs WHERE tenant = ? AND job_id = ?"
-        params: tuple[Any, ...] = (tenant, job_id)
-        if user is not None:
-            sql, params = sql + " AND user_id = ?", (*params, user)
-        rows = self._q(sql, params)
-        return job_dict(rows[0]) if rows else None
-
-    def queued_jobs(self, limit: int) -> list[dict[str, Any]]:
-        rows = self._q(f"SELECT {JOB_COLS} FROM jobs WHERE status = 'queued' "
-                       "ORDER BY seq LIMIT ?", (limit,))
-        return [job_dict(r) for r in rows]
-
-    def claim_job(self, tenant: str, job_id: str) -> bool:
-        with self.transaction() as tx:
-            cur = tx.db.execute("UPDATE jobs SET status = 'running' WHERE tenant = ? AND "
-                                "job_id = ? AND status = 'queued'", (tenant, job_id))
-            return cur.rowcount == 1
-
-    def finish_job(self, tenant: str, job_id: str, *, status: str, result: Any,
-                   error: dict[str, Any] | None, at: int) -> bool:
-        with self.transaction() as tx:
-            cur = tx.db.execute(
-                "UPDATE jobs SET status = ?, result = ?, error = ?, finished_at = ?, "
-                "payload = '{}' WHERE tenant = ? AND job_id = ? AND status IN "
-                "('queued', 'running')",
-                (status, None if result is None else json.dumps(result, ensure_ascii=False),
-                 None if error is None else json.dumps(error, ensure_ascii=False), at,
-                 tenant, job_id))
-            return cur.rowcount == 1
-
-    def queue_depth(self) -> int:
-        return int(self._q("SELECT COUNT(*) FROM jobs WHERE status = 'queued'")[0][0])
-
-    def log_access(self, rows: list[dict[str, Any]]) -> None:
-        with self.transaction() as tx:
-            for r in rows:
-                tx.db.execute("INSERT INTO access_log (at, tenant, user_id, key_id, role, "
-                              "action, memory_ids, trace_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                              (r["at"], r["tenant"], r["user"], r["key_id"], r["role"],
-                               r["action"], json.dumps(list(r["memory_ids"])),
-                               r.get("trace_id")))
-
-    def access_log(self, tenant: str, *, user: str | None = None, limit: int = 100,
-                   offset: int = 0) -> list[dict[str, Any]]:
-        sql = f"SELECT {ACCESS_COLS} FROM access_log WHERE tenant = ?"
-        params: tuple[Any, ...] = (tenant,)
-        if user is not None:
-            sql, params = sql + " AND user_id = ?", (*params, user)
-        rows = self._q(sql + " ORDER BY seq DESC LIMIT ? OFFSET ?", (*params, limit, offset))
-        return [access_dict(r) for r in rows]
-
-    # --- maintenance -------------------------------------------------------------------
     def scopes(self) -> list[Scope]:
         rows = self._q("SELECT DISTINCT tenant, user_id FROM revisions ORDER BY tenant, user_id")
         return [Scope(r[0], r[1]) for r in rows]
-
-    def users(self, tenant: str) -> list[str]:
-        rows = self._q("SELECT DISTINCT user_id FROM revisions WHERE tenant = :t "
-                       "ORDER BY user_id", {"t": tenant})
-        return [r[0] for r in rows]
 
     def expired_ids(self, scope: Scope, now: int) -> list[str]:
         where, params = _scope_sql(scope)
