@@ -40,7 +40,6 @@ What it guarantees:
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from typing import Annotated, Any, Literal
@@ -50,6 +49,9 @@ from pydantic import ValidationError as PydanticValidationError
 
 from .. import validate as v
 from ..errors import ValidationError
+from ..llmchat import FORMATS, JSONChat, llm_model, openai_client
+from ..llmchat import Invalid as _Invalid
+from ..llmchat import Transient as _Transient
 from ..timeutil import duration_ms
 from . import CandidateMemory, ExtractionError, Message, as_messages
 from .rules import command_reason
@@ -58,7 +60,6 @@ from .slots import SLOTS, SlotRegistry
 SCHEMA_NAME = "memvault_candidates"
 KINDS = ("preference", "fact", "profile", "episode", "note")
 SOURCES = ("user_explicit", "system_inferred", "document", "tool")
-FORMATS = ("json_schema", "json_object", "none")
 _SCALAR: dict[str, Any] = {"type": ["string", "number", "boolean", "null"]}
 
 # Hand-written rather than generated: OpenAI's strict mode wants every property required
@@ -147,14 +148,6 @@ class _Payload(BaseModel):
     memories: list[_Item]
 
 
-class _Invalid(Exception):
-    """The answer cannot be used; worth asking again."""
-
-
-class _Transient(Exception):
-    """The endpoint failed in a way that may pass (5xx, 429, connection)."""
-
-
 SYSTEM_PROMPT = """\
 You extract long-term memories about the user from a conversation, for a memory store \
 whose every entry a reviewer can audit.
@@ -217,10 +210,7 @@ class LLMExtractor:
                  temperature: float = 0.0, response_format: str = "json_schema",
                  backoff: float = 0.5, registry: SlotRegistry | None = None,
                  client: Any = None) -> None:
-        self.model = model or os.environ.get("MEMVAULT_LLM_MODEL") or ""
-        if not self.model:
-            raise ValidationError("llm extractor: no model; pass model= or set "
-                                  "MEMVAULT_LLM_MODEL")
+        self.model = llm_model(model, "llm extractor")
         if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 10:
             raise ValidationError(f"llm extractor: retries must be 0..10, got {retries!r}")
         if response_format not in FORMATS:
@@ -228,28 +218,15 @@ class LLMExtractor:
                                   f"{', '.join(FORMATS)}")
         self.name = f"llm:{self.model}"
         self.retries = retries
-        self.temperature = temperature
         self.backoff = backoff
         self.registry = registry if registry is not None else SLOTS
-        self.response_format = response_format
         if client is None:
-            try:
-                import openai
-            except ImportError:
-                raise ValidationError("the llm extractor needs the openai client: "
-                                      "pip install 'memvault[llm]'") from None
-            url = (base_url or os.environ.get("MEMVAULT_LLM_BASE_URL")
-                   or os.environ.get("OPENAI_BASE_URL") or "").rstrip("/")
-            if not url:
-                raise ValidationError("llm extractor: no endpoint; set MEMVAULT_LLM_BASE_URL "
-                                      "(e.g. https://api.openai.com/v1 or "
-                                      "http://127.0.0.1:11434/v1)")
-            key = (api_key or os.environ.get("MEMVAULT_LLM_API_KEY")
-                   or os.environ.get("OPENAI_API_KEY") or "none")  # local servers need none
-            # max_retries=0: the retry budget is ours, shared with malformed answers.
-            client = openai.OpenAI(base_url=url, api_key=key, timeout=timeout, max_retries=0)
+            client = openai_client(base_url, api_key, timeout, "llm extractor")
         self.base_url = str(getattr(client, "base_url", base_url or ""))
-        self._client = client
+        self._chat = JSONChat(client, model=self.model, name=self.name,
+                              schema_name=SCHEMA_NAME, schema=RESPONSE_SCHEMA,
+                              fatal=ExtractionError, response_format=response_format,
+                              temperature=temperature)
 
     # --- the public call -----------------------------------------------------------------
     def extract(self, messages: list[Message]) -> list[CandidateMemory]:
@@ -264,7 +241,7 @@ class LLMExtractor:
         last: BaseException | None = None
         for attempt in range(1, attempts + 1):
             try:
-                raw = self._complete(chat)
+                raw = self._chat.complete(chat)
                 return self._parse(raw, msgs)
             except _Transient as e:
                 errors.append(f"attempt {attempt}: {e}")
@@ -285,57 +262,6 @@ class LLMExtractor:
     def system_prompt(self) -> str:
         slots = json.dumps([s.describe() for s in self.registry], ensure_ascii=False)
         return SYSTEM_PROMPT.format(slots=slots, schema=json.dumps(RESPONSE_SCHEMA))
-
-    # --- one request ---------------------------------------------------------------------
-    def _complete(self, chat: list[dict[str, str]]) -> str:
-        import openai
-
-        while True:
-            kwargs: dict[str, Any] = {"model": self.model, "messages": chat,
-                                      "temperature": self.temperature}
-            if self.response_format == "json_schema":
-                kwargs["response_format"] = {"type": "json_schema", "json_schema": {
-                    "name": SCHEMA_NAME, "strict": True, "schema": RESPONSE_SCHEMA}}
-            elif self.response_format == "json_object":
-                kwargs["response_format"] = {"type": "json_object"}
-            try:
-                resp = self._client.chat.completions.create(**kwargs)
-            except openai.BadRequestError as e:
-                # A server without structured output: step down, the prompt has the schema.
-                if self.response_format != "none" and re.search(
-                        r"response_format|json_schema|json_object|structured", str(e), re.I):
-                    self.response_format = FORMATS[FORMATS.index(self.response_format) + 1]
-                    continue
-                raise ExtractionError(f"{self.name}: endpoint refused the request: "
-                                      f"{_short(e)}") from e
-            except openai.APIStatusError as e:
-                if e.status_code >= 500 or e.status_code in (408, 409, 429):
-                    raise _Transient(f"HTTP {e.status_code}: {_short(e)}") from e
-                raise ExtractionError(f"{self.name}: HTTP {e.status_code}: {_short(e)}") from e
-            except (openai.APIConnectionError, openai.APITimeoutError) as e:
-                raise _Transient(f"endpoint unreachable: {_short(e)}") from e
-            except (openai.APIResponseValidationError, ValueError) as e:
-                # ValueError: the body was not JSON at all (a proxy's HTML error page).
-                raise _Invalid(f"response is not a chat completion: {_short(e)}") from e
-            return self._content(resp)
-
-    def _content(self, resp: Any) -> str:
-        choices = getattr(resp, "choices", None)
-        if not choices:
-            raise _Invalid("response has no choices")
-        choice = choices[0]
-        msg = getattr(choice, "message", None)
-        if msg is None:
-            raise _Invalid("response choice has no message")
-        refusal = getattr(msg, "refusal", None)
-        if refusal:
-            raise _Invalid(f"the model refused: {str(refusal)[:300]}")
-        if getattr(choice, "finish_reason", None) == "length":
-            raise _Invalid("output was cut off (finish_reason=length)")
-        content = msg.content
-        if not isinstance(content, str) or not content.strip():
-            raise _Invalid("empty message content")
-        return content
 
     # --- validation ----------------------------------------------------------------------
     def _parse(self, raw: str, msgs: list[Message]) -> list[CandidateMemory]:
@@ -417,10 +343,6 @@ def _explain(e: PydanticValidationError) -> str:
         parts.append(f"{loc or 'answer'}: {err.get('msg')}")
     more = f" (+{e.error_count() - 8} more)" if e.error_count() > 8 else ""
     return "; ".join(parts) + more
-
-
-def _short(e: BaseException) -> str:
-    return str(e).replace("\n", " ")[:300]
 
 
 __all__ = ["RESPONSE_SCHEMA", "SCHEMA_NAME", "LLMExtractor", "conversation_block"]

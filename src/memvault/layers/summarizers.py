@@ -21,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import SummarizationError, ValidationError
+from ..llmchat import Invalid, JSONChat, Transient, llm_model, openai_client
 
 MAX_SUMMARY_CHARS = 4000
 _SPLIT = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+|\n+")
@@ -105,7 +106,6 @@ Do not add anything that is not in the conversation. Answer with ONE JSON object
 SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": False,
                           "required": ["summary"],
                           "properties": {"summary": {"type": "string"}}}
-_FORMATS = ("json_schema", "json_object", "none")
 
 
 class LLMSummarizer:
@@ -117,30 +117,17 @@ class LLMSummarizer:
     def __init__(self, model: str | None = None, *, base_url: str | None = None,
                  api_key: str | None = None, retries: int = 2, timeout: float = 60.0,
                  backoff: float = 0.5, client: Any = None) -> None:
-        self.model = model or os.environ.get("MEMVAULT_LLM_MODEL") or ""
-        if not self.model:
-            raise ValidationError("llm summarizer: no model; pass model= or set "
-                                  "MEMVAULT_LLM_MODEL")
+        self.model = llm_model(model, "llm summarizer")
         if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 10:
             raise ValidationError(f"llm summarizer: retries must be 0..10, got {retries!r}")
         self.name = f"llm:{self.model}"
         self.retries = retries
         self.backoff = backoff
-        self.response_format = "json_schema"
         if client is None:
-            try:
-                import openai
-            except ImportError:
-                raise ValidationError("the llm summarizer needs the openai client: "
-                                      "pip install 'memvault[llm]'") from None
-            url = (base_url or os.environ.get("MEMVAULT_LLM_BASE_URL")
-                   or os.environ.get("OPENAI_BASE_URL") or "").rstrip("/")
-            if not url:
-                raise ValidationError("llm summarizer: no endpoint; set MEMVAULT_LLM_BASE_URL")
-            key = (api_key or os.environ.get("MEMVAULT_LLM_API_KEY")
-                   or os.environ.get("OPENAI_API_KEY") or "none")
-            client = openai.OpenAI(base_url=url, api_key=key, timeout=timeout, max_retries=0)
-        self._client = client
+            client = openai_client(base_url, api_key, timeout, "llm summarizer")
+        self._chat = JSONChat(client, model=self.model, name=self.name,
+                              schema_name="memvault_summary", schema=SCHEMA,
+                              fatal=SummarizationError)
 
     def summarize(self, texts: Sequence[str]) -> str:
         rows = [{"index": i, "text": t} for i, t in enumerate(texts)]
@@ -154,70 +141,30 @@ class LLMSummarizer:
         errors: list[str] = []
         for attempt in range(1, self.retries + 2):
             try:
-                return self._parse(self._complete(chat))
-            except _Retry as e:
+                return self._parse(self._chat.complete(chat))
+            except Transient as e:
                 errors.append(f"attempt {attempt}: {e}")
-                if e.feedback:
-                    chat = [*base, {"role": "user", "content": f"Your previous answer was "
-                                    f"rejected: {e}. Answer again with only the JSON object."}]
-                elif self.backoff and attempt <= self.retries:
+                if self.backoff and attempt <= self.retries:
                     time.sleep(self.backoff * attempt)
+            except Invalid as e:
+                errors.append(f"attempt {attempt}: {e}")
+                chat = [*base, {"role": "user", "content": f"Your previous answer was "
+                                f"rejected: {e}. Answer again with only the JSON object."}]
         raise SummarizationError(f"{self.name}: no valid summary after {self.retries + 1} "
                                  f"attempt(s); last error: {errors[-1]}")
-
-    def _complete(self, chat: list[dict[str, str]]) -> str:
-        import openai
-
-        while True:
-            kw: dict[str, Any] = {"model": self.model, "messages": chat, "temperature": 0.0}
-            if self.response_format == "json_schema":
-                kw["response_format"] = {"type": "json_schema", "json_schema": {
-                    "name": "memvault_summary", "strict": True, "schema": SCHEMA}}
-            elif self.response_format == "json_object":
-                kw["response_format"] = {"type": "json_object"}
-            try:
-                resp = self._client.chat.completions.create(**kw)
-            except openai.BadRequestError as e:
-                if self.response_format != "none" and re.search(
-                        r"response_format|json_schema|json_object|structured", str(e), re.I):
-                    self.response_format = _FORMATS[_FORMATS.index(self.response_format) + 1]
-                    continue
-                raise SummarizationError(f"{self.name}: endpoint refused the request: "
-                                         f"{str(e)[:300]}") from e
-            except openai.APIStatusError as e:
-                if e.status_code >= 500 or e.status_code in (408, 409, 429):
-                    raise _Retry(f"HTTP {e.status_code}") from e
-                raise SummarizationError(f"{self.name}: HTTP {e.status_code}") from e
-            except (openai.APIConnectionError, openai.APITimeoutError) as e:
-                raise _Retry("endpoint unreachable") from e
-            except (openai.APIResponseValidationError, ValueError) as e:
-                raise _Retry("response is not a chat completion", feedback=True) from e
-            choices = getattr(resp, "choices", None) or []
-            msg = getattr(choices[0], "message", None) if choices else None
-            content = getattr(msg, "content", None)
-            if not isinstance(content, str) or not content.strip():
-                raise _Retry("empty answer", feedback=True)
-            return content
 
     def _parse(self, raw: str) -> str:
         text = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", raw.strip())
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
-            raise _Retry("the answer is not JSON", feedback=True) from None
+            raise Invalid("the answer is not JSON") from None
         summary = data.get("summary") if isinstance(data, dict) else None
         if not isinstance(summary, str) or not summary.strip():
-            raise _Retry('the answer has no non-empty "summary" string', feedback=True)
+            raise Invalid('the answer has no non-empty "summary" string')
         if len(summary) > MAX_SUMMARY_CHARS:
-            raise _Retry(f"the summary is longer than {MAX_SUMMARY_CHARS} characters",
-                         feedback=True)
+            raise Invalid(f"the summary is longer than {MAX_SUMMARY_CHARS} characters")
         return summary.strip()
-
-
-class _Retry(Exception):
-    def __init__(self, message: str, *, feedback: bool = False) -> None:
-        super().__init__(message)
-        self.feedback = feedback
 
 
 def llm_configured() -> bool:
