@@ -219,12 +219,9 @@ def list_(ctx: typer.Context,
           limit: Annotated[int, typer.Option()] = 100,
           offset: Annotated[int, typer.Option()] = 0) -> None:
     """List memories of the scope, newest first, with filters."""
-    def go(c: Ctx) -> None:
-        mems = c.vault().list(c.scope(), kind=kind, status=status, slot=slot, tags=tag,
-                              since=since, until=until, as_of=as_of, limit=limit,
-                              offset=offset)
-        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
-    _run(ctx, go)
+    _memories(ctx, lambda c: c.vault().list(
+        c.scope(), kind=kind, status=status, slot=slot, tags=tag, since=since, until=until,
+        as_of=as_of, limit=limit, offset=offset))
 
 
 @app.command()
@@ -294,10 +291,7 @@ app.add_typer(review_app, name="review")
 def review_list(ctx: typer.Context,
                 limit: Annotated[int, typer.Option()] = 100) -> None:
     """Pending candidates, newest first."""
-    def go(c: Ctx) -> None:
-        mems = c.vault().review_list(c.scope(), limit=limit)
-        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
-    _run(ctx, go)
+    _memories(ctx, lambda c: c.vault().review_list(c.scope(), limit=limit))
 
 
 @review_app.command("show")
@@ -401,6 +395,14 @@ def expire(ctx: typer.Context, memory_id: str,
     _mutation(ctx, lambda c: c.vault().expire(c.scope(), memory_id, reason=reason))
 
 
+def _memories(ctx: typer.Context, fn: Callable[[Ctx], list[Memory]]) -> None:
+    """Run a verb that returns memories; print them as JSON or as a table."""
+    def go(c: Ctx) -> None:
+        mems = fn(c)
+        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
+    _run(ctx, go)
+
+
 def _mutation(ctx: typer.Context, fn: Callable[[Ctx], Memory]) -> None:
     def go(c: Ctx) -> None:
         m = fn(c)
@@ -447,10 +449,7 @@ def recent(ctx: typer.Context,
            n: Annotated[int | None, typer.Option("--n", help="How many turns.")] = None,
            max_tokens: Annotated[int | None, typer.Option()] = None) -> None:
     """The session's last turns, verbatim (short-term layer)."""
-    def go(c: Ctx) -> None:
-        mems = c.vault().recent(c.scope(), n=n, max_tokens=max_tokens)
-        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
-    _run(ctx, go)
+    _memories(ctx, lambda c: c.vault().recent(c.scope(), n=n, max_tokens=max_tokens))
 
 
 @app.command()
@@ -458,19 +457,13 @@ def summarize(ctx: typer.Context,
               due_only: Annotated[bool, typer.Option(
                   "--due-only", help="Only what the triggers call for.")] = False) -> None:
     """Summarise the session's (or every session's) uncovered turns."""
-    def go(c: Ctx) -> None:
-        mems = c.vault().summarize(c.scope(), force=not due_only)
-        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
-    _run(ctx, go)
+    _memories(ctx, lambda c: c.vault().summarize(c.scope(), force=not due_only))
 
 
 @app.command()
 def expand(ctx: typer.Context, summary_id: str) -> None:
     """The raw turns a summary covers."""
-    def go(c: Ctx) -> None:
-        mems = c.vault().expand(c.scope(), summary_id)
-        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
-    _run(ctx, go)
+    _memories(ctx, lambda c: c.vault().expand(c.scope(), summary_id))
 
 
 graph_app = typer.Typer(no_args_is_help=True, help="The knowledge graph: entities and "
@@ -481,10 +474,7 @@ app.add_typer(graph_app, name="graph")
 @graph_app.command("ingest")
 def graph_ingest(ctx: typer.Context) -> None:
     """Read facts from memories not read yet."""
-    def go(c: Ctx) -> None:
-        mems = c.vault().graph_ingest(c.scope())
-        _emit(c, [m.to_dict() for m in mems], lambda: out.print(_memory_table(mems)))
-    _run(ctx, go)
+    _memories(ctx, lambda c: c.vault().graph_ingest(c.scope()))
 
 
 def _facts_table(rows: list[dict[str, Any]]) -> Table:
