@@ -155,3 +155,49 @@ def test_reranker_hook_decides_the_final_order(make_vault: Callable[..., Vault])
     assert seen == ["green tea"]
     assert hits[0].memory.content == "Likes tea"
     assert v.trace(ME, hits.trace_id)["reranked"] is True
+
+
+def test_a_speaker_the_query_names_is_favoured(make_vault: Callable[..., Vault]) -> None:
+    v = make_vault(strategy=strategy(speaker=0.3, question=0.0))
+    chat = Scope("acme", "alice", session="group")
+    for who, text in [("Nate", "I love action movies, the effects are great."),
+                      ("Joanna", "I love action movies, the effects are great!"),
+                      ("小明", "我最喜欢看科幻电影。"), ("小红", "我最喜欢看科幻电影！")]:
+        v.remember(chat, text, kind="turn", metadata={"speaker": who})
+    for query, who, other in [("What movies does Nate love?", "Nate", "Joanna"),
+                              ("What movies does JOANNA love?", "Joanna", "Nate"),
+                              ("小红最喜欢什么电影", "小红", "小明")]:
+        hits = v.recall(chat, query, top_k=4)
+        said = {h.memory.metadata["speaker"]: h for h in hits}
+        assert hits[0].memory.metadata["speaker"] == who
+        assert (said[who].parts.speaker, said[other].parts.speaker) == (1.0, 0.0)
+        assert said[who].score == pytest.approx(said[who].parts.total)
+        assert said[who].parts.total - said[other].parts.total == pytest.approx(
+            0.3 + said[who].parts.relevance - said[other].parts.relevance
+            + 0.05 * (said[who].parts.confidence - said[other].parts.confidence)
+            + 0.05 * (said[who].parts.recency - said[other].parts.recency))
+    # A whole-word match only: "Nately" does not name Nate; no name, no bonus.
+    for query in ("Nately loves action movies", "who loves action movies"):
+        assert all(h.parts.speaker == 0.0 for h in v.recall(chat, query, top_k=4))
+
+
+def test_a_turn_that_only_asks_ranks_below_statements(
+        make_vault: Callable[..., Vault]) -> None:
+    v = make_vault(strategy=strategy(question=0.5, recency=0.0, confidence=0.0))
+    chat = Scope("acme", "alice", session="s1")
+    asked = v.remember(chat, "Which hiking trail near the lake do you like?", kind="turn",
+                       metadata={"speaker": "Ann"}).memory
+    v.remember(chat, "The weather was nice today.", kind="turn", metadata={"speaker": "Bo"})
+    told = v.remember(chat, "我常走湖边的徒步小路。", kind="turn").memory
+    asked_zh = v.remember(chat, "你喜欢湖边哪条徒步小路？", kind="turn").memory
+    # The same question stored as a fact (not a turn) is not a conversational question.
+    fact = v.remember(Scope("acme", "alice"), "Which trail is closed?", kind="fact").memory
+    hits = {h.memory.id: h for h in v.recall(Scope("acme", "alice"),
+                                              "hiking trail near the lake 湖边徒步小路",
+                                              top_k=10)}
+    assert hits[asked.id].parts.question == hits[asked_zh.id].parts.question == 1.0
+    assert hits[told.id].parts.question == hits[fact.id].parts.question == 0.0
+    for h in hits.values():
+        assert h.score == pytest.approx(h.parts.relevance - 0.5 * h.parts.question)
+    zh = [h.memory.id for h in v.recall(chat, "湖边徒步小路", top_k=10)]
+    assert zh.index(told.id) < zh.index(asked_zh.id)

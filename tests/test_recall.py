@@ -99,7 +99,8 @@ def test_score_parts_are_reported(shared: tuple[Vault, ManualClock]) -> None:
                if h.memory.content not in {zh.memory.content, en.memory.content})
     assert set(hits[0].to_dict()["parts"]) == {"bm25", "bm25_norm", "dense", "dense_norm",
                                                "relevance", "recency", "confidence",
-                                               "importance", "time_match", "total"}
+                                               "importance", "time_match", "speaker",
+                                               "question", "total"}
 
 
 def test_top_k_and_min_score(shared: tuple[Vault, ManualClock]) -> None:

@@ -121,3 +121,41 @@ def test_reindex_keeps_turn_context(make_vault: Callable[..., Vault]) -> None:
     before = _ranking(vault, SESSION)
     vault.reindex()
     assert _ranking(vault, SESSION) == before
+
+
+def test_a_reply_is_indexed_with_the_question_it_answers() -> None:
+    from memvault import turnctx
+
+    question, other = "Where did you go last weekend?", "That sounds lovely."
+    assert turnctx.lead(1, 2, [question, other]) == 0
+    assert turnctx.lead(2, 2, ["Hi there.", question, other]) == 1
+    assert turnctx.lead(2, 2, [question, "Hi there.", other]) is None  # not the one before
+    assert turnctx.lead(0, 2, [question, other]) is None  # nothing before the first turn
+    assert turnctx.lead(1, 2, ["你周末去哪儿了？", other]) == 0
+    key = turnctx.key_terms("To the aquarium.", None, [question, other], asked=0)
+    own, _, ctx = key.partition(f" {bm25.CONTEXT_MARK} ")
+    assert "weekend" in own.split() and "aquarium" in own.split()
+    assert "weekend" not in ctx.split() and "love" in ctx.split()
+    own_vec = {"m": __import__("numpy").array([1.0, 0.0], dtype="float32")}
+    q_vec = {"m": __import__("numpy").array([0.0, 1.0], dtype="float32")}
+    full = turnctx.key_vectors(own_vec, [q_vec], 0.5, asked=0)["m"]
+    half = turnctx.key_vectors(own_vec, [q_vec], 0.5)["m"]
+    assert abs(full[0] - full[1]) < 1e-6 and half[1] < half[0]
+
+
+def test_the_answer_carries_the_question_words_at_full_weight(
+        make_vault: Callable[..., Vault]) -> None:
+    def bm25_of_reply(turns: list[tuple[str, str]]) -> dict[str, float]:
+        vault = make_vault(clock=ManualClock())
+        vault.remember_many([{"scope": SESSION, "content": c, "kind": "turn"}
+                             for _, c in turns])
+        return {h.memory.content: h.parts.bm25
+                for h in vault.recall(SESSION, "where did they go", top_k=7)}
+
+    asked = bm25_of_reply(TURNS)
+    # The same words said as a statement: the next turn holds them at half weight only.
+    told = bm25_of_reply([(r, c.replace("?", ".")) for r, c in TURNS])
+    reply, before = TURNS[2][1], TURNS[0][1]
+    assert asked[reply] > told[reply] > 0
+    # The turn before the question has it as an ordinary neighbour either way.
+    assert asked[reply] > asked[before] > 0

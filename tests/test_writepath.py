@@ -192,3 +192,16 @@ def test_sensitive_data_policy_comes_from_the_strategy(make_vault: Callable[...,
     staging = make_vault(strategy=cfg)
     res = staging.observe(ME, [user("我住在杭州，手机号是13812345678")])
     assert any(o.action == "stage" and "pii_staged" in o.reasons for o in res.outcomes)
+
+
+def test_a_named_speaker_is_kept_and_counts_in_recall(vault: Vault) -> None:
+    room = Scope("acme", "alice", session="group")
+    said = "I really enjoy sci-fi films"
+    vault.observe(room, [{"role": "user", "name": "Nate", "content": said + "."},
+                         {"role": "user", "name": " Joanna ", "content": said + "!"},
+                         {"role": "assistant", "content": "Sci-fi films are fun."}])
+    turns = {m.metadata.get("speaker"): m for m in vault.list(room, kind="turn")}
+    assert set(turns) == {"Nate", "Joanna", None}
+    hits = vault.recall(room, "which films does joanna enjoy", top_k=3, kind="turn")
+    assert hits[0].memory.id == turns["Joanna"].id and hits[0].parts.speaker == 1.0
+    assert all(h.parts.speaker == 0.0 for h in hits[1:])

@@ -36,6 +36,10 @@ class Weights(_Strict):
     importance: float = Field(0.0, ge=0)
     # Bonus for a memory dated inside a relative time the query names ("yesterday").
     time: float = Field(0.1, ge=0)
+    # Bonus for a memory whose speaker the query names; penalty for a turn that only
+    # asks (its answer is in the reply). turncues.py.
+    speaker: float = Field(0.2, ge=0)
+    question: float = Field(0.2, ge=0)
     # Optional per-embedder share of `dense` (by model name); default: split evenly.
     dense_models: dict[str, float] = Field(default_factory=dict)
 

@@ -196,8 +196,9 @@ class RememberResult:
 
 @dataclass(slots=True)
 class ScoreParts:
-    """Every part of a recall score. total = relevance + weighted recency, confidence and
-    importance; relevance = weighted normalised BM25 + dense similarities."""
+    """Every part of a recall score. total = relevance + weighted recency, confidence,
+    importance, time match and speaker, minus the weighted question part; relevance =
+    weighted normalised BM25 + dense similarities."""
 
     bm25: float = 0.0
     bm25_norm: float = 0.0
@@ -208,6 +209,8 @@ class ScoreParts:
     confidence: float = 0.0
     importance: float = 0.0
     time_match: float = 0.0
+    speaker: float = 0.0  # 1: the query names who said it (turncues.py)
+    question: float = 0.0  # 1: a turn that ends with a question (subtracted)
     total: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -215,7 +218,7 @@ class ScoreParts:
                 "dense_norm": dict(self.dense_norm), "relevance": self.relevance,
                 "recency": self.recency, "confidence": self.confidence,
                 "importance": self.importance, "time_match": self.time_match,
-                "total": self.total}
+                "speaker": self.speaker, "question": self.question, "total": self.total}
 
 
 @dataclass(slots=True)

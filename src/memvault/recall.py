@@ -9,12 +9,12 @@ BASELINES.md); recency, confidence and importance are added with their own weigh
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import bm25
+from . import bm25, turncues
 from .bm25 import TextCandidates
 from .config import Retrieval, Weights
 from .embed import Embedder
@@ -93,14 +93,20 @@ def _importance(m: Memory) -> float:
     return 0.0
 
 
-def add_memory_parts(parts: ScoreParts, m: Memory, retrieval: Retrieval, now: int) -> None:
+def add_memory_parts(parts: ScoreParts, m: Memory, retrieval: Retrieval, now: int,
+                     named: Set[str] = frozenset()) -> None:
+    """The parts that come from the memory itself (and, for `speaker`, from the speakers
+    the query names)."""
     w = retrieval.weights
     age_days = max(0.0, (now - memory_date(m)) / DAY_MS)
     parts.recency = 0.5 ** (age_days / retrieval.decay.half_life_days)
     parts.confidence = float(m.confidence)
     parts.importance = _importance(m)
+    parts.speaker = 1.0 if named and turncues.speaker_of(m) in named else 0.0
+    parts.question = 1.0 if turncues.asks(m) else 0.0
     parts.total = (parts.relevance + w.recency * parts.recency
-                   + w.confidence * parts.confidence + w.importance * parts.importance)
+                   + w.confidence * parts.confidence + w.importance * parts.importance
+                   + w.speaker * parts.speaker - w.question * parts.question)
 
 
 def collapse_slots(hits: list[Hit]) -> tuple[list[Hit], list[Hit]]:
@@ -125,12 +131,14 @@ def collapse_slots(hits: list[Hit]) -> tuple[list[Hit], list[Hit]]:
 
 
 def rank(memories: dict[str, Memory], parts: dict[str, ScoreParts], retrieval: Retrieval,
-         now: int) -> list[Hit]:
+         now: int, query: str = "") -> list[Hit]:
     """All candidates that are in `memories`, best first, with every score part."""
+    speakers = {s for m in memories.values() if (s := turncues.speaker_of(m))}
+    named = turncues.names_in(query, speakers) if speakers and query else set()
     hits = []
     for mid, p in parts.items():
         if mid in memories:
-            add_memory_parts(p, memories[mid], retrieval, now)
+            add_memory_parts(p, memories[mid], retrieval, now, named)
             hits.append(Hit(memories[mid], p.total, p))
     hits.sort(key=lambda h: (-h.score, -h.memory.updated_at, h.memory.id))
     return hits

@@ -30,6 +30,7 @@ import numpy as np
 
 from .bm25 import CONTEXT_MARK as MARK  # never a term; full-text tokenizers ignore it
 from .textindex import index_text, memory_index_text
+from .turncues import is_question
 
 if TYPE_CHECKING:
     from .config import TurnContext
@@ -44,22 +45,37 @@ def enabled(tc: TurnContext) -> bool:
     return bool(tc.before or tc.after)
 
 
-def key_terms(content: str, valid_from: int | None, neighbours: Sequence[str]) -> str:
-    """Own terms (with date words), the marker, the neighbours' terms."""
+def lead(k: int, before: int, contents: Sequence[str]) -> int | None:
+    """Index (in the neighbour list) of the question that the turn at position k
+    answers: the turn right before it, if that one ends with a question."""
+    n_before = min(k, before)
+    if n_before and is_question(contents[n_before - 1]):
+        return n_before - 1
+    return None
+
+
+def key_terms(content: str, valid_from: int | None, neighbours: Sequence[str],
+              asked: int | None = None) -> str:
+    """Own terms (with date words) and those of the question it answers, the marker, the
+    other neighbours' terms."""
     own = memory_index_text(content, valid_from)
-    ctx = index_text(" ".join(neighbours)) if neighbours else ""
+    if asked is not None:
+        own = f"{own} {index_text(neighbours[asked])}"
+    rest = [c for j, c in enumerate(neighbours) if j != asked]
+    ctx = index_text(" ".join(rest)) if rest else ""
     return f"{own} {MARK} {ctx}" if ctx else own
 
 
-def key_vectors(own: Vectors, neighbours: Sequence[Vectors], weight: float) -> Vectors:
-    if not neighbours or weight <= 0:
+def key_vectors(own: Vectors, neighbours: Sequence[Vectors], weight: float,
+                asked: int | None = None) -> Vectors:
+    if not neighbours or (weight <= 0 and asked is None):
         return own
     out: Vectors = {}
     for name, vec in own.items():
         x = np.array(vec, dtype=np.float32)
-        for n in neighbours:
+        for j, n in enumerate(neighbours):
             if name in n:
-                x += weight * np.asarray(n[name], dtype=np.float32)
+                x += (1.0 if j == asked else weight) * np.asarray(n[name], dtype=np.float32)
         norm = float(np.linalg.norm(x))
         out[name] = x / norm if norm > 0 else x
     return out
@@ -127,7 +143,9 @@ class Linker:
         self._own: dict[tuple[str, Any], Vectors] = {}
         self.neighbours: dict[int, list[_Entry]] = {}  # item -> its neighbours
         self.seq_of: dict[int, list[_Entry]] = {}
-        self.rebuild: list[tuple[_Entry, list[_Entry]]] = []  # stored turns to re-key
+        self.asked: dict[int, int | None] = {}  # item -> lead() in its neighbours
+        # Stored turns to re-key: (turn, its neighbours, lead() in them).
+        self.rebuild: list[tuple[_Entry, list[_Entry], int | None]] = []
         seqs: dict[str, tuple[Scope, list[_Entry]]] = {}
         for i, p in enumerate(prepared):
             if p["kind"] != TURN_KIND or p.get("slot"):
@@ -140,11 +158,13 @@ class Linker:
             seq = [_Entry(m.content, m.valid_from, memory=m) for m in tail] + new
             for k, e in enumerate(seq):
                 nb = [seq[j] for j in window(len(seq), k, tc.before, tc.after)]
+                asked = lead(k, tc.before, [n.content for n in nb])
                 if e.item is not None:
                     self.neighbours[e.item] = nb
+                    self.asked[e.item] = asked
                 elif k >= len(tail) - tc.after:
                     # A stored turn whose later neighbours have just arrived.
-                    self.rebuild.append((e, nb))
+                    self.rebuild.append((e, nb, asked))
 
     def _key(self, e: _Entry) -> tuple[str, Any]:
         return ("m", e.memory.id) if e.memory is not None else ("i", e.item)
@@ -173,7 +193,8 @@ class Linker:
         if not self._first_done:
             # One embedding call: the stored turns to re-key come with the first chunk.
             self._first_done = True
-            need += [e for e, _ in self.rebuild] + [n for _, nb in self.rebuild for n in nb]
+            need += [e for e, _, _ in self.rebuild] + [n for _, nb, _ in self.rebuild
+                                                         for n in nb]
         self.own_vectors(need)
         vectors: list[Vectors] = []
         terms: list[str | None] = []
@@ -184,9 +205,10 @@ class Linker:
                 vectors.append(own)
                 terms.append(None)
                 continue
+            asked = self.asked.get(i)
             vectors.append(key_vectors(own, [self._own[self._key(n)] for n in nb],
-                                       self.tc.vector_weight))
-            terms.append(key_terms(e.content, e.valid_from, [n.content for n in nb]))
+                                       self.tc.vector_weight, asked))
+            terms.append(key_terms(e.content, e.valid_from, [n.content for n in nb], asked))
         # Items of earlier chunks are not needed again unless they neighbour a later one.
         last = items[-1] if len(items) else -1
         keep_from = last - 2 * (self.tc.before + self.tc.after) - 1
@@ -196,15 +218,16 @@ class Linker:
 
     def stored_updates(self) -> list[tuple[Memory, str, Vectors]]:
         """(memory, key terms, key vectors) of the stored turns the new ones re-key."""
-        self.own_vectors([e for e, nb in self.rebuild] + [n for _, nb in self.rebuild
-                                                            for n in nb])
+        self.own_vectors([e for e, _, _ in self.rebuild] + [n for _, nb, _ in self.rebuild
+                                                              for n in nb])
         out = []
-        for e, nb in self.rebuild:
+        for e, nb, asked in self.rebuild:
             assert e.memory is not None
-            out.append((e.memory, key_terms(e.content, e.valid_from, [n.content for n in nb]),
+            out.append((e.memory,
+                        key_terms(e.content, e.valid_from, [n.content for n in nb], asked),
                         key_vectors(self._own[self._key(e)], [self._own[self._key(n)]
                                                               for n in nb],
-                                    self.tc.vector_weight)))
+                                    self.tc.vector_weight, asked)))
         return out
 
 
@@ -218,8 +241,10 @@ def relink(tc: TurnContext, turns: list[Memory],
     out = []
     for k, m in enumerate(turns):
         nb = window(len(turns), k, tc.before, tc.after) if enabled(tc) else []
-        out.append((m, key_terms(m.content, m.valid_from, [turns[j].content for j in nb]),
-                    key_vectors(own[k], [own[j] for j in nb], tc.vector_weight)))
+        contents = [turns[j].content for j in nb]
+        asked = lead(k, tc.before, contents)
+        out.append((m, key_terms(m.content, m.valid_from, contents, asked),
+                    key_vectors(own[k], [own[j] for j in nb], tc.vector_weight, asked)))
     return out
 
 

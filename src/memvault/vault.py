@@ -797,7 +797,7 @@ class Vault:
                      for e in self.embedders}
             parts = fuse(text, dense, r.weights)
             pool = {m.id: m for m in self.store.fetch(sc, list(parts))}
-        ranked = rank(pool, parts, r, now)
+        ranked = rank(pool, parts, r, now, q)
         if soft is not None:
             for h in ranked:
                 if soft[0] <= memory_date(h.memory) < soft[1]:

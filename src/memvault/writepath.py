@@ -90,7 +90,9 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
                    # turn: position in this call; turns written in one millisecond
                    # keep their order (short-term layer, summaries).
                    "source_ref": ref, "metadata": {"role": m.role, "turn": i,
-                                                   **({"message_id": m.id} if m.id else {})},
+                                                   **({"message_id": m.id} if m.id else {}),
+                                                   **({"speaker": m.name.strip()}
+                                                      if m.name else {})},
                    **({"valid_from": m.at} if m.at is not None else {})}
                   for i, m in enumerate(msgs)]
     for r in vault.remember_many(turn_items, actor=actor, reason="observed turn"):

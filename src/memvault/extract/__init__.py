@@ -66,12 +66,14 @@ class ExtractionError(MemvaultError):
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One conversation turn. `id` links candidates back to it; `at` is epoch ms (UTC)."""
+    """One conversation turn. `id` links candidates back to it; `at` is epoch ms (UTC);
+    `name` is who said it (a participant of a group chat), kept as the turn's speaker."""
 
     role: Role
     content: str
     id: str | None = None
     at: int | None = None
+    name: str | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -82,6 +84,10 @@ class Message:
                                   f"{type(self.content).__name__}")
         if self.at is not None and (isinstance(self.at, bool) or not isinstance(self.at, int)):
             raise ValidationError(f"message at: expected epoch milliseconds, got {self.at!r}")
+        if self.name is not None and (not isinstance(self.name, str) or not self.name.strip()
+                                      or len(self.name) > 100):
+            raise ValidationError("message name: expected a non-empty text of at most 100 "
+                                  "characters")
 
 
 @dataclass(slots=True)
@@ -144,7 +150,8 @@ class Extractor(Protocol):
 
 
 def as_message(item: Message | Mapping[str, Any]) -> Message:
-    """A Message from a Message or an OpenAI-style dict ({"role", "content", "id", "at"});
+    """A Message from a Message or an OpenAI-style dict ({"role", "content", "id", "at",
+    "name"});
     content given as a list of parts keeps the text parts."""
     if isinstance(item, Message):
         return item
@@ -159,7 +166,8 @@ def as_message(item: Message | Mapping[str, Any]) -> Message:
         content = ""
     mid = item.get("id")
     return Message(role=item.get("role"), content=content,  # type: ignore[arg-type]
-                   id=None if mid is None else str(mid), at=item.get("at"))
+                   id=None if mid is None else str(mid), at=item.get("at"),
+                   name=item.get("name"))
 
 
 def as_messages(items: Iterable[Message | Mapping[str, Any]]) -> list[Message]:

@@ -45,6 +45,8 @@ class Message(_In):
     content: str
     id: str | None = None
     at: int | None = Field(None, description="when it was said, epoch milliseconds")
+    name: str | None = Field(None, description="who said it (a group chat participant); "
+                             "recall favours a speaker the query names")
 
 
 class ObserveIn(_In):
