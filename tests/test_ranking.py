@@ -201,3 +201,54 @@ def test_a_turn_that_only_asks_ranks_below_statements(
         assert h.score == pytest.approx(h.parts.relevance - 0.5 * h.parts.question)
     zh = [h.memory.id for h in v.recall(chat, "湖边徒步小路", top_k=10)]
     assert zh.index(told.id) < zh.index(asked_zh.id)
+
+
+def test_each_line_of_a_conversation_query_votes(make_vault: Callable[..., Vault]) -> None:
+    from memvault.embed import load_embedder
+    from memvault.querylines import query_lines
+
+    v = make_vault(strategy=strategy(lines=0.5))
+    texts = ["Lisa won a chess game against her dad", "Lisa was anxious before her maths exam",
+             "丽莎和妈妈一起拼拼图，很开心", "The user waters the garden on Sundays"]
+    for t in texts:
+        v.remember(ME, t, kind="episode")
+    chat = ('<Lisa>: "I failed my exam today, I feel stupid."\n'
+            '<Assistant>: "Oh no, which questions were hard?"\n'
+            '<Lisa>: 我下棋赢了爸爸！')
+    lines = query_lines(chat, 10)
+    assert lines == ['"I failed my exam today, I feel stupid."',
+                     '"Oh no, which questions were hard?"', "我下棋赢了爸爸！"]
+    emb = load_embedder("use-m3")
+    line_vecs = emb.embed_documents(lines)
+    hits = by_content(v.recall(ME, chat, top_k=10))
+    best = {t: float((line_vecs @ emb.embed_documents([t])[0]).max()) for t in texts}
+    for t, h in hits.items():
+        assert h.parts.lines["use-m3"] == pytest.approx(best[t], abs=1e-5)
+        assert 0.0 <= h.parts.lines_norm["use-m3"] <= 1.0
+        assert h.parts.relevance == pytest.approx(
+            0.5 * h.parts.bm25_norm + 0.5 * h.parts.dense_norm["use-m3"]
+            + 0.5 * h.parts.lines_norm["use-m3"])
+    top = max(best, key=lambda t: best[t])
+    assert hits[top].parts.lines_norm["use-m3"] == 1.0
+    # The as-of path scores line votes the same way.
+    past = by_content(v.recall(ME, chat, top_k=10, as_of=v.clock()))
+    for t, h in past.items():
+        assert h.parts.lines["use-m3"] == pytest.approx(best[t], abs=1e-5)
+    # One line, or the weight at 0: no line votes.
+    assert all(h.parts.lines == {} for h in v.recall(ME, "exam anxiety", top_k=10))
+    off = make_vault(strategy=strategy(lines=0.0))
+    off.remember(ME, texts[0], kind="episode")
+    assert all(h.parts.lines == {} for h in off.recall(ME, chat, top_k=10))
+
+
+@pytest.mark.parametrize(("query", "lines"), [
+    ("just one line", []),
+    ("Alice: hi\nBob Lee: hello there", ["hi", "hello there"]),
+    ("[bot]: 你好\n小明：我今天很累\n\n  \n", ["你好", "我今天很累"]),
+    ("a\nb\nc\nd", ["c", "d"]),
+])
+def test_query_lines_drop_speaker_tags_and_keep_the_last(query: str, lines: list[str]) -> None:
+    from memvault.querylines import query_lines
+
+    assert query_lines(query, 2) == lines
+    assert query_lines(query, 0) == []

@@ -98,9 +98,9 @@ def test_score_parts_are_reported(shared: tuple[Vault, ManualClock]) -> None:
     assert all(h.parts.bm25 == 0 for h in hits
                if h.memory.content not in {zh.memory.content, en.memory.content})
     assert set(hits[0].to_dict()["parts"]) == {"bm25", "bm25_norm", "dense", "dense_norm",
-                                               "relevance", "recency", "confidence",
-                                               "importance", "time_match", "speaker",
-                                               "question", "total"}
+                                               "lines", "lines_norm", "relevance", "recency",
+                                               "confidence", "importance", "time_match",
+                                               "speaker", "question", "total"}
 
 
 def test_top_k_and_min_score(shared: tuple[Vault, ManualClock]) -> None:

@@ -40,6 +40,8 @@ class Weights(_Strict):
     # asks (its answer is in the reply). turncues.py.
     speaker: float = Field(0.2, ge=0)
     question: float = Field(0.2, ge=0)
+    # A multi-line query: a memory's best similarity to one line (querylines.py).
+    lines: float = Field(0.5, ge=0)
     # Optional per-embedder share of `dense` (by model name); default: split evenly.
     dense_models: dict[str, float] = Field(default_factory=dict)
 
@@ -74,6 +76,8 @@ class Retrieval(_Strict):
     decay: Decay = Decay()
     # Narrow to the time range a query names ("last May", "2023年5月").
     query_time_filter: bool = True
+    # Line votes: at most this many of a multi-line query's last lines (0: off).
+    query_lines: int = Field(10, ge=0, le=50)
     turn_context: TurnContext = TurnContext()
 
 

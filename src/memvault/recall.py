@@ -19,6 +19,7 @@ from .bm25 import TextCandidates
 from .config import Retrieval, Weights
 from .embed import Embedder
 from .model import Hit, Memory, Scope, ScoreParts
+from .querylines import query_lines
 from .textindex import memory_index_text
 
 DAY_MS = 86_400_000
@@ -56,16 +57,22 @@ def _minmax(scores: dict[str, float]) -> dict[str, float]:
 
 
 def fuse(text: Sequence[tuple[str, float]], dense: dict[str, Sequence[tuple[str, float]]],
-         weights: Weights) -> dict[str, ScoreParts]:
-    """Relevance score parts per candidate id. Missing from a list = 0 there."""
+         weights: Weights, lines: dict[str, Sequence[tuple[str, float]]] | None = None
+         ) -> dict[str, ScoreParts]:
+    """Relevance score parts per candidate id. Missing from a list = 0 there. `lines`:
+    per embedder, each candidate's best similarity to one line of the query
+    (querylines.py), for a multi-line query."""
     text_raw = dict(text)
     text_norm = _minmax(text_raw)
     dense_raw = {model: dict(rows) for model, rows in dense.items()}
     dense_norm = {model: _minmax(rows) for model, rows in dense_raw.items()}
+    lines_raw = {model: dict(rows) for model, rows in (lines or {}).items()}
+    lines_norm = {model: _minmax(rows) for model, rows in lines_raw.items()}
     shares = {m: weights.dense_models.get(m, 1.0) for m in dense_raw}
     share_sum = sum(shares.values()) or 1.0
+    line_sum = sum(shares.get(m, 1.0) for m in lines_raw) or 1.0
     ids: dict[str, None] = dict.fromkeys(text_raw)
-    for rows in dense_raw.values():
+    for rows in (*dense_raw.values(), *lines_raw.values()):
         ids.update(dict.fromkeys(rows))
     out: dict[str, ScoreParts] = {}
     for mid in ids:
@@ -75,6 +82,11 @@ def fuse(text: Sequence[tuple[str, float]], dense: dict[str, Sequence[tuple[str,
             parts.dense[model] = dense_raw[model].get(mid, 0.0)
             parts.dense_norm[model] = dense_norm[model].get(mid, 0.0)
             relevance += weights.dense * shares[model] / share_sum * parts.dense_norm[model]
+        for model in lines_raw:
+            parts.lines[model] = lines_raw[model].get(mid, 0.0)
+            parts.lines_norm[model] = lines_norm[model].get(mid, 0.0)
+            relevance += (weights.lines * shares.get(model, 1.0) / line_sum
+                          * parts.lines_norm[model])
         parts.relevance = relevance
         parts.total = relevance
         out[mid] = parts
@@ -157,10 +169,28 @@ def snapshot_candidates(memories: list[Memory], query_terms: list[str], query: s
                         docs=[d for d in docs if any(q in d[1] for q in query_terms)])
     text = bm25.score(tc, query_terms)[:retrieval.candidates]
     dense: dict[str, list[tuple[str, float]]] = {}
+    lines: dict[str, list[tuple[str, float]]] = {}
     contents = [m.content for m in memories]
+    parts = query_lines(query, retrieval.query_lines) if retrieval.weights.lines > 0 else []
     for emb in embedders:
         matrix = emb.embed_documents(contents)
         sims = matrix @ emb.embed_query(query)
         order = np.argsort(-sims)[:retrieval.candidates]
         dense[emb.name] = [(memories[i].id, float(sims[i])) for i in order]
-    return fuse(text, dense, retrieval.weights)
+        if parts:
+            best = (matrix @ emb.embed_documents(parts).T).max(axis=1)
+            order = np.argsort(-best)[:retrieval.candidates]
+            lines[emb.name] = [(memories[i].id, float(best[i])) for i in order]
+    return fuse(text, dense, retrieval.weights, lines)
+
+
+def line_candidates(lines: list[str], emb: Embedder,
+                    search: Callable[[np.ndarray], list[tuple[str, float]]]
+                    ) -> list[tuple[str, float]]:
+    """Each candidate's best similarity to one query line: a search per line, merged."""
+    best: dict[str, float] = {}
+    for vec in emb.embed_documents(lines):
+        for mid, sim in search(vec):
+            if sim > best.get(mid, -2.0):
+                best[mid] = sim
+    return sorted(best.items(), key=lambda kv: -kv[1])

@@ -51,11 +51,13 @@ from .model import (
     Source,
     Status,
 )
+from .querylines import query_lines
 from .recall import (
     Reranker,
     RetrievalOutcome,
     collapse_slots,
     fuse,
+    line_candidates,
     memory_date,
     rank,
     snapshot_candidates,
@@ -795,7 +797,11 @@ class Vault:
                               context_weight=r.turn_context.text_weight)
             dense = {e.name: self.store.vector_candidates(sc, e.name, e.embed_query(q), now, n)
                      for e in self.embedders}
-            parts = fuse(text, dense, r.weights)
+            lines = query_lines(q, r.query_lines) if r.weights.lines > 0 else []
+            line_votes = {e.name: line_candidates(
+                lines, e, lambda vec, e=e: self.store.vector_candidates(sc, e.name, vec, now, n))
+                for e in self.embedders} if lines else None
+            parts = fuse(text, dense, r.weights, line_votes)
             pool = {m.id: m for m in self.store.fetch(sc, list(parts))}
         ranked = rank(pool, parts, r, now, q)
         if soft is not None:
