@@ -38,6 +38,8 @@ What it does, in order (one process, one SQLite file, the default embedder unles
      terms, scoring/fusion, rank). Each query's top-10 (ids, scores) of both runs is
      compared, as a check that the proxy changed nothing but the embedding time.
    The two run alternately first per query, so background load hits both alike.
+   Then every 6 consecutive queries, as alternate "User:"/"Assistant:" lines, make one
+   conversation query (end to end, with line votes: docs/retrieval.md).
 6. Single writes: ``--single`` plain ``vault.remember()`` calls (70% new facts, 30% new
    values of an existing slot) on existing users; per-call latency, which includes
    embedding one text and a COMMIT with ``synchronous=FULL``.
@@ -458,8 +460,10 @@ class RecallStats:
     stages: dict[str, list[float]] = field(default_factory=dict)
     mismatches: int = 0
     hits: list[int] = field(default_factory=list)
+    conversation: list[float] = field(default_factory=list)  # multi-line queries, e2e
 
 
+CONVERSATION_LINES = 6
 STORE_STAGES = ("text_candidates", "vector_candidates", "fetch")
 STAGES = (*(f"store.{s}" for s in STORE_STAGES), "rest (validate, terms, scoring, rank)")
 
@@ -562,6 +566,14 @@ def run_recall(vault: Vault, queries: list[tuple[dict[str, str], str]],
         st.mismatches += not _same_hits(a, b)
         if (i + 1) % 100 == 0:
             log(f"  recall: {i + 1}/{len(queries)}")
+    # A conversation excerpt as the query (line votes: one vector search per line).
+    for i in range(0, len(queries) - CONVERSATION_LINES + 1, CONVERSATION_LINES):
+        group = queries[i:i + CONVERSATION_LINES]
+        text = "\n".join(f"{'User' if j % 2 == 0 else 'Assistant'}: {q}"
+                         for j, (_sc, q) in enumerate(group))
+        t = time.perf_counter()
+        vault.recall(group[0][0], text, top_k=TOP_K)
+        st.conversation.append(time.perf_counter() - t)
     return st
 
 
@@ -775,6 +787,11 @@ def build_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
          f"{ms(pct(rc.no_embed, 99))}",
          f"same queries, query vectors precomputed; top-10 identical to the run with "
          f"embedding for {len(rc.e2e) - rc.mismatches}/{len(rc.e2e)}"),
+        (f"recall p50 / p95 / p99 ms, {CONVERSATION_LINES}-line conversation query",
+         f"{ms(pct(rc.conversation, 50))} / {ms(pct(rc.conversation, 95))} / "
+         f"{ms(pct(rc.conversation, 99))}",
+         f"{len(rc.conversation)} queries of {CONVERSATION_LINES} of the queries above as "
+         "User/Assistant lines: line votes embed and search each line"),
         ("  query embedding alone p50 / p95 / p99 ms",
          f"{ms(pct(rc.embed, 50))} / {ms(pct(rc.embed, 95))} / {ms(pct(rc.embed, 99))}",
          "embed_query of each embedder"),

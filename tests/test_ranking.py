@@ -252,3 +252,47 @@ def test_query_lines_drop_speaker_tags_and_keep_the_last(query: str, lines: list
 
     assert query_lines(query, 2) == lines
     assert query_lines(query, 0) == []
+
+
+def test_vector_search_for_several_lines_at_once_matches_one_by_one(vault: Vault) -> None:
+    from memvault.embed import load_embedder
+
+    other = Scope("acme", "bob")
+    for i, t in enumerate(["tea in the morning", "coffee after lunch", "用户喜欢绿茶",
+                           "the dog needs a walk", "chess club on Fridays"]):
+        vault.remember(ME if i % 4 else other, t)
+    emb = load_embedder("use-m3")
+    lines = emb.embed_documents(["green tea", "a game of chess", "walking the dog"])
+    now = vault.clock()
+    each = vault.store.vector_candidates_each(ME, "use-m3", lines, now, 2)
+    assert len(each) == 3
+    for vec, got in zip(lines, each, strict=True):
+        one = vault.store.vector_candidates(ME, "use-m3", vec, now, 2)
+        assert [i for i, _ in got] == [i for i, _ in one] and len(got) == 2
+        assert [s for _, s in got] == pytest.approx([s for _, s in one], abs=1e-6)
+    mine = {m.id for m in vault.list(ME)}
+    assert all(i in mine for rows in each for i, _ in rows)  # scoped like one search
+    assert vault.store.vector_candidates_each(ME, "use-m3", lines, now, 0) == [[], [], []]
+
+
+def test_embed_queries_batches_or_falls_back_to_one_by_one() -> None:
+    import numpy as np
+
+    from memvault.embed import embed_queries, load_embedder
+
+    use = load_embedder("use-m3")
+    texts = ["green tea", "国际象棋"]
+    one_by_one = np.stack([use.embed_query(t) for t in texts])
+    assert np.allclose(embed_queries(use, texts), one_by_one, atol=1e-6)
+
+    class OnlyQuery:  # a custom embedder without the optional batch method
+        name = "only-query"
+        dim = 512
+
+        def embed_documents(self, texts: list[str]) -> np.ndarray:
+            raise AssertionError("queries must not be embedded as documents")
+
+        def embed_query(self, text: str) -> np.ndarray:
+            return use.embed_query(text)
+
+    assert np.allclose(embed_queries(OnlyQuery(), texts), one_by_one, atol=1e-6)  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
 """The REST server over real HTTP (a `memvault serve` subprocess on loopback, SQLite):
-first-start key, isolation, bad requests, keys, access log, async jobs, metrics, logs."""
+first-start key, isolation, bad requests, keys, access log, async jobs, metrics, logs; and
+one on PostgreSQL whose database goes away, for readiness."""
 
 from __future__ import annotations
 
@@ -334,3 +335,25 @@ def test_json_request_log_has_trace_and_key_id_never_the_secret(
     assert line["key_id"] == srv.admin_key.split("_", 2)[1]  # type: ignore[union-attr]
     secret = srv.admin_key.split("_", 2)[2]  # type: ignore[union-attr]
     assert secret not in srv.log.read_text()
+
+
+def test_readyz_is_503_when_the_store_is_gone(tmp_path: Path) -> None:
+    """A server on PostgreSQL whose database is dropped under it: not ready (503 with a
+    JSON body), while the process itself stays up (healthz)."""
+    import pgserver
+    from _util import pg_uri
+
+    admin_dsn = pgserver.server_dsn()
+    dsn = pgserver.create_database(admin_dsn)
+    s = Server(pg_uri(dsn), log=tmp_path / "server.log")
+    try:
+        assert httpx.get(s.url + "/readyz").json()["status"] == "ready"
+        pgserver.drop_database(dsn, admin_dsn)
+        r = httpx.get(s.url + "/readyz")
+        assert r.status_code == 503
+        err = r.json()
+        assert err["code"] == "not_ready" and "store unavailable" in err["message"]
+        assert httpx.get(s.url + "/healthz").json() == {"status": "ok"}
+    finally:
+        s.stop()
+        pgserver.drop_database(dsn, admin_dsn)

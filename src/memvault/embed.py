@@ -28,7 +28,8 @@ DEFAULT_EMBEDDER = "use-m3"
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns text into L2-normalised float32 vectors."""
+    """Turns text into L2-normalised float32 vectors. An embedder may also offer
+    `embed_queries(texts)`, several queries in one batch (see `embed_queries` below)."""
 
     name: str
 
@@ -77,6 +78,9 @@ class USEEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed_documents(texts)
+
 
 class E5Embedder:
     """multilingual-e5-small, 4-bit, bundled C engine (~150 sentences/s on 2 cores)."""
@@ -103,8 +107,11 @@ class E5Embedder:
             return _normalise(self._model.passage(list(texts)))
 
     def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
         with self._lock:
-            return _normalise(self._model.query([text]))[0]
+            return _normalise(self._model.query(list(texts)))
 
 
 class OpenAICompatEmbedder:
@@ -166,6 +173,9 @@ class OpenAICompatEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed_documents(texts)  # one request for all of them
+
 
 class SentenceTransformersEmbedder:
     """Any sentence-transformers model available locally (no download is attempted)."""
@@ -217,6 +227,15 @@ def load_embedder(name: str) -> Embedder:
                                   "openai:MODEL, st:NAME_OR_PATH")
         _cache[name] = emb
         return emb
+
+
+def embed_queries(emb: Embedder, texts: list[str]) -> np.ndarray:
+    """Several queries in one batch where the embedder offers it (`embed_queries`, an
+    optional method: a custom embedder with only `embed_query` works too)."""
+    batch = getattr(emb, "embed_queries", None)
+    if callable(batch):
+        return np.asarray(batch(texts), dtype=np.float32)
+    return np.stack([emb.embed_query(t) for t in texts]).astype(np.float32)
 
 
 def load_embedders(spec: str | list[str] | None) -> list[Embedder]:

@@ -17,7 +17,7 @@ import numpy as np
 from . import bm25, turncues
 from .bm25 import TextCandidates
 from .config import Retrieval, Weights
-from .embed import Embedder
+from .embed import Embedder, embed_queries
 from .model import Hit, Memory, Scope, ScoreParts
 from .querylines import query_lines
 from .textindex import memory_index_text
@@ -178,19 +178,20 @@ def snapshot_candidates(memories: list[Memory], query_terms: list[str], query: s
         order = np.argsort(-sims)[:retrieval.candidates]
         dense[emb.name] = [(memories[i].id, float(sims[i])) for i in order]
         if parts:
-            best = (matrix @ emb.embed_documents(parts).T).max(axis=1)
-            order = np.argsort(-best)[:retrieval.candidates]
-            lines[emb.name] = [(memories[i].id, float(best[i])) for i in order]
+            per_line = []
+            for col in (matrix @ embed_queries(emb, parts).T).T:
+                order = np.argsort(-col)[:retrieval.candidates]
+                per_line.append([(memories[i].id, float(col[i])) for i in order])
+            lines[emb.name] = best_of(per_line)
     return fuse(text, dense, retrieval.weights, lines)
 
 
-def line_candidates(lines: list[str], emb: Embedder,
-                    search: Callable[[np.ndarray], list[tuple[str, float]]]
-                    ) -> list[tuple[str, float]]:
-    """Each candidate's best similarity to one query line: a search per line, merged."""
+def best_of(per_line: Sequence[Sequence[tuple[str, float]]]) -> list[tuple[str, float]]:
+    """The union of each line's nearest memories, each with its best similarity among
+    the lines that found it, best first."""
     best: dict[str, float] = {}
-    for vec in emb.embed_documents(lines):
-        for mid, sim in search(vec):
+    for rows in per_line:
+        for mid, sim in rows:
             if sim > best.get(mid, -2.0):
                 best[mid] = sim
-    return sorted(best.items(), key=lambda kv: -kv[1])
+    return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -25,7 +25,7 @@ from . import bm25, turnctx
 from . import validate as v
 from .clashes import declared_conflicts
 from .config import Strategy, Weights, load_strategy
-from .embed import Embedder, load_embedders, model_record
+from .embed import Embedder, embed_queries, load_embedders, model_record
 from .errors import (
     ConflictError,
     FrozenError,
@@ -55,9 +55,9 @@ from .querylines import query_lines
 from .recall import (
     Reranker,
     RetrievalOutcome,
+    best_of,
     collapse_slots,
     fuse,
-    line_candidates,
     memory_date,
     rank,
     snapshot_candidates,
@@ -795,13 +795,19 @@ class Vault:
             n = r.candidates * (4 if (kind_ or tags_ or out.time_range) else 1)
             text = bm25.score(self.store.text_candidates(sc, terms, now, n), terms,
                               context_weight=r.turn_context.text_weight)
-            dense = {e.name: self.store.vector_candidates(sc, e.name, e.embed_query(q), now, n)
-                     for e in self.embedders}
             lines = query_lines(q, r.query_lines) if r.weights.lines > 0 else []
-            line_votes = {e.name: line_candidates(
-                lines, e, lambda vec, e=e: self.store.vector_candidates(sc, e.name, vec, now, n))
-                for e in self.embedders} if lines else None
-            parts = fuse(text, dense, r.weights, line_votes)
+            dense: dict[str, list[tuple[str, float]]] = {}
+            line_votes: dict[str, list[tuple[str, float]]] = {}
+            for e in self.embedders:
+                if not lines:
+                    dense[e.name] = self.store.vector_candidates(sc, e.name, e.embed_query(q),
+                                                                 now, n)
+                    continue
+                # The whole query and its lines: one embedding batch, one store pass.
+                found = self.store.vector_candidates_each(
+                    sc, e.name, embed_queries(e, [q, *lines]), now, n)
+                dense[e.name], line_votes[e.name] = found[0], best_of(found[1:])
+            parts = fuse(text, dense, r.weights, line_votes or None)
             pool = {m.id: m for m in self.store.fetch(sc, list(parts))}
         ranked = rank(pool, parts, r, now, q)
         if soft is not None:

@@ -127,6 +127,12 @@ class Store(Protocol):
         """(memory id, cosine similarity) of live memories, best first."""
         ...
 
+    def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
+                               now: int, limit: int) -> list[list[tuple[str, float]]]:
+        """vector_candidates for each row of `queries` (one list per row), in one pass
+        where the backend can (the lines of a multi-line query)."""
+        ...
+
     # --- traces ------------------------------------------------------------------------
     def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
                     max_per_scope: int) -> None:

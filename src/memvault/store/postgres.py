@@ -535,6 +535,12 @@ ORDER BY 1, 2"""
                 out.docs.append((r["id"], _split_terms(r["terms"])))
         return out
 
+    def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
+                               now: int, limit: int) -> list[list[tuple[str, float]]]:
+        # One index search per query: each may take the HNSW path.
+        return [self.vector_candidates(scope, model, q, now, limit)
+                for q in np.asarray(queries, dtype=np.float32)]
+
     def vector_candidates(self, scope: Scope, model: str, query: np.ndarray, now: int,
                           limit: int) -> list[tuple[str, float]]:
         q = np.asarray(query, dtype=np.float32)

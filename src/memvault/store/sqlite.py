@@ -393,23 +393,31 @@ class SQLiteStore(ServerTables):
 
     def vector_candidates(self, scope: Scope, model: str, query: np.ndarray, now: int,
                           limit: int) -> list[tuple[str, float]]:
+        q = np.asarray(query, dtype=np.float32)
+        return self.vector_candidates_each(scope, model, q[None, :], now, limit)[0]
+
+    def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
+                               now: int, limit: int) -> list[list[tuple[str, float]]]:
+        # Exact search: one read of the scope's vectors, one product for all queries.
         where, params = _scope_sql(scope)
         sql = (f"SELECT m.id, v.vec FROM memories m JOIN vectors v ON v.mrow = m.rowid "
                f"AND v.model = :model WHERE {where} AND {_LIVE}")
+        qs = np.asarray(queries, dtype=np.float32)
         rows = self._q(sql, {"model": model, "now": now, **params})
-        if not rows:
-            return []
-        q = np.asarray(query, dtype=np.float32)
+        if not rows or limit <= 0:
+            return [[] for _ in range(len(qs))]
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
         matrix = matrix.reshape(len(rows), -1)
-        if matrix.shape[1] != q.shape[0]:
+        if matrix.shape[1] != qs.shape[1]:
             raise StoreError(f"vectors of {model} have dimension {matrix.shape[1]}, "
-                             f"the query has {q.shape[0]}; run `memvault reindex`")
-        sims = matrix @ q
+                             f"the query has {qs.shape[1]}; run `memvault reindex`")
         k = min(limit, len(rows))
-        top = np.argpartition(-sims, k - 1)[:k]
-        top = top[np.argsort(-sims[top])]
-        return [(rows[i][0], float(sims[i])) for i in top]
+        out = []
+        for sims in (matrix @ qs.T).T:
+            top = np.argpartition(-sims, k - 1)[:k]
+            top = top[np.argsort(-sims[top])]
+            out.append([(rows[i][0], float(sims[i])) for i in top])
+        return out
 
     # --- traces ------------------------------------------------------------------------
     def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
