@@ -147,6 +147,7 @@ CASES: list[tuple[str, Callable[[Vault, str], Any], type[Exception], str]] = [
     ("observe_bad_scope", call("observe", {"tenant": "acme"},
                                [{"role": "user", "content": "I prefer CSV"}]),
      ScopeError, "user"),
+    ("list_slotted_text", call("list", ME, slotted="yes"), ValidationError, "slotted"),
     ("observe_name_int", call("observe", ME, [{"role": "user", "content": "hi", "name": 7}]),
      ValidationError, "name"),
     ("observe_name_blank", call("observe", ME, [{"role": "user", "content": "hi",

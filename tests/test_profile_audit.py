@@ -63,3 +63,25 @@ def test_audit_lists_every_change_with_actor_and_reason(clocked_vault: Vault,
     assert [r.op for r in v.audit(ME, since=mark)] == ["rollback"]
     assert len(v.audit(ME, limit=2)) == 2
     assert [r.reason for r in v.audit(BOB)] == [None]
+
+
+def test_slots_are_found_under_a_long_history(clocked_vault: Vault, clock: ManualClock) -> None:
+    """profile() and the context's profile layer ask the store for slotted memories only,
+    so thousands of newer turns cannot push an old preference out of a capped listing."""
+    v = clocked_vault
+    fmt = v.remember(ME, slot="report.format", value="XLSX").memory
+    clock.advance(HOUR)
+    chat = Scope("acme", "alice", session="s1")
+    v.remember_many([{"scope": chat, "content": f"turn number {i} about the weather",
+                      "kind": "turn"} for i in range(60)])
+    v.remember(ME, "likes hiking")
+    slotted = v.list(ME, slotted=True, limit=10)
+    assert [m.id for m in slotted] == [fmt.id]
+    # Newest first and capped: an unfiltered listing of this size no longer holds the slot.
+    assert fmt.id not in {m.id for m in v.list(ME, status="active", limit=50)}
+    plain = v.list(ME, slotted=False, limit=100)
+    assert len(plain) == 61 and all(m.slot is None for m in plain)
+    assert [m.id for m in v.list(ME, slotted=True, as_of=clock.now)] == [fmt.id]
+    assert v.profile(ME)["report.format"]["value"] == "XLSX"
+    ctx = v.context(ME, "what report format do I want?")
+    assert "XLSX" in ctx.text

@@ -699,12 +699,16 @@ class Vault:
              tags: Iterable[str] | None = None, since: TimeLike = None,
              until: TimeLike = None, as_of: TimeLike = None, limit: int = 100,
              offset: int = 0, source: str | None = None, frozen: bool | None = None,
-             expiring_before: TimeLike = None, q: str | None = None) -> list[Memory]:
-        """Newest first. source, frozen, expiring_before (has a TTL ending before then)
-        and q (case-insensitive substring of the content) narrow further."""
+             expiring_before: TimeLike = None, q: str | None = None,
+             slotted: bool | None = None) -> list[Memory]:
+        """Newest first. source, frozen, expiring_before (has a TTL ending before then),
+        q (case-insensitive substring of the content) and slotted (holds a slot, or
+        not) narrow further."""
         sc = v.scope(scope)
         if frozen is not None and not isinstance(frozen, bool):
             raise ValidationError("frozen: expected true or false")
+        if slotted is not None and not isinstance(slotted, bool):
+            raise ValidationError("slotted: expected true or false")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
             raise ValidationError("limit: expected a whole number in 1..10000")
         if isinstance(offset, bool) or not isinstance(offset, int) or not \
@@ -716,7 +720,8 @@ class Vault:
                          until=to_ms(until, field="until"), limit=limit, offset=offset,
                          source=v.source(source) if source else None, frozen=frozen,
                          expires_before=to_ms(expiring_before, field="expiring_before"),
-                         q=v.text(q, "q", max_chars=v.MAX_CONTENT_CHARS, required=False) or None)
+                         q=v.text(q, "q", max_chars=v.MAX_CONTENT_CHARS, required=False) or None,
+                         slotted=slotted)
         if as_of is None:
             return self.store.list(sc, flt)
         at = to_ms(as_of, field="as_of")
@@ -735,7 +740,8 @@ class Vault:
                     or (flt.frozen is not None and m.frozen != flt.frozen)
                     or (flt.expires_before is not None and (
                         m.expires_at is None or m.expires_at >= flt.expires_before))
-                    or (flt.q and flt.q.casefold() not in m.content.casefold())):
+                    or (flt.q and flt.q.casefold() not in m.content.casefold())
+                    or (flt.slotted is not None and (m.slot is not None) != flt.slotted)):
                 continue
             out.append(m)
         out.sort(key=lambda m: (-m.updated_at, m.id))
@@ -951,7 +957,9 @@ class Vault:
         now = self.clock() if as_of is None else to_ms(as_of, field="as_of")
         assert now is not None
         out: dict[str, dict[str, Any]] = {}
-        for m in self.list(sc, status=Status.ACTIVE.value, limit=10_000, as_of=as_of):
+        # Slotted memories only: a long history of turns must not crowd slots out.
+        for m in self.list(sc, status=Status.ACTIVE.value, slotted=True, limit=10_000,
+                           as_of=as_of):
             if m.slot is None or not m.is_live(now):
                 continue
             seen = out.get(m.slot)

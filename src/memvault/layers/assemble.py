@@ -204,7 +204,8 @@ def assemble(vault: Vault, sc: Scope, query: str, outcome: RetrievalOutcome, *,
     cfg = vault.strategy.layers
     now = outcome.now
     a = Assembly(terms=set(query_terms(query)))
-    slots = vault.store.list(sc, ListFilter(status=Status.ACTIVE.value, limit=10_000))
+    slots = vault.store.list(sc, ListFilter(status=Status.ACTIVE.value, slotted=True,
+                                            limit=10_000))
     slot_mems = sorted((m for m in slots if m.slot and m.is_live(now)),
                        key=lambda m: (-m.updated_at, m.id))  # newest first: see add()
     names = graph.known_names(vault, sc) if cfg.graph else {}

@@ -34,6 +34,7 @@ class ListFilter:
     frozen: bool | None = None
     expires_before: int | None = None  # expires_at < expires_before (no TTL: excluded)
     q: str | None = None  # case-insensitive substring of content
+    slotted: bool | None = None  # True: holds a slot; False: holds none
     limit: int = 100
     offset: int = 0
 

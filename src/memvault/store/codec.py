@@ -130,6 +130,8 @@ def list_where(flt: Any, ph: Any) -> tuple[list[str], dict[str, Any]]:
     if flt.frozen is not None:
         clauses.append(f"m.frozen = {ph('frozen')}")
         params["frozen"] = int(flt.frozen)
+    if flt.slotted is not None:
+        clauses.append("m.slot IS NOT NULL" if flt.slotted else "m.slot IS NULL")
     if flt.expires_before is not None:
         clauses.append(f"m.expires_at IS NOT NULL AND m.expires_at < {ph('expires_before')}")
         params["expires_before"] = flt.expires_before
