@@ -159,3 +159,27 @@ def test_the_answer_carries_the_question_words_at_full_weight(
     assert asked[reply] > told[reply] > 0
     # The turn before the question has it as an ordinary neighbour either way.
     assert asked[reply] > asked[before] > 0
+
+
+def test_an_edited_or_restored_turn_rekeys_itself_and_its_neighbours(
+        make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(clock=ManualClock())
+    ids = [r.memory.id for r in vault.remember_many(
+        [{"scope": SESSION, "content": c, "kind": "turn"} for _, c in TURNS])]
+    original = _ranking(vault, SESSION)
+    edited = "To the planetarium with my niece, she loved the stars."
+    vault.edit(SESSION, ids[2], content=edited, reason="the user corrected it")
+    # The old words are gone from every key, the new ones are in the neighbours' keys too.
+    assert [h for h in vault.recall(SESSION, "aquarium", top_k=10) if h.parts.bm25 > 0] == []
+    assert sum(h.parts.bm25 > 0 for h in vault.recall(SESSION, "planetarium", top_k=10)) == 5
+    fresh = make_vault(clock=ManualClock())
+    fresh.remember_many([{"scope": SESSION, "content": edited if i == 2 else c, "kind": "turn"}
+                         for i, (_, c) in enumerate(TURNS)])
+    assert _ranking(vault, SESSION) == _ranking(fresh, SESSION)
+    # Rolled back to the first version, then forgotten and restored: the original keys.
+    vault.rollback(SESSION, ids[2], 1)
+    assert _ranking(vault, SESSION) == original
+    vault.forget(SESSION, ids[4])
+    assert vault.history(SESSION, ids[4])[-1].to_version == 2
+    vault.rollback(SESSION, ids[4], 1)
+    assert _ranking(vault, SESSION) == original

@@ -260,3 +260,18 @@ def without(tc: TurnContext, turns: list[Memory], memory_id: str,
     part = [m for m in turns[lo:k + tc.before + span + 1] if m.id != memory_id]
     affected = {m.id for m in turns[max(0, k - tc.after):k + tc.before + 1]} - {memory_id}
     return [row for row in relink(tc, part, embed) if row[0].id in affected]
+
+
+def around(tc: TurnContext, turns: list[Memory], memory_id: str,
+           embed: Callable[[list[str]], list[Vectors]]) -> list[tuple[Memory, str, Vectors]]:
+    """New keys of a live turn and of the turns whose key holds it (its text changed, or
+    it came back by rollback)."""
+    ids = [m.id for m in turns]
+    if not enabled(tc) or memory_id not in ids:
+        return []
+    k = ids.index(memory_id)
+    span = tc.before + tc.after
+    lo = max(0, k - tc.after - span)
+    part = turns[lo:k + tc.before + span + 1]
+    affected = {m.id for m in turns[max(0, k - tc.after):k + tc.before + 1]}
+    return [row for row in relink(tc, part, embed) if row[0].id in affected]

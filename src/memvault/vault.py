@@ -518,7 +518,23 @@ class Vault:
                       vectors)
             tx.append_revision(self._revision(new, op, cur.version, actor=actor, reason=reason,
                                               trigger_text=trigger_text, trace_id=trace_id))
-            return new
+        if new.kind == turnctx.TURN_KIND and (reindex or new.status != cur.status):
+            self._rekey_around(new)
+        return new
+
+    def _rekey_around(self, m: Memory) -> None:
+        """A turn whose text changed, or that is live again: its key and its neighbours'
+        keys are rebuilt (its old words must not stay findable through them). A turn that
+        left (forget, purge) is handled by _turn_rekeys_without."""
+        tc = self.strategy.retrieval.turn_context
+        if not turnctx.enabled(tc):
+            return
+        rows = turnctx.around(tc, turnctx.stored_turns(self.store, m.scope), m.id,
+                              self._vectors)
+        if rows:
+            with self.store.transaction() as tx:
+                for turn, terms, vectors in rows:
+                    self._rekey(tx, turn, terms, vectors)
 
     def edit(self, scope: Scope | dict[str, str], memory_id: str, *,
              content: str | None = None, value: Any = None, kind: str | None = None,
