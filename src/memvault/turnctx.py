@@ -248,30 +248,20 @@ def relink(tc: TurnContext, turns: list[Memory],
     return out
 
 
-def without(tc: TurnContext, turns: list[Memory], memory_id: str,
-            embed: Callable[[list[str]], list[Vectors]]) -> list[tuple[Memory, str, Vectors]]:
-    """New keys of the turns whose key held `memory_id` (a turn leaving the sequence)."""
+def neighbourhood(tc: TurnContext, turns: list[Memory], memory_id: str,
+                  embed: Callable[[list[str]], list[Vectors]], *, leaving: bool
+                  ) -> list[tuple[Memory, str, Vectors]]:
+    """New keys of the turns whose key holds `memory_id`: without it when it is leaving
+    the sequence (forget, purge); with it, and its own key too, when its text changed or
+    it came back (edit, rollback)."""
     ids = [m.id for m in turns]
     if not enabled(tc) or memory_id not in ids:
         return []
     k = ids.index(memory_id)
     span = tc.before + tc.after
     lo = max(0, k - tc.after - span)
-    part = [m for m in turns[lo:k + tc.before + span + 1] if m.id != memory_id]
-    affected = {m.id for m in turns[max(0, k - tc.after):k + tc.before + 1]} - {memory_id}
-    return [row for row in relink(tc, part, embed) if row[0].id in affected]
-
-
-def around(tc: TurnContext, turns: list[Memory], memory_id: str,
-           embed: Callable[[list[str]], list[Vectors]]) -> list[tuple[Memory, str, Vectors]]:
-    """New keys of a live turn and of the turns whose key holds it (its text changed, or
-    it came back by rollback)."""
-    ids = [m.id for m in turns]
-    if not enabled(tc) or memory_id not in ids:
-        return []
-    k = ids.index(memory_id)
-    span = tc.before + tc.after
-    lo = max(0, k - tc.after - span)
-    part = turns[lo:k + tc.before + span + 1]
+    part = [m for m in turns[lo:k + tc.before + span + 1] if not leaving or m.id != memory_id]
     affected = {m.id for m in turns[max(0, k - tc.after):k + tc.before + 1]}
+    if leaving:
+        affected.discard(memory_id)
     return [row for row in relink(tc, part, embed) if row[0].id in affected]

@@ -529,8 +529,8 @@ class Vault:
         tc = self.strategy.retrieval.turn_context
         if not turnctx.enabled(tc):
             return
-        rows = turnctx.around(tc, turnctx.stored_turns(self.store, m.scope), m.id,
-                              self._vectors)
+        rows = turnctx.neighbourhood(tc, turnctx.stored_turns(self.store, m.scope), m.id,
+                                     self._vectors, leaving=False)
         if rows:
             with self.store.transaction() as tx:
                 for turn, terms, vectors in rows:
@@ -590,8 +590,8 @@ class Vault:
         m = self.store.get(v.scope(scope), v.memory_id(memory_id))
         if m is None or m.kind != turnctx.TURN_KIND or not turnctx.enabled(tc):
             return []
-        return turnctx.without(tc, turnctx.stored_turns(self.store, m.scope), m.id,
-                               self._vectors)
+        return turnctx.neighbourhood(tc, turnctx.stored_turns(self.store, m.scope), m.id,
+                                     self._vectors, leaving=True)
 
     def freeze(self, scope: Scope | dict[str, str], memory_id: str, *,
                actor: str | None = None, reason: str | None = None) -> Memory:
