@@ -183,3 +183,14 @@ def test_an_edited_or_restored_turn_rekeys_itself_and_its_neighbours(
     assert vault.history(SESSION, ids[4])[-1].to_version == 2
     vault.rollback(SESSION, ids[4], 1)
     assert _ranking(vault, SESSION) == original
+
+
+def test_what_counts_as_a_question() -> None:
+    from memvault.turncues import is_question
+
+    for text in ["Where did you go?", "你周末去哪儿了？", "(are you sure?)",
+                 "你吃饭了吗", "你吃饭了吗～", "明天来吗。", '"Ready?"']:
+        assert is_question(text), text
+    for text in ["I went to the aquarium.", "What a day!", "我问他去哪儿了", "Why? Because.",
+                 "ask me anything", "吗啡有副作用", "Really?!"]:
+        assert not is_question(text), text

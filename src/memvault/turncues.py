@@ -6,9 +6,10 @@ Two score parts that similarity alone misses (docs/retrieval.md, "Conversation c
   and a turn Nate said). A memory's speaker is `metadata["speaker"]`; imports and
   `observe()` messages with a `name` set it. Matching is on whole words (any script
   without spaces, such as Chinese, matches as a substring).
-- `question`: a `turn` whose last sentence is a question. A question repeats the words
-  of a later query but holds no answer; the answer is in the reply, which the turn
-  context (turnctx.py) already indexes with the question's words.
+- `question`: a `turn` whose last sentence is a question (a final "?" or "？", or the
+  particle 吗). A question repeats the words of a later query but holds no answer; the
+  answer is in the reply, which the turn context (turnctx.py) indexes with the
+  question's words.
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ def names_in(query: str, speakers: set[str]) -> set[str]:
 
 
 def is_question(text: str) -> bool:
-    return text.rstrip(_CLOSERS).endswith(("?", "？"))
+    """Ends with a question mark, or (Chinese chat often drops the mark) with the
+    question particle 吗."""
+    return text.rstrip(_CLOSERS + "~～。.").endswith(("?", "？", "吗", "嗎"))
 
 
 def asks(m: Memory) -> bool:
