@@ -535,27 +535,30 @@ ORDER BY 1, 2"""
                 out.docs.append((r["id"], _split_terms(r["terms"])))
         return out
 
-    def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
-                               now: int, limit: int) -> list[list[tuple[str, float]]]:
-        # One index search per query: each may take the HNSW path.
-        return [self.vector_candidates(scope, model, q, now, limit)
-                for q in np.asarray(queries, dtype=np.float32)]
-
     def vector_candidates(self, scope: Scope, model: str, query: np.ndarray, now: int,
                           limit: int) -> list[tuple[str, float]]:
         q = np.asarray(query, dtype=np.float32)
+        if q.ndim != 1:
+            raise StoreError(f"a query vector must be one row, got shape {q.shape}")
+        return self.vector_candidates_each(scope, model, q[None, :], now, limit)[0]
+
+    def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
+                               now: int, limit: int) -> list[list[tuple[str, float]]]:
+        # One connection, one model lookup and one scope count; then a search per query
+        # (each may take the HNSW path).
+        qs = np.asarray(queries, dtype=np.float32)
         where, params = _scope_sql(scope)
-        p: dict[str, Any] = {"q": q, "now": now, "limit": max(0, limit), **params}
+        p: dict[str, Any] = {"now": now, "limit": max(0, limit), **params}
+        out: list[list[tuple[str, float]]] = []
         try:
             with self._pool.connection() as conn:
                 info = self._model(conn, model)
                 if info is None:
-                    return []
+                    return [[] for _ in range(len(qs))]
                 tbl, dim = info
-                if q.shape != (dim,):
+                if qs.ndim != 2 or qs.shape[1] != dim:
                     raise StoreError(f"vectors of {model} have dimension {dim}, the query has "
-                                     f"{q.shape[0] if q.ndim == 1 else q.shape}; "
-                                     "run `memvault reindex`")
+                                     f"{qs.shape[-1]}; run `memvault reindex`")
                 t = sql.Identifier(tbl)
                 n = conn.execute(
                     sql.SQL("SELECT count(*) AS n FROM (SELECT 1 FROM {} v WHERE v.tenant = "
@@ -564,7 +567,8 @@ ORDER BY 1, 2"""
                 base = ("FROM {} v JOIN memories m ON m.mrow = v.mrow "
                         "WHERE v.tenant = %(s_tenant)s AND v.user_id = %(s_user)s "
                         f"AND {where} AND {_LIVE}")
-                if (n is not None and n["n"] <= self.exact_scan_limit) or dim > MAX_HNSW_DIM:
+                exact = (n is not None and n["n"] <= self.exact_scan_limit) or dim > MAX_HNSW_DIM
+                if exact:
                     # Exact: every vector of the scope, via the btree; the materialised CTE
                     # keeps the planner from ordering by the HNSW index instead.
                     stmt = ("WITH c AS MATERIALIZED (SELECT m.id, v.vec <=> %(q)s AS d "
@@ -578,10 +582,13 @@ ORDER BY 1, 2"""
                                      "%s, true)", (str(min(1000, max(40, limit))),))
                     stmt = ("SELECT m.id, v.vec <=> %(q)s AS d " + base
                             + " ORDER BY v.vec <=> %(q)s LIMIT %(limit)s")
-                rows = conn.execute(sql.SQL(stmt).format(t), p).fetchall()
+                query = sql.SQL(stmt).format(t)
+                for q in qs:
+                    rows = conn.execute(query, {**p, "q": q}).fetchall()
+                    out.append([(r["id"], 1.0 - float(r["d"])) for r in rows])
         except psycopg.OperationalError as e:
             raise StoreError(f"PostgreSQL: {e}") from e
-        return [(r["id"], 1.0 - float(r["d"])) for r in rows]
+        return out
 
     # --- maintenance -------------------------------------------------------------------
     def scopes(self) -> list[Scope]:
