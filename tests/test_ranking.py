@@ -246,6 +246,7 @@ def test_each_line_of_a_conversation_query_votes(make_vault: Callable[..., Vault
     ("Alice: hi\nBob Lee: hello there", ["hi", "hello there"]),
     ("[bot]: 你好\n小明：我今天很累\n\n  \n", ["你好", "我今天很累"]),
     ("a\nb\nc\nd", ["c", "d"]),
+    ("10:30 the meeting\nNote: bring slides", ["10:30 the meeting", "bring slides"]),
 ])
 def test_query_lines_drop_speaker_tags_and_keep_the_last(query: str, lines: list[str]) -> None:
     from memvault.querylines import query_lines

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-# A speaker tag that opens a line: "<Lisa>:", "[bot]:", "Alice:", "Anna Lee：".
-_TAG = re.compile(r"^\s*(?:<[^<>\n]{1,40}>|\[[^\[\]\n]{1,40}\]|[^\s:：<>\[\]]{1,24}"
+# A speaker tag that opens a line: "<Lisa>:", "[bot]:", "Alice:", "Anna Lee：" (a bare
+# tag must not start with a digit: "10:30 the meeting" keeps its time).
+_TAG = re.compile(r"^\s*(?:<[^<>\n]{1,40}>|\[[^\[\]\n]{1,40}\]|(?!\d)[^\s:：<>\[\]]{1,24}"
                   r"(?: [^\s:：<>\[\]]{1,24}){0,2})\s*[:：]\s*")
 
 

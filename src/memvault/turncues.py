@@ -17,9 +17,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .model import Memory
+from .model import Kind, Memory
 
-TURN_KIND = "turn"
 _CLOSERS = "\"'”’)）」』》】]* \t\r\n"
 
 
@@ -55,4 +54,4 @@ def is_question(text: str) -> bool:
 
 def asks(m: Memory) -> bool:
     """A turn that ends with a question."""
-    return m.kind == TURN_KIND and is_question(m.content)
+    return m.kind == Kind.TURN.value and is_question(m.content)
