@@ -183,6 +183,9 @@ def test_an_edited_or_restored_turn_rekeys_itself_and_its_neighbours(
     assert vault.history(SESSION, ids[4])[-1].to_version == 2
     vault.rollback(SESSION, ids[4], 1)
     assert _ranking(vault, SESSION) == original
+    # A turn that stops being served otherwise (its shelf life ended) leaves too.
+    vault.expire(SESSION, ids[6])
+    assert [h for h in vault.recall(SESSION, "bicycle", top_k=10) if h.parts.bm25 > 0] == []
 
 
 def test_what_counts_as_a_question() -> None:

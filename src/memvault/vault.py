@@ -523,14 +523,18 @@ class Vault:
         return new
 
     def _rekey_around(self, m: Memory) -> None:
-        """A turn whose text changed, or that is live again: its key and its neighbours'
-        keys are rebuilt (its old words must not stay findable through them). A turn that
-        left (forget, purge) is handled by _turn_rekeys_without."""
+        """A turn whose text changed, that left the live sequence (forget, expiry) or that
+        came back (rollback): its neighbours' keys are rebuilt, and its own if it is live,
+        so its old words stay findable through no other key. (purge does this inside its
+        erasing transaction.)"""
         tc = self.strategy.retrieval.turn_context
         if not turnctx.enabled(tc):
             return
-        rows = turnctx.neighbourhood(tc, turnctx.stored_turns(self.store, m.scope), m.id,
-                                     self._vectors, leaving=False)
+        live = m.status == Status.ACTIVE.value
+        turns = turnctx.stored_turns(self.store, m.scope)
+        if not live:  # put it back in its place, to find whose keys held it
+            turns = sorted([*turns, m], key=lambda t: (t.created_at, t.id))
+        rows = turnctx.neighbourhood(tc, turns, m.id, self._vectors, leaving=not live)
         if rows:
             with self.store.transaction() as tx:
                 for turn, terms, vectors in rows:
@@ -575,17 +579,11 @@ class Vault:
             if m.status == Status.DELETED:
                 raise ConflictError(f"memory {m.id} is already forgotten")
             return replace(m, status=Status.DELETED.value, version=m.version + 1)
-        rekeys = self._turn_rekeys_without(scope, memory_id)
-        done = self._mutate(scope, memory_id, Op.DELETE, change, actor=actor, reason=reason)
-        if rekeys:
-            with self.store.transaction() as tx:
-                for m, terms, vectors in rekeys:
-                    self._rekey(tx, m, terms, vectors)
-        return done
+        return self._mutate(scope, memory_id, Op.DELETE, change, actor=actor, reason=reason)
 
     def _turn_rekeys_without(self, scope: Any, memory_id: Any) -> list[Any]:
-        """Neighbour keys to rebuild when a turn leaves (forget, purge): its words must not
-        stay findable through its neighbours' index keys."""
+        """Neighbour keys to rebuild when purge erases a turn (computed before, applied in
+        the erasing transaction): its words must not stay findable through them."""
         tc = self.strategy.retrieval.turn_context
         m = self.store.get(v.scope(scope), v.memory_id(memory_id))
         if m is None or m.kind != turnctx.TURN_KIND or not turnctx.enabled(tc):
