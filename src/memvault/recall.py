@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from . import bm25, turncues
 from .bm25 import TextCandidates
 from .config import Retrieval, Weights
@@ -21,6 +19,7 @@ from .embed import Embedder, embed_queries
 from .model import Hit, Memory, Scope, ScoreParts
 from .querylines import query_lines
 from .textindex import memory_index_text
+from .vecsearch import nearest_each
 
 DAY_MS = 86_400_000
 
@@ -170,19 +169,15 @@ def snapshot_candidates(memories: list[Memory], query_terms: list[str], query: s
     text = bm25.score(tc, query_terms)[:retrieval.candidates]
     dense: dict[str, list[tuple[str, float]]] = {}
     lines: dict[str, list[tuple[str, float]]] = {}
-    contents = [m.content for m in memories]
+    ids = [m.id for m in memories]
     parts = query_lines(query, retrieval.query_lines) if retrieval.weights.lines > 0 else []
     for emb in embedders:
-        matrix = emb.embed_documents(contents)
-        sims = matrix @ emb.embed_query(query)
-        order = np.argsort(-sims)[:retrieval.candidates]
-        dense[emb.name] = [(memories[i].id, float(sims[i])) for i in order]
+        matrix = emb.embed_documents([m.content for m in memories])
+        found = nearest_each(ids, matrix, embed_queries(emb, [query, *parts]),
+                             retrieval.candidates)
+        dense[emb.name] = found[0]
         if parts:
-            per_line = []
-            for col in (matrix @ embed_queries(emb, parts).T).T:
-                order = np.argsort(-col)[:retrieval.candidates]
-                per_line.append([(memories[i].id, float(col[i])) for i in order])
-            lines[emb.name] = best_of(per_line)
+            lines[emb.name] = best_of(found[1:])
     return fuse(text, dense, retrieval.weights, lines)
 
 

@@ -26,6 +26,7 @@ import sqlean as sqlite3
 from ..bm25 import TextCandidates
 from ..errors import ConflictError, StoreError
 from ..model import Memory, Revision, Scope
+from ..vecsearch import nearest_each
 from .base import FaultHook, ListFilter
 from .codec import (
     MEMORY_COLUMNS,
@@ -411,13 +412,7 @@ class SQLiteStore(ServerTables):
         if matrix.shape[1] != qs.shape[1]:
             raise StoreError(f"vectors of {model} have dimension {matrix.shape[1]}, "
                              f"the query has {qs.shape[1]}; run `memvault reindex`")
-        k = min(limit, len(rows))
-        out = []
-        for sims in (matrix @ qs.T).T:
-            top = np.argpartition(-sims, k - 1)[:k]
-            top = top[np.argsort(-sims[top])]
-            out.append([(rows[i][0], float(sims[i])) for i in top])
-        return out
+        return nearest_each([r[0] for r in rows], matrix, qs, limit)
 
     # --- traces ------------------------------------------------------------------------
     def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
