@@ -89,6 +89,19 @@ class Server:
             self.stderr.close()
 
 
+def tenant_admin_key(db: str, tenant: str) -> str:
+    """An admin key of another tenant, made in the store directly (an admin key can only
+    create keys in its own tenant)."""
+    from memvault.server.auth import new_key as store_new_key
+    from memvault.store import open_store
+
+    store = open_store(db)
+    try:
+        return store_new_key(store, tenant=tenant, role="admin")[0]
+    finally:
+        store.close()
+
+
 def new_key(admin: httpx.Client, **body: Any) -> str:
     r = admin.post("/v1/keys", json=body)
     assert r.status_code == 201, r.text

@@ -12,14 +12,12 @@ from typing import Any
 
 import httpx
 import pytest
-from _server import Server, new_key
+from _server import Server, new_key, tenant_admin_key
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from memvault import Vault
 from memvault.errors import ScopeError
 from memvault.model import Kind, Source, Status
-from memvault.server.auth import new_key as store_new_key
-from memvault.store import open_store
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -160,12 +158,7 @@ def test_users_endpoint_lists_the_tenant_and_hides_it_from_bound_keys(
     assert r.status_code == 200
     body = r.json()
     assert body["role"] == "admin" and body["bound"] is False
-    store = open_store(srv.db)
-    try:
-        other, _ = store_new_key(store, tenant="globex", role="admin")
-    finally:
-        store.close()
-    with srv.client(other) as g:
+    with srv.client(tenant_admin_key(srv.db, "globex")) as g:
         assert g.post("/v1/memories", params={"user": "zed"},
                       json={"content": "globex memory"}).status_code == 200
         assert g.get("/v1/users").json()["users"] == ["zed"]

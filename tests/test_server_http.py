@@ -12,11 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from _server import Server, new_key
+from _server import Server, new_key, tenant_admin_key
 from _util import query
-
-from memvault.server.auth import new_key as store_new_key
-from memvault.store import open_store
 
 
 @pytest.fixture(scope="module")
@@ -29,14 +26,8 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def other_tenant(srv: Server) -> Iterator[httpx.Client]:
-    """An admin of tenant `globex`, made in the store directly (an admin key can only
-    create keys in its own tenant)."""
-    store = open_store(srv.db)
-    try:
-        key, _ = store_new_key(store, tenant="globex", role="admin")
-    finally:
-        store.close()
-    with srv.client(key) as c:
+    """An admin of tenant `globex`."""
+    with srv.client(tenant_admin_key(srv.db, "globex")) as c:
         yield c
 
 
