@@ -390,6 +390,14 @@ def test_vector_candidates_scope_live_best_first(pg_dsn: str, exact_scan_limit: 
         bot = Scope("acme", "alice", agent="bot")
         assert [i for i, _ in store.vector_candidates(bot, "m4", q, NOW, 10)] == ["v5"]
         assert store.vector_candidates(ME, "never-stored", q, NOW, 10) == []
+        # Several queries in one call rank as each would alone, in the order given.
+        q2 = unit(-1, 0.3, 0, 0)
+        each = store.vector_candidates_each(ME, "m4", np.stack([q, q2, q]), NOW, 3)
+        assert [[i for i, _ in rows] for rows in each] == [
+            ["v1", "v5", "v2"], [i for i, _ in store.vector_candidates(ME, "m4", q2, NOW, 3)],
+            ["v1", "v5", "v2"]]
+        assert each[1][0][0] == "v4"
+        assert store.vector_candidates_each(ME, "m4", np.zeros((0, 4), np.float32), NOW, 3) == []
         with pytest.raises(StoreError, match="dimension"):
             store.vector_candidates(ME, "m4", unit(1, 0, 0), NOW, 10)
         with pytest.raises(StoreError, match="dimension"), store.transaction() as tx:

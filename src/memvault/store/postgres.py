@@ -544,12 +544,11 @@ ORDER BY 1, 2"""
 
     def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
                                now: int, limit: int) -> list[list[tuple[str, float]]]:
-        # One connection, one model lookup and one scope count; then a search per query
-        # (each may take the HNSW path).
+        # One connection, one model lookup and one scope count. A small scope is scanned
+        # once for all queries in one statement; a large one takes one HNSW search per query.
         qs = np.asarray(queries, dtype=np.float32)
         where, params = _scope_sql(scope)
         p: dict[str, Any] = {"now": now, "limit": max(0, limit), **params}
-        out: list[list[tuple[str, float]]] = []
         try:
             with self._pool.connection() as conn:
                 info = self._model(conn, model)
@@ -559,6 +558,8 @@ ORDER BY 1, 2"""
                 if qs.ndim != 2 or qs.shape[1] != dim:
                     raise StoreError(f"vectors of {model} have dimension {dim}, the query has "
                                      f"{qs.shape[-1]}; run `memvault reindex`")
+                if not len(qs):
+                    return []
                 t = sql.Identifier(tbl)
                 n = conn.execute(
                     sql.SQL("SELECT count(*) AS n FROM (SELECT 1 FROM {} v WHERE v.tenant = "
@@ -569,26 +570,39 @@ ORDER BY 1, 2"""
                         f"AND {where} AND {_LIVE}")
                 exact = (n is not None and n["n"] <= self.exact_scan_limit) or dim > MAX_HNSW_DIM
                 if exact:
-                    # Exact: every vector of the scope, via the btree; the materialised CTE
-                    # keeps the planner from ordering by the HNSW index instead.
-                    stmt = ("WITH c AS MATERIALIZED (SELECT m.id, v.vec <=> %(q)s AS d "
-                            + base + ") SELECT id, d FROM c ORDER BY d, id LIMIT %(limit)s")
-                else:
-                    if self._iterative_scan:
-                        # Keep walking the graph until `limit` rows pass the scope and
-                        # liveness filters (bounded by hnsw.max_scan_tuples).
-                        conn.execute("SELECT set_config('hnsw.iterative_scan', "
-                                     "'strict_order', true), set_config('hnsw.ef_search', "
-                                     "%s, true)", (str(min(1000, max(40, limit))),))
-                    stmt = ("SELECT m.id, v.vec <=> %(q)s AS d " + base
-                            + " ORDER BY v.vec <=> %(q)s LIMIT %(limit)s")
-                query = sql.SQL(stmt).format(t)
-                for q in qs:
-                    rows = conn.execute(query, {**p, "q": q}).fetchall()
-                    out.append([(r["id"], 1.0 - float(r["d"])) for r in rows])
+                    return self._exact_each(conn, t, base, p, qs)
+                return self._hnsw_each(conn, t, base, p, qs, limit)
         except psycopg.OperationalError as e:
             raise StoreError(f"PostgreSQL: {e}") from e
+
+    @staticmethod
+    def _exact_each(conn: Any, t: sql.Identifier, base: str, p: dict[str, Any],
+                    qs: np.ndarray) -> list[list[tuple[str, float]]]:
+        # Every vector of the scope via the btree, read once (the materialised CTE also
+        # keeps the planner off the HNSW index); each query ranks them in a lateral join.
+        stmt = sql.SQL(
+            "WITH c AS MATERIALIZED (SELECT m.id, v.vec " + base + "), "
+            "q AS (SELECT ord, qv FROM unnest(%(qs)s::vector[]) WITH ORDINALITY AS u(qv, ord)) "
+            "SELECT q.ord, s.id, s.d FROM q CROSS JOIN LATERAL (SELECT c.id, c.vec <=> q.qv "
+            "AS d FROM c ORDER BY d, c.id LIMIT %(limit)s) s ORDER BY q.ord, s.d, s.id"
+        ).format(t)
+        out: list[list[tuple[str, float]]] = [[] for _ in range(len(qs))]
+        for r in conn.execute(stmt, {**p, "qs": list(qs)}).fetchall():
+            out[int(r["ord"]) - 1].append((r["id"], 1.0 - float(r["d"])))
         return out
+
+    def _hnsw_each(self, conn: Any, t: sql.Identifier, base: str, p: dict[str, Any],
+                   qs: np.ndarray, limit: int) -> list[list[tuple[str, float]]]:
+        if self._iterative_scan:
+            # Keep walking the graph until `limit` rows pass the scope and liveness
+            # filters (bounded by hnsw.max_scan_tuples).
+            conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true), "
+                         "set_config('hnsw.ef_search', %s, true)",
+                         (str(min(1000, max(40, limit))),))
+        query = sql.SQL("SELECT m.id, v.vec <=> %(q)s AS d " + base
+                        + " ORDER BY v.vec <=> %(q)s LIMIT %(limit)s").format(t)
+        return [[(r["id"], 1.0 - float(r["d"])) for r in conn.execute(query, {**p, "q": q})]
+                for q in qs]
 
     # --- maintenance -------------------------------------------------------------------
     def scopes(self) -> list[Scope]:
