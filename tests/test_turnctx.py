@@ -161,6 +161,23 @@ def test_the_answer_carries_the_question_words_at_full_weight(
     assert asked[reply] > asked[before] > 0
 
 
+def test_a_chinese_question_without_its_mark_still_leads_its_answer(
+        make_vault: Callable[..., Vault]) -> None:
+    def parts(asking: str) -> dict[str, tuple[float, float]]:
+        vault = make_vault(clock=ManualClock())
+        turns = ["我周末过得很充实。", asking, "去了海洋馆，小侄女最喜欢章鱼", "真不错"]
+        vault.remember_many([{"scope": SESSION, "content": c, "kind": "turn"} for c in turns])
+        return {h.memory.content: (h.parts.bm25, h.parts.question)
+                for h in vault.recall(SESSION, "周末去哪儿", top_k=4)}
+
+    asked = parts("你周末去哪儿了")
+    told = parts("你周末去哪儿了。")  # a full stop: said, not asked
+    reply = "去了海洋馆，小侄女最喜欢章鱼"
+    assert asked["你周末去哪儿了"][1] == 1.0 and told["你周末去哪儿了。"][1] == 0.0
+    assert asked[reply][1] == 0.0
+    assert asked[reply][0] > told[reply][0] > 0
+
+
 def test_an_edited_or_restored_turn_rekeys_itself_and_its_neighbours(
         make_vault: Callable[..., Vault]) -> None:
     vault = make_vault(clock=ManualClock())
@@ -192,8 +209,18 @@ def test_what_counts_as_a_question() -> None:
     from memvault.turncues import is_question
 
     for text in ["Where did you go?", "你周末去哪儿了？", "(are you sure?)",
-                 "你吃饭了吗", "你吃饭了吗～", "明天来吗。", '"Ready?"']:
+                 "你吃饭了吗", "你吃饭了吗～", "明天来吗。", '"Ready?"',
+                 # Chinese without a question mark: a final question word, asking back,
+                 # an A-not-A pair.
+                 "你周末去哪儿了", "你叫什么名字", "好的，那我们去哪里吃", "你几点下班",
+                 "这个多少钱", "怎么办", "那你呢", "你们在干什么呢", "你是不是很累",
+                 "明天有没有空"]:
         assert is_question(text), text
     for text in ["I went to the aquarium.", "What a day!", "我问他去哪儿了", "Why? Because.",
-                 "ask me anything", "吗啡有副作用", "Really?!"]:
+                 "ask me anything", "吗啡有副作用", "Really?!",
+                 # Reported or indefinite question words, statements ending in 呢, a
+                 # full stop after a question word.
+                 "我不知道为什么", "什么都行", "没什么", "谁都可以", "他去哪儿都带着狗",
+                 "多少有点累", "他还没来呢", "我也是呢", "我还在忙呢，等会儿再说",
+                 "我在想明天去哪里玩。", "几个朋友一起去"]:
         assert not is_question(text), text

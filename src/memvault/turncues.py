@@ -6,10 +6,11 @@ Two score parts that similarity alone misses (docs/retrieval.md, "Conversation c
   and a turn Nate said). A memory's speaker is `metadata["speaker"]`; imports and
   `observe()` messages with a `name` set it. Matching is on whole words (any script
   without spaces, such as Chinese, matches as a substring).
-- `question`: a `turn` whose last sentence is a question (a final "?" or "？", or the
-  particle 吗). A question repeats the words of a later query but holds no answer; the
-  answer is in the reply, which the turn context (turnctx.py) indexes with the
-  question's words.
+- `question`: a `turn` whose last sentence is a question (a final "?" or "？"; in
+  Chinese also a last clause that ends with 吗 or a question word, or holds an A-not-A
+  pair such as 是不是: `is_question`). A question repeats the words of a later query but
+  holds no answer; the answer is in the reply, which the turn context (turnctx.py)
+  indexes with the question's words.
 """
 
 from __future__ import annotations
@@ -46,10 +47,36 @@ def names_in(query: str, speakers: set[str]) -> set[str]:
     return named
 
 
+# Chinese chat often drops the question mark. Without it, a last clause still asks when
+# it ends with 吗 or on a question word (+ up to three characters: 去哪儿了, 什么名字,
+# 怎么办), asks back (那你呢), or holds an A-not-A pair (是不是, 有没有); not when the
+# clause reports or generalises a question (我问他去哪儿了, 不知道为什么, 什么都行,
+# 没什么) or the text ends with a full stop or an exclamation mark.
+_WH = r"什么|什麼|哪|谁|誰|怎么|怎麼|为什么|為什麼"
+_ZH_ASKS = re.compile(
+    rf"({_WH}|怎样|怎樣|多少|几点|几岁|幾點|幾歲)[\u4e00-\u9fff]{{0,3}}$"
+    rf"|({_WH})[^都也]*呢$"
+    r"|^[那还]?(你|您|他|她|它|你们|他们|她们|然后|后来|结果|其他|别人)呢$"
+    r"|是不是|有没有|有沒有|好不好|对不对|對不對|行不行|要不要|能不能|会不会|會不會|可不可以")
+_ZH_NOT_ASKING = re.compile(
+    r"问|問|知道|晓得|清楚|记得|記得|明白|不管|无论|無論|没什么|沒什麼|不怎么|不怎麼"
+    r"|多少有|多多少少|(什么|什麼|哪\S?|谁|誰|怎么|怎麼)[都也]")
+_CLAUSE_BREAK = re.compile(r"[，,、；;：:。！!？?…\s]")
+
+
 def is_question(text: str) -> bool:
-    """Ends with a question mark, or (Chinese chat often drops the mark) with the
-    question particle 吗."""
-    return text.rstrip(_CLOSERS + "~～。.").endswith(("?", "？", "吗", "嗎"))
+    """Ends with a question mark, or (Chinese chat often drops the mark) its last clause
+    asks in Chinese: the particle 吗, a final question word, or an A-not-A pair."""
+    end = text.rstrip(_CLOSERS + "~～")
+    if end.endswith(("?", "？")):
+        return True
+    end = end.rstrip("。.")
+    if end.endswith(("吗", "嗎")):
+        return True
+    if text.rstrip(_CLOSERS + "~～").endswith(("。", "！", "!", ".")):
+        return False
+    clause = _CLAUSE_BREAK.split(end)[-1]
+    return bool(_ZH_ASKS.search(clause)) and not _ZH_NOT_ASKING.search(clause)
 
 
 def asks(m: Memory) -> bool:
