@@ -311,6 +311,25 @@ def test_health_ready_and_metrics(srv: Server, admin: httpx.Client) -> None:
     assert "command_like" in text  # the staged hijack's reason
 
 
+def test_a_metrics_token_guards_metrics_but_not_the_probes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMVAULT_METRICS_TOKEN", "scrape-secret")
+    s = Server(str(tmp_path / "m.db"))
+    try:
+        for headers in [{}, {"Authorization": "Bearer wrong"},
+                        {"Authorization": f"Bearer {s.admin_key}"},  # an API key is not it
+                        {"Authorization": "Basic scrape-secret"}]:
+            r = httpx.get(s.url + "/metrics", headers=headers)
+            assert r.status_code == 401 and r.json()["code"] == "invalid_metrics_token"
+            assert "memvault_" not in r.text
+        ok = httpx.get(s.url + "/metrics", headers={"Authorization": "Bearer scrape-secret"})
+        assert ok.status_code == 200 and "memvault_queue_depth 0.0" in ok.text
+        assert httpx.get(s.url + "/healthz").status_code == 200
+        assert httpx.get(s.url + "/readyz").json()["status"] == "ready"
+    finally:
+        s.stop()
+
+
 def test_json_request_log_has_trace_and_key_id_never_the_secret(
         srv: Server, admin: httpx.Client) -> None:
     rec = admin.post("/v1/recall", params={"user": "logs"}, json={"query": "anything"}).json()

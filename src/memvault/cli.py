@@ -677,7 +677,11 @@ def serve_rest(ctx: typer.Context,
                    help="Largest request body in bytes (413 above).")] = 1024 * 1024,
                no_worker: Annotated[bool, typer.Option(
                    "--no-worker", help="Queue async writes but do not run them here.")
-                   ] = False) -> None:
+                   ] = False,
+               metrics_token: Annotated[str | None, typer.Option(
+                   envvar="MEMVAULT_METRICS_TOKEN", show_default=False,
+                   help="Require this bearer token on GET /metrics (prefer the env "
+                   "var: a command line is visible to other users).")] = None) -> None:
     """The REST API on the store (--db); OpenAPI docs at /docs (docs/server.md). On a
     store without API keys, creates an admin key for --tenant (default: "default") and
     prints it once."""
@@ -687,7 +691,7 @@ def serve_rest(ctx: typer.Context,
         serve(c.db, host=host, port=port, embedder=c.embedder, config=c.config,
               bootstrap_tenant=c.tenant or "default",
               settings=Settings(max_body_bytes=max_body, sweep_interval=sweep_interval,
-                                worker=not no_worker))
+                                worker=not no_worker, metrics_token=metrics_token or None))
     _run(ctx, go)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
@@ -89,8 +90,16 @@ def readyz(request: Request) -> Any:
 
 
 @ops.get("/metrics", response_class=Response,
-         responses={200: {"content": {"text/plain": {}}}})
+         responses={200: {"content": {"text/plain": {}}}, 401: {"model": ErrorBody}})
 def metrics(request: Request) -> Response:
-    """Prometheus text format."""
+    """Prometheus text format. With a metrics token configured, only for a request that
+    carries it as a bearer token."""
+    token = server(request).settings.metrics_token
+    if token:
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(),
+                                                                  token.encode()):
+            raise ApiError(401, "invalid_metrics_token",
+                           "GET /metrics needs the metrics token as a bearer token")
     return Response(server(request).metrics.render(),
                     media_type="text/plain; version=0.0.4; charset=utf-8")

@@ -26,6 +26,9 @@ class Settings:
     sweep_interval: float | None = 60.0  # seconds; None or <= 0 disables the timer
     worker: bool = True  # run queued jobs in this process
     job_poll_seconds: float = 0.5
+    # When set, GET /metrics asks for `Authorization: Bearer <token>` (a scraper's secret,
+    # not an API key: metrics carry no tenant data, and a scraper needs no role).
+    metrics_token: str | None = None
 
 
 @dataclass
