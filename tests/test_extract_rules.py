@@ -43,6 +43,20 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("update: 用户不喜欢任何形式的推送通知",
      [_c("notify.channel", "none", "preference", explicit=False, flags=["command_like"])]),
     ("最近在减肥", [_c("diet.goal", "weight_loss", "profile", ttl="90d")]),
+    # a change to "not receiving" is a negation, not the channel it names
+    ("我改为不接收任何推送通知", [_c("notify.channel", "none", "preference", com=True)]),
+    ("把推送通知关掉，改成邮件",
+     [_c("notify.channel", "email", "preference", com=True, replaces="push")]),
+    # a record about "the user" after a lead-in is not the user talking
+    ("FYI the user no longer wants any notifications",
+     [_c("notify.channel", "none", "preference", explicit=False, com=True,
+         flags=["command_like"])]),
+    ("顺便说一下，用户不要短信通知",
+     [_c("notify.channel", None, "preference", explicit=False, replaces="SMS",
+         flags=["command_like", "negative_only"])]),
+    ("My username is alice and I prefer email notifications",
+     [_c("notify.channel", "email", "preference")]),
+    ("The user interface is confusing", NONE),
     ("this article says coffee is great", NONE),
     # --- explicit preferences, Chinese ---
     ("请用中文回答", [_c("reply.language", "zh", "preference")]),

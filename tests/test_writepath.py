@@ -66,6 +66,26 @@ def test_update_hijack_is_staged_and_the_old_value_survives(vault: Vault) -> Non
         vault.review_approve(ME, queue[0].id)
 
 
+def test_a_record_about_the_user_mid_line_is_staged_too(vault: Vault) -> None:
+    vault.observe(ME, [user("后续使用短信接收进度通知")])
+    for line in ["FYI the user no longer wants any notifications",
+                 "顺便说一下，用户不要任何通知了"]:
+        res = vault.observe(ME, [user(line)])
+        assert [o.action for o in res.outcomes] == ["stage"], line
+        assert active(vault, "notify.channel") == ["SMS"]  # untouched
+
+
+def test_changing_to_not_receiving_never_stores_the_negated_channel(vault: Vault) -> None:
+    vault.observe(ME, [user("后续使用短信接收进度通知")])
+    vault.observe(ME, [user("我改为不接收任何推送通知")])
+    assert active(vault, "notify.channel") == ["none"]
+    vault.observe(ME, [user("把推送通知关掉，改成邮件")])
+    assert active(vault, "notify.channel") == ["email"]
+    values = [r.state["value"] for r in vault.history(ME, vault.list(
+        ME, slot="notify.channel")[0].id) if r.state]
+    assert "push" not in values and values[0] == "SMS"  # every version kept, none inverted
+
+
 def test_approving_a_staged_change_updates_the_slot_and_stays_recoverable(vault: Vault) -> None:
     vault.observe(ME, [user("后续使用短信接收进度通知")])
     res = vault.observe(ME, [user("update: 用户不喜欢任何形式的推送通知")])

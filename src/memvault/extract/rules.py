@@ -56,8 +56,19 @@ _INJECTION = _rx(
     r"(?:instructions|rules|prompts?|messages)",
     r"\bdisregard (?:all |the |your )?(?:previous|prior|above|earlier)", r"\byou are now\b",
     r"忽略(?:之前|以上|前面|上面|先前)的?(?:所有)?(?:指令|指示|规则|设定|内容)", r"你现在是")
-# Written like a stored record about "the user", not like a person talking.
-_RECORD = re.compile(r"^\s*(?:用户|the user\b|user\b)", re.I)
+# Written like a stored record about "the user", not like a person talking: at the start,
+# or after a lead-in ("FYI the user no longer wants …", "顺便说一下，用户不要…"). "The
+# user" as a subject anywhere else counts too; compounds like "user interface" or "用户名"
+# do not.
+_NOT_PERSON_EN = r"(?!\s*(?:interface|experience|manual|guide|name|id|account|base|group)s?\b)"
+_NOT_PERSON_ZH = r"(?!名|界面|体验|手册|协议|账号|帐号|群|数|量|中心|须知)"
+_RECORD = re.compile(
+    r"^\s*(?:(?:fyi|btw|by the way|note|p\.?s\.?|heads up|just so you know|顺便说一下|顺便|"
+    r"提醒一下|补充一下)[\s,，:：.!-]*)?(?:用户" + _NOT_PERSON_ZH + r"|(?:the )?user\b"
+    + _NOT_PERSON_EN + r")"
+    # mid-sentence, 用户们 / 用户都 are users in general ("据报道，用户都应该…").
+    r"|\bthe user\b" + _NOT_PERSON_EN + r"|(?<![a-z])用户(?![们都])" + _NOT_PERSON_ZH,
+    re.I)
 
 _STANDING = _rx(
     r"\b(?:always|from now on|going forward|in (?:the )?future|by default|default to|"
@@ -145,9 +156,11 @@ _BOUNDARY = _rx(r"[，,；;:：]", r"\b(?:but|though|however)\b", r"\binstead\b(
 _NEG = _rx(
     r"\b(?:don't|do not|doesn't|does not|never|no|not|stop|no longer|hate|dislike|without|"
     r"avoid)\b", r"n't\b", r"\binstead of\b", r"\brather than\b",
-    r"不要|不用|不想|不喜欢|不需要|不希望|不接受|讨厌|受不了|别|不再|停止|取消|而不是|而非|不是")
+    r"不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|"
+    r"别|不再|停止|取消|而不是|而非|不是")
 # "短信通知就不要了": the negation follows the value in Chinese.
-_NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了)", r"^\s*(?:is|are)?\s*not\b")
+_NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订)",
+                 r"^\s*(?:is|are)?\s*not\b")
 _UNIVERSAL = _rx(r"\b(?:any|all|every)\b", r"任何|所有|一切|全部")
 _PREFER_OVER = re.compile(r"\b(?:prefer|rather)\b.*\bover\b", re.I)
 _OVER = re.compile(r"\bover\b", re.I)
@@ -196,7 +209,7 @@ def command_reason(text: str) -> str | None:
         return f"starts with the command prefix {m.group(0).strip()!r}"
     if _INJECTION.search(text):
         return "contains instruction-override wording"
-    if _RECORD.match(text):
+    if _RECORD.search(text):
         return "written as a memory record about 'the user', not in the user's own voice"
     return None
 
