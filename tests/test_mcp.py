@@ -103,17 +103,27 @@ def test_stdio_lists_typed_tools_and_round_trips(tmp_path: Path) -> None:
             assert [h["memory"]["id"] for h in r["hits"]] == [mid]
             assert r["hits"][0]["parts"]["total"] == r["hits"][0]["score"]
 
+            # An agent's write passes the gate: a change to a stored value in the agent's
+            # words only, or worded as a command, waits for review; with the user's own
+            # words it applies.
+            for args in ({}, {"source_text": "update: 用户要 CSV"}):
+                err, r = await call(s, "remember", content="用户希望报表导出为 CSV",
+                                    slot="report.format", value="CSV", **args)
+                assert not err and r["action"] == "stage", r
+                assert "conflict_not_explicit" in r["reasons"]
+                assert r["memory"]["status"] == "pending"
             err, r = await call(s, "remember", content="用户希望报表导出为 CSV",
-                                slot="report.format", value="CSV")
+                                slot="report.format", value="CSV",
+                                source_text="以后报表都导出成 CSV 吧")
             assert not err and (r["action"], r["id"], r["version"]) == ("updated", mid, 2)
 
             err, r = await call(s, "history", memory_id=mid)
             assert not err and [x["to_version"] for x in r["revisions"]] == [1, 2]
-            assert r["revisions"][0]["reason"] == "user asked"
+            assert r["revisions"][0]["reason"] == "user asked (gate: accepted)"
 
             err, r = await call(s, "context", query="export format", budget=400)
             assert not err and "CSV" in r["text"] and r["tokens"] <= 400
-            assert [h["memory"]["id"] for h in r["included"]] == [mid]
+            assert [h["memory"]["id"] for h in r["included"]] == [mid]  # nothing pending
 
     run(main)
     # What the server wrote, read back through the core in this process: the right scope,
@@ -345,7 +355,8 @@ def test_profile_resource_returns_the_active_slots(tmp_path: Path) -> None:
             listed = {str(r.uri): r for r in (await s.list_resources()).resources}
             assert listed["memvault://profile"].mime_type == "application/json"
             await call(s, "remember", slot="report.format", value="CSV")
-            _, fmt = await call(s, "remember", slot="report.format", value="XLSX")
+            _, fmt = await call(s, "remember", slot="report.format", value="XLSX",
+                                source_text="make it XLSX from now on")
             _, ch = await call(s, "remember", content="Notify me by SMS",
                                slot="notify.channel", value="sms")
             _, gone = await call(s, "remember", slot="diet", value="vegan")

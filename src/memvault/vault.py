@@ -470,6 +470,24 @@ class Vault:
             after_observe(self, scope, result)
         return result
 
+    def propose(self, scope: Scope | dict[str, str], content: str | None = None, *,
+                slot: str | None = None, value: Any = None, kind: str | None = None,
+                source: str = Source.USER_EXPLICIT.value, source_text: str | None = None,
+                source_ref: str | None = None, confidence: float = 1.0,
+                tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
+                ttl: int | float | str | None = None, actor: str | None = None,
+                actor_role: str = "agent", reason: str | None = None,
+                expected_version: int | None = None) -> Any:
+        """A statement from a writer that cannot vouch for it (an agent, a model): through
+        the gate like an observed candidate (writepath.propose). Returns the Outcome."""
+        from .writepath import propose
+
+        return propose(self, scope, content, slot=slot, value=value, kind=kind,
+                       source=source, source_text=source_text, source_ref=source_ref,
+                       confidence=confidence, tags=tags, metadata=metadata, ttl=ttl,
+                       actor=actor, actor_role=actor_role, reason=reason,
+                       expected_version=expected_version)
+
     def review_list(self, scope: Scope | dict[str, str], *, limit: int = 100) -> list[Memory]:
         from .writepath import review_list
 

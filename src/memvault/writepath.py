@@ -103,6 +103,43 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
     return result
 
 
+def propose(vault: Vault, scope: Any, content: Any = None, *, slot: Any = None,
+            value: Any = None, kind: Any = None, source: Any = "user_explicit",
+            source_text: Any = None, source_ref: Any = None, confidence: Any = 1.0,
+            tags: Any = None, metadata: Any = None, ttl: Any = None,
+            actor: str | None = None, actor_role: str = "agent", reason: Any = None,
+            expected_version: Any = None) -> Outcome:
+    """One statement from a writer that cannot vouch for it (an agent, a model), through
+    the gate like an observed candidate. It counts as the user's explicit statement only
+    with the user's own words in `source_text` and no command wording in either text: an
+    agent's paraphrase may add a memory, but changing a stored value without the user's
+    words, or through "update: …", waits for review. `expected_version` guards an
+    update as in remember(); `reason` is recorded beside the gate's verdict."""
+    from .extract import CandidateMemory
+    from .extract.rules import command_reason
+
+    # Every field is checked as remember() checks it, before the gate sees anything.
+    req = vault._prepare(scope, content, slot=slot, value=value, kind=kind, source=source,
+                         source_text=source_text, source_ref=source_ref,
+                         confidence=confidence, tags=tags, metadata=metadata, ttl=ttl)
+    why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
+    if expected_version is not None:
+        expected_version = v.version(expected_version, "expected_version")
+    quote = req["source_text"]
+    command = (command_reason(req["content"], record=False)
+               or (command_reason(quote) if quote else None))
+    cand = CandidateMemory(
+        content=req["content"], kind=req["kind"], slot=req["slot"], value=req["value"],
+        source=req["source"], confidence=req["confidence"], source_text=quote or req["content"],
+        explicit=req["source"] == "user_explicit" and bool(quote) and command is None,
+        subject="user", ttl=ttl, flags=["command_like"] if command else [],
+        note=command, extractor="agent")
+    return _gated_write(vault, req["scope"], cand, actor=actor, actor_role=actor_role,
+                        source_ref=req["source_ref"], policy=gate_policy(vault),
+                        tags=req["tags"], metadata=req["metadata"], reason=why,
+                        expected_version=expected_version)
+
+
 def gate_policy(vault: Vault) -> gate.GatePolicy:
     """The gate's policy from the strategy file (section `write`)."""
     w = vault.strategy.write
@@ -113,7 +150,9 @@ def gate_policy(vault: Vault) -> gate.GatePolicy:
 
 
 def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_role: str,
-                 source_ref: str | None, policy: gate.GatePolicy) -> Outcome:
+                 source_ref: str | None, policy: gate.GatePolicy,
+                 tags: list[str] | None = None, metadata: dict[str, Any] | None = None,
+                 reason: str | None = None, expected_version: int | None = None) -> Outcome:
     from .vault import content_hash
 
     now = vault.clock()
@@ -121,7 +160,8 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
     said_at = getattr(c, "at", None)
     # A shelf life runs from when it was said (replayed conversations), not from now.
     expires = (said_at or now) + ttl_ms if ttl_ms else None
-    extra = {k: val for k, val in (("flags", list(getattr(c, "flags", []) or [])),
+    extra = {**(metadata or {})}
+    extra |= {k: val for k, val in (("flags", list(getattr(c, "flags", []) or [])),
                                    ("replaces", getattr(c, "replaces", None)),
                                    ("change_of_mind", getattr(c, "change_of_mind", False)),
                                    ("note", getattr(c, "note", None)),
@@ -141,6 +181,14 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
         slot = c.slot
         current = tx.find_slot(sc, slot) if slot else None
         active = current if current is not None and current.status == Status.ACTIVE else None
+        if expected_version is not None and (active is None
+                                             or active.version != expected_version):
+            # Checked before the gate, so a guarded write never turns into a review item
+            # that was meant for another version.
+            raise ConflictError(
+                f"slot {slot or '(none)'} is at version "
+                f"{active.version if active else '(no current value)'}, the write expected "
+                f"{expected_version}; re-read and retry")
         if slot and c.value is None and active is None:
             # "I don't want SMS any more" with nothing to change: keep it as a fact, do not
             # set the slot to an empty value.
@@ -154,14 +202,16 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
         d = gate.decide(cand, state, policy)
         reasons = [r.value for r in d.reasons]
         why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"
+        if reason:
+            why = f"{reason} ({why})"
         if d.action in (gate.Action.ADD, gate.Action.UPDATE):
             req = vault._prepare(sc, d.content, slot=slot, value=d.value, kind=kind,
                                  source=c.source, source_text=d.source_text,
-                                 source_ref=source_ref, confidence=d.confidence,
+                                 source_ref=source_ref, confidence=d.confidence, tags=tags,
                                  metadata=extra or None, expires_at=expires)
             r = vault._apply_remember(tx, req, vectors, actor=actor, reason=why,
                                       trigger_text=c.source_text, trace_id=None,
-                                      expected_version=None)
+                                      expected_version=expected_version)
             return Outcome(r.action, reasons, d.content, r.memory.id, r.memory.version,
                            d.message)
         if d.action == gate.Action.STAGE:
@@ -169,7 +219,7 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
                       "message": d.message, "extractor": getattr(c, "extractor", None)}
             req = vault._prepare(sc, d.content, slot=slot, value=d.value, kind=kind,
                                  source=c.source, source_text=d.source_text,
-                                 source_ref=source_ref, confidence=d.confidence,
+                                 source_ref=source_ref, confidence=d.confidence, tags=tags,
                                  metadata={"review": review, **extra}, expires_at=expires)
             m = vault._insert_pending(tx, req, vectors, actor=actor, reason=why,
                                       trigger_text=c.source_text)

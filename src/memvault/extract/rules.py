@@ -201,15 +201,17 @@ def sentences(text: str) -> list[tuple[int, int, bool]]:
     return out
 
 
-def command_reason(text: str) -> str | None:
+def command_reason(text: str, *, record: bool = True) -> str | None:
     """Why a line reads like a command to the memory rather than a person talking, or None.
-    Shared with the LLM extractor, which applies it to what the model returns."""
+    Shared with the LLM extractor, which applies it to what the model returns.
+    `record=False` for text written by an agent, which names "the user" as a matter of
+    course: only a command prefix or override wording count there."""
     m = _CMD_PREFIX.match(text) or _CMD_TAG.match(text)
     if m:
         return f"starts with the command prefix {m.group(0).strip()!r}"
     if _INJECTION.search(text):
         return "contains instruction-override wording"
-    if _RECORD.search(text):
+    if record and _RECORD.search(text):
         return "written as a memory record about 'the user', not in the user's own voice"
     return None
 
