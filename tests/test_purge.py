@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from _util import all_text, backends, check_consistent, text_hits
 
-from memvault import NotFoundError, Op, Scope, Vault
+from memvault import FrozenError, NotFoundError, Op, Scope, Vault
 from memvault.textindex import terms
 
 ME = Scope("acme", "alice")
@@ -168,3 +168,44 @@ def test_purge_of_other_scope_is_not_found_and_changes_nothing(vault: Vault) -> 
             vault.purge(other, mid)
     assert vault.get(ME, mid).to_dict() == before
     assert len(vault.history(ME, mid)) == 4
+
+
+def test_purge_takes_what_was_made_from_it(vault: Vault, db: str, backend: str) -> None:
+    """A graph fact read from the memory, the entity only it named, and a summary that
+    covers it carry its words: they are erased with it. The user's own entity, other
+    facts and other memories stay."""
+    session = Scope("acme", "alice", session="s1")
+    vault.remember(ME, "I live in Shanghai")
+    told = vault.remember(ME, f"I like {SECRET_EN} tea")
+    turns = vault.observe(session, [
+        {"role": "user", "content": f"My cat is called {SECRET_ZH} and she is three."},
+        {"role": "assistant", "content": "What a lovely name for a cat."},
+        {"role": "user", "content": "We moved to a bigger flat last spring."},
+        {"role": "assistant", "content": "A bigger flat must feel great."}]).turns
+    vault.maintain(ME, steps=["graph"])
+    [summary] = vault.summarize(session, force=True)
+    facts = {f["object"] for f in vault.graph_facts(ME, "user")}
+    assert f"{SECRET_EN} tea" in facts and "Shanghai" in facts  # before: both facts there
+    assert SECRET_ZH in summary.content and summary.metadata["covers"] == turns
+
+    # A frozen copy holds the purge back, and nothing is erased.
+    [fact] = [f for f in vault.graph_facts(ME, "user") if f["object"] == f"{SECRET_EN} tea"]
+    vault.freeze(ME, fact["id"])
+    with pytest.raises(FrozenError, match=fact["id"]):
+        vault.purge(ME, told.id)
+    assert vault.get(ME, told.id).content == told.memory.content
+    vault.unfreeze(ME, fact["id"])
+
+    vault.purge(ME, told.id)
+    vault.purge(session, turns[0])
+    assert {f["object"] for f in vault.graph_facts(ME, "user")} == {"Shanghai"}
+    with pytest.raises(NotFoundError):
+        vault.get(session, summary.id)
+    assert [r.op for r in vault.history(session, summary.id)][-1] == Op.PURGE.value
+    names = {m.content for m in vault.list(ME, kind="entity", limit=100)}
+    assert "user" in names and "Shanghai" in names and f"{SECRET_EN} tea" not in names
+    assert sorted(m.id for m in vault.list(session, kind="turn")) == sorted(turns[1:])
+    vault.store.compact()
+    assert _table_hits(db) == NOWHERE
+    if backend == "sqlite":
+        assert _raw_hits(db) == NOWHERE

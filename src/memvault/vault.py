@@ -25,6 +25,7 @@ from . import bm25, turnctx
 from . import validate as v
 from .clashes import declared_conflicts
 from .config import Strategy, Weights, load_strategy
+from .derived import derived_from
 from .embed import Embedder, embed_queries, load_embedders, model_record
 from .errors import (
     ConflictError,
@@ -682,24 +683,37 @@ class Vault:
         vectors. A tombstone revision records that it happened, when and by whom."""
         sc = v.scope(scope)
         mid = v.memory_id(memory_id)
+        why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
         rekeys = self._turn_rekeys_without(sc, mid)
+        derived = derived_from(self.store, sc, mid)
         with self.store.transaction() as tx:
             cur = tx.get(sc, mid, for_update=True)
             if cur is None:
                 raise NotFoundError(f"no memory {mid} in scope {sc}")
             if cur.frozen:
                 raise FrozenError(f"memory {mid} is frozen; unfreeze it before purging it")
+            copies = [c for d in derived if (c := tx.get(d.scope, d.id, for_update=True))]
+            if frozen := [c.id for c in copies if c.frozen]:
+                raise FrozenError(f"memory {mid} is quoted by frozen derived memories "
+                                  f"{', '.join(frozen)}; unfreeze them before purging it")
             for m, terms, vectors in rekeys:  # in the erasing transaction
                 self._rekey(tx, m, terms, vectors)
-            tomb = Revision(op_id=new_id("op"), memory_id=mid, scope=cur.scope,
-                            op=Op.PURGE.value, from_version=cur.version,
-                            to_version=cur.version + 1, state=None, actor=self._actor(actor),
-                            actor_role=self.actor_role,
-                            reason=v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS,
-                                          required=False),
-                            trigger_text=None, trace_id=None, at=max(self.clock(),
-                                                                     cur.updated_at))
+            now = self.clock()
+
+            def tombstone(m: Memory, note: str | None) -> Revision:
+                return Revision(op_id=new_id("op"), memory_id=m.id, scope=m.scope,
+                                op=Op.PURGE.value, from_version=m.version,
+                                to_version=m.version + 1, state=None,
+                                actor=self._actor(actor), actor_role=self.actor_role,
+                                reason=note, trigger_text=None, trace_id=None,
+                                at=max(now, m.updated_at))
+
+            tomb = tombstone(cur, why)
             tx.erase(cur.scope, mid, tomb)
+            # What was made from it carries its words (a graph fact quotes its source, a
+            # summary its turns): erased with it, each with its own tombstone.
+            for c in copies:
+                tx.erase(c.scope, c.id, tombstone(c, f"derived from purged memory {mid}"))
         self.store.compact()
         return tomb
 

@@ -98,9 +98,24 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
     for r in vault.remember_many(turn_items, actor=actor, reason="observed turn"):
         result.turns.append(r.memory.id)
     for c in candidates:
+        # The turn it was read from: purging that turn erases what was made from it.
+        turn = _turn_of(c, msgs, result.turns)
         result.outcomes.append(_gated_write(vault, sc, c, actor=actor, actor_role=actor_role,
-                                            source_ref=ref, policy=policy))
+                                            source_ref=ref, policy=policy,
+                                            metadata={"turn_id": turn} if turn else None))
     return result
+
+
+def _turn_of(c: Any, msgs: list[Any], turn_ids: list[str]) -> str | None:
+    """The stored turn a candidate came from: the message it names, or else the first
+    whose text holds its source span (an extractor guarantees one does)."""
+    for i, m in enumerate(msgs):
+        if c.message_id is not None and m.id == c.message_id:
+            return turn_ids[i] if i < len(turn_ids) else None
+    for i, m in enumerate(msgs):
+        if c.source_text and c.source_text in m.content:
+            return turn_ids[i] if i < len(turn_ids) else None
+    return None
 
 
 def propose(vault: Vault, scope: Any, content: Any = None, *, slot: Any = None,

@@ -113,7 +113,9 @@ def _revise(vault: Vault, tx: Any, old: Memory, new: Memory, reason: str,
 
 
 def _entity(vault: Vault, tx: Any, sc: Scope, idx: _Index, name: str,
-            trigger: str) -> Memory:
+            source_id: str) -> Memory:
+    # An entity outlives the memory it was first read from, so its revisions name that
+    # memory by id and never quote it: purging the memory leaves nothing of it here.
     canonical = SELF if is_self(name) else name.strip()
     found = idx.find(canonical)
     if found is not None:
@@ -121,13 +123,13 @@ def _entity(vault: Vault, tx: Any, sc: Scope, idx: _Index, name: str,
             meta = dict(found.metadata)
             meta["aliases"] = [*meta.get("aliases", []), canonical]
             found = _revise(vault, tx, found, replace(found, metadata=meta),
-                            f"alias {canonical!r}", trigger)
+                            f"graph: alias {canonical!r} (memory {source_id})", None)
             idx.add(found)
         return found
     aliases = sorted(a for a in ALIASES.of(canonical) if a != norm(canonical))
     e = _write(vault, tx, sc, canonical, Kind.ENTITY.value,
                metadata={"name": canonical, "norm": norm(canonical), "aliases": aliases},
-               reason="graph: new entity", trigger=trigger)
+               reason=f"graph: new entity (memory {source_id})")
     idx.add(e)
     return e
 
@@ -144,8 +146,8 @@ def _apply(vault: Vault, sc: Scope, src: Memory, mention: Mention, idx: _Index,
         return None
     at = _date(src)
     with vault.store.transaction() as tx:
-        subj = _entity(vault, tx, sc, idx, mention.subject or SELF, mention.span)
-        obj = _entity(vault, tx, sc, idx, mention.object, mention.span)
+        subj = _entity(vault, tx, sc, idx, mention.subject or SELF, src.id)
+        obj = _entity(vault, tx, sc, idx, mention.object, src.id)
         same = [r for r in _open(relations, subj.id, spec.name)
                 if r.metadata.get("object") == obj.id]
         if same:
@@ -174,8 +176,7 @@ def _apply(vault: Vault, sc: Scope, src: Memory, mention: Mention, idx: _Index,
             meta = {**old.metadata, "closed_by": rel.id}
             new = _revise(vault, tx, old, replace(old, valid_to=max(at, _date(old) + 1),
                                                   metadata=meta),
-                          f"graph: superseded by {name_s} {spec.name} {name_o} "
-                          f"(memory {src.id})", mention.span)
+                          f"graph: superseded by fact {rel.id} (memory {src.id})", None)
             relations[relations.index(old)] = new
         relations.append(rel)
         return rel

@@ -1,0 +1,54 @@
+"""What was made from a memory and carries its words: the memories `observe()` extracted
+from a turn (`metadata.turn_id`), the graph facts read from it (`source_memory`), the
+summaries that cover it (`covers`, and a user summary's `covers_summaries`), what was made
+from those in turn, and the graph entities that no other fact names any more (an
+entity's name is a word of its source). Purge erases them with it (docs/data-model.md,
+"Purge")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .layers.graphvocab import is_self
+from .model import Kind, Memory, Scope
+from .store import ListFilter
+
+_KINDS = (Kind.RELATION.value, Kind.SUMMARY.value, Kind.ENTITY.value)
+
+
+def _sources(m: Memory) -> set[str]:
+    md = m.metadata if isinstance(m.metadata, dict) else {}
+    out = {md[k] for k in ("source_memory", "turn_id") if isinstance(md.get(k), str)}
+    for key in ("covers", "covers_summaries"):
+        if isinstance(md.get(key), list):
+            out |= {x for x in md[key] if isinstance(x, str)}
+    return out
+
+
+def derived_from(store: Any, scope: Scope, memory_id: str) -> list[Memory]:
+    """Every memory of the user (any status, any agent or session) made from
+    `memory_id`, directly or through another derived memory."""
+    user = Scope(scope.tenant, scope.user)
+    source = store.get(scope, memory_id)
+    # Only a turn has extracted memories; they may be of any kind but turn.
+    kinds = ([k.value for k in Kind if k != Kind.TURN]
+             if source is not None and source.kind == Kind.TURN.value else _KINDS)
+    pool = [m for kind in kinds
+            for m in store.list(user, ListFilter(kind=kind, limit=10_000_000))]
+    found: dict[str, Memory] = {}
+    frontier = {memory_id}
+    while frontier:
+        step = {m.id: m for m in pool if m.id not in found and m.id != memory_id
+                and _sources(m) & frontier}
+        found.update(step)
+        frontier = set(step)
+    named = {(m.metadata or {}).get(k) for m in found.values()
+             if m.kind == Kind.RELATION.value for k in ("subject", "object")}
+    still = {(m.metadata or {}).get(k) for m in pool
+             if m.kind == Kind.RELATION.value and m.id not in found
+             for k in ("subject", "object")}
+    for m in pool:
+        if (m.kind == Kind.ENTITY.value and m.id in named and m.id not in still
+                and not is_self((m.metadata or {}).get("name") or m.content)):
+            found[m.id] = m
+    return list(found.values())
