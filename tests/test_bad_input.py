@@ -162,6 +162,16 @@ CASES: list[tuple[str, Callable[[Vault, str], Any], type[Exception], str]] = [
     ("profile_bad_scope", call("profile", {"tenant": "acme", "user": ""}), ScopeError, "user"),
     ("audit_limit_text", call("audit", ME, limit="9"), ValidationError, "limit"),
     ("audit_since_words", call("audit", ME, since="yesterday-ish"), ValidationError, "since"),
+    ("recall_min_score_nan", call("recall", ME, "csv", min_score=float("nan")),
+     ValidationError, "min_score"),
+    ("recall_min_score_inf", call("recall", ME, "csv", min_score=float("inf")),
+     ValidationError, "min_score"),
+    # propose(): the same checks as remember(), before the gate sees anything
+    ("propose_blank", call("propose", ME, "  "), ValidationError, "content"),
+    ("propose_confidence", call("propose", ME, "x", confidence=7), ValidationError,
+     "confidence"),
+    ("propose_stale", call("propose", ME, "CSV again", slot="report.format", value="CSV",
+                           expected_version=1), ConflictError, "version"),
 ]
 
 
@@ -193,3 +203,25 @@ def test_bad_vault_options(make_vault: Callable[..., Vault]) -> None:
         make_vault(embedder="no-such-model")
     with pytest.raises(ValidationError, match="embedder"):
         make_vault(embedder="use-m3+use-m3")
+    with pytest.raises(ValidationError, match="empty model name"):
+        make_vault(embedder="use-m3+")
+    with pytest.raises(ValidationError, match="actor"):
+        make_vault(actor="  ")
+
+
+def test_a_bad_embedder_creates_no_store_file(tmp_path: Any) -> None:
+    db = tmp_path / "never.db"
+    for spec in ("no-such-model", "use-m3+", "st:"):
+        with pytest.raises(ValidationError):
+            Vault(str(db), embedder=spec)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_slot_cannot_come_back_while_another_memory_holds_it(vault: Vault) -> None:
+    old = vault.remember(ME, "CSV please", slot="report.format", value="CSV")
+    vault.forget(ME, old.id)
+    new = vault.remember(ME, "XLSX please", slot="report.format", value="XLSX")
+    before = dump(vault)
+    with pytest.raises(ConflictError, match=new.id):
+        vault.rollback(ME, old.id, 1)
+    assert dump(vault) == before

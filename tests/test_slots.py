@@ -93,6 +93,7 @@ def test_duplicate_is_noop(vault: Vault) -> None:
     # No new row and no new version: the restatement is counted on the same memory.
     history = vault.history(me, upd.id)
     assert len(history) == before + 1 and history[-1].op == "reinforce"
+    assert history[-1].reason == "repeated"  # the caller's reason, as for any write
     assert (history[-1].from_version, history[-1].to_version) == (2, 2)
     assert vault.get(me, upd.id).metadata["confirmations"] == 2
     assert len(vault.list(me)) == 1
@@ -101,6 +102,7 @@ def test_duplicate_is_noop(vault: Vault) -> None:
     y = vault.remember(me, "the user has a cat named miso")
     assert (x.action, y.action, y.id) == ("added", "noop", x.id)
     assert [r.op for r in vault.history(me, x.id)] == ["create", "reinforce"]
+    assert vault.history(me, x.id)[1].reason == "restated"  # no reason given
     z = vault.remember(me, "The user has a cat named Miso")
     assert z.memory.metadata["confirmations"] == 3 and z.version == 1
 

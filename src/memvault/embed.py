@@ -242,9 +242,9 @@ def load_embedders(spec: str | list[str] | None) -> list[Embedder]:
     if spec is None:
         spec = os.environ.get("MEMVAULT_EMBEDDER") or DEFAULT_EMBEDDER
     names = spec.split("+") if isinstance(spec, str) else list(spec)
-    names = [n.strip() for n in names if n.strip()]
-    if not names:
-        raise ValidationError("embedder: empty spec")
+    if not names or any(not isinstance(n, str) or not n.strip() for n in names):
+        raise ValidationError(f"embedder: {spec!r} has an empty model name")
+    names = [n.strip() for n in names]
     if len(set(names)) != len(names):
         raise ValidationError(f"embedder: {spec!r} names a model twice")
     return [load_embedder(n) for n in names]

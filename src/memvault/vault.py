@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import secrets
 import threading
@@ -143,11 +144,13 @@ class Vault:
                  clock: Callable[[], int] | None = None, check_models: bool = True) -> None:
         if on_expire not in ("demote", "expire"):
             raise ValidationError("on_expire: expected 'demote' or 'expire'")
+        actor = str(v.text(actor, "actor", max_chars=v.MAX_ID_CHARS))
+        # The embedders first: a bad spec must fail before a store file is created.
+        self.embedders: list[Embedder] = load_embedders(embedder)
         if isinstance(db, str | os.PathLike) or db is None:
             self.store: Store = open_store(db if db is not None else default_db_path())
         else:
             self.store = db
-        self.embedders: list[Embedder] = load_embedders(embedder)
         self.actor = actor
         self.actor_role = actor_role
         self.on_expire = on_expire
@@ -187,9 +190,10 @@ class Vault:
             new = "+".join(f"{m['name']} ({m['dim']}-d)" for m in self._model_record)
             raise ModelMismatchError(
                 f"this store was indexed with {old}, but the configured embedder is {new}. "
-                f"Vectors of different models cannot be compared. Run `memvault reindex "
-                f"--embedder {self.embedding_model}` on this store to re-embed every memory "
-                "with the new model, or configure the old one.")
+                f"Vectors of different models cannot be compared. Run `memvault --embedder "
+                f"{self.embedding_model} reindex` on this store (Python: "
+                "Vault(..., check_models=False).reindex()) to re-embed every memory with "
+                "the new model, or configure the old one.")
 
     def _vectors(self, texts: list[str]) -> list[dict[str, np.ndarray]]:
         out: list[dict[str, np.ndarray]] = [{} for _ in texts]
@@ -381,7 +385,8 @@ class Vault:
                     and current.kind == req["kind"])
             if same and current.status == Status.ACTIVE:
                 return RememberResult("noop", self._reinforce(tx, current, actor=actor,
-                                                              trigger_text=trigger),
+                                                              trigger_text=trigger,
+                                                              reason=reason),
                                       current.version)
             new = replace(
                 current, kind=req["kind"], content=req["content"], value=req["value"],
@@ -404,7 +409,8 @@ class Vault:
         dup = tx.find_duplicate(sc, h, req["kind"])
         if dup is not None:
             return RememberResult("noop", self._reinforce(tx, dup, actor=actor,
-                                                          trigger_text=trigger), dup.version)
+                                                          trigger_text=trigger, reason=reason),
+                                  dup.version)
         mem = self._new_memory(req, Status.ACTIVE, now)
         tx.insert(mem, h, terms or self._terms(mem), vectors)
         tx.append_revision(self._revision(mem, Op.CREATE, None, actor=actor, reason=reason,
@@ -412,7 +418,7 @@ class Vault:
         return RememberResult("added", mem, None)
 
     def _reinforce(self, tx: Any, m: Memory, *, actor: str | None,
-                   trigger_text: str | None) -> Memory:
+                   trigger_text: str | None, reason: str | None = None) -> Memory:
         """A duplicate confirms what is stored: count it and note when, on the same row and
         the same version, with a `reinforce` revision. A frozen memory is left as it is."""
         if m.frozen:
@@ -425,7 +431,8 @@ class Vault:
         new = replace(m, metadata=meta, updated_at=max(now, m.updated_at))
         tx.update(new, content_hash(new.content, new.slot, new.value), None, None)
         tx.append_revision(self._revision(new, Op.REINFORCE, m.version, actor=actor,
-                                          reason="restated", trigger_text=trigger_text,
+                                          reason=reason or "restated",
+                                          trigger_text=trigger_text,
                                           trace_id=None))
         return new
 
@@ -527,6 +534,13 @@ class Vault:
             if cur.frozen and not allow_frozen:
                 raise FrozenError(f"memory {mid} is frozen; unfreeze it before changing it")
             new = change(cur)
+            if new.slot is not None and new.status == Status.ACTIVE and (
+                    cur.status != Status.ACTIVE or cur.slot != new.slot):
+                holder = tx.find_slot(new.scope, new.slot)
+                if holder is not None and holder.id != mid and holder.status == Status.ACTIVE:
+                    raise ConflictError(
+                        f"slot {new.slot} already has an active memory, {holder.id}; change "
+                        f"or forget that one before bringing {mid} back")
             now = self.clock()
             new = replace(new, updated_at=max(now, cur.updated_at))
             changed_text = new.content != cur.content
@@ -820,8 +834,9 @@ class Vault:
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
             raise ValidationError("top_k: expected a whole number in 1..1000")
         threshold = r.min_score if min_score is None else min_score
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-            raise ValidationError("min_score: expected a number")
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
+                or not math.isfinite(threshold):
+            raise ValidationError("min_score: expected a finite number")
         kind_ = v.kind(kind) if kind else None
         tags_ = v.tags(tags)
         lo, hi = to_ms(since, field="since"), to_ms(until, field="until")
