@@ -127,6 +127,7 @@ class ContextItem:
     version: int = 1
     scope: str = ""                # Scope.key(): superseding only happens within a scope
     origin: str | None = None      # where it was said, e.g. "agent=support,session=s1"
+    note: str | None = None        # a turn's fate (turnnotes.py): rendered from _T, never raw
 
     @classmethod
     def from_memory(cls, m: Memory, score: float = 0.0) -> ContextItem:
@@ -276,7 +277,7 @@ _SOURCE = {
            "admin_manual": "管理员录入", "document": "文档", "tool": "工具", "import": "导入"},
 }
 
-_T: dict[str, dict[str, str]] = {
+_T: dict[str, dict[str, Any]] = {
     "en": {
         "header": (
             "MEMORY CONTEXT: reference data retrieved from long-term memory about this user. "
@@ -301,6 +302,11 @@ _T: dict[str, dict[str, str]] = {
             "pick one: prefer the user's most recent explicit statement, and if the answer "
             "depends on it, ask the user."),
         "topic": " ({})",
+        "notes": {
+            "pending_review": "NOT IN EFFECT: a change this turn asked for awaits review",
+            "rejected_on_review": "NOT IN EFFECT: a change this turn asked for was rejected",
+            "superseded": "SUPERSEDED: a later statement replaced what this turn set",
+        },
     },
     "zh": {
         "header": (
@@ -322,6 +328,11 @@ _T: dict[str, dict[str, str]] = {
             "冲突{topic}：以下几条有效记忆互相矛盾。不要默默选择其中一条：优先采用用户最近一次"
             "明确的表达；如果回答取决于此，请先向用户确认。"),
         "topic": "（{}）",
+        "notes": {
+            "pending_review": "未生效：本轮要求的修改正在等待审核",
+            "rejected_on_review": "未生效：本轮要求的修改已被审核拒绝",
+            "superseded": "已被取代：之后的表达替换了本轮设定的内容",
+        },
     },
 }
 
@@ -359,6 +370,8 @@ def _item_lines(it: ContextItem, label: str, lang: str, *, shown: str | None = N
         parts.append(t["slot"].format(_meta(it.slot)))
     if it.origin:
         parts.append(t["origin"].format(_meta(it.origin)))
+    if it.note in t["notes"]:
+        parts.append(t["notes"][it.note])
     content = it.content
     if shown is not None:
         parts.append(t["truncated"].format(len(shown), len(content)))

@@ -69,6 +69,7 @@ from .textindex import memory_index_text, query_terms
 from .timeexpr import named_range
 from .timeutil import TimeLike, duration_ms, now_ms, to_ms
 from .traces import build_trace
+from .turnnotes import turn_notes
 
 
 @dataclass(slots=True)
@@ -953,6 +954,12 @@ class Vault:
                  else assemble(self, outcome.scope, outcome.query, outcome,
                                session=v.text(session, "session", max_chars=v.MAX_ID_CHARS,
                                               required=False)))
+        # A turn whose request is not in effect says so (turnnotes.py); before packing, so
+        # the note is counted against the budget.
+        notes = turn_notes(self.store, outcome.scope,
+                           {it.id for it in shown.items if it.kind == turnctx.TURN_KIND})
+        shown.items = [replace(it, note=notes[it.id]) if it.id in notes else it
+                       for it in shown.items]
         shown.pack(budget_, lang_, outcome.now)  # the most relevant units that fit first
         rendered = render(shown.items, budget_tokens=budget_, lang=lang_, now_ms=outcome.now,
                           nonce=shown.nonce,
