@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -85,12 +86,26 @@ def test_freeze_blocks_and_cli_reports_typed_error(tmp_path: Path) -> None:
     (["rollback", "m_missing", "1"], "not_found"),
     (["get", "m_missing"], "not_found"),
     (["list", "--status", "bogus"], "invalid_input"),
+    # The verbs and options the CLI gained to match the core ({id}: the stored memory).
+    (["remember", "x", "--ttl", "0"], "invalid_input"),
+    (["remember", "x", "--valid-from", "2030-01-01", "--valid-to", "2029-01-01"],
+     "invalid_input"),
+    (["list", "--source", "bogus"], "invalid_input"),
+    (["list", "--expiring-before", "soon"], "invalid_input"),
+    (["edit", "{id}", "--value", "{not json"], "invalid_input"),
+    (["edit", "{id}", "--kind", "bogus"], "invalid_input"),
+    (["edit", "{id}", "--expires-at", "soon"], "invalid_input"),
+    (["edit", "{id}", "--value", '"ok"', "--kind", "bogus"], "invalid_input"),
+    (["context", "anything", "--kind", "bogus"], "invalid_input"),
+    (["profile", "--as-of", "soon"], "invalid_input"),
+    (["traces", "--limit", "0"], "invalid_input"),
+    (["graph", "entity", "Atlantis"], "not_found"),
 ])
 def test_bad_input_exits_nonzero_and_stores_nothing(tmp_path: Path, args: list[str],
                                                      code: str) -> None:
     db = tmp_path / "cli.db"
-    scoped(db, "remember", "a memory that must survive")
-    proc = scoped(db, *args, ok=False)
+    mid = json.loads(scoped(db, "--json", "remember", "a memory that must survive").stdout)["id"]
+    proc = scoped(db, *[a.replace("{id}", mid) for a in args], ok=False)
     assert proc.returncode != 0
     assert f"[{code}]" in proc.stderr
     with Vault(db) as v:
@@ -168,3 +183,162 @@ def test_observe_and_review_through_cli(tmp_path: Path) -> None:
     assert done["status"] == "rejected"
     bad = scoped(db, "observe", str(tmp_path / "missing.json"), ok=False)
     assert bad.returncode != 0 and "[invalid_input]" in bad.stderr
+
+
+def _ids(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [m["id"] for m in json.loads(proc.stdout)]
+
+
+def test_remember_ttl_in_seconds_and_valid_to(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    before = time.time_ns() // 1_000_000
+    r = json.loads(scoped(db, "--json", "remember", "Parking pass for today", "--ttl", "3600",
+                          "--valid-to", "2030-01-01T00:00:00Z").stdout)
+    after = time.time_ns() // 1_000_000
+    m = r["memory"]
+    # A bare number is seconds: an hour from the write, not a parse error.
+    assert before + 3_600_000 <= m["expires_at"] <= after + 3_600_000
+    assert m["valid_to"] == 1_893_456_000_000  # 2030-01-01T00:00:00Z
+    # Units still work, and get agrees with what remember printed.
+    got = json.loads(scoped(db, "--json", "get", r["id"]).stdout)
+    assert got["expires_at"] == m["expires_at"] and got["valid_to"] == m["valid_to"]
+    day = json.loads(scoped(db, "--json", "remember", "Visitor badge", "--ttl", "1d").stdout)
+    assert day["memory"]["expires_at"] - day["memory"]["recorded_at"] <= 86_400_000
+    assert day["memory"]["expires_at"] - day["memory"]["recorded_at"] > 86_000_000
+
+
+def test_list_filters_through_cli(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+
+    def add(*args: str) -> str:
+        return str(json.loads(scoped(db, "--json", "remember", *args).stdout)["id"])
+
+    fmt = add("Reports as CSV", "--slot", "report.format", "--value", "CSV")
+    tea = add("I like green TEA in the morning", "--source", "document")
+    badge = add("Visitor badge valid today", "--ttl", "3600")
+    scoped(db, "freeze", fmt, "--reason", "confirmed")
+
+    def ids(*args: str) -> set[str]:
+        return set(_ids(scoped(db, "--json", "list", *args)))
+
+    assert ids("--q", "green tea") == {tea}  # case-insensitive substring
+    assert ids("--q", "nothing like this") == set()
+    assert ids("--source", "document") == {tea}
+    assert ids("--source", "user_explicit") == {fmt, badge}
+    assert ids("--frozen") == {fmt}
+    assert ids("--not-frozen") == {tea, badge}
+    assert ids("--slotted") == {fmt}
+    assert ids("--not-slotted") == {tea, badge}
+    assert ids("--expiring-before", "2999-01-01T00:00:00Z") == {badge}
+    assert ids("--expiring-before", "2000-01-01T00:00:00Z") == set()
+    assert ids("--not-frozen", "--not-slotted", "--source", "user_explicit") == {badge}
+    table = scoped(db, "list", "--frozen").stdout
+    assert fmt in table and tea not in table
+
+
+def test_edit_value_kind_expires_at_through_cli(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    mid = json.loads(scoped(db, "--json", "remember", "Reports as CSV", "--slot",
+                            "report.format", "--value", "CSV").stdout)["id"]
+    edited = json.loads(scoped(db, "--json", "edit", mid, "--value", '{"format": "XLSX"}',
+                               "--kind", "profile", "--expires-at", "2030-01-01T00:00:00Z",
+                               "--reason", "fix by hand").stdout)
+    assert edited["version"] == 2
+    got = json.loads(scoped(db, "--json", "get", mid).stdout)
+    assert got["value"] == {"format": "XLSX"} and got["kind"] == "profile"
+    assert got["expires_at"] == 1_893_456_000_000 and got["source"] == "admin_manual"
+    assert got["content"] == "Reports as CSV"  # untouched fields stay
+    diff = json.loads(scoped(db, "--json", "diff", mid, "1", "2").stdout)
+    assert diff["value"] == {"from": "CSV", "to": {"format": "XLSX"}}
+    assert diff["kind"] == {"from": "preference", "to": "profile"}
+    # A JSON string is a plain value.
+    scoped(db, "edit", mid, "--value", '"PDF"')
+    assert json.loads(scoped(db, "--json", "get", mid).stdout)["value"] == "PDF"
+
+
+def test_context_kind_and_tags_through_cli(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    home = json.loads(scoped(db, "--json", "remember", "I live in Shanghai near the river",
+                             "--tag", "home").stdout)["id"]
+    pref = json.loads(scoped(db, "--json", "remember", "I prefer tea over coffee",
+                             "--kind", "preference").stdout)["id"]
+    query = "where do I live and what do I drink"
+
+    def included(*args: str) -> list[str]:
+        r = json.loads(scoped(db, "--json", "context", query, *args).stdout)
+        return [h["memory"]["id"] for h in r["included"]]
+
+    assert set(included()) >= {home, pref}
+    assert included("--kind", "preference") == [pref]
+    assert included("--tags", "home") == [home]
+    assert included("--tag", "home", "--kind", "preference") == []
+    text = scoped(db, "context", query, "--tags", "home").stdout
+    assert "Shanghai" in text and "coffee" not in text
+
+
+def test_profile_through_cli(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    first = json.loads(scoped(db, "--json", "remember", "Reports as CSV", "--slot",
+                              "report.format", "--value", "CSV").stdout)
+    scoped(db, "remember", "Reports as XLSX", "--slot", "report.format", "--value", "XLSX")
+    scoped(db, "remember", "Notify me by SMS", "--slot", "notify.channel", "--value", "SMS")
+    scoped(db, "remember", "I live in Shanghai")  # no slot: not in the profile
+    prof = json.loads(scoped(db, "--json", "profile").stdout)
+    assert list(prof) == ["notify.channel", "report.format"]
+    assert prof["report.format"]["value"] == "XLSX" and prof["report.format"]["version"] == 2
+    assert prof["report.format"]["memory_id"] == first["id"]
+    assert prof["notify.channel"]["value"] == "SMS"
+    then = json.loads(scoped(db, "--json", "profile", "--as-of",
+                             str(first["memory"]["updated_at"])).stdout)
+    assert {k: p["value"] for k, p in then.items()} == {"report.format": "CSV"}
+    table = scoped(db, "profile").stdout
+    assert "report.format" in table and "XLSX" in table and "Shanghai" not in table
+    # Another user has no profile.
+    assert json.loads(run(db, "--tenant", "acme", "--user", "bob", "--json",
+                          "profile").stdout) == {}
+    bad = run(db, "--tenant", "acme", "profile", ok=False)
+    assert bad.returncode != 0 and "[invalid_scope]" in bad.stderr
+
+
+def test_users_through_cli(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    scoped(db, "remember", "alice's note")
+    run(db, "--tenant", "acme", "--user", "bob", "remember", "bob's note")
+    run(db, "--tenant", "other", "--user", "carol", "remember", "carol's note")
+    assert json.loads(run(db, "--tenant", "acme", "--json", "users").stdout) == ["alice",
+                                                                                  "bob"]
+    assert run(db, "--tenant", "other", "users").stdout.split() == ["carol"]
+    assert json.loads(run(db, "--tenant", "nobody", "--json", "users").stdout) == []
+    bad = run(db, "users", ok=False)
+    assert bad.returncode != 0 and "[invalid_scope]" in bad.stderr and "tenant" in bad.stderr
+
+
+def test_traces_through_cli(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    scoped(db, "remember", "Reports as CSV", "--slot", "report.format", "--value", "CSV")
+    first = json.loads(scoped(db, "--json", "recall", "report format").stdout)["trace_id"]
+    second = json.loads(scoped(db, "--json", "context", "how to export").stdout)["trace_id"]
+    rows = json.loads(scoped(db, "--json", "traces").stdout)
+    assert [(t["trace_id"], t["kind"], t["query"]) for t in rows] == [
+        (second, "context", "how to export"), (first, "recall", "report format")]
+    latest = json.loads(scoped(db, "--json", "traces", "--limit", "1").stdout)
+    assert [t["trace_id"] for t in latest] == [second]
+    table = scoped(db, "traces").stdout
+    assert first in table and second in table and "report format" in table
+    assert json.loads(run(db, "--tenant", "acme", "--user", "bob", "--json",
+                          "traces").stdout) == []
+
+
+def test_graph_entity_through_cli(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    scoped(db, "remember", "I live in Shanghai")
+    scoped(db, "graph", "ingest")
+    city = json.loads(scoped(db, "--json", "graph", "entity", "上海").stdout)
+    assert city["kind"] == "entity" and city["content"] == "Shanghai"
+    # Names and aliases resolve to the same entity.
+    assert json.loads(scoped(db, "--json", "graph", "entity", "shanghai").stdout)["id"] == \
+        city["id"]
+    shown = scoped(db, "graph", "entity", "Shanghai").stdout
+    assert city["id"] in shown and "entity" in shown
+    bad = scoped(db, "graph", "entity", "Atlantis", ok=False)
+    assert bad.returncode != 0 and "[not_found]" in bad.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -135,6 +136,14 @@ def _parse_json_opt(raw: str | None, field: str) -> Any:
         raise ValidationError(f"{field}: not valid JSON ({e.msg})") from None
 
 
+def _ttl(raw: str | None) -> int | str | None:
+    """A bare number on the command line is seconds, as the core's int; the rest ("90d",
+    "12h") goes to the core as text, which parses and checks it."""
+    if raw is not None and re.fullmatch(r"[0-9]+", raw.strip()):
+        return int(raw.strip())
+    return raw
+
+
 @app.callback()
 def main_options(
     ctx: typer.Context,
@@ -172,8 +181,10 @@ def remember(
     confidence: Annotated[float, typer.Option()] = 1.0,
     tag: Annotated[list[str] | None, typer.Option(help="Repeatable.")] = None,
     metadata: Annotated[str | None, typer.Option(help="JSON object.")] = None,
-    ttl: Annotated[str | None, typer.Option(help="Shelf life, e.g. 90d, 12h.")] = None,
-    valid_from: Annotated[str | None, typer.Option()] = None,
+    ttl: Annotated[str | None, typer.Option(
+        help="Shelf life: seconds (3600) or e.g. 90d, 12h.")] = None,
+    valid_from: Annotated[str | None, typer.Option(help="ISO time or epoch ms.")] = None,
+    valid_to: Annotated[str | None, typer.Option(help="ISO time or epoch ms.")] = None,
     reason: Annotated[str | None, typer.Option()] = None,
     expected_version: Annotated[int | None, typer.Option()] = None,
 ) -> None:
@@ -188,8 +199,8 @@ def remember(
         r = c.vault().remember(c.scope(), content, slot=slot, value=val, kind=kind,
                                source=source, source_text=source_text, source_ref=source_ref,
                                confidence=confidence, tags=tag,
-                               metadata=_parse_json_opt(metadata, "metadata"), ttl=ttl,
-                               valid_from=valid_from, reason=reason,
+                               metadata=_parse_json_opt(metadata, "metadata"), ttl=_ttl(ttl),
+                               valid_from=valid_from, valid_to=valid_to, reason=reason,
                                expected_version=expected_version)
         _emit(c, r.to_dict(), lambda: out.print(
             f"{r.action} {r.id} v{r.version}" + (f" (was v{r.previous_version})"
@@ -217,11 +228,24 @@ def list_(ctx: typer.Context,
           until: Annotated[str | None, typer.Option()] = None,
           as_of: Annotated[str | None, typer.Option()] = None,
           limit: Annotated[int, typer.Option()] = 100,
-          offset: Annotated[int, typer.Option()] = 0) -> None:
+          offset: Annotated[int, typer.Option()] = 0,
+          q: Annotated[str | None, typer.Option(
+              "--q", help="Case-insensitive substring of the content.")] = None,
+          source: Annotated[str | None, typer.Option(help="e.g. user_explicit.")] = None,
+          frozen: Annotated[bool | None, typer.Option(
+              "--frozen/--not-frozen", show_default=False,
+              help="Only frozen (or only unfrozen) memories.")] = None,
+          slotted: Annotated[bool | None, typer.Option(
+              "--slotted/--not-slotted", show_default=False,
+              help="Only memories that hold a slot (or that hold none).")] = None,
+          expiring_before: Annotated[str | None, typer.Option(
+              help="Only memories whose TTL ends before this time (ISO or epoch ms).")
+              ] = None) -> None:
     """List memories of the scope, newest first, with filters."""
     _memories(ctx, lambda c: c.vault().list(
         c.scope(), kind=kind, status=status, slot=slot, tags=tag, since=since, until=until,
-        as_of=as_of, limit=limit, offset=offset))
+        as_of=as_of, limit=limit, offset=offset, source=source, frozen=frozen,
+        expiring_before=expiring_before, q=q, slotted=slotted))
 
 
 @app.command()
@@ -247,10 +271,15 @@ def recall(ctx: typer.Context, query: str,
 @app.command()
 def context(ctx: typer.Context, query: str,
             budget: Annotated[int | None, typer.Option(help="Token budget.")] = None,
-            lang: Annotated[str | None, typer.Option(help="en or zh.")] = None) -> None:
+            lang: Annotated[str | None, typer.Option(help="en or zh.")] = None,
+            kind: Annotated[str | None, typer.Option(help="Recall only, of this kind.")
+                            ] = None,
+            tag: Annotated[list[str] | None, typer.Option(
+                "--tag", "--tags", help="Recall only, with these tags (repeatable).")
+                ] = None) -> None:
     """The prompt section for a query: memories as reference data, within a budget."""
     def go(c: Ctx) -> None:
-        r = c.vault().context(c.scope(), query, budget=budget, lang=lang)
+        r = c.vault().context(c.scope(), query, budget=budget, lang=lang, kind=kind, tags=tag)
 
         def human() -> None:
             out.print(r.text or "(no memory section)", highlight=False, markup=False)
@@ -355,15 +384,20 @@ def rollback(ctx: typer.Context, memory_id: str, to_version: int,
 @app.command()
 def edit(ctx: typer.Context, memory_id: str,
          content: Annotated[str | None, typer.Option()] = None,
+         value: Annotated[str | None, typer.Option(
+             help='Structured value as JSON (a string is quoted: \'"XLSX"\').')] = None,
+         kind: Annotated[str | None, typer.Option()] = None,
          tag: Annotated[list[str] | None, typer.Option()] = None,
          metadata: Annotated[str | None, typer.Option(help="JSON object.")] = None,
          confidence: Annotated[float | None, typer.Option()] = None,
+         expires_at: Annotated[str | None, typer.Option(help="ISO time or epoch ms.")] = None,
          reason: Annotated[str | None, typer.Option()] = None,
          expected_version: Annotated[int | None, typer.Option()] = None) -> None:
     """Change a memory by hand (a new version with the reason)."""
     _mutation(ctx, lambda c: c.vault().edit(
-        c.scope(), memory_id, content=content, tags=tag,
-        metadata=_parse_json_opt(metadata, "metadata"), confidence=confidence, reason=reason,
+        c.scope(), memory_id, content=content, value=_parse_json_opt(value, "value"),
+        kind=kind, tags=tag, metadata=_parse_json_opt(metadata, "metadata"),
+        confidence=confidence, expires_at=expires_at, reason=reason,
         expected_version=expected_version))
 
 
@@ -492,6 +526,15 @@ GraphAsOf = Annotated[str | None, typer.Option("--as-of", help="A time (ISO 8601
 GraphHistory = Annotated[bool, typer.Option("--history", help="Closed facts too.")]
 
 
+@graph_app.command("entity")
+def graph_entity(ctx: typer.Context, name: str) -> None:
+    """The entity a name, alias or id resolves to."""
+    def go(c: Ctx) -> None:
+        m = c.vault().graph_entity(c.scope(), name)
+        _emit(c, m.to_dict(), lambda: _show_memory(m))
+    _run(ctx, go)
+
+
 @graph_app.command("facts")
 def graph_facts(ctx: typer.Context, entity: str, as_of: GraphAsOf = None,
                 history: GraphHistory = False) -> None:
@@ -617,6 +660,60 @@ def trace(ctx: typer.Context, trace_id: str) -> None:
             if t.get("injected"):
                 out.print(t["injected"].get("text", ""), highlight=False, markup=False)
         _emit(c, t, human)
+    _run(ctx, go)
+
+
+@app.command()
+def traces(ctx: typer.Context,
+           limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20) -> None:
+    """The user's recent recall and context traces, newest first."""
+    def go(c: Ctx) -> None:
+        rows = c.vault().traces(c.scope(), limit=limit)
+
+        def human() -> None:
+            t = Table()
+            for col in ("at", "trace", "kind", "returned", "query"):
+                t.add_column(col)
+            for tr in rows:
+                returned = sum(1 for cand in tr.get("candidates", [])
+                               if cand.get("outcome") == "returned")
+                t.add_row(iso(tr.get("at")) or "", tr["trace_id"], str(tr.get("kind", "")),
+                          str(returned), _short(str(tr.get("query", "")), 60))
+            out.print(t)
+        _emit(c, rows, human)
+    _run(ctx, go)
+
+
+@app.command()
+def profile(ctx: typer.Context,
+            as_of: Annotated[str | None, typer.Option(help="ISO time or epoch ms.")] = None
+            ) -> None:
+    """The user's active slots as a profile: slot, value, version, source."""
+    def go(c: Ctx) -> None:
+        prof = c.vault().profile(c.scope(), as_of=as_of)
+
+        def human() -> None:
+            t = Table()
+            for col in ("slot", "value", "v", "since", "source", "id"):
+                t.add_column(col)
+            for slot_, p in prof.items():
+                val = p["value"]
+                t.add_row(slot_, _short(val if isinstance(val, str)
+                                        else json.dumps(val, ensure_ascii=False), 60),
+                          str(p["version"]) + (" ❄" if p["frozen"] else ""),
+                          iso(p["since"]) or "", p["source"], p["memory_id"])
+            out.print(t if prof else "(no profile slots)")
+        _emit(c, prof, human)
+    _run(ctx, go)
+
+
+@app.command()
+def users(ctx: typer.Context) -> None:
+    """The user ids of the tenant (--tenant) that have any recorded change."""
+    def go(c: Ctx) -> None:
+        ids = c.vault().users(c.tenant or "")
+        _emit(c, ids, lambda: out.print("\n".join(ids) if ids else "(no users)",
+                                        highlight=False, markup=False))
     _run(ctx, go)
 
 
