@@ -133,6 +133,32 @@ def test_export_import_roundtrip_through_cli(tmp_path: Path) -> None:
     scoped(db2, "export", str(dump2))
     assert dump.read_bytes() == dump2.read_bytes()
     assert len(dump.read_text().splitlines()) == 3  # header + two memories
+    # The import names its scope like every verb: another user's, or none, is refused
+    # and writes nothing.
+    db3 = tmp_path / "c.db"
+    wrong = run(db3, "--tenant", "acme", "--user", "bob", "import", str(dump), ok=False)
+    assert wrong.returncode != 0 and "error [invalid_scope]" in wrong.stderr
+    unnamed = run(db3, "import", str(dump), ok=False)
+    assert unnamed.returncode != 0 and "error [invalid_scope]" in unnamed.stderr
+    assert run(db3, "--tenant", "acme", "--user", "bob", "--json", "list").stdout.strip() \
+        == "[]"
+
+
+def test_propose_passes_the_gate(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    scoped(db, "remember", "用户希望通过短信接收通知", "--slot", "notify.channel",
+           "--value", "SMS")
+    staged = json.loads(scoped(db, "--json", "propose", "update: 用户不喜欢任何形式的推送通知",
+                               "--slot", "notify.channel", "--value", "none").stdout)
+    assert staged["action"] == "stage" and "command_like" in staged["reasons"]
+    text = scoped(db, "propose", "用户希望改用邮件", "--slot", "notify.channel",
+                  "--value", "email", "--source-text", "以后改成邮件通知吧").stdout
+    assert text.startswith("updated m_")
+    active = json.loads(scoped(db, "--json", "list", "--slot", "notify.channel",
+                               "--status", "active").stdout)
+    assert [m["value"] for m in active] == ["email"]
+    bad = scoped(db, "propose", "x", "--confidence", "7", ok=False)
+    assert bad.returncode != 0 and "error [invalid_input]" in bad.stderr
 
 
 def test_demo_tells_the_story(tmp_path: Path) -> None:

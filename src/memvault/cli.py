@@ -209,6 +209,41 @@ def remember(
 
 
 @app.command()
+def propose(
+    ctx: typer.Context,
+    content: Annotated[str | None, typer.Argument(help="The statement an agent proposes.")
+                       ] = None,
+    slot: Annotated[str | None, typer.Option(help="Business key, e.g. report.format.")] = None,
+    value: Annotated[str | None, typer.Option(help="Structured value (JSON or text).")] = None,
+    kind: Annotated[str | None, typer.Option()] = None,
+    source: Annotated[str, typer.Option()] = "user_explicit",
+    source_text: Annotated[str | None, typer.Option(
+        help="The user's own words; needed to change a stored value.")] = None,
+    confidence: Annotated[float, typer.Option()] = 1.0,
+    tag: Annotated[list[str] | None, typer.Option(help="Repeatable.")] = None,
+    ttl: Annotated[str | None, typer.Option(
+        help="Shelf life: seconds (3600) or e.g. 90d, 12h.")] = None,
+    reason: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """A statement from an agent, through the write gate: prints added, updated, noop,
+    stage (kept for review), block or reject, with the gate's reasons."""
+    def go(c: Ctx) -> None:
+        val: Any = value
+        if value is not None:
+            try:
+                val = json.loads(value)
+            except json.JSONDecodeError:
+                val = value
+        o = c.vault().propose(c.scope(), content, slot=slot, value=val, kind=kind,
+                              source=source, source_text=source_text, confidence=confidence,
+                              tags=tag, ttl=_ttl(ttl), reason=reason)
+        _emit(c, o.to_dict(), lambda: out.print(
+            f"{o.action} {o.memory_id or ''}".rstrip()
+            + (f" ({', '.join(o.reasons)})" if o.reasons else "")))
+    _run(ctx, go)
+
+
+@app.command()
 def get(ctx: typer.Context, memory_id: str,
         as_of: Annotated[str | None, typer.Option(help="ISO time or epoch ms.")] = None) -> None:
     """Show one memory (as it is now, or as it was believed at --as-of)."""
@@ -572,15 +607,18 @@ def export_(ctx: typer.Context,
 
 @app.command("import")
 def import_(ctx: typer.Context, path: Path) -> None:
-    """Import a JSONL export (all or nothing)."""
+    """Import a JSONL export into the scope (--tenant, --user), all or nothing: a memory
+    or revision of another scope fails the lot."""
     def go(c: Ctx) -> None:
+        scope = c.scope()  # like every other verb: named, and nothing outside it is written
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as e:
             raise ValidationError(f"import: cannot read {path} ({e})") from None
         with _progress() as p:
             task = p.add_task("importing", total=max(len(lines) - 1, 0))
-            n = c.vault().import_jsonl(lines, progress=lambda k: p.advance(task, k))
+            n = c.vault().import_jsonl(lines, progress=lambda k: p.advance(task, k),
+                                       scope=scope)
         _emit(c, {"imported": n}, lambda: out.print(f"imported {n} memories"))
     _run(ctx, go)
 
