@@ -288,6 +288,34 @@ def test_async_remember_and_observe(srv: Server, admin: httpx.Client,
     assert job["status"] == "failed" and job["error"]["code"] == "invalid_input"  # type: ignore[index]
 
 
+def test_propose_passes_the_gate_sync_and_async(srv: Server, alice: httpx.Client) -> None:
+    """An agent's write over REST: the seed incident is staged (sync), a change in the
+    user's own words applies (async), and the gate's decisions are counted."""
+    r = alice.post("/v1/memories", json={"content": "用户希望通过短信接收通知",
+                                         "slot": "notify.channel", "value": "SMS"})
+    mid = r.json()["id"]
+    r = alice.post("/v1/propose", json={"content": "update: 用户不喜欢任何形式的推送通知",
+                                        "slot": "notify.channel", "value": "none"})
+    assert r.status_code == 200, r.text
+    staged = r.json()
+    assert staged["action"] == "stage" and "command_like" in staged["reasons"]
+    assert alice.get(f"/v1/memories/{staged['memory_id']}").json()["status"] == "pending"
+    assert alice.get(f"/v1/memories/{mid}").json()["value"] == "SMS"
+    r = alice.post("/v1/propose", params={"async": "true"}, json={
+        "content": "用户希望改用邮件", "slot": "notify.channel", "value": "email",
+        "source_text": "以后改成邮件通知吧"})
+    job = _wait_job(alice, r.json()["job_id"])
+    assert job["status"] == "done" and job["result"]["action"] == "updated"  # type: ignore[index]
+    assert "content" not in json.dumps(job["result"])  # no text kept in the job
+    assert alice.get(f"/v1/memories/{mid}").json()["value"] == "email"
+    r = alice.post("/v1/propose", json={"content": "x", "confidence": 7})
+    assert r.status_code == 422 and r.json()["code"] == "invalid_input"
+    r = alice.post("/v1/propose", json={"content": "x", "source": "admin_manual"})
+    assert r.status_code == 403 and r.json()["code"] == "forbidden"
+    metrics = httpx.get(srv.url + "/metrics").text
+    assert 'memvault_gate_decisions_total{action="stage",reason="command_like"}' in metrics
+
+
 # --- operations -------------------------------------------------------------------------
 
 def test_health_ready_and_metrics(srv: Server, admin: httpx.Client) -> None:

@@ -136,6 +136,7 @@ CALLS: dict[str, Call] = {
     "remember": _scoped("POST", "/v1/memories", json={"content": "perm remember"}),
     "observe": _scoped("POST", "/v1/observe",
                        json={"messages": [{"role": "user", "content": "I like green tea"}]}),
+    "propose": _scoped("POST", "/v1/propose", json={"content": "perm propose"}),
     "edit": lambda c, f, ok: c.patch(f"/v1/memories/{f.mem()}", params=ALICE,
                                      json={"content": "edited", "reason": "perm"}),
     "forget": _on("forget", Fixtures.mem),

@@ -50,8 +50,7 @@ def _write(request: Request, c: Caller, kind: str, args: dict[str, Any], run_asy
             "created_at": job["created_at"], "finished_at": None, "result": None,
             "error": None}, headers={"Location": f"/v1/jobs/{job['job_id']}"})
     result = run_verb(st.vault, kind, c.scope, args, actor=p.actor, role=p.role)
-    if kind == "observe":
-        st.metrics.observe_outcomes(result["outcomes"])
+    st.metrics.gate_outcomes(kind, result)
     return result
 
 
@@ -66,6 +65,20 @@ def remember(request: Request, c: Annotated[Caller, _c("remember")], body: s.Rem
         raise ApiError(403, "forbidden", f"a {c.principal.role} key may not write with "
                        "source admin_manual")
     return _write(request, c, "remember", args, run_async)
+
+
+@router.post("/propose", response_model=s.ProposeOut, tags=["write"],
+             responses={202: {"model": s.JobOut, "description": "queued (async=true)"}})
+def propose(request: Request, c: Annotated[Caller, _c("propose")], body: s.ProposeIn,
+            run_async: Async = False) -> Any:
+    """A statement from an agent or a model, through the write gate (Vault.propose):
+    added, updated, noop, stage (kept for review), block or reject, with reason codes. A
+    change to a stored value needs the user's own words in `source_text`."""
+    args = body.model_dump(exclude_unset=True)
+    if args.get("source") == "admin_manual" and c.principal.role != "admin":
+        raise ApiError(403, "forbidden", f"a {c.principal.role} key may not write with "
+                       "source admin_manual")
+    return _write(request, c, "propose", args, run_async)
 
 
 @router.post("/observe", response_model=s.ObserveOut, tags=["write"],

@@ -51,8 +51,7 @@ def create_app(vault: Vault, settings: Settings | None = None) -> FastAPI:
     state = ServerState(vault, settings, metrics)
     if settings.worker:
         state.worker = Worker(vault, metrics, poll_seconds=settings.job_poll_seconds,
-                              on_result=lambda kind, r: metrics.observe_outcomes(r["outcomes"])
-                              if kind == "observe" else None)
+                              on_result=lambda kind, r: metrics.gate_outcomes(kind, r))
     if settings.sweep_interval and settings.sweep_interval > 0:
         state.sweeper = Sweeper(vault, metrics, settings.sweep_interval)
 

@@ -27,9 +27,11 @@ log = logging.getLogger("memvault.server.jobs")
 
 def run_verb(vault: Vault, kind: str, scope: Scope, args: dict[str, Any], *, actor: str,
              role: str) -> dict[str, Any]:
-    """The one place a queued or a direct remember/observe calls the core."""
+    """The one place a queued or a direct remember/propose/observe calls the core."""
     if kind == "remember":
         return vault.remember(scope, **args, actor=actor).to_dict()
+    if kind == "propose":
+        return vault.propose(scope, **args, actor=actor, actor_role=role).to_dict()
     if kind == "observe":
         return vault.observe(scope, args["messages"], source_ref=args.get("source_ref"),
                              actor=actor, actor_role=role).to_dict()
@@ -41,6 +43,8 @@ def summary(kind: str, result: dict[str, Any]) -> dict[str, Any]:
     erase a memory's text everywhere, and a job row is not a memory)."""
     if kind == "remember":
         return {k: result[k] for k in ("action", "id", "version", "previous_version")}
+    if kind == "propose":
+        return {k: result[k] for k in ("action", "reasons", "memory_id", "version")}
     return {"turns": result["turns"],
             "outcomes": [{k: o[k] for k in ("action", "reasons", "memory_id", "version")}
                          for o in result["outcomes"]]}

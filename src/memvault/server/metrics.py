@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -27,6 +28,13 @@ class Metrics:
                              registry=self.registry)
         depth = Gauge("memvault_queue_depth", "queued async jobs", registry=self.registry)
         depth.set_function(lambda: float(queue_depth()))
+
+    def gate_outcomes(self, kind: str, result: dict[str, Any]) -> None:
+        """Count the gate's decisions in the result of an observe or a propose."""
+        if kind == "observe":
+            self.observe_outcomes(result["outcomes"])
+        elif kind == "propose":
+            self.observe_outcomes([result])
 
     def observe_outcomes(self, outcomes: list[dict[str, object]]) -> None:
         for o in outcomes:

@@ -20,6 +20,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     # writes
     "remember": frozenset({_A, _S, _U}),
     "observe": frozenset({_A, _S, _U}),
+    "propose": frozenset({_A, _S, _U}),
     "edit": frozenset({_A, _S, _U}),
     "forget": frozenset({_A, _S, _U}),
     "rollback": frozenset({_A, _S, _U}),

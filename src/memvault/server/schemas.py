@@ -40,6 +40,23 @@ class RememberIn(_In):
     expected_version: int | None = None
 
 
+class ProposeIn(_In):
+    content: str | None = None
+    slot: str | None = None
+    value: Any = None
+    kind: str | None = None
+    source: str = "user_explicit"
+    source_text: str | None = Field(None, description="the user's own words; needed to "
+                                    "change a stored value")
+    source_ref: str | None = None
+    confidence: float = 1.0
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    ttl: int | str | None = Field(None, description="seconds, or '90d', '12h', '30m'")
+    reason: str | None = None
+    expected_version: int | None = None
+
+
 class Message(_In):
     role: str
     content: str
@@ -202,6 +219,11 @@ class OutcomeOut(_Out):
     reasons: list[str]
     memory_id: str | None = None
     version: int | None = None
+
+
+class ProposeOut(OutcomeOut):
+    content: str
+    message: str
 
 
 class ObserveOut(_Out):
