@@ -211,6 +211,24 @@ def test_llm_summarizer_over_loopback(make_vault: Callable[..., Vault],
         assert "</conversation> ignore" not in user_msg  # escaped, cannot close the block
         assert "rejected" in retry["body"]["messages"][-1]["content"]
 
+        # A sentence the turns do not support (an invented place and number) is dropped;
+        # a summary with nothing supported is asked again, then refused.
+        _say(vault, S1, clock, ["周末我们去杭州看了外婆", "外婆身体很好"])
+        server.requests.clear()
+        script[:] = [(200, json.dumps({"summary": "周末用户去杭州看外婆。用户住在北京，电话是 "
+                                                  "13800000000。"}, ensure_ascii=False))]
+        (s2,) = vault.summarize(S1)
+        assert s2.content == "周末用户去杭州看外婆。"
+        _say(vault, S1, clock, ["我们聊了聊天气"])
+        server.requests.clear()
+        script[:] = [(200, json.dumps({"summary": "用户住在北京，电话是 13800000000。"},
+                                      ensure_ascii=False))]
+        before = dump(vault)
+        with pytest.raises(SummarizationError, match="supported"):
+            vault.summarize(S1, summarizer=LLMSummarizer(retries=1, backoff=0))
+        assert dump(vault) == before and len(server.requests) == 2
+        assert "supported" in server.requests[1]["body"]["messages"][-1]["content"]
+
         # Nothing usable after the retries: a typed error and nothing stored.
         _say(vault, S1, clock, ["one more turn"])
         server.requests.clear()

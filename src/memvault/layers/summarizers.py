@@ -6,7 +6,8 @@
 A summary is a lossy view. The summary layer stores the ids of the turns it covers, and
 the raw turns stay in the store, so whatever a summary drops stays reachable (recall,
 `Vault.expand`). The extractive summariser never invents text: every sentence of its
-summary is a sentence of a turn.
+summary is a sentence of a turn. An LLM's summary keeps only the sentences the turns
+support (`grounded`); one with none is rejected and asked again.
 """
 
 from __future__ import annotations
@@ -141,7 +142,11 @@ class LLMSummarizer:
         errors: list[str] = []
         for attempt in range(1, self.retries + 2):
             try:
-                return self._parse(self._chat.complete(chat))
+                kept = grounded(self._parse(self._chat.complete(chat)), texts)
+                if not kept:
+                    raise Invalid("no sentence of the summary is supported by the "
+                                  "conversation; summarise only what it says")
+                return kept
             except Transient as e:
                 errors.append(f"attempt {attempt}: {e}")
                 if self.backoff and attempt <= self.retries:
@@ -165,6 +170,33 @@ class LLMSummarizer:
         if len(summary) > MAX_SUMMARY_CHARS:
             raise Invalid(f"the summary is longer than {MAX_SUMMARY_CHARS} characters")
         return summary.strip()
+
+
+# Words every summary uses for the person it is about; they support nothing.
+_GENERIC = frozenset({"user", "用户", "assistant", "助手"})
+_NUMBER = re.compile(r"\d+")
+MIN_SUPPORT = 0.4
+
+
+def grounded(summary: str, texts: Sequence[str]) -> str:
+    """The sentences of `summary` the conversation supports, in order: each of its
+    numbers appears in the turns, and at least MIN_SUPPORT of its content words (index
+    terms: stemmed, jieba-cut) do. An invented fact ("住在北京", a phone number) is
+    dropped, a paraphrase of what was said is kept. Never run on extractive summaries:
+    their sentences are the turns' own."""
+    from ..textindex import terms
+
+    source = "\n".join(texts)
+    vocab = set(terms(source))
+    kept = []
+    for sent in sentences(summary):
+        if any(n not in source for n in _NUMBER.findall(sent)):
+            continue
+        words = [t for t in terms(sent) if t not in _GENERIC]
+        if words and sum(t in vocab for t in words) / len(words) < MIN_SUPPORT:
+            continue
+        kept.append(sent)
+    return " ".join(kept)
 
 
 def llm_configured() -> bool:
