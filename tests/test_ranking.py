@@ -85,6 +85,39 @@ def test_min_score_and_top_k(vault: Vault) -> None:
     assert any(c["outcome"] == "below_threshold" for c in t["candidates"])
 
 
+def test_a_memory_sharing_no_word_must_be_similar_to_be_served(
+        make_vault: Callable[..., Vault]) -> None:
+    """With a floor set, unrelated memories stay out however few there are, and a related
+    one in other words (or another language) still comes back. Off by default."""
+    def fill(v: Vault) -> None:
+        for t in ["I like green tea", "Export reports as CSV", "The user lives in Hangzhou",
+                  "用户养了一只叫 Miso 的猫", "用户希望通过短信接收通知"]:
+            v.remember(ME, t)
+
+    def with_floor(floor: float) -> Strategy:
+        base = Strategy().model_dump()
+        base["retrieval"]["min_similarity"] = floor
+        return Strategy.model_validate(base)
+
+    v = make_vault(strategy=with_floor(0.2))
+    fill(v)
+    for query in ["What's the weather on Mars?", "火星上的天气怎么样"]:
+        hits = v.recall(ME, query, top_k=5)
+        assert list(hits) == [], query
+        outcomes = {c["outcome"] for c in v.trace(ME, hits.trace_id)["candidates"]}
+        assert outcomes == {"no_match"}
+        assert v.context(ME, query).text == ""
+    # No shared word, but the same meaning (cross-lingual): served.
+    assert [h.memory.content for h in v.recall(ME, "what pets do I have", top_k=1)] == [
+        "用户养了一只叫 Miso 的猫"]
+    assert "用户希望通过短信接收通知" in {
+        h.memory.content for h in v.recall(ME, "how should we notify the user", top_k=5)}
+    assert Strategy().retrieval.min_similarity == 0.0  # off unless configured
+    off = make_vault()
+    fill(off)
+    assert len(off.recall(ME, "What's the weather on Mars?", top_k=5)) == 5
+
+
 def test_kind_tag_and_date_filters(vault: Vault) -> None:
     vault.remember(ME, "Went to the Hangzhou tea museum", kind="episode", tags=["trip"],
                    valid_from="2023-05-08T10:00:00Z")

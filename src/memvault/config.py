@@ -72,6 +72,12 @@ class Retrieval(_Strict):
     top_k: int = Field(5, ge=1, le=1000)
     candidates: int = Field(50, ge=1, le=5000)
     min_score: float = 0.0
+    # A memory that shares no index term with the query is served only if it is at least
+    # this similar to it (raw cosine, best over the embedders and the query's lines), so
+    # unrelated memories stay out of a prompt however few there are. Off (0) by default:
+    # with use-m3, related short or cross-lingual pairs score as low as unrelated ones
+    # (docs/retrieval.md); pick a floor for your data from the traces' dense parts.
+    min_similarity: float = Field(0.0, ge=0.0, le=1.0)
     weights: Weights = Weights()
     decay: Decay = Decay()
     # Narrow to the time range a query names ("last May", "2023年5月").

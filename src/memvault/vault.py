@@ -910,6 +910,10 @@ class Vault:
                 reason = "tag_filter"
             elif out.time_range is not None and not in_range(m):
                 reason = "time_range"
+            elif h.parts.bm25 <= 0 and r.min_similarity > 0 and max(
+                    [*h.parts.dense.values(), *h.parts.lines.values()],
+                    default=0.0) < r.min_similarity:
+                reason = "no_match"  # no query word, and not similar enough either
             if reason:
                 out.filtered.append((h, reason))
             else:
