@@ -136,6 +136,17 @@ def _parse_json_opt(raw: str | None, field: str) -> Any:
         raise ValidationError(f"{field}: not valid JSON ({e.msg})") from None
 
 
+def _value_opt(raw: str | None) -> Any:
+    """A slot value on the command line: JSON when it parses (42, true, {"a": 1}), else
+    the text itself (CSV)."""
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
 def _ttl(raw: str | None) -> int | str | None:
     """A bare number on the command line is seconds, as the core's int; the rest ("90d",
     "12h") goes to the core as text, which parses and checks it."""
@@ -190,12 +201,7 @@ def remember(
 ) -> None:
     """Store a statement or a new slot value: prints added, updated or noop."""
     def go(c: Ctx) -> None:
-        val: Any = value
-        if value is not None:
-            try:
-                val = json.loads(value)
-            except json.JSONDecodeError:
-                val = value
+        val = _value_opt(value)
         r = c.vault().remember(c.scope(), content, slot=slot, value=val, kind=kind,
                                source=source, source_text=source_text, source_ref=source_ref,
                                confidence=confidence, tags=tag,
@@ -228,12 +234,7 @@ def propose(
     """A statement from an agent, through the write gate: prints added, updated, noop,
     stage (kept for review), block or reject, with the gate's reasons."""
     def go(c: Ctx) -> None:
-        val: Any = value
-        if value is not None:
-            try:
-                val = json.loads(value)
-            except json.JSONDecodeError:
-                val = value
+        val = _value_opt(value)
         o = c.vault().propose(c.scope(), content, slot=slot, value=val, kind=kind,
                               source=source, source_text=source_text, confidence=confidence,
                               tags=tag, ttl=_ttl(ttl), reason=reason)

@@ -20,41 +20,30 @@ class _Out(BaseModel):
 
 
 # --- requests -------------------------------------------------------------------------
-class RememberIn(_In):
+class ProposeIn(_In):
+    """The fields of a write that the gated path (propose) takes as well."""
+
     content: str | None = None
     slot: str | None = None
     value: Any = None
     kind: str | None = None
     source: str = "user_explicit"
-    source_text: str | None = None
+    source_text: str | None = Field(None, description="the user's own words (propose: "
+                                    "needed to change a stored value)")
     source_ref: str | None = None
     confidence: float = 1.0
     tags: list[str] | None = None
     metadata: dict[str, Any] | None = None
     ttl: int | str | None = Field(None, description="seconds, or '90d', '12h', '30m'")
+    reason: str | None = None
+    expected_version: int | None = None
+
+
+class RememberIn(ProposeIn):
     expires_at: Time | None = None
     valid_from: Time | None = None
     valid_to: Time | None = None
-    reason: str | None = None
     trigger_text: str | None = None
-    expected_version: int | None = None
-
-
-class ProposeIn(_In):
-    content: str | None = None
-    slot: str | None = None
-    value: Any = None
-    kind: str | None = None
-    source: str = "user_explicit"
-    source_text: str | None = Field(None, description="the user's own words; needed to "
-                                    "change a stored value")
-    source_ref: str | None = None
-    confidence: float = 1.0
-    tags: list[str] | None = None
-    metadata: dict[str, Any] | None = None
-    ttl: int | str | None = Field(None, description="seconds, or '90d', '12h', '30m'")
-    reason: str | None = None
-    expected_version: int | None = None
 
 
 class Message(_In):
