@@ -37,6 +37,8 @@ def turn_notes(store: Any, scope: Scope, turn_ids: set[str]) -> dict[str, str]:
                 out.setdefault(t, note)
     for m in store.list(user, ListFilter(status=Status.ACTIVE.value, slotted=True,
                                          limit=10_000)):
+        if m.version < 2:
+            continue  # one version: nothing it held before
         current = _turn_id(m)
         for rev in store.revisions(m.scope, m.id):
             t = _turn_id(rev.state)
