@@ -131,7 +131,7 @@ def test_stdio_lists_typed_tools_and_round_trips(tmp_path: Path) -> None:
     with Vault(db) as v:
         m = v.get(ALICE, v.list(ALICE)[0].id)
         assert (m.value, m.version) == ("CSV", 2)
-        assert {r.actor for r in v.history(ALICE, m.id)} == {"mcp"}
+        assert {(r.actor, r.actor_role) for r in v.history(ALICE, m.id)} == {("mcp", "agent")}
         assert v.list(BOB) == []
 
 
@@ -263,6 +263,10 @@ def test_bad_input_is_a_tool_error_with_the_code_and_stores_nothing(tmp_path: Pa
             # the core sees it: still a tool error, not a crash, and nothing stored.
             err, r = await call(s, "remember", content="x", kind="bogus")
             assert err and "kind" in r["text"]
+            # A model may not claim an operator's or a restore's source.
+            for source in ("admin_manual", "import"):
+                err, r = await call(s, "remember", content="x", source=source)
+                assert err and "source" in r["text"]
             assert dump(db) == before
             # The server is still serving after all that.
             err, r = await call(s, "get", memory_id=ok["id"])

@@ -95,6 +95,17 @@ def test_user_key_cannot_reach_another_user(srv: Server, admin: httpx.Client,
     assert bobs == []
     hits = alice.post("/v1/recall", json={"query": "secret plan"}).json()["hits"]
     assert bob_mem not in {h["memory"]["id"] for h in hits}
+    # Where naming a user is optional (jobs, users), naming another is refused too, and
+    # a job is found only in the user a request names.
+    for path in ("/v1/users", "/v1/jobs/job_x"):
+        r = alice.get(path, params={"user": "bob"})
+        assert (r.status_code, r.json()["code"]) == (403, "scope_denied"), path
+    job = admin.post("/v1/memories", params={"user": "bob", "async": "true"},
+                     json={"content": "bob's queued note"}).json()["job_id"]
+    assert admin.get(f"/v1/jobs/{job}", params={"user": "alice"}).status_code == 404
+    assert admin.get(f"/v1/jobs/{job}", params={"user": "bob"}).json()["user"] == "bob"
+    r = admin.post("/v1/sweep", params={"user": "bob"}, json={"tenant": "globex"})
+    assert (r.status_code, r.json()["code"]) == (422, "invalid_input")
     # Forget/purge of bob's memory through alice's key: not found in her scope.
     assert alice.post(f"/v1/memories/{bob_mem}/forget", json={}).status_code == 404
     assert admin.get(f"/v1/memories/{bob_mem}", params={"user": "bob"}).json()[
@@ -215,7 +226,14 @@ def test_key_revoke_and_expiry(srv: Server, admin: httpx.Client) -> None:
         assert r.status_code == 200 and r.json()["revoked_at"] is not None
         r = svc.get("/v1/memories", params={"user": "u1"})
         assert (r.status_code, r.json()["code"]) == (401, "key_revoked")
-    assert admin.delete(f"/v1/keys/{key_id}").status_code == 404  # already revoked
+    r = admin.delete(f"/v1/keys/{key_id}")  # already done: a conflict, not a mystery
+    assert (r.status_code, r.json()["code"]) == (409, "conflict")
+    r = admin.delete("/v1/keys/nosuchkey")
+    assert (r.status_code, r.json()["code"]) == (404, "not_found")
+    keys_before = len(admin.get("/v1/keys").json())
+    r = admin.post("/v1/keys", json={"role": "reader", "expires_at": 1})  # expired at birth
+    assert (r.status_code, r.json()["code"]) == (422, "invalid_input")
+    assert len(admin.get("/v1/keys").json()) == keys_before
     listed = {k["key_id"]: k for k in admin.get("/v1/keys").json()}
     assert listed[key_id]["revoked_at"] is not None
     assert all("secret_hash" not in k and "key" not in k for k in listed.values())

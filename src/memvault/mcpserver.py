@@ -26,7 +26,7 @@ from pydantic import Field
 
 from . import validate as v
 from .errors import MemvaultError, ValidationError
-from .model import Kind, Scope, Source, Status
+from .model import Kind, Scope, Status
 from .vault import Vault
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,9 @@ P = ParamSpec("P")
 
 # Tool inputs. Enumerations reuse the core's vocabularies, so the schema a client sees is
 # the one the core validates against.
+# The sources a proposed write may claim (the gate's candidates): admin_manual and import
+# belong to operators and restores, never to a model.
+ProposedSource = Literal["user_explicit", "system_inferred", "tool", "document"]
 MemoryId = Annotated[str, Field(description="A memory id, as returned by remember/recall.")]
 Reason = Annotated[str | None, Field(description="Why: recorded in the revision.")]
 Tags = Annotated[list[str] | None, Field(description="Tags; recall/list keep memories "
@@ -101,7 +104,7 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
         value: Annotated[Any, Field(description="Structured value of the slot (any "
                                                 "JSON).")] = None,
         kind: Kind | None = None,
-        source: Source = Source.USER_EXPLICIT,
+        source: ProposedSource = "user_explicit",
         source_text: Annotated[str | None, Field(
             description="The user's own words this comes from, verbatim. Without them a "
                         "change to a stored value waits for review.")] = None,
@@ -120,7 +123,7 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
         confidence, or a change to a stored value without the user's own words in
         source_text), block (the slot is frozen) or reject."""
         out = vault.propose(sc, content, slot=slot, value=value,
-                            kind=kind.value if kind else None, source=source.value,
+                            kind=kind.value if kind else None, source=source,
                             source_text=source_text, confidence=confidence, tags=tags,
                             metadata=metadata, ttl=ttl, reason=reason,
                             expected_version=expected_version)
@@ -276,7 +279,10 @@ def serve(vault: Vault | Callable[[], Vault], scope: Scope | dict[str, str], *,
         raise ValidationError(f"transport: expected 'stdio' or 'http', not {transport!r}")
     if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
         raise ValidationError("port: expected a whole number in 1..65535")
-    server = build_server(vault if isinstance(vault, Vault) else vault(), scope)
+    vault_ = vault if isinstance(vault, Vault) else vault()
+    # What an MCP client writes, its revisions say an agent wrote (not the local admin).
+    vault_.actor_role = "agent"
+    server = build_server(vault_, scope)
     if transport == "stdio":
         server.run("stdio")
         return

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from ..timeutil import now_ms, to_ms
 from . import schemas as s
 from .auth import Principal, new_key, public
-from .deps import principal_for, server
+from .deps import named_user, principal_for, server
 from .errors import ERROR_RESPONSES, ApiError, ErrorBody, body
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)  # type: ignore[arg-type]
@@ -20,9 +20,11 @@ ops = APIRouter(tags=["operations"])
 
 @router.get("/jobs/{job_id}", response_model=s.JobOut, tags=["write"])
 def job(request: Request, job_id: Annotated[str, Path(min_length=1, max_length=128)],
-        p: Annotated[Principal, Depends(principal_for("jobs.get"))]) -> Any:
+        p: Annotated[Principal, Depends(principal_for("jobs.get"))],
+        user: Annotated[str | None, Query(description="the job must be this user's")
+                        ] = None) -> Any:
     """An async write: queued, done (with ids and decisions) or failed (with the error)."""
-    j = server(request).vault.store.get_job(p.tenant, job_id, user=p.user)
+    j = server(request).vault.store.get_job(p.tenant, job_id, user=named_user(p, user))
     if j is None:
         raise ApiError(404, "not_found", f"no job {job_id}")
     return {k: j[k] for k in ("job_id", "kind", "status", "user", "created_at", "finished_at",
@@ -35,6 +37,9 @@ def create_key(request: Request, payload: s.KeyIn,
     """A new key in the caller's tenant. The response holds the key; it is never shown
     again (the store keeps its hash)."""
     exp = to_ms(payload.expires_at, field="expires_at")
+    if exp is not None and exp <= now_ms():
+        raise ApiError(422, "invalid_input", "expires_at: must be in the future (a key that "
+                       "is expired at birth could never be used)")
     key, record = new_key(server(request).vault.store, tenant=p.tenant, role=payload.role,
                           user=payload.user, name=payload.name, expires_at=exp,
                           created_by=p.key_id)
@@ -53,7 +58,10 @@ def revoke_key(request: Request, key_id: Annotated[str, Path(min_length=1, max_l
     """Revoke a key of the caller's tenant; it fails with 401 from then on."""
     store = server(request).vault.store
     if not store.revoke_api_key(p.tenant, key_id, now_ms()):
-        raise ApiError(404, "not_found", f"no active key {key_id} in tenant {p.tenant}")
+        known = store.get_api_key(key_id)
+        if known is not None and known["tenant"] == p.tenant and known["revoked_at"]:
+            raise ApiError(409, "conflict", f"key {key_id} is already revoked")
+        raise ApiError(404, "not_found", f"no key {key_id} in tenant {p.tenant}")
     record = store.get_api_key(key_id)
     return public(record)
 

@@ -17,7 +17,7 @@ from ..errors import ValidationError
 from ..timeutil import now_ms
 from . import schemas as s
 from .auth import Principal
-from .deps import Caller, caller_for, principal_for, record_read, server
+from .deps import Caller, caller_for, named_user, principal_for, record_read, server
 from .errors import ERROR_RESPONSES, ApiError
 from .jobs import run_verb
 
@@ -266,10 +266,13 @@ def trace(request: Request, c: Annotated[Caller, _c("trace")],
 
 
 @router.get("/users", response_model=s.UsersOut, tags=["read"])
-def users(request: Request, p: Annotated[Principal, Depends(principal_for("users"))]) -> Any:
+def users(request: Request, p: Annotated[Principal, Depends(principal_for("users"))],
+          user: Annotated[str | None, Query(description="a bound key may name only its "
+                                            "own user")] = None) -> Any:
     """The tenant's user ids (any recorded change), for a console's user picker, and the
     caller's role. A key bound to a user sees only that user: the list must not leak the
     tenant's other users."""
+    named_user(p, user)  # a bound key naming another user: 403, as everywhere
     names = [p.user] if p.user is not None else server(request).vault.users(p.tenant)
     return {"users": names, "bound": p.user is not None, "role": p.role, "key_id": p.key_id}
 
@@ -284,7 +287,8 @@ def audit(request: Request, c: Annotated[Caller, _c("audit")], since: str | None
 
 
 @router.post("/sweep", response_model=s.CountOut, tags=["govern"])
-def sweep(request: Request, c: Annotated[Caller, _c("sweep")]) -> Any:
+def sweep(request: Request, c: Annotated[Caller, _c("sweep")],
+          body: s.EmptyIn | None = None) -> Any:
     """Demote the scope's memories whose TTL has lapsed (the server also sweeps on a timer)."""
     return {"count": server(request).vault.sweep(c.scope, actor=c.principal.actor)}
 

@@ -45,6 +45,17 @@ def principal_for(action: str) -> Callable[..., Principal]:
     return dep
 
 
+def named_user(p: Principal, user: str | None) -> str | None:
+    """The user a request names where naming one is optional (jobs, users): a bound key's
+    own user; naming another is refused like on every other route."""
+    if p.user is not None:
+        if user is not None and user != p.user:
+            raise ApiError(403, "scope_denied",
+                           f"this key is bound to user {p.user!r}; it cannot act for {user!r}")
+        return p.user
+    return user or None
+
+
 def caller_for(action: str) -> Callable[..., Caller]:
     def dep(p: Annotated[Principal, Depends(principal_for(action))],
             user: Annotated[str | None, Query(
@@ -53,13 +64,8 @@ def caller_for(action: str) -> Callable[..., Caller]:
             agent: Annotated[str | None, Query(description="narrows to one agent")] = None,
             session: Annotated[str | None, Query(description="narrows to one session")
                                ] = None) -> Caller:
-        if p.user is not None:
-            if user is not None and user != p.user:
-                raise ApiError(403, "scope_denied",
-                               f"this key is bound to user {p.user!r}; it cannot act for "
-                               f"{user!r}")
-            user = p.user
-        elif not user:
+        user = named_user(p, user)
+        if not user:
             raise ApiError(422, "invalid_input", f"user: required for a {p.role} key "
                            "(query parameter)")
         return Caller(p, v.scope({"tenant": p.tenant, "user": user, "agent": agent,

@@ -20,6 +20,10 @@ class _Out(BaseModel):
 
 
 # --- requests -------------------------------------------------------------------------
+class EmptyIn(_In):
+    """A body that takes no fields (`{}` or none): an unknown field is refused."""
+
+
 class ProposeIn(_In):
     """The fields of a write that the gated path (propose) takes as well."""
 
