@@ -209,3 +209,22 @@ def test_purge_takes_what_was_made_from_it(vault: Vault, db: str, backend: str) 
     assert _table_hits(db) == NOWHERE
     if backend == "sqlite":
         assert _raw_hits(db) == NOWHERE
+
+
+def test_purge_removes_a_trace_that_rendered_the_memory_from_another_layer(
+        vault: Vault, db: str) -> None:
+    """A turn can reach the context section through the recent-turns layer without being
+    a ranked candidate; the trace that holds the rendered block must still go."""
+    session = Scope("acme", "alice", session="s1")
+    vault.remember_many([{"scope": ME, "content": f"Pasta recipe note {i}: tomato sauce, "
+                                                 f"basil and garlic"} for i in range(120)])
+    turns = vault.observe(session, [
+        {"role": "user", "content": f"My cat is called {SECRET_EN}"},
+        {"role": "assistant", "content": "A fine name."}]).turns
+    r = vault.context(ME, "dinner recipe pasta tomato sauce", budget=2000, session="s1")
+    assert SECRET_EN in r.text  # rendered through the recent turns
+    trace = vault.trace(ME, r.trace_id)
+    assert turns[0] not in {c["id"] for c in trace["candidates"]}  # not a ranked candidate
+    vault.purge(session, turns[0])
+    vault.store.compact()
+    assert SECRET_EN not in " ".join(all_text(db).values())

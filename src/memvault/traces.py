@@ -26,7 +26,11 @@ def build_trace(trace_id: str, kind: str, outcome: RetrievalOutcome, *, strategy
                 at: int, injected: dict[str, Any] | None = None) -> dict[str, Any]:
     candidates = [_candidate(h, "returned", i) for i, h in enumerate(outcome.hits, 1)]
     candidates += [_candidate(h, reason, None) for h, reason in outcome.filtered]
-    ids = sorted({c["id"] for c in candidates})
+    # Every memory whose text the trace may hold: the candidates, and whatever the context
+    # section rendered from another layer (recent turns, profile, graph). Purge deletes
+    # the traces that name a memory here.
+    ids = sorted({c["id"] for c in candidates}
+                 | set((injected or {}).get("included") or []))
     trace: dict[str, Any] = {
         "trace_id": trace_id, "kind": kind, "at": at, "strategy_hash": strategy_hash,
         "scope": outcome.scope.as_dict(), "query": outcome.query,
