@@ -219,6 +219,9 @@ def test_llm_summarizer_over_loopback(make_vault: Callable[..., Vault],
                                                   "13800000000。"}, ensure_ascii=False))]
         (s2,) = vault.summarize(S1)
         assert s2.content == "周末用户去杭州看外婆。"
+        from memvault.layers.summarizers import grounded
+        assert grounded("用户有 3 只猫。", ["我有 13 只猫"]) == ""  # a number, not a digit run
+        assert grounded("用户有 13 只猫。", ["我有 13 只猫"]) == "用户有 13 只猫。"
         _say(vault, S1, clock, ["我们聊了聊天气"])
         server.requests.clear()
         script[:] = [(200, json.dumps({"summary": "用户住在北京，电话是 13800000000。"},
@@ -239,6 +242,34 @@ def test_llm_summarizer_over_loopback(make_vault: Callable[..., Vault],
         assert dump(vault) == before and len(server.requests) == 2
     finally:
         server.close()
+
+
+def test_a_failing_summariser_does_not_stop_the_graph(make_vault: Callable[..., Vault],
+                                                       clock: ManualClock,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from _server import free_port
+
+    monkeypatch.setenv("MEMVAULT_LLM_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
+    monkeypatch.setenv("MEMVAULT_LLM_MODEL", "nobody-home")
+    monkeypatch.setenv("MEMVAULT_LLM_API_KEY", "sk-x")
+    vault = make_vault(clock=clock)  # summarizer "auto": the (unreachable) LLM
+    vault.summarizer = LLMSummarizer(retries=0, backoff=0, timeout=2.0)
+    # Enough turns for the summary trigger (every_turns: 20).
+    _say(vault, S1, clock, ["I live in Shanghai", *[f"small talk {i}" for i in range(22)]])
+    rep = vault.maintain(ME, steps=["summarize", "graph"])
+    assert rep.summaries == [] and len(rep.errors) == 1
+    assert rep.relations  # the graph still read the turns
+    objects = {f["object"] for f in vault.graph_facts(ME, "user")}
+    assert "Shanghai" in objects
+
+
+def test_a_message_time_may_be_iso_or_a_datetime(vault: Vault) -> None:
+    from datetime import UTC, datetime
+
+    for at in ("2020-01-01T00:00:00Z", datetime(2020, 1, 1, tzinfo=UTC), 1577836800000):
+        r = vault.observe(S1, [{"role": "user", "content": "I moved to Shanghai",
+                                      "at": at}])
+        assert vault.get(S1, r.turns[0]).valid_from == 1577836800000
 
 
 # --- bad input -------------------------------------------------------------------------------

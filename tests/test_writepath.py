@@ -131,6 +131,19 @@ def test_a_bad_or_stale_proposal_stores_nothing(vault: Vault) -> None:
             vault.review_list(ME)) == before
 
 
+def test_approving_what_was_stored_meanwhile_confirms_it_instead_of_doubling(
+        vault: Vault) -> None:
+    staged = vault.propose(ME, "The user likes coffee", source="system_inferred",
+                           confidence=0.9)
+    assert staged.action == "stage"
+    said = vault.remember(ME, "The user likes coffee")
+    kept = vault.review_approve(ME, staged.memory_id, reason="checked")
+    assert kept.id == said.id and kept.metadata["confirmations"] == 2
+    assert vault.get(ME, staged.memory_id).status == "superseded"
+    live = [m for m in vault.list(ME, status="active") if m.content == "The user likes coffee"]
+    assert [m.id for m in live] == [said.id]
+
+
 def test_approving_a_staged_change_updates_the_slot_and_stays_recoverable(vault: Vault) -> None:
     vault.observe(ME, [user("后续使用短信接收进度通知")])
     res = vault.observe(ME, [user("update: 用户不喜欢任何形式的推送通知")])

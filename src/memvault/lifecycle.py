@@ -114,8 +114,10 @@ def _evicted(m: Memory, now: int) -> Memory:
 
 def run(vault: Vault, scope: Any = None, *, steps: tuple[str, ...] | list[str] = STEPS,
         actor: str = ACTOR) -> SweepReport:
+    if not isinstance(steps, tuple | list):
+        raise ValidationError(f"steps: expected some of {', '.join(STEPS)}")
     unknown = [s for s in steps if s not in STEPS]
-    if unknown or not isinstance(steps, tuple | list):
+    if unknown:
         raise ValidationError(f"steps: expected some of {', '.join(STEPS)}")
     scopes = [v.scope(scope)] if scope is not None else vault.store.scopes()
     rep = SweepReport()
@@ -128,6 +130,8 @@ def run(vault: Vault, scope: Any = None, *, steps: tuple[str, ...] | list[str] =
                 except (FrozenError, ConflictError):
                     continue
         user = Scope(sc.tenant, sc.user)
+        # A failing step (an unreachable summariser) is reported and does not stop the
+        # other steps, nor the job for everyone else.
         try:
             if "summarize" in steps:
                 targets = [sc] if sc.session else sessions_of(vault, user)
@@ -136,10 +140,12 @@ def run(vault: Vault, scope: Any = None, *, steps: tuple[str, ...] | list[str] =
                 top = summarize_user(vault, user)
                 if top is not None:
                     rep.summaries.append(top.id)
+        except MemvaultError as e:
+            rep.errors.append(f"{user}: {e.code}: {e.message}")
+        try:
             if "graph" in steps and vault.strategy.layers.graph:
                 rep.relations += [m.id for m in graph.ingest(vault, user)]
         except MemvaultError as e:
-            # One user's summariser failure must not stop the job for everyone else.
             rep.errors.append(f"{user}: {e.code}: {e.message}")
         if "caps" in steps:
             rep.evicted += enforce_cap(vault, user, actor=actor)

@@ -72,7 +72,12 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
     for m in msgs:
         v.text(m.content, "message content", max_chars=v.MAX_CONTENT_CHARS)
     ref = v.text(source_ref, "source_ref", max_chars=512, required=False)
-    ext = extractor if extractor is not None else load_extractor("rules")
+    # A spec ("rules", "llm:MODEL") or an object with extract(messages).
+    ext = load_extractor(extractor if isinstance(extractor, str) else "rules") \
+        if extractor is None or isinstance(extractor, str) else extractor
+    if not callable(getattr(ext, "extract", None)):
+        raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
+                              "object with extract(messages)")
     candidates = ext.extract(msgs)
     policy = policy or gate_policy(vault)
     result = ObserveResult()
@@ -276,7 +281,8 @@ def review_show(vault: Vault, scope: Any, memory_id: str) -> dict[str, Any]:
 def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | None = None,
                    reason: str | None = None) -> Memory:
     """Apply a pending candidate. With an active value of its slot, that memory gets the
-    candidate's value as its next version and the candidate is marked superseded."""
+    candidate's value as its next version and the candidate is marked superseded; so it
+    is when the same statement was stored meanwhile (that memory is confirmed)."""
     sc = v.scope(scope)
     mid = v.memory_id(memory_id)
     why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
@@ -309,6 +315,19 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
                                                reason=why or f"applied to {target.id}",
                                                trigger_text=None, trace_id=None))
             return new
+        dup = tx.find_duplicate(cand.scope, _hash(cand), cand.kind)
+        if dup is not None and dup.id != cand.id and dup.status == Status.ACTIVE:
+            # Said again since it was staged: the stored memory is confirmed (as a
+            # duplicate write would confirm it), never doubled.
+            kept = vault._reinforce(tx, dup, actor=actor, trigger_text=cand.source_text,
+                                    reason=why or f"approved candidate {cand.id}")
+            done = replace(cand, status=Status.SUPERSEDED.value, version=cand.version + 1,
+                           updated_at=max(now, cand.updated_at))
+            tx.update(done, _hash(done), None, None)
+            tx.append_revision(vault._revision(done, Op.APPROVE, cand.version, actor=actor,
+                                               reason=why or f"already stored as {dup.id}",
+                                               trigger_text=None, trace_id=None))
+            return kept
         done = replace(cand, status=Status.ACTIVE.value, version=cand.version + 1,
                        recorded_at=now, updated_at=max(now, cand.updated_at))
         tx.update(done, _hash(done), None, None)

@@ -165,8 +165,13 @@ def as_message(item: Message | Mapping[str, Any]) -> Message:
     if content is None:
         content = ""
     mid = item.get("id")
+    at = item.get("at")
+    if at is not None and not isinstance(at, bool | int):
+        from ..timeutil import to_ms  # ISO-8601 text or a datetime, as everywhere else
+
+        at = to_ms(at, field="message at")
     return Message(role=item.get("role"), content=content,  # type: ignore[arg-type]
-                   id=None if mid is None else str(mid), at=item.get("at"),
+                   id=None if mid is None else str(mid), at=at,
                    name=item.get("name"))
 
 

@@ -188,9 +188,10 @@ def grounded(summary: str, texts: Sequence[str]) -> str:
 
     source = "\n".join(texts)
     vocab = set(terms(source))
+    numbers = set(_NUMBER.findall(source))
     kept = []
     for sent in sentences(summary):
-        if any(n not in source for n in _NUMBER.findall(sent)):
+        if not set(_NUMBER.findall(sent)) <= numbers:  # "3 cats" is not in "13 cats"
             continue
         words = [t for t in terms(sent) if t not in _GENERIC]
         if words and sum(t in vocab for t in words) / len(words) < MIN_SUPPORT:
