@@ -308,12 +308,8 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
             tx.append_revision(vault._revision(new, Op.APPROVE, target.version, actor=actor,
                                                reason=why or f"approved candidate {cand.id}",
                                                trigger_text=cand.source_text, trace_id=None))
-            done = replace(cand, status=Status.SUPERSEDED.value, version=cand.version + 1,
-                           updated_at=max(now, cand.updated_at))
-            tx.update(done, _hash(done), None, None)
-            tx.append_revision(vault._revision(done, Op.APPROVE, cand.version, actor=actor,
-                                               reason=why or f"applied to {target.id}",
-                                               trigger_text=None, trace_id=None))
+            _supersede(vault, tx, cand, now, actor=actor,
+                       reason=why or f"applied to {target.id}")
             return new
         dup = tx.find_duplicate(cand.scope, _hash(cand), cand.kind)
         if dup is not None and dup.id != cand.id and dup.status == Status.ACTIVE:
@@ -321,12 +317,8 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
             # duplicate write would confirm it), never doubled.
             kept = vault._reinforce(tx, dup, actor=actor, trigger_text=cand.source_text,
                                     reason=why or f"approved candidate {cand.id}")
-            done = replace(cand, status=Status.SUPERSEDED.value, version=cand.version + 1,
-                           updated_at=max(now, cand.updated_at))
-            tx.update(done, _hash(done), None, None)
-            tx.append_revision(vault._revision(done, Op.APPROVE, cand.version, actor=actor,
-                                               reason=why or f"already stored as {dup.id}",
-                                               trigger_text=None, trace_id=None))
+            _supersede(vault, tx, cand, now, actor=actor,
+                       reason=why or f"already stored as {dup.id}")
             return kept
         done = replace(cand, status=Status.ACTIVE.value, version=cand.version + 1,
                        recorded_at=now, updated_at=max(now, cand.updated_at))
@@ -334,6 +326,16 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
         tx.append_revision(vault._revision(done, Op.APPROVE, cand.version, actor=actor,
                                            reason=why, trigger_text=None, trace_id=None))
         return done
+
+
+def _supersede(vault: Vault, tx: Any, cand: Memory, now: int, *, actor: str | None,
+               reason: str) -> None:
+    """An approved candidate that went into another memory: superseded, never served."""
+    done = replace(cand, status=Status.SUPERSEDED.value, version=cand.version + 1,
+                   updated_at=max(now, cand.updated_at))
+    tx.update(done, _hash(done), None, None)
+    tx.append_revision(vault._revision(done, Op.APPROVE, cand.version, actor=actor,
+                                       reason=reason, trigger_text=None, trace_id=None))
 
 
 def review_reject(vault: Vault, scope: Any, memory_id: str, *, actor: str | None = None,
