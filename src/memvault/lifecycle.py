@@ -114,10 +114,7 @@ def _evicted(m: Memory, now: int) -> Memory:
 
 def run(vault: Vault, scope: Any = None, *, steps: tuple[str, ...] | list[str] = STEPS,
         actor: str = ACTOR) -> SweepReport:
-    if not isinstance(steps, tuple | list):
-        raise ValidationError(f"steps: expected some of {', '.join(STEPS)}")
-    unknown = [s for s in steps if s not in STEPS]
-    if unknown:
+    if not isinstance(steps, tuple | list) or any(s not in STEPS for s in steps):
         raise ValidationError(f"steps: expected some of {', '.join(STEPS)}")
     scopes = [v.scope(scope)] if scope is not None else vault.store.scopes()
     rep = SweepReport()

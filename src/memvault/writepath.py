@@ -73,8 +73,8 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
         v.text(m.content, "message content", max_chars=v.MAX_CONTENT_CHARS)
     ref = v.text(source_ref, "source_ref", max_chars=512, required=False)
     # A spec ("rules", "llm:MODEL") or an object with extract(messages).
-    ext = load_extractor(extractor if isinstance(extractor, str) else "rules") \
-        if extractor is None or isinstance(extractor, str) else extractor
+    ext = (load_extractor("rules" if extractor is None else extractor)
+           if extractor is None or isinstance(extractor, str) else extractor)
     if not callable(getattr(ext, "extract", None)):
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")

@@ -54,17 +54,23 @@ def _write(request: Request, c: Caller, kind: str, args: dict[str, Any], run_asy
     return result
 
 
+def _write_args(c: Caller, body: s.ProposeIn) -> dict[str, Any]:
+    """The fields given, once the key may claim the source: only an admin key may write
+    as `admin_manual` (the gate ranks it above the user's own words)."""
+    args = body.model_dump(exclude_unset=True)
+    if args.get("source") == "admin_manual" and c.principal.role != "admin":
+        raise ApiError(403, "forbidden", f"a {c.principal.role} key may not write with "
+                       "source admin_manual")
+    return args
+
+
 @router.post("/memories", response_model=s.RememberOut, tags=["write"],
              responses={202: {"model": s.JobOut, "description": "queued (async=true)"}})
 def remember(request: Request, c: Annotated[Caller, _c("remember")], body: s.RememberIn,
              run_async: Async = False) -> Any:
     """Store a statement or a new slot value: added, updated or noop. Only an admin key
     may claim the source `admin_manual` (the gate ranks it above the user's own words)."""
-    args = body.model_dump(exclude_unset=True)
-    if args.get("source") == "admin_manual" and c.principal.role != "admin":
-        raise ApiError(403, "forbidden", f"a {c.principal.role} key may not write with "
-                       "source admin_manual")
-    return _write(request, c, "remember", args, run_async)
+    return _write(request, c, "remember", _write_args(c, body), run_async)
 
 
 @router.post("/propose", response_model=s.ProposeOut, tags=["write"],
@@ -74,11 +80,7 @@ def propose(request: Request, c: Annotated[Caller, _c("propose")], body: s.Propo
     """A statement from an agent or a model, through the write gate (Vault.propose):
     added, updated, noop, stage (kept for review), block or reject, with reason codes. A
     change to a stored value needs the user's own words in `source_text`."""
-    args = body.model_dump(exclude_unset=True)
-    if args.get("source") == "admin_manual" and c.principal.role != "admin":
-        raise ApiError(403, "forbidden", f"a {c.principal.role} key may not write with "
-                       "source admin_manual")
-    return _write(request, c, "propose", args, run_async)
+    return _write(request, c, "propose", _write_args(c, body), run_async)
 
 
 @router.post("/observe", response_model=s.ObserveOut, tags=["write"],
