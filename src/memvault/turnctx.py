@@ -166,6 +166,10 @@ class Linker:
                     # A stored turn whose later neighbours have just arrived.
                     self.rebuild.append((e, nb, asked))
 
+    def _rebuild_entries(self) -> list[_Entry]:
+        """The stored turns to re-key and their neighbours: whose own vectors they need."""
+        return [e for e, _, _ in self.rebuild] + [n for _, nb, _ in self.rebuild for n in nb]
+
     def _key(self, e: _Entry) -> tuple[str, Any]:
         return ("m", e.memory.id) if e.memory is not None else ("i", e.item)
 
@@ -193,8 +197,7 @@ class Linker:
         if not self._first_done:
             # One embedding call: the stored turns to re-key come with the first chunk.
             self._first_done = True
-            need += [e for e, _, _ in self.rebuild] + [n for _, nb, _ in self.rebuild
-                                                         for n in nb]
+            need += self._rebuild_entries()
         self.own_vectors(need)
         vectors: list[Vectors] = []
         terms: list[str | None] = []
@@ -218,8 +221,7 @@ class Linker:
 
     def stored_updates(self) -> list[tuple[Memory, str, Vectors]]:
         """(memory, key terms, key vectors) of the stored turns the new ones re-key."""
-        self.own_vectors([e for e, _, _ in self.rebuild] + [n for _, nb, _ in self.rebuild
-                                                              for n in nb])
+        self.own_vectors(self._rebuild_entries())
         out = []
         for e, nb, asked in self.rebuild:
             assert e.memory is not None
