@@ -98,6 +98,11 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("我最近搬到了上海", [_c("user.location", "上海", "profile", com=True)]),
     ("I live in Berlin and I prefer CSV reports",
      [_c("user.location", "Berlin", "profile"), _c("report.format", "CSV", "preference")]),
+    # The pronoun stands for the setting the sentence names.
+    ("change it to SMS notifications instead",
+     [_c("notify.channel", "SMS", "preference", com=True)]),
+    ("switch that to email notifications",
+     [_c("notify.channel", "email", "preference", com=True)]),
     ("I moved to Shanghai", [_c("user.location", "Shanghai", "profile", com=True)]),
     ("my budget is $1,500 a month",
      [_c("user.budget", {"amount": 1500, "currency": "USD", "period": "month"}, "fact")]),
@@ -119,6 +124,8 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     # --- not the user's standing preference ---
     ("What is CSV?", NONE),
     ("Export it as CSV", NONE),
+    ("export it as CSV instead", NONE),
+    ("change it to CSV", NONE),  # no word says which setting "it" is
     ("这次用PDF", NONE),
     ("请把这个报表导出为CSV", NONE),
     ("CSV is a file format.", NONE),

@@ -77,7 +77,7 @@ _STANDING = _rx(
     r"都用|一直用")
 _CHANGE = _rx(
     r"\binstead\b", r"\bno longer\b", r"\bany ?more\b",
-    r"\bswitch(?:ed|ing)? (?:it |over |back )?to\b", r"\bchange(?:d)? (?:it |that )?to\b",
+    r"\bswitch(?:ed|ing)? (?:it |that |over |back )?to\b", r"\bchange(?:d)? (?:it |that )?to\b",
     r"\brather than\b", r"^\s*actually\b", r"\b(?:moved|relocated) to\b",
     r"改成|换成|改为|换为|改用|换用|改到|不再|别再|不要.{0,15}了|不用.{0,15}了|而是|其实|搬到|"
     r"搬去|搬家到|取消")
@@ -115,6 +115,9 @@ _QUESTION = _rx(
 _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
             r"这次|这一次|本次|这回")
 _DEMONSTRATIVE = _rx(r"\b(?:this|that|these|those|it)\b", r"这个|这份|这张|这篇|那个|那份|它")
+# "change it to SMS notifications": the pronoun stands for the setting the sentence names.
+_CHANGE_IT = re.compile(r"\b(?:change|switch|set|turn)\s+(?:it|that|this|them)\s+"
+                        r"(?:over\s+|back\s+)?to\b", re.I)
 _REPORTED = _rx(
     r"\b(?:article|post|blog|paper|study|news|website|page|tweet|book|author|he|she|they|"
     r"friend|someone|people|experts?|report|video)\b[^.]{0,40}?\b(?:says?|said|claims?|"
@@ -292,7 +295,9 @@ class RuleExtractor:
         matches = self.registry.find(body)
         if (not command and not pref and not standing and not fact and imperative
                 and not any(m.via == "pattern" for m in matches)
-                and _DEMONSTRATIVE.search(body)):
+                and _DEMONSTRATIVE.search(body)
+                and not (_CHANGE_IT.search(body)
+                         and any(self.registry.has_cue(m.spec, body) for m in matches))):
             return []  # "export it as CSV": about the thing at hand, not a standing wish
         progressive = bool(ttl_cue and re.match(r"\s*(?:正?在|I'm|I am)", body[ttl_cue[0].end():],
                                                 re.I))
