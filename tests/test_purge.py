@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from _util import all_text, backends, check_consistent, text_hits
 
-from memvault import FrozenError, NotFoundError, Op, Scope, Vault
+from memvault import FrozenError, NotFoundError, Op, Scope, Vault, VersionError
 from memvault.textindex import terms
 
 ME = Scope("acme", "alice")
@@ -228,3 +228,47 @@ def test_purge_removes_a_trace_that_rendered_the_memory_from_another_layer(
     vault.purge(session, turns[0])
     vault.store.compact()
     assert SECRET_EN not in " ".join(all_text(db).values())
+
+
+def test_purge_of_a_turn_erases_the_older_slot_version_read_from_it(
+        vault: Vault, db: str, backend: str) -> None:
+    """The slot's current value came from a later turn, so the memory stays; the version
+    read from the purged turn (and a restatement it triggered) lose their content."""
+    session = Scope("acme", "alice", session="s1")
+    first = vault.observe(session, [
+        {"role": "user", "content": f"From now on notify me by email, {SECRET_EN}."},
+        {"role": "assistant", "content": "Noted."}])
+    slot_id = vault.list(session, slot="notify.channel")[0].id
+    assert first.outcomes[0].memory_id == slot_id
+    vault.observe(session, [
+        {"role": "user", "content": "Change it to SMS notifications instead."},
+        {"role": "assistant", "content": "Done."}])
+    later = vault.observe(session, [
+        {"role": "user", "content": f"Please send notifications by SMS. {SECRET_ZH}"},
+        {"role": "assistant", "content": "Sure."}])
+    slot = vault.get(session, slot_id)
+    assert slot.value == "SMS" and slot.version == 2
+    ops = [r.op for r in vault.history(session, slot_id)]
+    assert ops == ["create", "update", "reinforce"]
+    assert SECRET_EN in " ".join(all_text(db).values())
+
+    vault.purge(session, first.turns[0])
+    vault.purge(session, later.turns[0])
+    kept = vault.get(session, slot_id)
+    assert (kept.value, kept.version, kept.content) == ("SMS", 2, slot.content)
+    hist = vault.history(session, slot_id)
+    assert [r.op for r in hist] == ["create", "update", "reinforce", "redact", "redact"]
+    assert hist[0].state is None and hist[0].trigger_text is None  # read from turn 1
+    assert hist[1].state is not None and hist[1].state["value"] == "SMS"  # turn 2 stays
+    assert hist[2].state is None and hist[2].trigger_text is None  # triggered by turn 3
+    assert all(r.state == kept.to_dict() for r in hist[3:])
+    assert "purged memory " + first.turns[0] in (hist[3].reason or "")
+    # Version 1's content is gone, so it cannot come back.
+    with pytest.raises(VersionError, match="no version 1 left: its content was erased"):
+        vault.rollback(session, slot_id, 1)
+    assert vault.recall(session, "how to notify the user")[0].memory.value == "SMS"
+    vault.store.compact()
+    assert _table_hits(db) == NOWHERE
+    if backend == "sqlite":
+        assert _raw_hits(db) == NOWHERE
+    check_consistent(db)

@@ -3,15 +3,17 @@ from a turn (`metadata.turn_id`), the graph facts read from it (`source_memory`)
 summaries that cover it (`covers`, and a user summary's `covers_summaries`), what was made
 from those in turn, and the graph entities that no other fact names any more (an
 entity's name is a word of its source). Purge erases them with it (docs/data-model.md,
-"Purge")."""
+"Purge"). A memory whose current version came from elsewhere stays; only its older
+revisions that came from a purged turn lose their content (`quoting_revisions`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .layers.graphvocab import is_self
-from .model import Kind, Memory, Scope
+from .model import Kind, Memory, Revision, Scope
 from .store import ListFilter
+from .turnnotes import turn_id
 
 _KINDS = (Kind.RELATION.value, Kind.SUMMARY.value, Kind.ENTITY.value)
 
@@ -52,3 +54,27 @@ def derived_from(store: Any, scope: Scope, memory_id: str) -> list[Memory]:
                 and not is_self((m.metadata or {}).get("name") or m.content)):
             found[m.id] = m
     return list(found.values())
+
+
+def _quotes(rev: Revision, turn: Memory) -> bool:
+    if rev.state is not None and turn_id(rev.state) == turn.id:
+        return True  # that version was read from the turn
+    # A restatement or a refused change records the sentence that triggered it.
+    text = (rev.trigger_text or "").strip()
+    return bool(text) and text in turn.content
+
+
+def quoting_revisions(store: Any, turn: Memory, skip: set[str]
+                      ) -> dict[str, tuple[Scope, list[str]]]:
+    """memory id -> (its scope, the op ids of its revisions that came from `turn`: the
+    state was read from it, or the trigger text is a passage of it), for the user's
+    memories not in `skip` (those erased whole). Empty unless `turn` is a turn."""
+    if turn.kind != Kind.TURN.value:
+        return {}
+    out: dict[str, tuple[Scope, list[str]]] = {}
+    for mid, revs in store.scope_revisions(Scope(turn.scope.tenant, turn.scope.user)):
+        if mid == turn.id or mid in skip:
+            continue
+        if ops := [r.op_id for r in revs if r.op != "redact" and _quotes(r, turn)]:
+            out[mid] = (revs[0].scope, ops)
+    return out

@@ -56,6 +56,7 @@ class Op(StrEnum):
     PURGE = "purge"
     BLOCKED = "blocked"  # a refused change to a frozen memory, recorded; state unchanged
     REINFORCE = "reinforce"  # the same statement again: confirmations +1, same version
+    REDACT = "redact"  # earlier revisions' content erased with a purged source; state unchanged
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from .store import ListFilter
 PENDING, REJECTED, SUPERSEDED = "pending_review", "rejected_on_review", "superseded"
 
 
-def _turn_id(state: Any) -> str | None:
+def turn_id(state: Any) -> str | None:
     md = state.get("metadata") if isinstance(state, dict) else getattr(state, "metadata", None)
     t = md.get("turn_id") if isinstance(md, dict) else None
     return t if isinstance(t, str) else None
@@ -33,15 +33,15 @@ def turn_notes(store: Any, scope: Scope, turn_ids: set[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for status, note in ((Status.PENDING.value, PENDING), (Status.REJECTED.value, REJECTED)):
         for m in store.list(user, ListFilter(status=status, limit=10_000)):
-            if (t := _turn_id(m)) in turn_ids:
+            if (t := turn_id(m)) in turn_ids:
                 out.setdefault(t, note)
     for m in store.list(user, ListFilter(status=Status.ACTIVE.value, slotted=True,
                                          limit=10_000)):
         if m.version < 2:
             continue  # one version: nothing it held before
-        current = _turn_id(m)
+        current = turn_id(m)
         for rev in store.revisions(m.scope, m.id):
-            t = _turn_id(rev.state)
+            t = turn_id(rev.state)
             if t in turn_ids and t != current:
                 out.setdefault(t, SUPERSEDED)
     return out

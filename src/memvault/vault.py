@@ -26,7 +26,7 @@ from . import bm25, turnctx
 from . import validate as v
 from .clashes import declared_conflicts
 from .config import Strategy, Weights, load_strategy
-from .derived import derived_from
+from .derived import derived_from, quoting_revisions
 from .embed import Embedder, embed_queries, load_embedders, model_record
 from .errors import (
     ConflictError,
@@ -686,7 +686,9 @@ class Vault:
                                    f"earlier version (1..{m.version - 1})")
             state = states.get(target)
             if state is None:
-                raise VersionError(f"memory {m.id} has no version {target}")
+                raise VersionError(f"memory {m.id} has no version {target}" + (
+                    " left: its content was erased with a purged source"
+                    if 1 <= target < m.version else ""))
             return replace(m, **{f: state[f] for f in STATE_FIELDS}, version=m.version + 1,
                            recorded_at=self.clock())
         return self._mutate(sc, memory_id, Op.ROLLBACK, change, actor=actor, reason=reason,
@@ -701,6 +703,9 @@ class Vault:
         why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
         rekeys = self._turn_rekeys_without(sc, mid)
         derived = derived_from(self.store, sc, mid)
+        source = self.store.get(sc, mid)
+        quoted = (quoting_revisions(self.store, source, {d.id for d in derived})
+                  if source is not None else {})
         with self.store.transaction() as tx:
             cur = tx.get(sc, mid, for_update=True)
             if cur is None:
@@ -729,6 +734,18 @@ class Vault:
             # summary its turns): erased with it, each with its own tombstone.
             for c in copies:
                 tx.erase(c.scope, c.id, tombstone(c, f"derived from purged memory {mid}"))
+            # A memory that stays (its current value came from elsewhere) loses the content
+            # of its older revisions that came from the purged turn.
+            for qid, (qscope, ops) in quoted.items():
+                if (m := tx.get(qscope, qid, for_update=True)) is None:
+                    continue
+                tx.redact(m.scope, m.id, ops, Revision(
+                    op_id=new_id("op"), memory_id=m.id, scope=m.scope, op=Op.REDACT.value,
+                    from_version=m.version, to_version=m.version, state=m.to_dict(),
+                    actor=self._actor(actor), actor_role=self.actor_role,
+                    reason=f"{len(ops)} earlier revision(s) erased: derived from purged "
+                           f"memory {mid}", trigger_text=None, trace_id=None,
+                    at=max(now, m.updated_at)))
         self.store.compact()
         return tomb
 

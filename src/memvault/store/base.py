@@ -77,6 +77,12 @@ class Tx(Protocol):
         (state, reason, trigger_text) and append the tombstone revision."""
         ...
 
+    def redact(self, scope: Scope, memory_id: str, op_ids: list[str], note: Revision) -> None:
+        """Purge of a source a memory's older versions came from: strip content (state,
+        reason, trigger_text) from these revisions of a memory that stays, drop the traces
+        that saw the memory, and append `note`."""
+        ...
+
 
 class Store(Protocol):
     fault_hook: FaultHook | None

@@ -950,8 +950,20 @@ class _PgTx:
         self.conn.execute("UPDATE revisions SET state = NULL, reason = NULL, "
                           "trigger_text = NULL WHERE memory_id = %s", (memory_id,))
         self.conn.execute("SELECT set_config('memvault.purging', '', true)")
-        # Traces that saw this memory may hold its text (the injected block): they go.
+        self._drop_traces(scope, memory_id)
+        self.append_revision(tombstone)
+
+    def redact(self, scope: Scope, memory_id: str, op_ids: list[str], note: Revision) -> None:
+        self.conn.execute("SELECT set_config('memvault.purging', %s, true)", (memory_id,))
+        self.conn.execute("UPDATE revisions SET state = NULL, reason = NULL, "
+                          "trigger_text = NULL WHERE memory_id = %s AND op_id = ANY(%s)",
+                          (memory_id, op_ids))
+        self.conn.execute("SELECT set_config('memvault.purging', '', true)")
+        self._drop_traces(scope, memory_id)
+        self.append_revision(note)
+
+    def _drop_traces(self, scope: Scope, memory_id: str) -> None:
+        """Traces that saw this memory may hold its erased text (the injected block)."""
         self.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s "
                           "AND memory_ids @> ARRAY[%s]::text[]",
                           (scope.tenant, scope.user, memory_id))
-        self.append_revision(tombstone)

@@ -603,11 +603,23 @@ class _SQLiteTx:
         self.db.execute("UPDATE revisions SET state = NULL, reason = NULL, trigger_text = NULL "
                         "WHERE memory_id = ?", (memory_id,))
         self.db.execute("DELETE FROM meta WHERE key = 'purging'")
-        # Traces that saw this memory may hold its text (the injected block): they go.
+        self._drop_traces(scope, memory_id)
+        self.append_revision(tombstone)
+
+    def redact(self, scope: Scope, memory_id: str, op_ids: list[str], note: Revision) -> None:
+        self.db.execute("INSERT INTO meta (key, value) VALUES ('purging', ?)", (memory_id,))
+        self.db.executemany("UPDATE revisions SET state = NULL, reason = NULL, "
+                            "trigger_text = NULL WHERE memory_id = ? AND op_id = ?",
+                            [(memory_id, o) for o in op_ids])
+        self.db.execute("DELETE FROM meta WHERE key = 'purging'")
+        self._drop_traces(scope, memory_id)
+        self.append_revision(note)
+
+    def _drop_traces(self, scope: Scope, memory_id: str) -> None:
+        """Traces that saw this memory may hold its erased text (the injected block)."""
         self.db.execute("DELETE FROM traces WHERE tenant = ? AND user_id = ? AND EXISTS "
                         "(SELECT 1 FROM json_each(traces.memory_ids) WHERE value = ?)",
                         (scope.tenant, scope.user, memory_id))
-        self.append_revision(tombstone)
 
 
 def _split_sql(script: str) -> list[str]:
