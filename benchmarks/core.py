@@ -474,6 +474,8 @@ class CachedQueryEmbedder:
     def __init__(self, inner: Any, cache: dict[str, np.ndarray]) -> None:
         self.inner = inner
         self.name = inner.name
+        # Which queries the model may score (embed.votes_on) must not change in the replay.
+        self.reads_cjk = getattr(inner, "reads_cjk", True)
         self.cache = cache
         self.misses = 0
 

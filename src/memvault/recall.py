@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from . import bm25, turncues
 from .bm25 import TextCandidates
 from .config import Retrieval, Weights
-from .embed import Embedder, embed_queries
+from .embed import Embedder, embed_queries, votes_on
 from .model import Hit, Memory, Scope, ScoreParts
 from .querylines import query_lines
 from .textindex import memory_index_text
@@ -171,7 +171,7 @@ def snapshot_candidates(memories: list[Memory], query_terms: list[str], query: s
     lines: dict[str, list[tuple[str, float]]] = {}
     ids = [m.id for m in memories]
     parts = query_lines(query, retrieval.query_lines) if retrieval.weights.lines > 0 else []
-    for emb in embedders:
+    for emb in (e for e in embedders if votes_on(e, query)):
         matrix = emb.embed_documents([m.content for m in memories])
         found = nearest_each(ids, matrix, embed_queries(emb, [query, *parts]),
                              retrieval.candidates)

@@ -36,6 +36,18 @@ ZH_STOPWORDS = frozenset("""
 的 了 是 在 和 就 都 也 而 及 与 着 或 吗 呢 吧 啊 么 把 被 让 给 个 这 那 之
 """.split())
 
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_LATIN_WORD = re.compile(rf"[^\W\d_{_CJK}]+", re.UNICODE)
+
+
+def mostly_cjk(text: str) -> bool:
+    """Written mainly in Chinese, Japanese or Korean: at least as many CJK characters as
+    other words (a Chinese word is one to two characters, so this leans to CJK only
+    when most of the sentence is)."""
+    cjk = len(_CJK_CHAR.findall(text))
+    return cjk > 0 and cjk >= len(_LATIN_WORD.findall(text))
+
+
 _lock = threading.Lock()
 _stemmer = snowballstemmer.stemmer("english")
 

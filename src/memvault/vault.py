@@ -27,7 +27,7 @@ from . import validate as v
 from .clashes import declared_conflicts
 from .config import Strategy, Weights, load_strategy
 from .derived import derived_from, quoting_revisions
-from .embed import Embedder, embed_queries, load_embedders, model_record
+from .embed import Embedder, embed_queries, load_embedders, model_record, votes_on
 from .errors import (
     ConflictError,
     FrozenError,
@@ -883,7 +883,7 @@ class Vault:
             lines = query_lines(q, r.query_lines) if r.weights.lines > 0 else []
             dense: dict[str, list[tuple[str, float]]] = {}
             line_votes: dict[str, list[tuple[str, float]]] = {}
-            for e in self.embedders:
+            for e in (e for e in self.embedders if votes_on(e, q)):
                 if not lines:
                     dense[e.name] = self.store.vector_candidates(sc, e.name, e.embed_query(q),
                                                                  now, n)
