@@ -208,6 +208,17 @@ def test_revisions_are_append_only(store: PostgresStore, pg_dsn: str) -> None:
     _refused(pg_dsn, marker, "UPDATE revisions SET state = NULL, actor = 'x' "
                              "WHERE memory_id = 'm_1'")
     _refused(pg_dsn, marker, "DELETE FROM revisions WHERE memory_id = 'm_1'")
+    _refused(pg_dsn, marker, "UPDATE revisions SET state = NULL, trigger_text = 'x' "
+                             "WHERE memory_id = 'm_1'")
+    # Each content column may be blanked on its own (a revision a purged turn triggered
+    # keeps its state and loses its quote); rolled back here, so `before` still holds.
+    with psycopg.connect(pg_dsn) as conn:
+        conn.execute(marker)
+        conn.execute("UPDATE revisions SET reason = NULL, trigger_text = NULL "
+                     "WHERE memory_id = 'm_1'")
+        assert conn.execute("SELECT count(*) FROM revisions WHERE memory_id = 'm_1' "
+                            "AND state IS NOT NULL AND trigger_text IS NULL").fetchone()[0] >= 1
+        conn.rollback()
     # ...and it is transaction-local: set in one transaction, gone in the next.
     with psycopg.connect(pg_dsn) as conn:
         conn.execute(marker)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from _util import all_text, backends, check_consistent, text_hits
 
-from memvault import FrozenError, NotFoundError, Op, Scope, Vault, VersionError
+from memvault import FrozenError, NotFoundError, Op, Scope, ValidationError, Vault, VersionError
 from memvault.textindex import terms
 
 ME = Scope("acme", "alice")
@@ -252,15 +252,23 @@ def test_purge_of_a_turn_erases_the_older_slot_version_read_from_it(
     assert ops == ["create", "update", "reinforce"]
     assert SECRET_EN in " ".join(all_text(db).values())
 
+    # Memories that merely share words with the purged turns keep their history.
+    other = Scope("acme", "alice", agent="a2")
+    bystanders = [vault.remember(other, "notify me by email").id,
+                  vault.remember(other, "Please send notifications by SMS.").id]
+    before = {b: vault.history(other, b) for b in bystanders}
     vault.purge(session, first.turns[0])
     vault.purge(session, later.turns[0])
+    assert {b: vault.history(other, b) for b in bystanders} == before
     kept = vault.get(session, slot_id)
     assert (kept.value, kept.version, kept.content) == ("SMS", 2, slot.content)
     hist = vault.history(session, slot_id)
     assert [r.op for r in hist] == ["create", "update", "reinforce", "redact", "redact"]
     assert hist[0].state is None and hist[0].trigger_text is None  # read from turn 1
     assert hist[1].state is not None and hist[1].state["value"] == "SMS"  # turn 2 stays
-    assert hist[2].state is None and hist[2].trigger_text is None  # triggered by turn 3
+    # Triggered by turn 3, but its state is version 2's: only the quote goes.
+    assert hist[2].state is not None and hist[2].state["value"] == "SMS"
+    assert hist[2].trigger_text is None and hist[2].reason is None
     assert all(r.state == kept.to_dict() for r in hist[3:])
     assert "purged memory " + first.turns[0] in (hist[3].reason or "")
     # Version 1's content is gone, so it cannot come back.
@@ -272,3 +280,82 @@ def test_purge_of_a_turn_erases_the_older_slot_version_read_from_it(
     if backend == "sqlite":
         assert _raw_hits(db) == NOWHERE
     check_consistent(db)
+
+
+def test_purge_follows_approval_and_edits_and_takes_the_traces_that_asked(
+        vault: Vault, db: str, backend: str) -> None:
+    session = Scope("acme", "alice", session="s1")
+
+    def say(text: str) -> str:
+        return vault.observe(session, [{"role": "user", "content": text},
+                                       {"role": "assistant", "content": "OK."}]).turns[0]
+
+    # Approved: the slot's new version is the staged candidate's, so it links to the
+    # candidate's turn; purging that turn erases the value that came from it.
+    say("后续使用短信接收进度通知")
+    slot_id = vault.list(session, slot="notify.channel")[0].id
+    asked = say(f"update: 用户不喜欢任何形式的推送通知 {SECRET_ZH}")
+    [pending] = vault.review_list(session)
+    approved = vault.review_approve(session, pending.id)
+    assert approved.id == slot_id and approved.value == "none"
+    vault.purge(session, asked)
+    with pytest.raises(NotFoundError):
+        vault.get(session, slot_id)
+
+    # Edited metadata keeps the link to the turn the version quotes.
+    told = say(f"From now on notify me by email, {SECRET_EN}.")
+    mid = vault.list(session, slot="notify.channel")[0].id
+    vault.edit(session, mid, metadata={"reviewed": True})
+    assert vault.get(session, mid).metadata == {"reviewed": True, "turn_id": told}
+    vault.purge(session, told)
+    with pytest.raises(NotFoundError):
+        vault.get(session, mid)
+
+    # The app built the context for a message before observing it: that trace's query
+    # is the message, and it goes with the turn.
+    msg = f"My locker code is {SECRET_EN}7, keep it safe"
+    ctx = vault.context(session, msg)
+    turn = say(msg)
+    vault.purge(session, turn)
+    with pytest.raises(NotFoundError):
+        vault.trace(session, ctx.trace_id)
+    vault.store.compact()
+    assert _table_hits(db) == NOWHERE
+    if backend == "sqlite":
+        assert _raw_hits(db) == NOWHERE
+    check_consistent(db)
+
+
+def test_restated_sensitive_text_is_redacted_in_history_too(vault: Vault) -> None:
+    session = Scope("acme", "alice", session="s1")
+    for text in ("From now on notify me by email.",
+                 "From now on notify me by email, write to zebra.secret@example.com please."):
+        vault.observe(session, [{"role": "user", "content": text}])
+    [slot] = vault.list(session, slot="notify.channel")
+    hist = vault.history(session, slot.id)
+    assert hist[-1].op == "reinforce"
+    assert not any("zebra.secret" in (r.trigger_text or "") + str(r.state) for r in hist)
+
+
+def test_purge_never_touches_rows_of_another_user_that_reuse_the_id(vault: Vault) -> None:
+    import io
+    import json
+
+    alice, bob = ME, Scope("acme", "bob")
+    x = vault.remember(alice, f"alice secret {SECRET_EN}")
+    b = vault.remember(bob, "bob note")
+    vault.forget(bob, b.id)
+    buf = io.StringIO()
+    vault.export_jsonl(bob, buf)
+    header, record = buf.getvalue().splitlines()[:2]
+    rec = json.loads(record)
+    rec["memory"], rec["id"] = None, x.id
+    for r in rec["revisions"]:
+        r["memory_id"], r["op_id"] = x.id, r["op_id"] + "z"
+    try:
+        vault.import_jsonl([header, json.dumps(rec)], scope=bob)
+    except ValidationError:
+        return  # refusing the foreign id outright is as good
+    before = vault.history(bob, x.id)
+    vault.purge(alice, x.id)
+    assert vault.history(bob, x.id) == before

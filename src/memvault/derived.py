@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .layers.graphvocab import is_self
-from .model import Kind, Memory, Revision, Scope
+from .model import Kind, Memory, Scope
 from .store import ListFilter
 from .turnnotes import turn_id
 
@@ -56,25 +56,34 @@ def derived_from(store: Any, scope: Scope, memory_id: str) -> list[Memory]:
     return list(found.values())
 
 
-def _quotes(rev: Revision, turn: Memory) -> bool:
-    if rev.state is not None and turn_id(rev.state) == turn.id:
-        return True  # that version was read from the turn
-    # A restatement or a refused change records the sentence that triggered it.
-    text = (rev.trigger_text or "").strip()
-    return bool(text) and text in turn.content
-
-
 def quoting_revisions(store: Any, turn: Memory, skip: set[str]
-                      ) -> dict[str, tuple[Scope, list[str]]]:
-    """memory id -> (its scope, the op ids of its revisions that came from `turn`: the
-    state was read from it, or the trigger text is a passage of it), for the user's
-    memories not in `skip` (those erased whole). Empty unless `turn` is a turn."""
+                      ) -> dict[str, tuple[Scope, list[str], list[str]]]:
+    """memory id -> (its scope, op ids of revisions whose state was read from `turn`, op
+    ids of revisions the turn triggered that keep another version's state), for the
+    user's memories not in `skip` (those erased whole). Empty unless `turn` is a turn.
+    The write path names the triggering turn in a revision's reason ("[turn ID]")."""
     if turn.kind != Kind.TURN.value:
         return {}
-    out: dict[str, tuple[Scope, list[str]]] = {}
+    tag = f"[turn {turn.id}]"
+    out: dict[str, tuple[Scope, list[str], list[str]]] = {}
     for mid, revs in store.scope_revisions(Scope(turn.scope.tenant, turn.scope.user)):
         if mid == turn.id or mid in skip:
             continue
-        if ops := [r.op_id for r in revs if r.op != "redact" and _quotes(r, turn)]:
-            out[mid] = (revs[0].scope, ops)
+        blank = [r.op_id for r in revs if r.state is not None and turn_id(r.state) == turn.id]
+        unquote = [r.op_id for r in revs if r.op_id not in blank and tag in (r.reason or "")]
+        if blank or unquote:
+            out[mid] = (revs[0].scope, blank, unquote)
+    return out
+
+
+def traces_quoting(store: Any, turn: Memory) -> list[str]:
+    """Ids of the user's traces whose query holds the turn's text or a passage of it (an
+    app builds the context for a message, then observes it: the trace comes first)."""
+    if turn.kind != Kind.TURN.value or not (text := turn.content.strip()):
+        return []
+    out = []
+    for t in store.list_traces(Scope(turn.scope.tenant, turn.scope.user), 1_000_000):
+        q = str(t.get("query") or "").strip()
+        if q and (text in q or q in text):
+            out.append(str(t["trace_id"]))
     return out

@@ -26,7 +26,7 @@ from . import bm25, turnctx
 from . import validate as v
 from .clashes import declared_conflicts
 from .config import Strategy, Weights, load_strategy
-from .derived import derived_from, quoting_revisions
+from .derived import derived_from, quoting_revisions, traces_quoting
 from .embed import Embedder, embed_queries, load_embedders, model_record, votes_on
 from .errors import (
     ConflictError,
@@ -600,11 +600,16 @@ class Vault:
             raise ValidationError("edit: nothing to change")
         if expected_version is not None:
             expected_version = v.version(expected_version, "expected_version")
-        return self._mutate(scope, memory_id, Op.UPDATE,
-                            lambda m: replace(m, **updates, version=m.version + 1,
-                                              source=Source.ADMIN_MANUAL.value,
-                                              recorded_at=self.clock()),
-                            actor=actor, reason=reason, expected_version=expected_version)
+
+        def change(m: Memory) -> Memory:
+            new = dict(updates)
+            if "metadata" in new and "turn_id" in m.metadata and "turn_id" not in new["metadata"]:
+                # The version still quotes that turn (source_text): purge must find it.
+                new["metadata"] = {**new["metadata"], "turn_id": m.metadata["turn_id"]}
+            return replace(m, **new, version=m.version + 1, source=Source.ADMIN_MANUAL.value,
+                           recorded_at=self.clock())
+        return self._mutate(scope, memory_id, Op.UPDATE, change, actor=actor, reason=reason,
+                            expected_version=expected_version)
 
     def forget(self, scope: Scope | dict[str, str], memory_id: str, *,
                actor: str | None = None, reason: str | None = None) -> Memory:
@@ -706,6 +711,7 @@ class Vault:
         source = self.store.get(sc, mid)
         quoted = (quoting_revisions(self.store, source, {d.id for d in derived})
                   if source is not None else {})
+        asked = traces_quoting(self.store, source) if source is not None else []
         with self.store.transaction() as tx:
             cur = tx.get(sc, mid, for_update=True)
             if cur is None:
@@ -730,21 +736,23 @@ class Vault:
 
             tomb = tombstone(cur, why)
             tx.erase(cur.scope, mid, tomb)
+            tx.drop_traces(cur.scope, asked)
             # What was made from it carries its words (a graph fact quotes its source, a
             # summary its turns): erased with it, each with its own tombstone.
             for c in copies:
                 tx.erase(c.scope, c.id, tombstone(c, f"derived from purged memory {mid}"))
             # A memory that stays (its current value came from elsewhere) loses the content
             # of its older revisions that came from the purged turn.
-            for qid, (qscope, ops) in quoted.items():
+            for qid, (qscope, blank, unquote) in quoted.items():
                 if (m := tx.get(qscope, qid, for_update=True)) is None:
                     continue
-                tx.redact(m.scope, m.id, ops, Revision(
+                tx.redact(m.scope, m.id, blank, unquote, Revision(
                     op_id=new_id("op"), memory_id=m.id, scope=m.scope, op=Op.REDACT.value,
                     from_version=m.version, to_version=m.version, state=m.to_dict(),
                     actor=self._actor(actor), actor_role=self.actor_role,
-                    reason=f"{len(ops)} earlier revision(s) erased: derived from purged "
-                           f"memory {mid}", trigger_text=None, trace_id=None,
+                    reason=f"{len(blank) + len(unquote)} earlier revision(s) erased: "
+                           f"derived from purged memory {mid}", trigger_text=None,
+                    trace_id=None,
                     at=max(now, m.updated_at)))
         self.store.compact()
         return tomb

@@ -224,13 +224,17 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
         why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"
         if reason:
             why = f"{reason} ({why})"
+        # Names the turn in every revision it triggers, also those that keep another
+        # turn's state (a restatement, a refused change): purge finds them by it.
+        turn_tag = f" [turn {t}]" if isinstance(t := extra.get("turn_id"), str) else ""
+        why += turn_tag
         if d.action in (gate.Action.ADD, gate.Action.UPDATE):
             req = vault._prepare(sc, d.content, slot=slot, value=d.value, kind=kind,
                                  source=c.source, source_text=d.source_text,
                                  source_ref=source_ref, confidence=d.confidence, tags=tags,
                                  metadata=extra or None, expires_at=expires)
             r = vault._apply_remember(tx, req, vectors, actor=actor, reason=why,
-                                      trigger_text=c.source_text, trace_id=None,
+                                      trigger_text=screened.source_text, trace_id=None,
                                       expected_version=expected_version)
             return Outcome(r.action, reasons, d.content, r.memory.id, r.memory.version,
                            d.message)
@@ -242,20 +246,21 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
                                  source_ref=source_ref, confidence=d.confidence, tags=tags,
                                  metadata={"review": review, **extra}, expires_at=expires)
             m = vault._insert_pending(tx, req, vectors, actor=actor, reason=why,
-                                      trigger_text=c.source_text)
+                                      trigger_text=screened.source_text)
             return Outcome("stage", reasons, d.content, m.id, m.version, d.message)
         if d.action == gate.Action.BLOCK and d.target_id:
             target = tx.get(sc, d.target_id)
             if target is not None:
                 tx.append_revision(vault._revision(
                     replace(target, updated_at=max(now, target.updated_at)), Op.BLOCKED,
-                    target.version, actor=actor, reason=why, trigger_text=c.source_text,
-                    trace_id=None))
+                    target.version, actor=actor, reason=why,
+                    trigger_text=screened.source_text, trace_id=None))
             return Outcome("block", reasons, d.content, d.target_id, None, d.message)
         if d.action == gate.Action.NOOP:
             same = dup or active
             if same is not None:
-                kept = vault._reinforce(tx, same, actor=actor, trigger_text=c.source_text)
+                kept = vault._reinforce(tx, same, actor=actor, trigger_text=screened.source_text,
+                                        reason=(reason or "restated") + turn_tag)
                 return Outcome("noop", reasons, d.content, kept.id, kept.version, d.message)
         return Outcome(d.action.value, reasons, d.content, d.target_id, None, d.message)
 
@@ -298,8 +303,13 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
             if target.frozen:
                 raise FrozenError(f"memory {target.id} (slot {target.slot}) is frozen; "
                                   "unfreeze it before approving a change to it")
+            # The new version is the candidate's: it links to the candidate's turn, if any,
+            # and no longer to the one the old value was read from (purge follows the link).
+            meta = {k: x for k, x in target.metadata.items() if k != "turn_id"}
+            if isinstance(t := cand.metadata.get("turn_id"), str):
+                meta["turn_id"] = t
             new = replace(target, content=cand.content, value=cand.value, kind=cand.kind,
-                          source=cand.source, source_text=cand.source_text,
+                          metadata=meta, source=cand.source, source_text=cand.source_text,
                           source_ref=cand.source_ref, confidence=cand.confidence,
                           version=target.version + 1, recorded_at=now,
                           updated_at=max(now, target.updated_at),
@@ -315,8 +325,10 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
         if dup is not None and dup.id != cand.id and dup.status == Status.ACTIVE:
             # Said again since it was staged: the stored memory is confirmed (as a
             # duplicate write would confirm it), never doubled.
+            tag = (f" [turn {t}]" if isinstance(t := cand.metadata.get("turn_id"), str)
+                   else "")
             kept = vault._reinforce(tx, dup, actor=actor, trigger_text=cand.source_text,
-                                    reason=why or f"approved candidate {cand.id}")
+                                    reason=(why or f"approved candidate {cand.id}") + tag)
             _supersede(vault, tx, cand, now, actor=actor,
                        reason=why or f"already stored as {dup.id}")
             return kept

@@ -77,10 +77,16 @@ class Tx(Protocol):
         (state, reason, trigger_text) and append the tombstone revision."""
         ...
 
-    def redact(self, scope: Scope, memory_id: str, op_ids: list[str], note: Revision) -> None:
-        """Purge of a source a memory's older versions came from: strip content (state,
-        reason, trigger_text) from these revisions of a memory that stays, drop the traces
-        that saw the memory, and append `note`."""
+    def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
+        """Delete these traces of the scope's user."""
+        ...
+
+    def redact(self, scope: Scope, memory_id: str, blank: list[str], unquote: list[str],
+               note: Revision) -> None:
+        """Purge of a turn a memory that stays drew on: strip state, reason and
+        trigger_text from the revisions `blank` (their state was read from it), reason and
+        trigger_text from `unquote` (it triggered them; their state is another version's),
+        drop the traces that saw the memory, and append `note`."""
         ...
 
 

@@ -259,6 +259,31 @@ CREATE TABLE access_log (
 CREATE INDEX access_log_scope ON access_log (tenant, user_id, seq);
 CREATE INDEX access_log_tenant ON access_log (tenant, seq);
 """),
+    (4, "purge may blank content columns one by one", r"""
+-- A memory that stays but had revisions read from, or triggered by, a purged turn: a
+-- revision that kept another version's state loses only its reason and trigger text.
+-- Each of the three content columns may be blanked or left; nothing else may change.
+CREATE OR REPLACE FUNCTION memvault_revisions_guard() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    kept revisions;
+BEGIN
+    IF TG_OP = 'UPDATE' THEN
+        IF current_setting('memvault.purging', true) = OLD.memory_id THEN
+            kept := NEW;
+            kept.state := coalesce(NEW.state, OLD.state);
+            kept.reason := coalesce(NEW.reason, OLD.reason);
+            kept.trigger_text := coalesce(NEW.trigger_text, OLD.trigger_text);
+            IF kept IS NOT DISTINCT FROM OLD THEN
+                RETURN NEW;
+            END IF;
+        END IF;
+    END IF;
+    RAISE EXCEPTION 'revisions are append-only'
+        USING ERRCODE = 'integrity_constraint_violation';
+END
+$$;
+"""),
 ]
 
 _LIVE = live_where(pyformat_ph)
@@ -947,20 +972,31 @@ class _PgTx:
         # The marker is transaction-local (set_config(..., true) = SET LOCAL) and names
         # this one memory; it is cleared before anything else runs in the transaction.
         self.conn.execute("SELECT set_config('memvault.purging', %s, true)", (memory_id,))
+        # Scoped: a memory id is only unique within its owner's rows.
         self.conn.execute("UPDATE revisions SET state = NULL, reason = NULL, "
-                          "trigger_text = NULL WHERE memory_id = %s", (memory_id,))
+                          "trigger_text = NULL WHERE memory_id = %s AND tenant = %s "
+                          "AND user_id = %s", (memory_id, scope.tenant, scope.user))
         self.conn.execute("SELECT set_config('memvault.purging', '', true)")
         self._drop_traces(scope, memory_id)
         self.append_revision(tombstone)
 
-    def redact(self, scope: Scope, memory_id: str, op_ids: list[str], note: Revision) -> None:
+    def redact(self, scope: Scope, memory_id: str, blank: list[str], unquote: list[str],
+               note: Revision) -> None:
         self.conn.execute("SELECT set_config('memvault.purging', %s, true)", (memory_id,))
         self.conn.execute("UPDATE revisions SET state = NULL, reason = NULL, "
-                          "trigger_text = NULL WHERE memory_id = %s AND op_id = ANY(%s)",
-                          (memory_id, op_ids))
+                          "trigger_text = NULL WHERE memory_id = %s AND tenant = %s "
+                          "AND user_id = %s AND op_id = ANY(%s)",
+                          (memory_id, scope.tenant, scope.user, blank))
+        self.conn.execute("UPDATE revisions SET reason = NULL, trigger_text = NULL "
+                          "WHERE memory_id = %s AND tenant = %s AND user_id = %s "
+                          "AND op_id = ANY(%s)", (memory_id, scope.tenant, scope.user, unquote))
         self.conn.execute("SELECT set_config('memvault.purging', '', true)")
         self._drop_traces(scope, memory_id)
         self.append_revision(note)
+
+    def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
+        self.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s "
+                          "AND trace_id = ANY(%s)", (scope.tenant, scope.user, trace_ids))
 
     def _drop_traces(self, scope: Scope, memory_id: str) -> None:
         """Traces that saw this memory may hold its erased text (the injected block)."""

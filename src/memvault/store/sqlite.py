@@ -600,20 +600,32 @@ class _SQLiteTx:
         self.db.execute("DELETE FROM vectors WHERE mrow = ?", (mrow,))
         self.db.execute("DELETE FROM memories WHERE rowid = ?", (mrow,))
         self.db.execute("INSERT INTO meta (key, value) VALUES ('purging', ?)", (memory_id,))
+        # Scoped: a memory id is only unique within its owner's rows.
         self.db.execute("UPDATE revisions SET state = NULL, reason = NULL, trigger_text = NULL "
-                        "WHERE memory_id = ?", (memory_id,))
+                        "WHERE memory_id = ? AND tenant = ? AND user_id = ?",
+                        (memory_id, scope.tenant, scope.user))
         self.db.execute("DELETE FROM meta WHERE key = 'purging'")
         self._drop_traces(scope, memory_id)
         self.append_revision(tombstone)
 
-    def redact(self, scope: Scope, memory_id: str, op_ids: list[str], note: Revision) -> None:
+    def redact(self, scope: Scope, memory_id: str, blank: list[str], unquote: list[str],
+               note: Revision) -> None:
         self.db.execute("INSERT INTO meta (key, value) VALUES ('purging', ?)", (memory_id,))
+        key = (memory_id, scope.tenant, scope.user)
         self.db.executemany("UPDATE revisions SET state = NULL, reason = NULL, "
-                            "trigger_text = NULL WHERE memory_id = ? AND op_id = ?",
-                            [(memory_id, o) for o in op_ids])
+                            "trigger_text = NULL WHERE memory_id = ? AND tenant = ? "
+                            "AND user_id = ? AND op_id = ?", [(*key, o) for o in blank])
+        self.db.executemany("UPDATE revisions SET reason = NULL, trigger_text = NULL "
+                            "WHERE memory_id = ? AND tenant = ? AND user_id = ? AND op_id = ?",
+                            [(*key, o) for o in unquote])
         self.db.execute("DELETE FROM meta WHERE key = 'purging'")
         self._drop_traces(scope, memory_id)
         self.append_revision(note)
+
+    def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
+        self.db.executemany("DELETE FROM traces WHERE tenant = ? AND user_id = ? "
+                            "AND trace_id = ?", [(scope.tenant, scope.user, t)
+                                                 for t in trace_ids])
 
     def _drop_traces(self, scope: Scope, memory_id: str) -> None:
         """Traces that saw this memory may hold its erased text (the injected block)."""
