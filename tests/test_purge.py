@@ -359,3 +359,21 @@ def test_purge_never_touches_rows_of_another_user_that_reuse_the_id(vault: Vault
     before = vault.history(bob, x.id)
     vault.purge(alice, x.id)
     assert vault.history(bob, x.id) == before
+
+
+def test_purge_takes_the_graph_fact_read_from_an_older_slot_value(
+        vault: Vault, db: str) -> None:
+    session = Scope("acme", "alice", session="s1")
+    first = vault.observe(session, [{"role": "user", "content": "I live in Zebracorn42ville."}])
+    slot_id = first.outcomes[0].memory_id
+    vault.graph_ingest(ME, [slot_id])
+    vault.observe(session, [{"role": "user", "content": "I moved to Paris last week."}])
+    vault.maintain(ME, steps=["graph"])
+    before = {f["object"] for f in vault.graph_facts(ME, "user", history=True)}
+    assert {"Zebracorn42ville", "Paris"} <= before
+    vault.purge(session, first.turns[0])
+    assert vault.get(session, slot_id).value == "Paris"
+    after = {f["object"] for f in vault.graph_facts(ME, "user", history=True)}
+    assert "Paris" in after and "Zebracorn42ville" not in after
+    vault.store.compact()
+    assert "zebracorn42" not in " ".join(all_text(db).values()).lower()

@@ -8,6 +8,7 @@ revisions that came from a purged turn lose their content (`quoting_revisions`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from .layers.graphvocab import is_self
@@ -27,9 +28,12 @@ def _sources(m: Memory) -> set[str]:
     return out
 
 
-def derived_from(store: Any, scope: Scope, memory_id: str) -> list[Memory]:
+def derived_from(store: Any, scope: Scope, memory_id: str,
+                 versions: dict[str, set[int]] | None = None) -> list[Memory]:
     """Every memory of the user (any status, any agent or session) made from
-    `memory_id`, directly or through another derived memory."""
+    `memory_id`, or from the listed versions of other memories (those a purge blanks:
+    a graph fact read from a slot's older value), directly or through another derived
+    memory."""
     user = Scope(scope.tenant, scope.user)
     source = store.get(scope, memory_id)
     # Only a turn has extracted memories; they may be of any kind but turn.
@@ -38,7 +42,11 @@ def derived_from(store: Any, scope: Scope, memory_id: str) -> list[Memory]:
     pool = [m for kind in kinds
             for m in store.list(user, ListFilter(kind=kind, limit=10_000_000))]
     found: dict[str, Memory] = {}
-    frontier = {memory_id}
+    for m in pool:
+        md = m.metadata if isinstance(m.metadata, dict) else {}
+        if md.get("source_version") in (versions or {}).get(md.get("source_memory"), ()):
+            found[m.id] = m
+    frontier = {memory_id, *found}
     while frontier:
         step = {m.id: m for m in pool if m.id not in found and m.id != memory_id
                 and _sources(m) & frontier}
@@ -56,8 +64,18 @@ def derived_from(store: Any, scope: Scope, memory_id: str) -> list[Memory]:
     return list(found.values())
 
 
+@dataclass(frozen=True)
+class Quoted:
+    """What a purge takes from a memory that stays (see `quoting_revisions`)."""
+
+    scope: Scope
+    blank: list[str]  # op ids of revisions whose state was read from the turn
+    unquote: list[str]  # op ids of revisions the turn triggered; their state stays
+    versions: set[int]  # the versions whose content goes
+
+
 def quoting_revisions(store: Any, turn: Memory, skip: set[str]
-                      ) -> dict[str, tuple[Scope, list[str], list[str]]]:
+                      ) -> dict[str, Quoted]:
     """memory id -> (its scope, op ids of revisions whose state was read from `turn`, op
     ids of revisions the turn triggered that keep another version's state), for the
     user's memories not in `skip` (those erased whole). Empty unless `turn` is a turn.
@@ -65,14 +83,15 @@ def quoting_revisions(store: Any, turn: Memory, skip: set[str]
     if turn.kind != Kind.TURN.value:
         return {}
     tag = f"[turn {turn.id}]"
-    out: dict[str, tuple[Scope, list[str], list[str]]] = {}
+    out: dict[str, Quoted] = {}
     for mid, revs in store.scope_revisions(Scope(turn.scope.tenant, turn.scope.user)):
         if mid == turn.id or mid in skip:
             continue
-        blank = [r.op_id for r in revs if r.state is not None and turn_id(r.state) == turn.id]
+        read = [r for r in revs if r.state is not None and turn_id(r.state) == turn.id]
+        blank = [r.op_id for r in read]
         unquote = [r.op_id for r in revs if r.op_id not in blank and tag in (r.reason or "")]
         if blank or unquote:
-            out[mid] = (revs[0].scope, blank, unquote)
+            out[mid] = Quoted(revs[0].scope, blank, unquote, {r.to_version for r in read})
     return out
 
 

@@ -711,6 +711,10 @@ class Vault:
         source = self.store.get(sc, mid)
         quoted = (quoting_revisions(self.store, source, {d.id for d in derived})
                   if source is not None else {})
+        if versions := {q: x.versions for q, x in quoted.items() if x.versions}:
+            # What was read from the versions that go (a graph fact) goes as well.
+            derived = derived_from(self.store, sc, mid, versions)
+            quoted = {q: x for q, x in quoted.items() if q not in {d.id for d in derived}}
         asked = traces_quoting(self.store, source) if source is not None else []
         with self.store.transaction() as tx:
             cur = tx.get(sc, mid, for_update=True)
@@ -743,14 +747,14 @@ class Vault:
                 tx.erase(c.scope, c.id, tombstone(c, f"derived from purged memory {mid}"))
             # A memory that stays (its current value came from elsewhere) loses the content
             # of its older revisions that came from the purged turn.
-            for qid, (qscope, blank, unquote) in quoted.items():
-                if (m := tx.get(qscope, qid, for_update=True)) is None:
+            for qid, q in quoted.items():
+                if (m := tx.get(q.scope, qid, for_update=True)) is None:
                     continue
-                tx.redact(m.scope, m.id, blank, unquote, Revision(
+                tx.redact(m.scope, m.id, q.blank, q.unquote, Revision(
                     op_id=new_id("op"), memory_id=m.id, scope=m.scope, op=Op.REDACT.value,
                     from_version=m.version, to_version=m.version, state=m.to_dict(),
                     actor=self._actor(actor), actor_role=self.actor_role,
-                    reason=f"{len(blank) + len(unquote)} earlier revision(s) erased: "
+                    reason=f"{len(q.blank) + len(q.unquote)} earlier revision(s) erased: "
                            f"derived from purged memory {mid}", trigger_text=None,
                     trace_id=None,
                     at=max(now, m.updated_at)))

@@ -505,8 +505,11 @@ def parse_name(text: str) -> str | None:
 # --- the built-in vocabulary -----------------------------------------------------------------
 
 _ZH_PLACE = r"[^\s，。,.!?！？；;、]{1,20}?"
+# The place ends where a time phrase starts ("I moved to Paris last week").
 _EN_PLACE = (r"[a-z][\w.'’\- ]{0,40}?(?=\s*(?:[,;!?]|\.(?:\s|$)|$|\band\b|\bbut\b|\bnow\b|"
-             r"\bwith\b|\bsince\b|\bfor\b|\bso\b|\bbecause\b))")
+             r"\bwith\b|\bsince\b|\bfor\b|\bso\b|\bbecause\b|\b(?:last|this|next)\s+"
+             r"(?:week|month|year|spring|summer|autumn|fall|winter)\b|\byesterday\b|\brecently\b|"
+             r"\b(?:a few|two|three|several)\s+\w+\s+ago\b|\bin\s+(?:19|20)\d\d\b))")
 
 BUILTIN: tuple[SlotSpec, ...] = (
     SlotSpec(
