@@ -1188,10 +1188,12 @@ class Vault:
 
         def load(tx: Any, chunk: list[tuple[Memory | None, list[Revision]]]) -> None:
             mems = [m for m, _ in chunk if m is not None]
+            # Any scope: history under another user's id would be that user's to purge.
+            for mid in {m.id if m is not None else revs[0].memory_id
+                        for m, revs in chunk if m is not None or revs}:
+                if tx.id_in_use(mid):
+                    raise ConflictError(f"memory {mid} already exists in this store")
             vectors = self._vectors([m.content for m in mems])
-            for m in mems:
-                if tx.get(Scope(m.scope.tenant, m.scope.user), m.id) is not None:
-                    raise ConflictError(f"memory {m.id} already exists in this store")
             rows = []
             for m, vec in zip(mems, vectors, strict=True):
                 m = replace(m, embedding_model=self.embedding_model)

@@ -77,6 +77,10 @@ class Tx(Protocol):
         (state, reason, trigger_text) and append the tombstone revision."""
         ...
 
+    def id_in_use(self, memory_id: str) -> bool:
+        """Whether any scope has a memory or a revision with this id (the import check)."""
+        ...
+
     def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
         """Delete these traces of the scope's user."""
         ...

@@ -994,6 +994,13 @@ class _PgTx:
         self._drop_traces(scope, memory_id)
         self.append_revision(note)
 
+    def id_in_use(self, memory_id: str) -> bool:
+        row = self.conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM memories WHERE id = %s) "
+            "OR EXISTS (SELECT 1 FROM revisions WHERE memory_id = %s) AS used",
+            (memory_id, memory_id)).fetchone()
+        return bool(row and row["used"])
+
     def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
         self.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s "
                           "AND trace_id = ANY(%s)", (scope.tenant, scope.user, trace_ids))

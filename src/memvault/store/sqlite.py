@@ -622,6 +622,12 @@ class _SQLiteTx:
         self._drop_traces(scope, memory_id)
         self.append_revision(note)
 
+    def id_in_use(self, memory_id: str) -> bool:
+        return bool(self.db.execute(
+            "SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?) "
+            "OR EXISTS (SELECT 1 FROM revisions WHERE memory_id = ?)",
+            (memory_id, memory_id)).fetchone()[0])
+
     def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
         self.db.executemany("DELETE FROM traces WHERE tenant = ? AND user_id = ? "
                             "AND trace_id = ?", [(scope.tenant, scope.user, t)
