@@ -368,3 +368,39 @@ def test_graph_entity_through_cli(tmp_path: Path) -> None:
     assert city["id"] in shown and "entity" in shown
     bad = scoped(db, "graph", "entity", "Atlantis", ok=False)
     assert bad.returncode != 0 and "[not_found]" in bad.stderr
+
+
+def test_export_never_clobbers_the_store_or_a_file_on_failure(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    scoped(db, "remember", "The user has a cat named Miso")
+    # The store's own file as the output: refused, the store keeps its memory.
+    bad = scoped(db, "export", str(db), ok=False)
+    assert bad.returncode == 1 and "is the store itself" in bad.stderr
+    assert "Miso" in scoped(db, "list").stdout
+    # A call that fails (no user) leaves an existing file as it was.
+    keep = tmp_path / "keep.jsonl"
+    keep.write_text("precious\n")
+    bad = run(db, "--tenant", "acme", "export", str(keep), ok=False)
+    assert bad.returncode == 1 and "invalid_scope" in bad.stderr
+    assert keep.read_text() == "precious\n"
+    # Unwritable targets are a typed error, not a traceback.
+    for target in (tmp_path / "no" / "such" / "dir.jsonl", tmp_path):
+        bad = scoped(db, "export", str(target), ok=False)
+        assert bad.returncode == 1 and "error [invalid_input] export:" in bad.stderr
+        assert "Traceback" not in bad.stderr
+    scoped(db, "export", str(keep))
+    assert json.loads(keep.read_text().splitlines()[0])["format"] == "memvault-export"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_stored_text_is_printed_as_text_not_markup(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    closing = "closing [/] tag here"
+    link = "Tom [link=https://evil.example]click[/link] works at Acme"
+    ids = [scoped(db, "remember", t).stdout.split()[1] for t in (closing, link)]
+    for args in (["list"], ["get", ids[0]], ["history", ids[0]], ["recall", "closing tag"],
+                 ["recall", "Tom works at Acme"]):
+        shown = scoped(db, *args)
+        assert "Traceback" not in shown.stderr
+    assert "[/]" in scoped(db, "get", ids[0]).stdout
+    assert "[link=https://evil.example]click[/link]" in scoped(db, "get", ids[1]).stdout

@@ -111,7 +111,19 @@ def _mutations(header: str, record: str) -> dict[str, list[str]]:
     foreign_rev["revisions"][0]["memory_id"] = "m_other"
     empty_content = json.loads(record)
     empty_content["memory"]["content"] = "  "
+
+    def field(name: str, value: Any) -> str:
+        bad = json.loads(record)
+        bad["memory"][name] = value
+        return json.dumps(bad)
     return {
+        "bad_kind": [header, field("kind", "bogus")],
+        "bad_status": [header, field("status", "weird")],
+        "negative_version": [header, field("version", -3)],
+        "date_as_text": [header, field("created_at", "yesterday")],
+        "nan_confidence": [header, field("confidence", float("nan"))],
+        "frozen_as_text": [header, field("frozen", "no")],
+        "same_memory_twice": [header, record, record],
         "not_json": [header, record, "{not json"],
         "no_header": [record],
         "wrong_format": [json.dumps({"format": "other", "format_version": 1}), record],
@@ -134,7 +146,9 @@ def _mutations(header: str, record: str) -> dict[str, list[str]]:
 @pytest.mark.parametrize("case", [
     "not_json", "no_header", "wrong_format", "future_version", "empty", "no_revisions",
     "a_list", "memory_without_kind", "revision_without_op", "revision_with_unknown_field",
-    "id_mismatch", "scope_without_user", "revision_of_other_memory", "empty_content"])
+    "id_mismatch", "scope_without_user", "revision_of_other_memory", "empty_content",
+    "bad_kind", "bad_status", "negative_version", "date_as_text", "nan_confidence",
+    "frozen_as_text", "same_memory_twice"])
 def test_malformed_input_imports_nothing(source: tuple[Vault, dict[str, str]],
                                          make_vault: Callable[..., Vault], case: str) -> None:
     src, ids = source

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
+from . import validate
 from .errors import MemvaultError, ValidationError
 from .eval.datasets import Lang, Split
 from .model import Hit, Memory, Revision, Scope
@@ -24,7 +27,9 @@ from .vault import Vault, default_db_path
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="memvault: governed long-term memory for LLM applications.")
-out = Console()
+# Stored text is data: never read as Rich markup ("[/]" in a memory must not crash a
+# table, "[link=…]" must not hide words). Errors go to stderr and escape what they quote.
+out = Console(markup=False)
 err = Console(stderr=True)
 
 
@@ -597,13 +602,37 @@ def export_(ctx: typer.Context,
             = None) -> None:
     """Export the scope's memories with full history as JSONL."""
     def go(c: Ctx) -> None:
+        vault, scope = c.vault(), validate.scope(c.scope())  # fail before touching a file
         if path is None:
-            n = c.vault().export_jsonl(c.scope(), sys.stdout)
+            n = vault.export_jsonl(scope, sys.stdout)
         else:
-            with path.open("w", encoding="utf-8") as f:
-                n = c.vault().export_jsonl(c.scope(), f)
+            n = _write_file(path, lambda f: vault.export_jsonl(scope, f), c.db)
         err.print(f"exported {n} memories")
     _run(ctx, go)
+
+
+def _write_file(path: Path, write: Callable[[Any], int], db: str) -> int:
+    """Write through a temporary file beside `path`, renamed over it only when complete:
+    a failed export leaves an existing file as it was. The store's own files are refused."""
+    target = path.expanduser().resolve()
+    store = Path(db).expanduser().resolve() if db and "://" not in db else None
+    if store is not None and target in {store, *(Path(f"{store}{x}") for x in
+                                                 ("-wal", "-shm", "-journal"))}:
+        raise ValidationError(f"export: {path} is the store itself; choose another file")
+    if target.is_dir():
+        raise ValidationError(f"export: {path} is a directory")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as e:
+        raise ValidationError(f"export: cannot write {path} ({e.strerror or e})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            n = write(f)
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return n
 
 
 @app.command("import")

@@ -1267,6 +1267,29 @@ def _inside(sc: Scope, within: Scope | None) -> bool:
                                                              ("session", within.session))))
 
 
+def _check_fields(m: dict[str, Any]) -> None:
+    """An imported memory's fields, checked like a write's: a bad date or kind stored
+    here would only fail later, on a read."""
+    v.text(m["content"], "content", max_chars=v.MAX_CONTENT_CHARS)
+    v.kind(m["kind"])
+    v.source(m["source"])
+    v.status(m["status"])
+    v.confidence(m["confidence"])
+    v.tags(m["tags"])
+    v.metadata(m["metadata"])
+    v.version(m["version"])
+    if m["slot"] is not None:
+        v.slot(m["slot"])
+    for f in ("recorded_at", "created_at", "updated_at"):
+        if isinstance(m[f], bool) or not isinstance(m[f], int):
+            raise ValidationError(f"{f}: expected epoch milliseconds")
+    for f in ("valid_from", "valid_to", "expires_at"):
+        if m[f] is not None and (isinstance(m[f], bool) or not isinstance(m[f], int)):
+            raise ValidationError(f"{f}: expected epoch milliseconds or null")
+    if not isinstance(m["frozen"], bool):
+        raise ValidationError("frozen: expected true or false")
+
+
 def _parse_export(lines: Iterable[str], within: Scope | None = None
                   ) -> Iterator[dict[str, Any]]:
     it = iter(lines)
@@ -1277,7 +1300,9 @@ def _parse_export(lines: Iterable[str], within: Scope | None = None
     except json.JSONDecodeError as e:
         raise ValidationError(f"import: line 1 is not JSON ({e.msg})") from None
     if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
-        raise ValidationError("import: not a memvault export (missing header line)")
+        raise ValidationError(f"import: not a memvault export (line 1 must be the header, "
+                              f'with "format": "{EXPORT_FORMAT}")')
+    seen: set[Any] = set()
     if header.get("format_version") != EXPORT_FORMAT_VERSION:
         raise ValidationError(f"import: unsupported format_version {header.get('format_version')}")
     for n, line in enumerate(it, start=2):
@@ -1295,16 +1320,23 @@ def _parse_export(lines: Iterable[str], within: Scope | None = None
                 m = rec["memory"]
                 if not _inside(v.scope(m["scope"]), within):
                     raise ScopeError(f"import: line {n} is outside the scope {within}")
-                v.text(m["content"], "content", max_chars=v.MAX_CONTENT_CHARS)
                 if m["id"] != rec.get("id"):
                     raise ValidationError(f"import: line {n}: id does not match its memory")
                 Memory.from_dict(m)  # every field present, none unknown
+                _check_fields(m)
+            if rec.get("id") in seen:
+                raise ValidationError(f"import: line {n}: memory {rec.get('id')} appears twice")
+            seen.add(rec.get("id"))
             for r in rec["revisions"]:
                 if not _inside(v.scope(r["scope"]), within):
                     raise ScopeError(f"import: line {n} is outside the scope {within}")
                 if r["memory_id"] != rec.get("id"):
                     raise ValidationError(f"import: line {n}: a revision of another memory")
                 Revision.from_dict(r)
+        except ValidationError as e:
+            if not e.message.startswith("import:"):
+                raise type(e)(f"import: line {n}: {e.message}") from None
+            raise
         except (KeyError, TypeError) as e:
             raise ValidationError(f"import: line {n} is malformed ({e})") from None
         yield rec
