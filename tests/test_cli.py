@@ -404,3 +404,15 @@ def test_stored_text_is_printed_as_text_not_markup(tmp_path: Path) -> None:
         assert "Traceback" not in shown.stderr
     assert "[/]" in scoped(db, "get", ids[0]).stdout
     assert "[link=https://evil.example]click[/link]" in scoped(db, "get", ids[1]).stdout
+
+
+@pytest.mark.parametrize("option", [["--port", "99999"], ["--port=-1"], ["--host", "bad..host"],
+                                    ["--sweep-interval", "nan"], ["--sweep-interval=-5"],
+                                    ["--max-body=-1"]])
+def test_serve_refuses_bad_options_before_opening_the_store(tmp_path: Path,
+                                                            option: list[str]) -> None:
+    db = tmp_path / "s.db"
+    bad = run(db, "serve", *option, ok=False)
+    assert bad.returncode == 1 and "error [invalid_input]" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    assert not db.exists()  # no store, so no admin key was created

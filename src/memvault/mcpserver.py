@@ -277,8 +277,9 @@ def serve(vault: Vault | Callable[[], Vault], scope: Scope | dict[str, str], *,
     `vault` may be a factory, called only once the options are known to be good."""
     if transport not in ("stdio", "http"):
         raise ValidationError(f"transport: expected 'stdio' or 'http', not {transport!r}")
-    if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
-        raise ValidationError("port: expected a whole number in 1..65535")
+    if transport == "http":
+        v.port(port)
+        v.host(host)
     vault_ = vault if isinstance(vault, Vault) else vault()
     # What an MCP client writes, its revisions say an agent wrote (not the local admin).
     vault_.actor_role = "agent"

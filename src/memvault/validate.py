@@ -180,3 +180,29 @@ def memory_id(value: Any) -> str:
     if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS:
         raise ValidationError(f"id: expected a memory id, got {value!r}")
     return value
+
+
+def port(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
+        raise ValidationError("port: expected a whole number in 1..65535")
+    return value
+
+
+def host(value: Any) -> str:
+    """An address to bind: an IP address or a host name that could resolve (checked for
+    form only; binding reports the rest)."""
+    import ipaddress
+
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError("host: expected an address such as 127.0.0.1 or localhost")
+    try:
+        ipaddress.ip_address(value)
+        return value
+    except ValueError:
+        pass
+    labels = value.rstrip(".").split(".")
+    if len(value) > 253 or not all(
+            0 < len(x) <= 63 and x.isascii() and x.replace("-", "").isalnum()
+            and not x.startswith("-") and not x.endswith("-") for x in labels):
+        raise ValidationError(f"host: {value!r} is neither an IP address nor a host name")
+    return value

@@ -3,6 +3,7 @@ sweep timer, around one Vault."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from .. import __version__
+from ..errors import ValidationError
 from ..vault import Vault
 from . import admin, api, errors, ui
 from .jobs import Sweeper, Worker
@@ -29,6 +31,16 @@ class Settings:
     # When set, GET /metrics asks for `Authorization: Bearer <token>` (a scraper's secret,
     # not an API key: metrics carry no tenant data, and a scraper needs no role).
     metrics_token: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_body_bytes, bool) or not isinstance(self.max_body_bytes, int) \
+                or self.max_body_bytes < 1:
+            raise ValidationError("max_body: expected a whole number of bytes, at least 1")
+        s = self.sweep_interval
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int | float)
+                              or not math.isfinite(s) or s < 0):
+            raise ValidationError("sweep_interval: expected a number of seconds >= 0 "
+                                  "(0 disables the timer)")
 
 
 @dataclass

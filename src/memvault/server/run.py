@@ -7,6 +7,7 @@ import logging.config
 import sys
 from typing import Any, TextIO
 
+from .. import validate as v
 from ..vault import Vault, default_db_path
 from .app import Settings, create_app
 from .auth import bootstrap_admin
@@ -31,6 +32,10 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
           out: TextIO = sys.stdout) -> None:
     import uvicorn
 
+    # Checked before the store is opened: a bad option must not leave a new admin key.
+    v.port(port)
+    v.host(host)
+    settings = settings or Settings()
     logging.config.dictConfig(_LOG_CONFIG)
     vault = Vault(db, embedder=embedder, actor="server", actor_role="api", strategy=config)
     try:
