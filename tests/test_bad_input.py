@@ -180,6 +180,19 @@ CASES: list[tuple[str, Callable[[Vault, str], Any], type[Exception], str]] = [
      "confidence"),
     ("propose_stale", call("propose", ME, "CSV again", slot="report.format", value="CSV",
                            expected_version=1), ConflictError, "version"),
+    # invisible-only text, look-alike ids, blank slot values
+    ("zero_width_content", remember(content="\u200b\u200f\u202e"), ValidationError, "content"),
+    ("zero_width_query", call("recall", ME, "\u200b"), ValidationError, "query"),
+    ("zero_width_user", remember(scope={"tenant": "acme", "user": "alice\u200b"}),
+     ScopeError, "user"),
+    ("bidi_user", remember(scope={"tenant": "acme", "user": "\u202ealice"}), ScopeError,
+     "user"),
+    ("control_in_actor", remember(actor="bad\x1bactor"), ValidationError, "actor"),
+    ("blank_slot_value", remember(content=None, slot="report.format", value="   "),
+     ValidationError, "value"),
+    ("edit_blank_slot_value", call("edit", ME, "$id", value=" "), ValidationError, "value"),
+    ("edit_zero_width_content", call("edit", ME, "$id", content="\u200b"), ValidationError,
+     "content"),
 ]
 
 
@@ -233,3 +246,23 @@ def test_a_slot_cannot_come_back_while_another_memory_holds_it(vault: Vault) -> 
     with pytest.raises(ConflictError, match=new.id):
         vault.rollback(ME, old.id, 1)
     assert dump(vault) == before
+
+
+def test_a_forgotten_memory_is_not_edited(vault: Vault) -> None:
+    m = vault.remember(ME, "The user has a cat named Miso").memory
+    vault.forget(ME, m.id)
+    before = dump(vault)
+    with pytest.raises(ConflictError, match="forgotten; roll it back"):
+        vault.edit(ME, m.id, content="The user has a dog")
+    assert dump(vault) == before
+    vault.rollback(ME, m.id, 1)
+    assert vault.edit(ME, m.id, content="The user has a dog").content == "The user has a dog"
+
+
+def test_config_refuses_infinite_weights(tmp_path: Any) -> None:
+    from memvault.config import load_strategy
+
+    bad = tmp_path / "inf.yaml"
+    bad.write_text("retrieval:\n  weights:\n    text: .inf\n")
+    with pytest.raises(ValidationError, match="finite"):
+        load_strategy(bad)

@@ -22,7 +22,7 @@ from .errors import ValidationError as MemvaultValidationError
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Weights(_Strict):

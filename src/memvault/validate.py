@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,11 +44,27 @@ def text(value: Any, field: str, *, max_chars: int, required: bool = True) -> st
         raise ValidationError(f"{field}: not valid UTF-8 (contains lone surrogates)") from None
     if "\x00" in value:
         raise ValidationError(f"{field}: contains a NUL character")
-    if required and not value.strip():
-        raise ValidationError(f"{field}: must not be empty")
+    if required and not visible(value):
+        raise ValidationError(f"{field}: must not be empty (only spaces or invisible "
+                              "characters)" if value else f"{field}: must not be empty")
     if len(value) > max_chars:
         raise ValidationError(f"{field}: {len(value)} characters, the limit is {max_chars}")
     return value
+
+
+def visible(value: str) -> bool:
+    """Holds a character that shows: not only white space and format characters (zero
+    width spaces, bidirectional marks), which would make an empty-looking record."""
+    return any(not c.isspace() and unicodedata.category(c) != "Cf" for c in value)
+
+
+def actor(value: Any) -> str:
+    """Who did it, as recorded in every revision: printable, like a scope id."""
+    out = str(text(value, "actor", max_chars=MAX_ID_CHARS))
+    if not _ID.match(out) or any(unicodedata.category(c) == "Cf" for c in out):
+        raise ValidationError(f"actor: {out!r} is not a valid id (printable characters, no "
+                              "control or invisible ones)")
+    return out
 
 
 def scope(value: Any) -> Scope:
@@ -79,9 +96,11 @@ def scope(value: Any) -> Scope:
         except UnicodeEncodeError:
             raise ScopeError(f"scope: {name} is not valid UTF-8 (contains lone surrogates)") \
                 from None
-        if not _ID.match(v) or v != v.strip():
-            raise ScopeError(f"scope: {name} {v!r} is not a valid id "
-                             "(1-128 printable characters, no surrounding spaces)")
+        # Invisible characters would make "u\u200b" a second user that looks like "u".
+        if not _ID.match(v) or v != v.strip() or any(unicodedata.category(c) == "Cf"
+                                                     for c in v):
+            raise ScopeError(f"scope: {name} {v!r} is not a valid id (1-128 printable "
+                             "characters, no invisible ones, no surrounding spaces)")
         out[name] = v
     return Scope(**out)
 

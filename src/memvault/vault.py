@@ -145,7 +145,7 @@ class Vault:
                  clock: Callable[[], int] | None = None, check_models: bool = True) -> None:
         if on_expire not in ("demote", "expire"):
             raise ValidationError("on_expire: expected 'demote' or 'expire'")
-        actor = str(v.text(actor, "actor", max_chars=v.MAX_ID_CHARS))
+        actor = v.actor(actor)
         # The embedders first: a bad spec must fail before a store file is created.
         self.embedders: list[Embedder] = load_embedders(embedder)
         if isinstance(db, str | os.PathLike) or db is None:
@@ -207,7 +207,7 @@ class Vault:
     def _actor(self, actor: str | None) -> str:
         if actor is None:
             return self.actor
-        return v.text(actor, "actor", max_chars=v.MAX_ID_CHARS) or self.actor
+        return v.actor(actor)
 
     def _revision(self, m: Memory, op: Op, from_version: int | None, *, actor: str | None,
                   reason: str | None, trigger_text: str | None,
@@ -328,6 +328,9 @@ class Vault:
         sc = v.scope(scope)
         slot_ = v.slot(slot)
         value_ = None if value is None else v.json_value(value, "value")
+        if slot_ is not None and isinstance(value_, str) and not v.visible(value_):
+            raise ValidationError(f"value: empty for slot {slot_} (to clear a slot, forget "
+                                  "its memory)")
         if content is None:
             if slot_ is None or value_ is None:
                 raise ValidationError("content: required (or give slot and value)")
@@ -602,7 +605,12 @@ class Vault:
             expected_version = v.version(expected_version, "expected_version")
 
         def change(m: Memory) -> Memory:
+            if m.status == Status.DELETED:
+                raise ConflictError(f"memory {m.id} is forgotten; roll it back before editing it")
             new = dict(updates)
+            if m.slot and isinstance(new.get("value"), str) and not v.visible(new["value"]):
+                raise ValidationError(f"value: empty for slot {m.slot} (to clear a slot, "
+                                      "forget its memory)")
             if "metadata" in new and "turn_id" in m.metadata and "turn_id" not in new["metadata"]:
                 # The version still quotes that turn (source_text): purge must find it.
                 new["metadata"] = {**new["metadata"], "turn_id": m.metadata["turn_id"]}
