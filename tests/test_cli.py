@@ -416,3 +416,12 @@ def test_serve_refuses_bad_options_before_opening_the_store(tmp_path: Path,
     assert bad.returncode == 1 and "error [invalid_input]" in bad.stderr
     assert "Traceback" not in bad.stderr
     assert not db.exists()  # no store, so no admin key was created
+
+
+def test_db_that_is_neither_a_path_nor_a_dsn_is_refused(tmp_path: Path) -> None:
+    for db in ("", "sqlite:///tmp/x.db"):
+        bad = subprocess.run([sys.executable, "-m", "memvault.cli", "--db", db, "--tenant",
+                              "acme", "--user", "alice", "list"], capture_output=True,
+                             text=True, timeout=120, cwd=tmp_path)
+        assert bad.returncode == 1 and "error [invalid_input] db:" in bad.stderr
+    assert list(tmp_path.iterdir()) == []

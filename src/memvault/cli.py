@@ -178,9 +178,10 @@ def main_options(
     config: Annotated[str | None, typer.Option(
         help="Strategy YAML (env MEMVAULT_CONFIG; default: built-in).")] = None,
 ) -> None:
-    ctx.obj = Ctx(db=db or str(default_db_path()), tenant=tenant, user=user, agent=agent,
-                  session=session, embedder=embedder, actor=actor, json=as_json,
-                  config=config)
+    # An empty --db is an error (open_store), not the default store.
+    ctx.obj = Ctx(db=db if db is not None else str(default_db_path()), tenant=tenant,
+                  user=user, agent=agent, session=session, embedder=embedder, actor=actor,
+                  json=as_json, config=config)
     ctx.call_on_close(lambda: ctx.obj._vault.close() if ctx.obj._vault else None)
 
 

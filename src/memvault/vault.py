@@ -641,8 +641,12 @@ class Vault:
     def freeze(self, scope: Scope | dict[str, str], memory_id: str, *,
                actor: str | None = None, reason: str | None = None) -> Memory:
         """Lock a memory: no verb but unfreeze may change it."""
-        return self._mutate(scope, memory_id, Op.FREEZE, lambda m: replace(m, frozen=True),
-                            actor=actor, reason=reason)
+        def change(m: Memory) -> Memory:
+            if m.frozen:
+                raise FrozenError(f"memory {m.id} is already frozen")
+            return replace(m, frozen=True)
+        return self._mutate(scope, memory_id, Op.FREEZE, change, actor=actor, reason=reason,
+                            allow_frozen=True)
 
     def unfreeze(self, scope: Scope | dict[str, str], memory_id: str, *,
                  actor: str | None = None, reason: str | None = None) -> Memory:
@@ -812,10 +816,10 @@ class Vault:
         if isinstance(offset, bool) or not isinstance(offset, int) or not \
                 0 <= offset <= 1_000_000_000:  # beyond, SQLite's integers overflow
             raise ValidationError("offset: expected a whole number in 0..1000000000")
+        lo, hi = _time_range(since, until)
         flt = ListFilter(kind=v.kind(kind) if kind else None,
                          status=v.status(status) if status else None, slot=v.slot(slot),
-                         tags=v.tags(tags), since=to_ms(since, field="since"),
-                         until=to_ms(until, field="until"), limit=limit, offset=offset,
+                         tags=v.tags(tags), since=lo, until=hi, limit=limit, offset=offset,
                          source=v.source(source) if source else None, frozen=frozen,
                          expires_before=to_ms(expiring_before, field="expiring_before"),
                          q=v.text(q, "q", max_chars=v.MAX_CONTENT_CHARS, required=False) or None,
@@ -877,7 +881,7 @@ class Vault:
             raise ValidationError("min_score: expected a finite number")
         kind_ = v.kind(kind) if kind else None
         tags_ = v.tags(tags)
-        lo, hi = to_ms(since, field="since"), to_ms(until, field="until")
+        lo, hi = _time_range(since, until)
         now = self.clock() if as_of is None else to_ms(as_of, field="as_of")
         assert now is not None
         found = named_range(q, now) if r.query_time_filter else None
@@ -1273,6 +1277,13 @@ def _inside(sc: Scope, within: Scope | None) -> bool:
         sc.tenant == within.tenant and sc.user == within.user
         and all(not w or getattr(sc, f) == w for f, w in (("agent", within.agent),
                                                              ("session", within.session))))
+
+
+def _time_range(since: TimeLike, until: TimeLike) -> tuple[int | None, int | None]:
+    lo, hi = to_ms(since, field="since"), to_ms(until, field="until")
+    if lo is not None and hi is not None and lo >= hi:
+        raise ValidationError("since: must be before until")
+    return lo, hi
 
 
 def _check_fields(m: dict[str, Any]) -> None:

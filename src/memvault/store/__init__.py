@@ -20,6 +20,11 @@ def open_store(db: str | os.PathLike[str]) -> Store:
             raise StoreError(f"the PostgreSQL backend needs its extra: "
                              f"pip install 'memvault[postgres]' ({e})") from None
         return PostgresStore(target)
+    if not target.strip() or "://" in target:
+        from ..errors import ValidationError
+
+        raise ValidationError(f"db: {target!r} is neither a SQLite file path nor a "
+                              "postgresql:// DSN")
     return SQLiteStore(target)
 
 
