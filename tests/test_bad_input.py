@@ -193,6 +193,8 @@ CASES: list[tuple[str, Callable[[Vault, str], Any], type[Exception], str]] = [
     ("edit_blank_slot_value", call("edit", ME, "$id", value=" "), ValidationError, "value"),
     ("edit_zero_width_content", call("edit", ME, "$id", content="\u200b"), ValidationError,
      "content"),
+    ("blank_id", call("get", ME, "   "), ValidationError, "id"),
+    ("long_id", call("get", ME, "m" * 200), ValidationError, "200 characters"),
     ("list_reversed_range", call("list", ME, since="2025-01-01", until="2024-01-01"),
      ValidationError, "since"),
     ("recall_reversed_range", call("recall", ME, "x", since="2025-01-01", until="2024-01-01"),

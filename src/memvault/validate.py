@@ -196,8 +196,10 @@ def version(value: Any, field: str = "version") -> int:
 
 
 def memory_id(value: Any) -> str:
-    if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS:
-        raise ValidationError(f"id: expected a memory id, got {value!r}")
+    if not isinstance(value, str) or not value.strip() or not _ID.match(value):
+        shown = repr(value) if not isinstance(value, str) or len(value) <= 40 else (
+            f"{len(value)} characters (at most {MAX_ID_CHARS})")
+        raise ValidationError(f"id: expected a memory id, got {shown}")
     return value
 
 
