@@ -1321,9 +1321,9 @@ def _parse_export(lines: Iterable[str], within: Scope | None = None
     if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
         raise ValidationError(f"import: not a memvault export (line 1 must be the header, "
                               f'with "format": "{EXPORT_FORMAT}")')
-    seen: set[Any] = set()
     if header.get("format_version") != EXPORT_FORMAT_VERSION:
         raise ValidationError(f"import: unsupported format_version {header.get('format_version')}")
+    seen: set[Any] = set()
     for n, line in enumerate(it, start=2):
         if not line.strip():
             continue
