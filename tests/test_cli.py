@@ -100,6 +100,10 @@ def test_freeze_blocks_and_cli_reports_typed_error(tmp_path: Path) -> None:
     (["profile", "--as-of", "soon"], "invalid_input"),
     (["traces", "--limit", "0"], "invalid_input"),
     (["graph", "entity", "Atlantis"], "not_found"),
+    (["remember", "x", "--ttl=-5"], "invalid_input"),
+    (["remember", "\u200b"], "invalid_input"),
+    (["remember", "x", "--slot", "report.format", "--value", "  "], "invalid_input"),
+    (["list", "--since", "2025-01-01", "--until", "2024-01-01"], "invalid_input"),
 ])
 def test_bad_input_exits_nonzero_and_stores_nothing(tmp_path: Path, args: list[str],
                                                      code: str) -> None:

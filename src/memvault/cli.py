@@ -155,7 +155,7 @@ def _value_opt(raw: str | None) -> Any:
 def _ttl(raw: str | None) -> int | str | None:
     """A bare number on the command line is seconds, as the core's int; the rest ("90d",
     "12h") goes to the core as text, which parses and checks it."""
-    if raw is not None and re.fullmatch(r"[0-9]+", raw.strip()):
+    if raw is not None and re.fullmatch(r"[+-]?[0-9]+", raw.strip()):
         return int(raw.strip())
     return raw
 
