@@ -35,7 +35,6 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
     # Checked before the store is opened: a bad option must not leave a new admin key.
     v.port(port)
     v.host(host)
-    settings = settings or Settings()
     logging.config.dictConfig(_LOG_CONFIG)
     vault = Vault(db, embedder=embedder, actor="server", actor_role="api", strategy=config)
     try:
