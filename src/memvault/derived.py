@@ -14,7 +14,7 @@ from typing import Any
 from .layers.graphvocab import is_self
 from .model import Kind, Memory, Scope
 from .store import ListFilter
-from .turnnotes import turn_id
+from .turnnotes import TURN_TAG, turn_id
 
 _KINDS = (Kind.RELATION.value, Kind.SUMMARY.value, Kind.ENTITY.value)
 
@@ -74,18 +74,17 @@ class Quoted:
     versions: set[int]  # the versions whose content goes
 
 
-def quoting_revisions(store: Any, turn: Memory, skip: set[str]
-                      ) -> dict[str, Quoted]:
+def quoting_revisions(store: Any, turn: Memory) -> dict[str, Quoted]:
     """memory id -> (its scope, op ids of revisions whose state was read from `turn`, op
     ids of revisions the turn triggered that keep another version's state), for the
-    user's memories not in `skip` (those erased whole). Empty unless `turn` is a turn.
-    The write path names the triggering turn in a revision's reason ("[turn ID]")."""
+    user's memories. Empty unless `turn` is a turn. The write path names the triggering
+    turn in a revision's reason ("[turn ID]")."""
     if turn.kind != Kind.TURN.value:
         return {}
-    tag = f"[turn {turn.id}]"
+    tag = TURN_TAG.format(turn.id)
     out: dict[str, Quoted] = {}
     for mid, revs in store.scope_revisions(Scope(turn.scope.tenant, turn.scope.user)):
-        if mid == turn.id or mid in skip:
+        if mid == turn.id:
             continue
         read = [r for r in revs if r.state is not None and turn_id(r.state) == turn.id]
         blank = [r.op_id for r in read]

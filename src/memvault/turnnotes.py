@@ -24,6 +24,16 @@ def turn_id(state: Any) -> str | None:
     return t if isinstance(t, str) else None
 
 
+# How a revision's reason names the turn that triggered it; purge finds revisions by it
+# (derived.quoting_revisions), also those that keep another version's state.
+TURN_TAG = "[turn {}]"
+
+
+def with_turn(reason: str, turn: Any) -> str:
+    """`reason`, naming `turn` when it is a turn id."""
+    return f"{reason} {TURN_TAG.format(turn)}" if isinstance(turn, str) else reason
+
+
 def turn_notes(store: Any, scope: Scope, turn_ids: set[str]) -> dict[str, str]:
     """turn id -> PENDING, REJECTED or SUPERSEDED, for the turns in `turn_ids` that have
     one (the first that applies, in that order)."""

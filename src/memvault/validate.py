@@ -136,6 +136,13 @@ def slot(value: Any) -> str | None:
     return value
 
 
+def slot_value(slot_: str | None, value: Any) -> None:
+    """A slot's value must show: a blank one would look like a cleared slot but keep it."""
+    if slot_ is not None and isinstance(value, str) and not visible(value):
+        raise ValidationError(f"value: empty for slot {slot_} (to clear a slot, forget its "
+                              "memory)")
+
+
 def confidence(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValidationError(f"confidence: expected a number, got {type(value).__name__}")

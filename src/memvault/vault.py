@@ -328,9 +328,7 @@ class Vault:
         sc = v.scope(scope)
         slot_ = v.slot(slot)
         value_ = None if value is None else v.json_value(value, "value")
-        if slot_ is not None and isinstance(value_, str) and not v.visible(value_):
-            raise ValidationError(f"value: empty for slot {slot_} (to clear a slot, forget "
-                                  "its memory)")
+        v.slot_value(slot_, value_)
         if content is None:
             if slot_ is None or value_ is None:
                 raise ValidationError("content: required (or give slot and value)")
@@ -608,9 +606,7 @@ class Vault:
             if m.status == Status.DELETED:
                 raise ConflictError(f"memory {m.id} is forgotten; roll it back before editing it")
             new = dict(updates)
-            if m.slot and isinstance(new.get("value"), str) and not v.visible(new["value"]):
-                raise ValidationError(f"value: empty for slot {m.slot} (to clear a slot, "
-                                      "forget its memory)")
+            v.slot_value(m.slot, new.get("value"))
             if "metadata" in new and "turn_id" in m.metadata and "turn_id" not in new["metadata"]:
                 # The version still quotes that turn (source_text): purge must find it.
                 new["metadata"] = {**new["metadata"], "turn_id": m.metadata["turn_id"]}
@@ -719,14 +715,14 @@ class Vault:
         mid = v.memory_id(memory_id)
         why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
         rekeys = self._turn_rekeys_without(sc, mid)
-        derived = derived_from(self.store, sc, mid)
         source = self.store.get(sc, mid)
-        quoted = (quoting_revisions(self.store, source, {d.id for d in derived})
-                  if source is not None else {})
-        if versions := {q: x.versions for q, x in quoted.items() if x.versions}:
-            # What was read from the versions that go (a graph fact) goes as well.
-            derived = derived_from(self.store, sc, mid, versions)
-            quoted = {q: x for q, x in quoted.items() if q not in {d.id for d in derived}}
+        quoted = quoting_revisions(self.store, source) if source is not None else {}
+        # What was read from the versions that go (a graph fact) goes as well; a memory
+        # erased whole needs no redaction.
+        derived = derived_from(self.store, sc, mid,
+                               {q: x.versions for q, x in quoted.items() if x.versions})
+        whole = {d.id for d in derived}
+        quoted = {q: x for q, x in quoted.items() if q not in whole}
         asked = traces_quoting(self.store, source) if source is not None else []
         with self.store.transaction() as tx:
             cur = tx.get(sc, mid, for_update=True)
@@ -742,34 +738,33 @@ class Vault:
                 self._rekey(tx, m, terms, vectors)
             now = self.clock()
 
-            def tombstone(m: Memory, note: str | None) -> Revision:
+            def record(m: Memory, op: Op, note: str | None) -> Revision:
+                # A purge tombstone ends the memory (a new version, no state); a redact
+                # note keeps the memory's version and state.
+                purged = op == Op.PURGE
                 return Revision(op_id=new_id("op"), memory_id=m.id, scope=m.scope,
-                                op=Op.PURGE.value, from_version=m.version,
-                                to_version=m.version + 1, state=None,
+                                op=op.value, from_version=m.version,
+                                to_version=m.version + 1 if purged else m.version,
+                                state=None if purged else m.to_dict(),
                                 actor=self._actor(actor), actor_role=self.actor_role,
                                 reason=note, trigger_text=None, trace_id=None,
                                 at=max(now, m.updated_at))
 
-            tomb = tombstone(cur, why)
+            tomb = record(cur, Op.PURGE, why)
             tx.erase(cur.scope, mid, tomb)
             tx.drop_traces(cur.scope, asked)
             # What was made from it carries its words (a graph fact quotes its source, a
             # summary its turns): erased with it, each with its own tombstone.
             for c in copies:
-                tx.erase(c.scope, c.id, tombstone(c, f"derived from purged memory {mid}"))
+                tx.erase(c.scope, c.id, record(c, Op.PURGE, f"derived from purged memory {mid}"))
             # A memory that stays (its current value came from elsewhere) loses the content
             # of its older revisions that came from the purged turn.
             for qid, q in quoted.items():
                 if (m := tx.get(q.scope, qid, for_update=True)) is None:
                     continue
-                tx.redact(m.scope, m.id, q.blank, q.unquote, Revision(
-                    op_id=new_id("op"), memory_id=m.id, scope=m.scope, op=Op.REDACT.value,
-                    from_version=m.version, to_version=m.version, state=m.to_dict(),
-                    actor=self._actor(actor), actor_role=self.actor_role,
-                    reason=f"{len(q.blank) + len(q.unquote)} earlier revision(s) erased: "
-                           f"derived from purged memory {mid}", trigger_text=None,
-                    trace_id=None,
-                    at=max(now, m.updated_at)))
+                tx.redact(m.scope, m.id, q.blank, q.unquote, record(
+                    m, Op.REDACT, f"{len(q.blank) + len(q.unquote)} earlier revision(s) "
+                    f"erased: derived from purged memory {mid}"))
         self.store.compact()
         return tomb
 

@@ -26,6 +26,7 @@ from .errors import ConflictError, FrozenError, NotFoundError, ValidationError
 from .model import Memory, Op, Revision, Scope, Status
 from .safety.pii import redact
 from .timeutil import duration_ms
+from .turnnotes import turn_id, with_turn
 
 if TYPE_CHECKING:
     from .vault import Vault
@@ -224,10 +225,7 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
         why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"
         if reason:
             why = f"{reason} ({why})"
-        # Names the turn in every revision it triggers, also those that keep another
-        # turn's state (a restatement, a refused change): purge finds them by it.
-        turn_tag = f" [turn {t}]" if isinstance(t := extra.get("turn_id"), str) else ""
-        why += turn_tag
+        why = with_turn(why, extra.get("turn_id"))
         if d.action in (gate.Action.ADD, gate.Action.UPDATE):
             req = vault._prepare(sc, d.content, slot=slot, value=d.value, kind=kind,
                                  source=c.source, source_text=d.source_text,
@@ -260,7 +258,8 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
             same = dup or active
             if same is not None:
                 kept = vault._reinforce(tx, same, actor=actor, trigger_text=screened.source_text,
-                                        reason=(reason or "restated") + turn_tag)
+                                        reason=with_turn(reason or "restated",
+                                                         extra.get("turn_id")))
                 return Outcome("noop", reasons, d.content, kept.id, kept.version, d.message)
         return Outcome(d.action.value, reasons, d.content, d.target_id, None, d.message)
 
@@ -306,7 +305,7 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
             # The new version is the candidate's: it links to the candidate's turn, if any,
             # and no longer to the one the old value was read from (purge follows the link).
             meta = {k: x for k, x in target.metadata.items() if k != "turn_id"}
-            if isinstance(t := cand.metadata.get("turn_id"), str):
+            if (t := turn_id(cand)) is not None:
                 meta["turn_id"] = t
             new = replace(target, content=cand.content, value=cand.value, kind=cand.kind,
                           metadata=meta, source=cand.source, source_text=cand.source_text,
@@ -325,10 +324,9 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
         if dup is not None and dup.id != cand.id and dup.status == Status.ACTIVE:
             # Said again since it was staged: the stored memory is confirmed (as a
             # duplicate write would confirm it), never doubled.
-            tag = (f" [turn {t}]" if isinstance(t := cand.metadata.get("turn_id"), str)
-                   else "")
             kept = vault._reinforce(tx, dup, actor=actor, trigger_text=cand.source_text,
-                                    reason=(why or f"approved candidate {cand.id}") + tag)
+                                    reason=with_turn(why or f"approved candidate {cand.id}",
+                                                     turn_id(cand)))
             _supersede(vault, tx, cand, now, actor=actor,
                        reason=why or f"already stored as {dup.id}")
             return kept

@@ -977,7 +977,7 @@ class _PgTx:
                           "trigger_text = NULL WHERE memory_id = %s AND tenant = %s "
                           "AND user_id = %s", (memory_id, scope.tenant, scope.user))
         self.conn.execute("SELECT set_config('memvault.purging', '', true)")
-        self._drop_traces(scope, memory_id)
+        self._drop_traces_of(scope, memory_id)
         self.append_revision(tombstone)
 
     def redact(self, scope: Scope, memory_id: str, blank: list[str], unquote: list[str],
@@ -991,7 +991,7 @@ class _PgTx:
                           "WHERE memory_id = %s AND tenant = %s AND user_id = %s "
                           "AND op_id = ANY(%s)", (memory_id, scope.tenant, scope.user, unquote))
         self.conn.execute("SELECT set_config('memvault.purging', '', true)")
-        self._drop_traces(scope, memory_id)
+        self._drop_traces_of(scope, memory_id)
         self.append_revision(note)
 
     def id_in_use(self, memory_id: str) -> bool:
@@ -1005,7 +1005,7 @@ class _PgTx:
         self.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s "
                           "AND trace_id = ANY(%s)", (scope.tenant, scope.user, trace_ids))
 
-    def _drop_traces(self, scope: Scope, memory_id: str) -> None:
+    def _drop_traces_of(self, scope: Scope, memory_id: str) -> None:
         """Traces that saw this memory may hold its erased text (the injected block)."""
         self.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s "
                           "AND memory_ids @> ARRAY[%s]::text[]",

@@ -605,7 +605,7 @@ class _SQLiteTx:
                         "WHERE memory_id = ? AND tenant = ? AND user_id = ?",
                         (memory_id, scope.tenant, scope.user))
         self.db.execute("DELETE FROM meta WHERE key = 'purging'")
-        self._drop_traces(scope, memory_id)
+        self._drop_traces_of(scope, memory_id)
         self.append_revision(tombstone)
 
     def redact(self, scope: Scope, memory_id: str, blank: list[str], unquote: list[str],
@@ -619,7 +619,7 @@ class _SQLiteTx:
                             "WHERE memory_id = ? AND tenant = ? AND user_id = ? AND op_id = ?",
                             [(*key, o) for o in unquote])
         self.db.execute("DELETE FROM meta WHERE key = 'purging'")
-        self._drop_traces(scope, memory_id)
+        self._drop_traces_of(scope, memory_id)
         self.append_revision(note)
 
     def id_in_use(self, memory_id: str) -> bool:
@@ -633,7 +633,7 @@ class _SQLiteTx:
                             "AND trace_id = ?", [(scope.tenant, scope.user, t)
                                                  for t in trace_ids])
 
-    def _drop_traces(self, scope: Scope, memory_id: str) -> None:
+    def _drop_traces_of(self, scope: Scope, memory_id: str) -> None:
         """Traces that saw this memory may hold its erased text (the injected block)."""
         self.db.execute("DELETE FROM traces WHERE tenant = ? AND user_id = ? AND EXISTS "
                         "(SELECT 1 FROM json_each(traces.memory_ids) WHERE value = ?)",
