@@ -385,3 +385,71 @@ def test_purge_takes_the_graph_fact_read_from_an_older_slot_value(
     assert "Paris" in after and "Zebracorn42ville" not in after
     vault.store.compact()
     assert "zebracorn42" not in " ".join(all_text(db).values()).lower()
+
+
+def test_a_memory_made_from_a_purged_one_is_refused(vault: Vault) -> None:
+    """A writer that read a memory before it was purged (a summariser, the graph, an
+    extractor) cannot store what it made from it afterwards: the purge would never see
+    it. Source ids that were never memories, or another user's purged ids, are not
+    refused."""
+    session = Scope("acme", "alice", session="s1")
+    [turn, _] = vault.observe(session, [
+        {"role": "user", "content": f"My cat is called {SECRET_EN}."},
+        {"role": "assistant", "content": "A fine name."}]).turns
+    gone = vault.remember(ME, f"I like {SECRET_ZH} tea").id
+    vault.purge(session, turn)
+    vault.purge(ME, gone)
+    before = vault.list(ME, limit=1000)
+    for meta, kind in (({"covers": [turn]}, "summary"), ({"turn_id": turn}, "fact"),
+                       ({"source_memory": gone, "source_version": 1}, "relation"),
+                       ({"covers_summaries": ["s-x", gone]}, "summary")):
+        with pytest.raises(ConflictError, match="was purged; nothing was stored"):
+            vault.remember(session, f"made from {SECRET_EN}", kind=kind, metadata=meta)
+    with pytest.raises(ConflictError, match=f"memory {gone}, which this one is made from"):
+        vault.propose(ME, "Made from it", metadata={"source_memory": gone})
+    assert vault.list(ME, limit=1000) == before
+    # Not a purged memory of this user: stored as usual.
+    bob = Scope("acme", "bob")
+    assert vault.remember(bob, "Bob's note", metadata={"turn_id": turn}).action == "added"
+    assert vault.remember(ME, "A note", metadata={"turn_id": "m-never"}).action == "added"
+
+
+def test_what_a_concurrent_writer_made_before_the_purge_locked_it_goes_too(
+        make_vault: Callable[..., Vault], db: str, backend: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process commits, between the purge's reads and its transaction, a summary
+    of the turn, a roll-up of the summary the purge is about to erase, and a trace whose
+    query holds the turn: the purge erases them as well."""
+    vault, other = make_vault(db), make_vault(db)
+    session = Scope("acme", "alice", session="s1")
+    turns = vault.observe(session, [
+        {"role": "user", "content": f"My cat is called {SECRET_EN}."},
+        {"role": "assistant", "content": "A fine name."}]).turns
+    [summary] = vault.summarize(session, force=True)
+    late: list[str] = []
+    real = vault.store.transaction
+
+    def racing() -> object:
+        if not late:
+            late.append(other.remember(session, f"Cat named {SECRET_EN}", kind="summary",
+                                       metadata={"covers": [turns[0]]}).id)
+            late.append(other.remember(ME, f"All about {SECRET_EN}", kind="summary",
+                                       metadata={"covers_summaries": [summary.id]}).id)
+            late.append(other.context(ME, f"My cat is called {SECRET_EN}.").trace_id)
+        return real()
+
+    monkeypatch.setattr(vault.store, "transaction", racing)
+    vault.purge(session, turns[0])
+    monkeypatch.undo()
+    assert len(late) == 3
+    for scope, mid in ((session, late[0]), (ME, late[1]), (session, summary.id)):
+        with pytest.raises(NotFoundError):
+            vault.get(scope, mid)
+        assert vault.history(scope, mid)[-1].op == Op.PURGE.value
+    with pytest.raises(NotFoundError):
+        vault.trace(ME, late[2])
+    vault.store.compact()
+    assert _table_hits(db) == {SECRET_EN: [], SECRET_ZH: []}
+    if backend == "sqlite":
+        assert _raw_hits(db)[SECRET_EN] == []
+    check_consistent(db)

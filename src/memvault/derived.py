@@ -8,6 +8,7 @@ revisions that came from a purged turn lose their content (`quoting_revisions`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,8 +20,9 @@ from .turnnotes import TURN_TAG, turn_id
 _KINDS = (Kind.RELATION.value, Kind.SUMMARY.value, Kind.ENTITY.value)
 
 
-def _sources(m: Memory) -> set[str]:
-    md = m.metadata if isinstance(m.metadata, dict) else {}
+def sources_of(metadata: Any) -> set[str]:
+    """Ids of the memories a memory with this metadata was made from."""
+    md = metadata if isinstance(metadata, dict) else {}
     out = {md[k] for k in ("source_memory", "turn_id") if isinstance(md.get(k), str)}
     for key in ("covers", "covers_summaries"):
         if isinstance(md.get(key), list):
@@ -29,16 +31,19 @@ def _sources(m: Memory) -> set[str]:
 
 
 def derived_from(store: Any, scope: Scope, memory_id: str,
-                 versions: dict[str, set[int]] | None = None) -> list[Memory]:
+                 versions: dict[str, set[int]] | None = None, *,
+                 kind: str | None = None, erased: Iterable[str] = ()) -> list[Memory]:
     """Every memory of the user (any status, any agent or session) made from
     `memory_id`, or from the listed versions of other memories (those a purge blanks:
     a graph fact read from a slot's older value), directly or through another derived
-    memory."""
+    memory. `kind`: the source's kind, when it is no longer stored; `erased`: memories
+    already erased with it, whose own derived memories count too."""
     user = Scope(scope.tenant, scope.user)
-    source = store.get(scope, memory_id)
+    if kind is None and (source := store.get(scope, memory_id)) is not None:
+        kind = source.kind
     # Only a turn has extracted memories; they may be of any kind but turn.
     kinds = ([k.value for k in Kind if k != Kind.TURN]
-             if source is not None and source.kind == Kind.TURN.value else _KINDS)
+             if kind == Kind.TURN.value else _KINDS)
     pool = [m for kind in kinds
             for m in store.list(user, ListFilter(kind=kind, limit=10_000_000))]
     found: dict[str, Memory] = {}
@@ -46,10 +51,10 @@ def derived_from(store: Any, scope: Scope, memory_id: str,
         md = m.metadata if isinstance(m.metadata, dict) else {}
         if md.get("source_version") in (versions or {}).get(md.get("source_memory"), ()):
             found[m.id] = m
-    frontier = {memory_id, *found}
+    frontier = {memory_id, *found, *erased}
     while frontier:
         step = {m.id: m for m in pool if m.id not in found and m.id != memory_id
-                and _sources(m) & frontier}
+                and sources_of(m.metadata) & frontier}
         found.update(step)
         frontier = set(step)
     named = {(m.metadata or {}).get(k) for m in found.values()

@@ -26,7 +26,7 @@ from . import bm25, turnctx
 from . import validate as v
 from .clashes import declared_conflicts
 from .config import Strategy, Weights, load_strategy
-from .derived import derived_from, quoting_revisions, traces_quoting
+from .derived import Quoted, derived_from, quoting_revisions, sources_of, traces_quoting
 from .embed import Embedder, embed_queries, load_embedders, model_record, votes_on
 from .errors import (
     ConflictError,
@@ -367,6 +367,7 @@ class Vault:
                         trace_id: str | None, expected_version: int | None,
                         terms: str | None = None) -> RememberResult:
         sc: Scope = req["scope"]
+        self._check_sources(tx, sc, req["metadata"])
         now = self.clock()
         h = content_hash(req["content"], req["slot"], req["value"])
         trigger = trigger_text if trigger_text is not None else (
@@ -419,6 +420,18 @@ class Vault:
                                           trigger_text=trigger, trace_id=trace_id))
         return RememberResult("added", mem, None)
 
+    @staticmethod
+    def _check_sources(tx: Any, scope: Scope, metadata: Any) -> None:
+        """Refuse a memory made from one that was purged (derived.sources_of: a summary
+        of its turn, a fact read from it). The row lock orders the write against a purge
+        of the source: a write that waits for the purge sees it here; one that went first
+        is erased by the purge (Vault.purge)."""
+        user = Scope(scope.tenant, scope.user)
+        for sid in sorted(sources_of(metadata)):
+            if tx.get(user, sid, for_update=True) is None and tx.purged(user, sid):
+                raise ConflictError(f"memory {sid}, which this one is made from, was purged; "
+                                    "nothing was stored")
+
     def _reinforce(self, tx: Any, m: Memory, *, actor: str | None,
                    trigger_text: str | None, reason: str | None = None) -> Memory:
         """A duplicate confirms what is stored: count it and note when, on the same row and
@@ -457,6 +470,7 @@ class Vault:
                         actor: str | None, reason: str | None,
                         trigger_text: str | None) -> Memory:
         """A staged candidate: stored (so nothing is lost) but pending, never served."""
+        self._check_sources(tx, req["scope"], req["metadata"])
         mem = self._new_memory(req, Status.PENDING, self.clock())
         tx.insert(mem, content_hash(mem.content, mem.slot, mem.value), self._terms(mem),
                   vectors)
@@ -716,14 +730,7 @@ class Vault:
         why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
         rekeys = self._turn_rekeys_without(sc, mid)
         source = self.store.get(sc, mid)
-        quoted = quoting_revisions(self.store, source) if source is not None else {}
-        # What was read from the versions that go (a graph fact) goes as well; a memory
-        # erased whole needs no redaction.
-        derived = derived_from(self.store, sc, mid,
-                               {q: x.versions for q, x in quoted.items() if x.versions})
-        whole = {d.id for d in derived}
-        quoted = {q: x for q, x in quoted.items() if q not in whole}
-        asked = traces_quoting(self.store, source) if source is not None else []
+        derived, quoted, asked = self._made_from(sc, mid, source)
         with self.store.transaction() as tx:
             cur = tx.get(sc, mid, for_update=True)
             if cur is None:
@@ -737,36 +744,71 @@ class Vault:
             for m, terms, vectors in rekeys:  # in the erasing transaction
                 self._rekey(tx, m, terms, vectors)
             now = self.clock()
-
-            def record(m: Memory, op: Op, note: str | None) -> Revision:
-                # A purge tombstone ends the memory (a new version, no state); a redact
-                # note keeps the memory's version and state.
-                purged = op == Op.PURGE
-                return Revision(op_id=new_id("op"), memory_id=m.id, scope=m.scope,
-                                op=op.value, from_version=m.version,
-                                to_version=m.version + 1 if purged else m.version,
-                                state=None if purged else m.to_dict(),
-                                actor=self._actor(actor), actor_role=self.actor_role,
-                                reason=note, trigger_text=None, trace_id=None,
-                                at=max(now, m.updated_at))
-
-            tomb = record(cur, Op.PURGE, why)
+            tomb = self._purge_note(cur, Op.PURGE, why, actor, now)
             tx.erase(cur.scope, mid, tomb)
-            tx.drop_traces(cur.scope, asked)
-            # What was made from it carries its words (a graph fact quotes its source, a
-            # summary its turns): erased with it, each with its own tombstone.
-            for c in copies:
-                tx.erase(c.scope, c.id, record(c, Op.PURGE, f"derived from purged memory {mid}"))
-            # A memory that stays (its current value came from elsewhere) loses the content
-            # of its older revisions that came from the purged turn.
-            for qid, q in quoted.items():
-                if (m := tx.get(q.scope, qid, for_update=True)) is None:
-                    continue
-                tx.redact(m.scope, m.id, q.blank, q.unquote, record(
-                    m, Op.REDACT, f"{len(q.blank) + len(q.unquote)} earlier revision(s) "
-                    f"erased: derived from purged memory {mid}"))
+            self._erase_made_from(tx, sc, mid, copies, quoted, asked, actor, now)
+        if source is not None:
+            # A write that read the memory before this purge locked it (a summary, a graph
+            # fact, an extracted memory, a trace) committed in between; one written after
+            # is refused (_check_sources). Erase the former now.
+            late, quoted, asked = self._made_from(sc, mid, source,
+                                                  erased=[c.id for c in copies])
+            if late or quoted or asked:
+                with self.store.transaction() as tx:
+                    copies = [c for d in late if (c := tx.get(d.scope, d.id, for_update=True))]
+                    self._erase_made_from(tx, sc, mid, copies, quoted, asked, actor, self.clock())
         self.store.compact()
         return tomb
+
+    def _made_from(self, sc: Scope, mid: str, source: Memory | None, *,
+                   erased: list[str] | None = None
+                   ) -> tuple[list[Memory], dict[str, Quoted], list[str]]:
+        """What a purge of `source` takes with it (derived.py): the memories made from it,
+        the older revisions of memories that stay that quote it, the traces that asked
+        with its text. `erased`: the source and these copies of it are already erased."""
+        if source is None:
+            return derived_from(self.store, sc, mid), {}, []
+        quoted = quoting_revisions(self.store, source)
+        # What was read from the versions that go (a graph fact) goes as well; a memory
+        # erased whole needs no redaction.
+        derived = derived_from(self.store, sc, mid,
+                               {q: x.versions for q, x in quoted.items() if x.versions},
+                               kind=source.kind, erased=erased or ())
+        whole = {d.id for d in derived}
+        quoted = {q: x for q, x in quoted.items() if q not in whole}
+        return derived, quoted, traces_quoting(self.store, source)
+
+    def _purge_note(self, m: Memory, op: Op, note: str | None, actor: str | None,
+                    now: int) -> Revision:
+        # A purge tombstone ends the memory (a new version, no state); a redact note keeps
+        # the memory's version and state.
+        purged = op == Op.PURGE
+        return Revision(op_id=new_id("op"), memory_id=m.id, scope=m.scope, op=op.value,
+                        from_version=m.version,
+                        to_version=m.version + 1 if purged else m.version,
+                        state=None if purged else m.to_dict(), actor=self._actor(actor),
+                        actor_role=self.actor_role, reason=note, trigger_text=None,
+                        trace_id=None, at=max(now, m.updated_at))
+
+    def _erase_made_from(self, tx: Any, sc: Scope, mid: str, copies: list[Memory],
+                         quoted: dict[str, Quoted], asked: list[str], actor: str | None,
+                         now: int) -> None:
+        """The rest of a purge of `mid`, in its transaction (see _made_from)."""
+        if asked:
+            tx.drop_traces(sc, asked)
+        # What was made from it carries its words (a graph fact quotes its source, a
+        # summary its turns): erased with it, each with its own tombstone.
+        for c in copies:
+            tx.erase(c.scope, c.id, self._purge_note(
+                c, Op.PURGE, f"derived from purged memory {mid}", actor, now))
+        # A memory that stays (its current value came from elsewhere) loses the content
+        # of its older revisions that came from the purged turn.
+        for qid, q in quoted.items():
+            if (m := tx.get(q.scope, qid, for_update=True)) is None:
+                continue
+            tx.redact(m.scope, m.id, q.blank, q.unquote, self._purge_note(
+                m, Op.REDACT, f"{len(q.blank) + len(q.unquote)} earlier revision(s) "
+                f"erased: derived from purged memory {mid}", actor, now))
 
     # --- read -------------------------------------------------------------------------------
     def _states(self, scope: Scope, memory_id: str) -> dict[int, dict[str, Any]]:

@@ -199,6 +199,7 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
     screened = gate.screen(cand, policy)
     vectors = vault._vectors([screened.content])[0]
     with vault.store.transaction() as tx:
+        vault._check_sources(tx, sc, extra)
         slot = c.slot
         current = tx.find_slot(sc, slot) if slot else None
         active = current if current is not None and current.status == Status.ACTIVE else None

@@ -81,6 +81,10 @@ class Tx(Protocol):
         """Whether any scope has a memory or a revision with this id (the import check)."""
         ...
 
+    def purged(self, scope: Scope, memory_id: str) -> bool:
+        """Whether the scope's user had a memory with this id that was purged."""
+        ...
+
     def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
         """Delete these traces of the scope's user."""
         ...

@@ -1001,6 +1001,13 @@ class _PgTx:
             (memory_id, memory_id)).fetchone()
         return bool(row and row["used"])
 
+    def purged(self, scope: Scope, memory_id: str) -> bool:
+        row = self.conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM revisions WHERE memory_id = %s AND tenant = %s "
+            "AND user_id = %s AND op = 'purge') AS gone",
+            (memory_id, scope.tenant, scope.user)).fetchone()
+        return bool(row and row["gone"])
+
     def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
         self.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s "
                           "AND trace_id = ANY(%s)", (scope.tenant, scope.user, trace_ids))

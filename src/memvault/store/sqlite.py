@@ -628,6 +628,12 @@ class _SQLiteTx:
             "OR EXISTS (SELECT 1 FROM revisions WHERE memory_id = ?)",
             (memory_id, memory_id)).fetchone()[0])
 
+    def purged(self, scope: Scope, memory_id: str) -> bool:
+        return bool(self.db.execute(
+            "SELECT EXISTS (SELECT 1 FROM revisions WHERE memory_id = ? AND tenant = ? "
+            "AND user_id = ? AND op = 'purge')",
+            (memory_id, scope.tenant, scope.user)).fetchone()[0])
+
     def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
         self.db.executemany("DELETE FROM traces WHERE tenant = ? AND user_id = ? "
                             "AND trace_id = ?", [(scope.tenant, scope.user, t)
