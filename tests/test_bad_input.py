@@ -272,3 +272,17 @@ def test_config_refuses_infinite_weights(tmp_path: Any) -> None:
     bad.write_text("retrieval:\n  weights:\n    text: .inf\n")
     with pytest.raises(ValidationError, match="finite"):
         load_strategy(bad)
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("retrieval:\n  top_k: [\n", "line 3, column 1"),
+    ("a: 1\n b: 2\n", "line 2, column 3")])
+def test_config_that_is_not_yaml_is_named_in_one_line(tmp_path: Any, text: str,
+                                                       where: str) -> None:
+    from memvault.config import load_strategy
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    with pytest.raises(ValidationError, match="not valid YAML") as e:
+        load_strategy(bad)
+    assert "\n" not in str(e.value) and str(e.value).endswith(f"{where})")

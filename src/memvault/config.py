@@ -212,5 +212,12 @@ def load_strategy(path: str | os.PathLike[str] | None = None) -> Strategy:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        raise MemvaultValidationError(f"config {p}: not valid YAML ({e})") from None
+        raise MemvaultValidationError(f"config {p}: not valid YAML ({_yaml_problem(e)})") from None
     return parse_strategy(data, source=f"config {p}")
+
+
+def _yaml_problem(e: yaml.YAMLError) -> str:
+    """One line: PyYAML's own message spans several and quotes the source."""
+    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+    mark = getattr(e, "problem_mark", None)
+    return f"{problem}, line {mark.line + 1}, column {mark.column + 1}" if mark else problem
