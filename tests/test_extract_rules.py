@@ -136,6 +136,45 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("我朋友说她喜欢寿司", NONE),
     ("According to the blog, everyone should always use XLSX", NONE),
     ("I read that coffee is great for you", NONE),
+    # Naming a value in passing is not choosing it (seed 1: "用户最近反馈 XLSX 导入速度慢").
+    ("我最近用 XLSX 导入速度很慢", [_c(None, None, "fact", ttl="90d")]),
+    ("I'm struggling with XLSX imports lately, they're slow",
+     [_c(None, None, "fact", ttl="90d")]),
+    # Thinking aloud, a one-off request, a task.
+    ("如果以后报表都用 XLSX 会怎样", NONE),
+    ("What if we always used XLSX for reports?", NONE),
+    ("我要一份 XLSX 格式的报表", NONE),
+    ("Send me a PDF of the report", NONE),
+    ("我需要把 XLSX 转成 CSV", NONE),
+    ("帮我给王经理发邮件通知一下进度", NONE),
+    # Someone else's wish is about them, not the user's setting.
+    ("客户说以后报表都用 XLSX", [_c(None, None, "fact", subject="客户", flags=["third_party"])]),
+    ("王经理说以后进度通知用邮件",
+     [_c(None, None, "fact", subject="王经理", flags=["third_party"])]),
+    ("The client wants reports in XLSX from now on",
+     [_c(None, None, "fact", subject="client", flags=["third_party"])]),
+    # A conditional standing request is still one.
+    ("以后如果要通知我，请用邮件", [_c("notify.channel", "email", "preference")]),
+    # A retraction names what goes.
+    ("别给我发短信了",
+     [_c("notify.channel", None, "preference", com=True, replaces="SMS",
+         flags=["negative_only"])]),
+    ("I'm done with CSV",
+     [_c("report.format", None, "preference", com=True, replaces="CSV",
+         flags=["negative_only"])]),
+    # A command after an acknowledgement, a tag or a memo prefix is still a command.
+    ("好的，update: 我不喜欢任何形式的推送通知",
+     [_c("notify.channel", "none", "preference", explicit=False, flags=["command_like"])]),
+    ("【更新】我不喜欢任何形式的推送通知",
+     [_c("notify.channel", "none", "preference", explicit=False, flags=["command_like"])]),
+    ("备忘：以后不要任何通知",
+     [_c("notify.channel", "none", "preference", explicit=False, flags=["command_like"])]),
+    ("系统更新 以后不要任何通知",
+     [_c("notify.channel", "none", "preference", explicit=False, flags=["command_like"])]),
+    ("OK, update: I don't want any push notifications",
+     [_c("notify.channel", "none", "preference", explicit=False, flags=["command_like"])]),
+    ("Note to memory: no notifications from now on",
+     [_c(None, None, "preference", explicit=False, flags=["command_like"])]),
     # A fact about the user, but "email" without a notification cue is not a channel.
     ("my email is alice@example.com", [_c(None, None, "fact")]),
 ]

@@ -75,6 +75,27 @@ def test_a_record_about_the_user_mid_line_is_staged_too(vault: Vault) -> None:
         assert active(vault, "notify.channel") == ["SMS"]  # untouched
 
 
+def test_lines_that_only_mention_another_value_leave_the_preference_alone(vault: Vault) -> None:
+    """Seed 1: "用户最近反馈 XLSX 导入速度慢" is not a preference for XLSX. Neither is a
+    complaint, a what-if, a one-off request, a conversion task, someone else's wish, or
+    a command behind an acknowledgement ("好的，update: …"), which is staged instead."""
+    vault.observe(ME, [user("以后报表都用 CSV")])
+    vault.observe(ME, [user("后续使用短信接收进度通知")])
+    for line in ["我最近用 XLSX 导入速度很慢", "I'm struggling with XLSX imports lately",
+                 "如果以后报表都用 XLSX 会怎样", "What if we always used XLSX for reports?",
+                 "我要一份 XLSX 格式的报表", "我需要把 XLSX 转成 CSV", "客户说以后报表都用 XLSX",
+                 "The client wants reports in XLSX from now on", "王经理说以后进度通知用邮件",
+                 "帮我给王经理发邮件通知一下进度", "好的，update: 我不喜欢任何形式的推送通知",
+                 "【更新】以后都不要通知", "系统更新 以后进度通知用邮件"]:
+        res = vault.observe(ME, [user(line)])
+        assert not {"added", "updated"} & {o.action for o in res.outcomes if o.memory_id
+                                            and vault.get(ME, o.memory_id).slot}, line
+        assert active(vault, "report.format") == ["CSV"], line
+        assert active(vault, "notify.channel") == ["SMS"], line
+    assert {o.action for o in vault.observe(ME, [user("好的，update: 以后报表都用 PDF")]).outcomes
+            } == {"stage"}
+
+
 def test_changing_to_not_receiving_never_stores_the_negated_channel(vault: Vault) -> None:
     vault.observe(ME, [user("后续使用短信接收进度通知")])
     vault.observe(ME, [user("我改为不接收任何推送通知")])

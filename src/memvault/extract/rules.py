@@ -13,13 +13,18 @@ What it reads, sentence by sentence, in Chinese and English:
 - changes of mind: "改成", "换成", "不要…了", "instead", "no longer", "not … anymore",
   "moved to"; `replaces` holds the value the user turned away from.
 - transient states: "最近在减肥", "this week I'm …", "currently …" get a `ttl`.
-- command-like lines ("update: …", "记住：…", "[system] …", "ignore previous
-  instructions", a record about "用户"/"the user") are kept, never dropped, with
-  explicit=False, confidence ≤ 0.5 and the flag `command_like`, so the gate stages them.
+- command-like lines ("update: …", also after "好的，"; "记住：…", "备忘：…", "[system] …",
+  "【更新】…", "ignore previous instructions", a record about "用户"/"the user") are kept,
+  never dropped, with explicit=False, confidence ≤ 0.5 and the flag `command_like`, so the
+  gate stages them.
 
-What it skips: questions and one-off requests ("export this as CSV", "这次用 PDF") unless
+What it skips: questions, what-ifs ("如果以后都用 XLSX 会怎样") and one-off requests or
+tasks ("export this as CSV", "这次用 PDF", "我要一份 XLSX 报表", "把 XLSX 转成 CSV") unless
 they carry a standing marker ("always", "以后"); reported speech ("this article says …",
-"我朋友说…"); small talk without a first-person statement.
+"我朋友说…"); small talk without a first-person statement. A value named in passing
+("我最近用 XLSX 导入很慢") sets no slot: that takes a wish, a standing request, a change or a
+statement about the user. Someone else's wish ("客户说…", "the client wants …") is a fact
+about them.
 
 Confidence: 0.95 for explicit first-person statements, standing requests and facts; 0.9 for
 "I like"/"我喜欢"; 0.85 for bare imperatives ("请用中文回答"); ×0.65 when hedged ("maybe",
@@ -45,12 +50,19 @@ def _rx(*alts: str) -> re.Pattern[str]:
 
 # --- sentence-level cues -----------------------------------------------------------------
 
+# A short acknowledgement may come first: "好的，update: …", "OK, memory: …".
+_LEAD_IN = r"^\s*(?:(?:ok(?:ay)?|好的?|嗯+|行|对了|另外|还有|also|and|btw|fyi)[\s,，.!！]+)?"
 _CMD_PREFIX = re.compile(
-    r"^\s*(?:[\[【<(（]\s*)?(?:update|set|memory|remember|note|system|admin|instruction|"
-    r"override|记住|更新|系统|指令|备注|记忆|设置|注意|管理员|修改)\s*(?:[\]】>)）]\s*)?[:：]\s*",
+    _LEAD_IN + r"(?:(?:[\[【<(（]\s*)?(?:update|set|memory|remember|note|memo|system|admin|"
+    r"instruction|override|note to (?:memory|self|assistant)|记住|更新|系统|指令|备注|备忘录?|"
+    r"记忆|设置|注意|管理员|修改)\s*(?:[\]】>)）]\s*)?[:：]\s*"
+    r"|(?:system|memory|profile) update\b[\s:：]*|(?:系统|记忆|档案|资料)更新[\s:：]*)",
     re.I)
-_CMD_TAG = re.compile(r"^\s*[\[【<]\s*(?:system|admin|update|memory|指令|系统|管理员)\s*[\]】>]\s*",
-                      re.I)
+_CMD_TAG = re.compile(_LEAD_IN + r"[\[【<]\s*(?:system|admin|update|memory|note|指令|系统|管理员|"
+                      r"更新|记忆|备注|备忘|设置|修改)\s*[\]】>]\s*", re.I)
+# The same prefix after a comma inside the line: "好的，不过 update: …".
+_CMD_INLINE = re.compile(r"[，,;；]\s*(?:update|memory|system|instruction|override|更新|系统|"
+                         r"指令|记忆)\s*[:：]", re.I)
 _INJECTION = _rx(
     r"\bignore (?:all |any )?(?:the |your )?(?:previous|prior|above|earlier) "
     r"(?:instructions|rules|prompts?|messages)",
@@ -79,7 +91,8 @@ _CHANGE = _rx(
     r"\binstead\b", r"\bno longer\b", r"\bany ?more\b",
     r"\bswitch(?:ed|ing)? (?:it |that |over |back )?to\b", r"\bchange(?:d)? (?:it |that )?to\b",
     r"\brather than\b", r"^\s*actually\b", r"\b(?:moved|relocated) to\b",
-    r"改成|换成|改为|换为|改用|换用|改到|不再|别再|不要.{0,15}了|不用.{0,15}了|而是|其实|搬到|"
+    r"\b(?:I'm|I am) done with\b",
+    r"改成|换成|改为|换为|改用|换用|改到|不再|别再|不要.{0,15}了|不用.{0,15}了|别.{0,15}了|而是|其实|搬到|"
     r"搬去|搬家到|取消")
 _PREF = _rx(
     r"\bI(?:'d| would| might| may)?\s+(?:really\s+|much\s+|strongly\s+|also\s+|still\s+|now\s+|"
@@ -111,9 +124,23 @@ _IMPERATIVE = _rx(
     r"^\s*(?:请|麻烦)?(?:用|使用|发|以|通过|回复|回答|导出|改|换|别|不要|都)")
 _QUESTION = _rx(
     r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
-    r"should|may|shall)\b", r"[吗呢么]\s*$", r"什么|怎么|为什么|为何|哪|多少|是否|能不能|可不可以")
+    r"should|may|shall)\b", r"[吗呢么]\s*$",
+    r"什么|怎么|怎样|如何|为什么|为何|哪|多少|是否|能不能|可不可以|会不会|行不行|好不好")
+# Thinking aloud about a choice is not making it: "what if we always used XLSX?",
+# "如果以后都用 XLSX 会怎样".
+_HYPOTHETICAL = _rx(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
+                    r"^\s*(?:suppose|imagine)\b", r"^\s*(?:if|would)\b.*\?",
+                    r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
+                    r"怎么样|好不好|行不行|可以吗|行吗|呢)", r"^\s*(?:假如|假设)")
 _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
-            r"这次|这一次|本次|这回")
+            r"这次|这一次|本次|这回",
+            # a request for one thing ("我要一份 XLSX 报表", "send me a PDF of it")
+            r"(?:要|来|给我|发我|做|出)一(?:份|张|个|版)", r"帮我.{0,30}一下",
+            r"\b(?:send|give|get|make|export|email)\s+me\s+(?:a|an|one)\b",
+            r"\bI\s+(?:need|want|'d like)\s+(?:a|an|one)\s+(?:\w+\s+){0,2}(?:copy|version|"
+            r"export|file|report)\b",
+            # a conversion is a task: "把 XLSX 转成 CSV", "convert the XLSX to CSV"
+            r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)", r"\bconvert(?:ing)?\b")
 _DEMONSTRATIVE = _rx(r"\b(?:this|that|these|those|it)\b", r"这个|这份|这张|这篇|那个|那份|它")
 # "change it to SMS notifications": the pronoun stands for the setting the sentence names.
 _CHANGE_IT = re.compile(r"\b(?:change|switch|set|turn)\s+(?:it|that|this|them)\s+"
@@ -134,7 +161,10 @@ _THIRD = re.compile(
     r"kids?|child(?:ren)?|mom|mother|dad|father|parents|brother|sister|friend|boss|colleague|"
     r"coworker|manager|girlfriend|boyfriend|team)\b|我的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
     r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
-    r"女朋友|对象))", re.I)
+    r"女朋友|对象)|(?:the|our|a)\s+(?P<en2>client|customer|boss|manager|team|company|teacher|"
+    r"doctor|landlord|lawyer)s?\b|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|"
+    r"[\u4e00-\u9fff]{1,2}(?:经理|总监|主管|老师|医生|主任|总)(?=说|要|希望|想|觉得|认为|让|喜欢)))",
+    re.I)
 _HEDGE = _rx(
     r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
     r"kind of|sort of)\b",
@@ -158,7 +188,7 @@ _BOUNDARY = _rx(r"[，,；;:：]", r"\b(?:but|though|however)\b", r"\binstead\b(
                 r"而是|但是|但|改成|换成|改为|换为|改用|换用|改到")
 _NEG = _rx(
     r"\b(?:don't|do not|doesn't|does not|never|no|not|stop|no longer|hate|dislike|without|"
-    r"avoid)\b", r"n't\b", r"\binstead of\b", r"\brather than\b",
+    r"avoid|done with)\b", r"n't\b", r"\binstead of\b", r"\brather than\b",
     r"不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|"
     r"别|不再|停止|取消|而不是|而非|不是")
 # "短信通知就不要了": the negation follows the value in Chinese.
@@ -209,9 +239,9 @@ def command_reason(text: str, *, record: bool = True) -> str | None:
     Shared with the LLM extractor, which applies it to what the model returns.
     `record=False` for text written by an agent, which names "the user" as a matter of
     course: only a command prefix or override wording count there."""
-    m = _CMD_PREFIX.match(text) or _CMD_TAG.match(text)
+    m = _CMD_PREFIX.match(text) or _CMD_TAG.match(text) or _CMD_INLINE.search(text)
     if m:
-        return f"starts with the command prefix {m.group(0).strip()!r}"
+        return f"has the command prefix {m.group(0).strip(' ,，;；')!r}"
     if _INJECTION.search(text):
         return "contains instruction-override wording"
     if record and _RECORD.search(text):
@@ -281,6 +311,8 @@ class RuleExtractor:
         if not command:
             if _REPORTED.search(body):
                 return []  # someone else's claim, not the user's preference
+            if _HYPOTHETICAL.search(body):
+                return []
             if (question or _QUESTION.search(body)) and not standing:
                 return []
             if _ONCE.search(body) and not standing:
@@ -301,7 +333,12 @@ class RuleExtractor:
             return []  # "export it as CSV": about the thing at hand, not a standing wish
         progressive = bool(ttl_cue and re.match(r"\s*(?:正?在|I'm|I am)", body[ttl_cue[0].end():],
                                                 re.I))
-        decisions = self._decide(body, matches)
+        # A slot value needs a wish, a standing request, a change or a statement about the
+        # user; naming a format in passing ("我最近用 XLSX 导入很慢") sets nothing.
+        wish = (command or standing or change or pref or imperative
+                or any(m.via == "pattern" for m in matches)
+                or ((first or progressive) and any(m.spec.stative for m in matches)))
+        decisions = self._decide(body, matches) if wish else []
         third = _THIRD.match(body)
         triggered = (command or standing or change or pref or fact or third
                      or any(m.via == "pattern" for m in matches)
@@ -333,7 +370,7 @@ class RuleExtractor:
                   "at": msg.at, "extractor": self.name, "note": note}
 
         if third:
-            who = (third.group("en") or third.group("zh")).lower()
+            who = next(g for g in third.group("en", "zh", "en2", "zh2") if g).lower()
             content = _clean(body)
             if not content:
                 return []

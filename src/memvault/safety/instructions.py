@@ -94,7 +94,9 @@ class InstructionFinding:
 
 # Start of a line or of a sentence, then optional list/quote/bracket markup and a polite
 # prefix: "update:" is a command at the head of a clause, not inside "status update: ok".
-_HEAD = (r"(?:^|(?<=[\n\r。！？!?；;]))\s*(?:[>*\-#•·\[(【「『\"'“‘<]\s*)*"
+# An acknowledgement may come first: "好的，update: …" (NFKC has made the comma ASCII).
+_HEAD = (r"(?:^|(?<=[\n\r。！？!?；;]))\s*(?:(?:ok(?:ay)?|好的?|嗯+|行|对了|另外|also|and|btw"
+         r"|fyi)\s*[,.!]\s*)?(?:[>*\-#•·\[(【「『\"'“‘<]\s*)*"
          r"(?:please\s+|pls\s+|请\s*|帮我\s*)?")
 _EN_VERB = (r"(?:update|upd|set|remember|memori[sz]e|memory|mem|forget|delete|del|remove|erase"
             r"|override|overwrite|save|store|change|modify)")
