@@ -286,3 +286,139 @@ def test_config_that_is_not_yaml_is_named_in_one_line(tmp_path: Any, text: str,
     with pytest.raises(ValidationError, match="not valid YAML") as e:
         load_strategy(bad)
     assert "\n" not in str(e.value) and str(e.value).endswith(f"{where})")
+
+
+def _export_lines(vault: Vault) -> tuple[str, dict[str, Any]]:
+    import io
+    import json
+
+    buf = io.StringIO()
+    vault.export_jsonl(ME, buf)
+    header, record = buf.getvalue().splitlines()[:2]
+    return header, json.loads(record)
+
+
+def _bad_revision(rec: dict[str, Any], field: str, value: Any) -> None:
+    rec["revisions"][0][field] = value
+
+
+def _bad_state(rec: dict[str, Any], _field: str, value: Any) -> None:
+    rec["revisions"][0]["state"] = value
+
+
+def _bad_memory(rec: dict[str, Any], field: str, value: Any) -> None:
+    rec["memory"][field] = value
+
+
+@pytest.mark.parametrize(("edit", "field", "value", "message"), [
+    (_bad_revision, "op", "bogus", "op"),
+    (_bad_revision, "actor", 5, "actor"),
+    (_bad_revision, "at", "yesterday", "at: expected epoch milliseconds"),
+    (_bad_revision, "to_version", "x", "version"),
+    (_bad_revision, "scope", {"tenant": "evil", "user": "eve"}, "is not its memory's scope"),
+    (_bad_revision, "extra", 1, "fields are not those of an export"),
+    (_bad_state, "state", 5, "state: expected an object"),
+    (_bad_state, "state", {"content": "x"}, "malformed"),
+    (_bad_memory, "valid_from", 10**20, "valid_from: expected epoch milliseconds"),
+    (_bad_memory, "source_ref", [1], "source_ref: expected text"),
+    (_bad_memory, "unknown", 1, "fields are not those of an export"),
+], ids=lambda x: x.__name__ if callable(x) else str(x)[:20])
+def test_import_checks_every_revision_like_a_write(
+        make_vault: Callable[..., Vault], edit: Callable[..., None], field: str, value: Any,
+        message: str) -> None:
+    """History a later read, rollback or audit could not parse is refused at the import,
+    with the line named, and nothing is stored."""
+    import json
+
+    src, dst = make_vault(), make_vault()
+    src.remember(ME, "The user likes green tea", slot="drink.tea", value="green")
+    header, rec = _export_lines(src)
+    assert dst.import_jsonl([header, json.dumps(rec)]) == 1  # the untouched record loads
+    dst = make_vault()
+    edit(rec, field, value)
+    before = dump(dst)
+    with pytest.raises(ValidationError, match="import: line 2") as e:
+        dst.import_jsonl([header, json.dumps(rec)])
+    assert message in str(e.value)
+    assert dump(dst) == before
+
+
+@pytest.mark.parametrize("bad_id", ["", 5, "a\nb"])
+def test_import_refuses_an_id_no_verb_could_reach(make_vault: Callable[..., Vault],
+                                                  bad_id: Any) -> None:
+    import json
+
+    src, dst = make_vault(), make_vault()
+    src.remember(ME, "The user likes green tea")
+    header, rec = _export_lines(src)
+    rec["id"] = rec["memory"]["id"] = bad_id
+    for r in rec["revisions"]:
+        r["memory_id"] = bad_id
+        r["state"]["id"] = bad_id
+    with pytest.raises(ValidationError, match="expected a memory id"):
+        dst.import_jsonl([header, json.dumps(rec)])
+    assert counts(dst)["memories"] == 0
+
+
+def test_a_trace_id_in_use_is_a_conflict_in_any_scope(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault()
+    vault.remember(ME, "The user likes green tea")
+    tid = vault.recall(ME, "tea").trace_id
+    assert tid is not None
+    bob = {"tenant": "other", "user": "bob"}
+    before = dump(vault)
+    for scope in (ME, bob):
+        with pytest.raises(ConflictError, match="already in use"):
+            vault.recall(scope, "tea", trace_id=tid)
+        with pytest.raises(ConflictError, match="already in use"):
+            vault.context(scope, "tea", trace_id=tid)
+    assert dump(vault) == before
+    assert vault.trace(ME, tid)["query"] == "tea"
+
+
+def test_a_memory_id_with_a_lone_surrogate_is_refused(vault: Vault) -> None:
+    for verb in ("get", "history", "forget", "freeze", "purge"):
+        with pytest.raises(ValidationError, match="lone surrogates"):
+            getattr(vault, verb)(ME, "m_\ud800")
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({"batch": 0}, "batch: expected a whole number"),
+    ({"batch": -1}, "batch: expected a whole number"),
+    ({"items": [{"scope": ME, "content": "ok"}, "not an item"]}, "item 2 is not an object"),
+    ({"items": [{"scope": ME, "content": "ok", "colour": "red"}]}, "unknown fields colour"),
+    ({"items": None}, "expected a list of items"),
+])
+def test_remember_many_refuses_bad_arguments_before_storing(vault: Vault, kw: dict[str, Any],
+                                                           message: str) -> None:
+    kw.setdefault("items", [{"scope": ME, "content": "A fine statement"}])
+    before = dump(vault)
+    with pytest.raises(ValidationError, match=message):
+        vault.remember_many(**kw)
+    assert dump(vault) == before
+
+
+def test_too_many_tags_are_refused(vault: Vault) -> None:
+    before = dump(vault)
+    with pytest.raises(ValidationError, match="more than 32 tags"):
+        vault.remember(ME, "A fine statement", tags=[f"t{i}" for i in range(40_000)])
+    assert dump(vault) == before
+
+
+@pytest.mark.parametrize(("metadata", "message"), [
+    ({"covers": 5}, "metadata.covers: expected a list of memory ids"),
+    ({"covers_summaries": ["s1", 2]}, "metadata.covers_summaries"),
+    ({"turn_id": 7}, "metadata.turn_id: expected a memory id"),
+    ({"source_memory": ["m"]}, "metadata.source_memory"),
+    ({"review": "yes"}, "metadata.review: expected an object"),
+])
+def test_metadata_keys_memvault_reads_keep_their_shape(vault: Vault, metadata: dict[str, Any],
+                                                       message: str) -> None:
+    """A summary whose `covers` is not a list would break expand and summarize later."""
+    m = vault.remember(ME, "A fine statement").memory
+    before = dump(vault)
+    with pytest.raises(ValidationError, match=message):
+        vault.remember(ME, "A summary", kind="summary", metadata=metadata)
+    with pytest.raises(ValidationError, match=message):
+        vault.edit(ME, m.id, metadata=metadata)
+    assert dump(vault) == before

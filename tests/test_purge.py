@@ -360,6 +360,8 @@ def test_purge_never_touches_rows_of_another_user_that_reuse_the_id(vault: Vault
     rec["memory"], rec["id"] = None, x.id
     for r in rec["revisions"]:
         r["memory_id"], r["op_id"] = x.id, r["op_id"] + "z"
+        if r["state"] is not None:
+            r["state"]["id"] = x.id
     with pytest.raises(ConflictError, match=x.id):
         vault.import_jsonl([header, json.dumps(rec)], scope=bob)
     with pytest.raises(NotFoundError):

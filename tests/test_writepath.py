@@ -304,3 +304,34 @@ def test_a_named_speaker_is_kept_and_counts_in_recall(vault: Vault) -> None:
     hits = vault.recall(room, "which films does joanna enjoy", top_k=3, kind="turn")
     assert hits[0].memory.id == turns["Joanna"].id and hits[0].parts.speaker == 1.0
     assert all(h.parts.speaker == 0.0 for h in hits[1:])
+
+
+def test_a_review_candidate_never_holds_its_slot(vault: Vault) -> None:
+    """A direct write of the slot leaves a staged candidate in the queue: it neither takes
+    the candidate over nor applies it. Approving it later is the reviewed change."""
+    staged = vault.propose(ME, "User wants PDF", slot="report.format", value="PDF",
+                           confidence=0.3)
+    assert staged.action == "stage"
+    r = vault.remember(ME, "User wants CSV", slot="report.format", value="CSV")
+    assert r.action == "added" and r.id != staged.memory_id
+    assert [m.id for m in vault.review_list(ME)] == [staged.memory_id]
+    assert vault.get(ME, staged.memory_id).status == "pending"
+    assert active(vault, "report.format") == ["CSV"]
+    approved = vault.review_approve(ME, staged.memory_id)
+    assert (approved.id, approved.value, approved.version) == (r.id, "PDF", 2)
+
+
+def test_a_frozen_candidate_is_not_approved(vault: Vault) -> None:
+    from _util import dump
+
+    from memvault import FrozenError
+
+    staged = vault.propose(ME, "User wants PDF", slot="report.format", value="PDF",
+                           confidence=0.3)
+    vault.freeze(ME, staged.memory_id)
+    before = dump(vault)
+    with pytest.raises(FrozenError, match="unfreeze it before approving it"):
+        vault.review_approve(ME, staged.memory_id)
+    assert dump(vault) == before
+    vault.unfreeze(ME, staged.memory_id)
+    assert vault.review_approve(ME, staged.memory_id).status == "active"

@@ -156,15 +156,14 @@ def tags(value: Any) -> list[str]:
         return []
     if isinstance(value, str) or not isinstance(value, list | tuple | set | frozenset):
         raise ValidationError(f"tags: expected a list of text, got {type(value).__name__}")
-    out: list[str] = []
+    out: dict[str, None] = {}
     for t in value:
         t = text(t, "tag", max_chars=MAX_TAG_CHARS)
         assert t is not None
-        if t not in out:
-            out.append(t)
-    if len(out) > MAX_TAGS:
-        raise ValidationError(f"tags: {len(out)} tags, the limit is {MAX_TAGS}")
-    return out
+        out[t] = None
+        if len(out) > MAX_TAGS:
+            raise ValidationError(f"tags: more than {MAX_TAGS} tags, the limit is {MAX_TAGS}")
+    return list(out)
 
 
 def json_value(value: Any, field: str, *, max_bytes: int = MAX_METADATA_BYTES) -> Any:
@@ -188,7 +187,18 @@ def metadata(value: Any) -> dict[str, Any]:
         raise ValidationError(f"metadata: expected an object, got {type(value).__name__}")
     if any(not isinstance(k, str) for k in value):
         raise ValidationError("metadata: keys must be text")
-    return json_value(dict(value), "metadata")
+    out = json_value(dict(value), "metadata")
+    # Keys memvault itself reads (derived.py, summaries, review): their shape is fixed.
+    for key in ("covers", "covers_summaries"):
+        if key in out and (not isinstance(out[key], list)
+                           or not all(isinstance(x, str) for x in out[key])):
+            raise ValidationError(f"metadata.{key}: expected a list of memory ids")
+    for key in ("turn_id", "source_memory"):
+        if key in out and not isinstance(out[key], str):
+            raise ValidationError(f"metadata.{key}: expected a memory id")
+    if "review" in out and not isinstance(out["review"], dict):
+        raise ValidationError("metadata.review: expected an object")
+    return out
 
 
 def version(value: Any, field: str = "version") -> int:
@@ -207,6 +217,13 @@ def memory_id(value: Any) -> str:
         shown = repr(value) if not isinstance(value, str) or len(value) <= 40 else (
             f"{len(value)} characters (at most {MAX_ID_CHARS})")
         raise ValidationError(f"id: expected a memory id, got {shown}")
+    text(value, "id", max_chars=MAX_ID_CHARS)  # lone surrogates
+    return value
+
+
+def batch_size(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
+        raise ValidationError("batch: expected a whole number in 1..100000")
     return value
 
 

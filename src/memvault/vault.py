@@ -14,8 +14,8 @@ import os
 import secrets
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -67,7 +67,7 @@ from .recall import (
 from .store import ListFilter, Store, open_store
 from .textindex import memory_index_text, query_terms
 from .timeexpr import named_range
-from .timeutil import TimeLike, duration_ms, now_ms, to_ms
+from .timeutil import MAX_MS, TimeLike, duration_ms, now_ms, to_ms
 from .traces import build_trace
 from .turnnotes import turn_notes
 
@@ -104,6 +104,12 @@ def default_db_path() -> Path:
 
 _id_lock = threading.Lock()
 _id_last = [0, 0]  # (ms, sequence within that ms) of this process's last id
+
+
+# What one remember_many item may hold: remember's per-memory arguments and its scope.
+_ITEM_KEYS = frozenset({"scope", "content", "slot", "value", "kind", "source", "source_text",
+                        "source_ref", "confidence", "tags", "metadata", "ttl", "expires_at",
+                        "valid_from", "valid_to"})
 
 
 def new_id(prefix: str) -> str:
@@ -257,13 +263,21 @@ class Vault:
                       progress: Callable[[int], None] | None = None) -> list[RememberResult]:
         """Bulk remember: each item is the keyword arguments of `remember` (with `scope`).
         Embeds a batch at a time and commits each batch as one transaction."""
+        batch = v.batch_size(batch)
+        if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
+            raise ValidationError("remember_many: expected a list of items (objects)")
         results: list[RememberResult] = []
         every = []
-        for item in items:
+        for n, item in enumerate(items, start=1):
+            if not isinstance(item, Mapping):
+                raise ValidationError(f"remember_many: item {n} is not an object")
             item = dict(item)
             for key in ("actor", "reason", "expected_version", "trigger_text", "trace_id"):
                 if key in item:
                     raise ValidationError(f"remember_many: {key} is per batch, not per item")
+            if unknown := sorted(set(item) - _ITEM_KEYS):
+                raise ValidationError(f"remember_many: item {n} has unknown fields "
+                                      f"{', '.join(map(str, unknown))}")
             every.append(self._prepare(item.pop("scope", None), item.pop("content", None),
                                        **item))
         # Turns are keyed with their neighbours (turnctx.py), across batch boundaries.
@@ -373,6 +387,11 @@ class Vault:
         trigger = trigger_text if trigger_text is not None else (
             req["source_text"] or req["content"])
         current = tx.find_slot(sc, req["slot"]) if req["slot"] else None
+        if current is not None and current.status == Status.PENDING and "review" in (
+                current.metadata or {}):
+            # A staged candidate waits for its reviewer; only a demoted (expired) value is
+            # brought back by writing the slot again.
+            current = None
         if current is None and expected_version is not None:
             raise ConflictError(f"expected version {expected_version}, but slot "
                                 f"{req['slot'] or '(none)'} has no current value")
@@ -1232,6 +1251,12 @@ class Vault:
         loads); a failure then leaves the earlier batches in place and names the line.
         With `scope`, every memory and revision must lie inside it (ScopeError otherwise):
         a caller allowed one scope cannot load rows into another."""
+        batch = v.batch_size(batch)
+        if not isinstance(atomic, bool):
+            raise ValidationError("atomic: expected true or false")
+        if isinstance(lines, str | bytes) or not isinstance(lines, Iterable):
+            raise ValidationError("import: expected the lines of an export (an iterable of "
+                                  "text)")
         records = _parse_export(lines, v.scope(scope) if scope is not None else None)
         total = 0
 
@@ -1287,6 +1312,7 @@ class Vault:
         Crash-safe: new vectors are written beside the old ones, the model record switches
         only when every memory has them, and only then are the old models' vectors dropped.
         A reindex killed halfway leaves a store that still opens with the old model."""
+        batch = v.batch_size(batch)
         total = self.store.count()
         stored = self.store.get_meta("embedders")
         old = [m["name"] for m in json.loads(stored)] if stored else []
@@ -1323,6 +1349,10 @@ def _time_range(since: TimeLike, until: TimeLike) -> tuple[int | None, int | Non
     return lo, hi
 
 
+_MEMORY_FIELDS = frozenset(f.name for f in fields(Memory))
+_REVISION_FIELDS = frozenset(f.name for f in fields(Revision))
+
+
 def _check_fields(m: dict[str, Any]) -> None:
     """An imported memory's fields, checked like a write's: a bad date or kind stored
     here would only fail later, on a read."""
@@ -1337,13 +1367,50 @@ def _check_fields(m: dict[str, Any]) -> None:
     if m["slot"] is not None:
         v.slot(m["slot"])
     for f in ("recorded_at", "created_at", "updated_at"):
-        if isinstance(m[f], bool) or not isinstance(m[f], int):
-            raise ValidationError(f"{f}: expected epoch milliseconds")
+        _epoch_ms(m[f], f)
     for f in ("valid_from", "valid_to", "expires_at"):
-        if m[f] is not None and (isinstance(m[f], bool) or not isinstance(m[f], int)):
-            raise ValidationError(f"{f}: expected epoch milliseconds or null")
+        if m[f] is not None:
+            _epoch_ms(m[f], f)
     if not isinstance(m["frozen"], bool):
         raise ValidationError("frozen: expected true or false")
+    for f in ("source_text", "source_ref", "embedding_model"):
+        v.text(m[f], f, max_chars=v.MAX_CONTENT_CHARS, required=False)
+    v.memory_id(m["id"])
+
+
+def _epoch_ms(value: Any, field: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_MS:
+        raise ValidationError(f"{field}: expected epoch milliseconds up to the year 9999")
+
+
+def _check_revision(r: dict[str, Any], memory_id: str, scope: Scope | None) -> Scope:
+    """An imported revision, checked like a memory: history that a later read, rollback
+    or audit cannot parse would fail there, far from the import. Returns its scope."""
+    sc = v.scope(r["scope"])
+    if scope is not None and sc != scope:
+        raise ValidationError(f"revision {r.get('op_id')}: scope {sc} is not its memory's "
+                              f"scope {scope}")
+    if r["memory_id"] != memory_id:
+        raise ValidationError("a revision of another memory")
+    v.text(r["op_id"], "op_id", max_chars=v.MAX_ID_CHARS)
+    v.enum_value(r["op"], Op, "op")
+    v.actor(r["actor"])
+    v.text(r["actor_role"], "actor_role", max_chars=v.MAX_ID_CHARS)
+    for f in ("reason", "trigger_text"):
+        v.text(r[f], f, max_chars=v.MAX_CONTENT_CHARS, required=False)
+    v.text(r["trace_id"], "trace_id", max_chars=v.MAX_ID_CHARS, required=False)
+    _epoch_ms(r["at"], "at")
+    v.version(r["to_version"])
+    if r["from_version"] is not None:
+        v.version(r["from_version"])
+    if r["state"] is not None:
+        if not isinstance(r["state"], dict):
+            raise ValidationError("state: expected an object or null")
+        state = Memory.from_dict(r["state"])
+        _check_fields(r["state"])
+        if state.id != memory_id or state.scope != sc:
+            raise ValidationError(f"revision {r['op_id']}: its state is another memory's")
+    return sc
 
 
 def _parse_export(lines: Iterable[str], within: Scope | None = None
@@ -1372,22 +1439,29 @@ def _parse_export(lines: Iterable[str], within: Scope | None = None
                 or not rec["revisions"]):
             raise ValidationError(f"import: line {n} has no revisions")
         try:
+            mid = v.memory_id(rec.get("id"))
+            owner: Scope | None = None
             if rec.get("memory") is not None:
                 m = rec["memory"]
-                if not _inside(v.scope(m["scope"]), within):
+                if not isinstance(m, dict) or set(m) != _MEMORY_FIELDS:
+                    raise ValidationError("the memory's fields are not those of an export")
+                owner = v.scope(m["scope"])
+                if not _inside(owner, within):
                     raise ScopeError(f"import: line {n} is outside the scope {within}")
-                if m["id"] != rec.get("id"):
+                if m["id"] != mid:
                     raise ValidationError(f"import: line {n}: id does not match its memory")
-                Memory.from_dict(m)  # every field present, none unknown
+                Memory.from_dict(m)
                 _check_fields(m)
-            if rec.get("id") in seen:
-                raise ValidationError(f"import: line {n}: memory {rec.get('id')} appears twice")
-            seen.add(rec.get("id"))
+            if mid in seen:
+                raise ValidationError(f"import: line {n}: memory {mid} appears twice")
+            seen.add(mid)
             for r in rec["revisions"]:
+                if not isinstance(r, dict) or set(r) != _REVISION_FIELDS:
+                    raise ValidationError("a revision's fields are not those of an export")
                 if not _inside(v.scope(r["scope"]), within):
                     raise ScopeError(f"import: line {n} is outside the scope {within}")
-                if r["memory_id"] != rec.get("id"):
-                    raise ValidationError(f"import: line {n}: a revision of another memory")
+                # A tombstone line has no memory: its revisions share one scope.
+                owner = _check_revision(r, mid, owner)
                 Revision.from_dict(r)
         except ValidationError as e:
             if not e.message.startswith("import:"):

@@ -297,6 +297,8 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
             raise NotFoundError(f"no memory {mid} in scope {sc}")
         if cand.status != Status.PENDING:
             raise ConflictError(f"memory {mid} is {cand.status}, not pending review")
+        if cand.frozen:
+            raise FrozenError(f"memory {mid} is frozen; unfreeze it before approving it")
         now = vault.clock()
         target = tx.find_slot(cand.scope, cand.slot) if cand.slot else None
         if target is not None and target.id != cand.id and target.status == Status.ACTIVE:

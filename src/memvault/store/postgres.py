@@ -708,12 +708,16 @@ ORDER BY 1, 2"""
     def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
                     max_per_scope: int) -> None:
         with self.transaction() as tx:
-            tx.conn.execute(
-                "INSERT INTO traces (trace_id, tenant, user_id, kind, at, strategy_hash, "
-                "memory_ids, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                (trace["trace_id"], scope.tenant, scope.user, trace["kind"], trace["at"],
-                 trace["strategy_hash"], list(trace["memory_ids"]),
-                 json.dumps(trace, ensure_ascii=False, sort_keys=True)))
+            try:
+                tx.conn.execute(
+                    "INSERT INTO traces (trace_id, tenant, user_id, kind, at, strategy_hash, "
+                    "memory_ids, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                    (trace["trace_id"], scope.tenant, scope.user, trace["kind"], trace["at"],
+                     trace["strategy_hash"], list(trace["memory_ids"]),
+                     json.dumps(trace, ensure_ascii=False, sort_keys=True)))
+            except psycopg.IntegrityError:
+                raise ConflictError(f"trace id {trace['trace_id']} is already in use; "
+                                    "leave it out to get a new one") from None
             tx.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s AND at < %s",
                             (scope.tenant, scope.user, keep_after))
             tx.conn.execute(

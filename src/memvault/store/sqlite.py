@@ -418,12 +418,16 @@ class SQLiteStore(ServerTables):
     def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
                     max_per_scope: int) -> None:
         with self.transaction() as tx:
-            tx.db.execute(
-                "INSERT INTO traces (trace_id, tenant, user_id, kind, at, strategy_hash, "
-                "memory_ids, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (trace["trace_id"], scope.tenant, scope.user, trace["kind"], trace["at"],
-                 trace["strategy_hash"], json.dumps(trace["memory_ids"]),
-                 json.dumps(trace, ensure_ascii=False, sort_keys=True)))
+            try:
+                tx.db.execute(
+                    "INSERT INTO traces (trace_id, tenant, user_id, kind, at, strategy_hash, "
+                    "memory_ids, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (trace["trace_id"], scope.tenant, scope.user, trace["kind"], trace["at"],
+                     trace["strategy_hash"], json.dumps(trace["memory_ids"]),
+                     json.dumps(trace, ensure_ascii=False, sort_keys=True)))
+            except sqlite3.IntegrityError:
+                raise ConflictError(f"trace id {trace['trace_id']} is already in use; "
+                                    "leave it out to get a new one") from None
             # Retention: by age, and a cap per scope (oldest go first).
             tx.db.execute("DELETE FROM traces WHERE tenant = ? AND user_id = ? AND at < ?",
                           (scope.tenant, scope.user, keep_after))
