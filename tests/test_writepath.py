@@ -335,3 +335,44 @@ def test_a_frozen_candidate_is_not_approved(vault: Vault) -> None:
     assert dump(vault) == before
     vault.unfreeze(ME, staged.memory_id)
     assert vault.review_approve(ME, staged.memory_id).status == "active"
+
+
+def _candidate(**kw: object) -> object:
+    from memvault.extract import CandidateMemory
+
+    base: dict[str, object] = {
+        "content": "The user likes tea", "kind": "preference", "slot": None, "value": None,
+        "source": "user_explicit", "confidence": 0.9, "source_text": "I like tea"}
+    return CandidateMemory(**{**base, **kw})  # type: ignore[arg-type]
+
+
+class _Fixed:
+    name = "fixed"
+
+    def __init__(self, made: object) -> None:
+        self.made = made
+
+    def extract(self, messages: object) -> object:
+        return self.made
+
+
+@pytest.mark.parametrize(("made", "message"), [
+    ([_candidate(), _candidate(slot="Bad Slot")], "candidate 2: slot"),
+    ([_candidate(ttl="forever")], "candidate 1: ttl"),
+    ([_candidate(slot="drink.tea", value={1, 2})], "candidate 1: value"),
+    ([_candidate(flags=5)], "candidate 1: flags"),
+    ([5], "candidate 1 is not a CandidateMemory"),
+    (None, "must return a list"),
+], ids=["slot", "ttl", "value", "flags", "not-a-candidate", "not-a-list"])
+def test_a_custom_extractors_bad_candidate_fails_the_call_before_any_write(
+        vault: Vault, made: object, message: str) -> None:
+    from _util import dump
+
+    vault.remember(ME, "kept")
+    before = dump(vault)
+    with pytest.raises(ValidationError, match=message):
+        vault.observe(ME, [user("I like tea")], extractor=_Fixed(made))
+    assert dump(vault) == before
+    assert [o.action for o in vault.observe(ME, [user("I like tea")],
+                                            extractor=_Fixed([_candidate()])).outcomes] \
+        == ["added"]

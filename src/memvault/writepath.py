@@ -80,6 +80,12 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")
     candidates = ext.extract(msgs)
+    # What the extractor made is checked before the turns are stored, so a bad candidate
+    # (a bug in a custom extractor) fails the call without writing anything.
+    if not isinstance(candidates, list | tuple):
+        raise ValidationError("extractor: extract() must return a list of CandidateMemory")
+    for n, c in enumerate(candidates, start=1):
+        _check_candidate(c, n)
     policy = policy or gate_policy(vault)
     result = ObserveResult()
     # Raw turns first, verbatim: they are records of what was said, not beliefs.
@@ -110,6 +116,28 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
                                             source_ref=ref, policy=policy,
                                             metadata={"turn_id": turn} if turn else None))
     return result
+
+
+def _check_candidate(c: Any, n: int) -> None:
+    from .extract import CandidateMemory
+
+    if not isinstance(c, CandidateMemory):
+        raise ValidationError(f"extractor: candidate {n} is not a CandidateMemory (got "
+                              f"{type(c).__name__})")
+    try:
+        v.text(c.content, "content", max_chars=v.MAX_CONTENT_CHARS)
+        v.text(c.source_text, "source_text", max_chars=v.MAX_CONTENT_CHARS)
+        v.slot(c.slot)
+        if c.value is not None:
+            v.json_value(c.value, "value")
+        if c.ttl is not None:
+            duration_ms(c.ttl)
+        if not isinstance(c.flags, list) or not all(isinstance(f, str) for f in c.flags):
+            raise ValidationError("flags: expected a list of text")
+        if c.at is not None and (isinstance(c.at, bool) or not isinstance(c.at, int)):
+            raise ValidationError("at: expected epoch milliseconds")
+    except ValidationError as e:
+        raise ValidationError(f"extractor: candidate {n}: {e.message}") from None
 
 
 def _turn_of(c: Any, msgs: list[Any], turn_ids: list[str]) -> str | None:
