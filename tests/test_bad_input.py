@@ -422,3 +422,61 @@ def test_metadata_keys_memvault_reads_keep_their_shape(vault: Vault, metadata: d
     with pytest.raises(ValidationError, match=message):
         vault.edit(ME, m.id, metadata=metadata)
     assert dump(vault) == before
+
+
+def test_times_outside_1970_to_9999_are_refused_in_every_form(vault: Vault) -> None:
+    from datetime import UTC, datetime, timedelta, timezone
+
+    before = dump(vault)
+    for when in ("0001-01-01", datetime(1900, 1, 1), -1,
+                 datetime(9999, 12, 31, 23, 0, tzinfo=timezone(-timedelta(hours=23)))):
+        with pytest.raises(ValidationError, match=r"valid_from: .*(before 1970|after the year)"):
+            vault.remember(ME, "An old event", valid_from=when)
+    with pytest.raises(ValidationError, match="expire after the year 9999"):
+        vault.remember(ME, "A long shelf life", ttl="8000y")
+    assert dump(vault) == before
+    assert vault.remember(ME, "An event", valid_from=datetime(1970, 1, 1, tzinfo=UTC)
+                          ).memory.valid_from == 0
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({"actor_role": ["a"]}, "actor_role: expected text"),
+    ({"actor_role": None}, "actor_role: required"),
+    ({"strategy": 5}, "strategy: expected a Strategy"),
+    ({"embedder": 5}, "embedder: expected a spec"),
+    ({"reranker": 5}, "reranker: expected a callable"),
+])
+def test_a_bad_vault_argument_fails_before_the_store_file_exists(tmp_path: Any,
+                                                                 kw: dict[str, Any],
+                                                                 message: str) -> None:
+    db = tmp_path / "never.db"
+    with pytest.raises(ValidationError, match=message):
+        Vault(db, **kw)
+    assert not db.exists()
+
+
+def test_filters_of_the_wrong_type_are_refused_not_ignored(vault: Vault) -> None:
+    vault.remember(ME, "A fine statement")
+    for kw in ({"kind": 0}, {"status": 0}, {"source": 0}):
+        with pytest.raises(ValidationError):
+            vault.list(ME, **kw)
+    with pytest.raises(ValidationError):
+        vault.recall(ME, "statement", kind=0)
+
+
+def test_bad_summarizer_export_target_and_actor_role_are_typed_errors(vault: Vault) -> None:
+    session = {"tenant": "acme", "user": "alice", "session": "s1"}
+    vault.observe(session, [{"role": "user", "content": "We talked about the garden."},
+                            {"role": "assistant", "content": "Lovely."}])
+    before = dump(vault)
+    with pytest.raises(ValidationError, match="summarizer: expected"):
+        vault.summarize(session, summarizer=5)
+    with pytest.raises(ValidationError, match="summarizer: expected auto, extractive or llm"):
+        vault.summarize(session, summarizer="abstractive")
+    with pytest.raises(ValidationError, match="out: expected a text stream"):
+        vault.export_jsonl(ME, None)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="actor_role"):
+        vault.propose(ME, "The user likes tea", actor_role={"x": 1})  # type: ignore[arg-type]
+    assert dump(vault) == before
+    [summary] = vault.summarize(session, summarizer="extractive")
+    assert "garden" in summary.content

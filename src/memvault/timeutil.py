@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from datetime import UTC, datetime, timedelta
@@ -32,13 +33,14 @@ def to_ms(value: TimeLike, *, field: str = "time") -> int | None:
         raise ValidationError(f"{field}: expected a time, got a boolean")
     if isinstance(value, int | float):
         if value < 0:
-            raise ValidationError(f"{field}: negative time {value}")
+            raise ValidationError(f"{field}: negative time {value} (before 1970)")
         if not value <= MAX_MS:  # also NaN and infinity
             raise ValidationError(f"{field}: time {value} is after the year 9999")
         return int(value)
     if isinstance(value, datetime):
         dt = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return int(dt.timestamp() * 1000)
+        # The same range as a number: 1970 to 9999 (an offset can push past either end).
+        return to_ms(math.floor(dt.timestamp() * 1000), field=field)
     if isinstance(value, str):
         text = value.strip()
         if text.isdigit():

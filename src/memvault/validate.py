@@ -58,11 +58,11 @@ def visible(value: str) -> bool:
     return any(not c.isspace() and unicodedata.category(c) != "Cf" for c in value)
 
 
-def actor(value: Any) -> str:
+def actor(value: Any, field: str = "actor") -> str:
     """Who did it, as recorded in every revision: printable, like a scope id."""
-    out = str(text(value, "actor", max_chars=MAX_ID_CHARS))
+    out = str(text(value, field, max_chars=MAX_ID_CHARS))
     if not _ID.match(out) or any(unicodedata.category(c) == "Cf" for c in out):
-        raise ValidationError(f"actor: {out!r} is not a valid id (printable characters, no "
+        raise ValidationError(f"{field}: {out!r} is not a valid id (printable characters, no "
                               "control or invisible ones)")
     return out
 

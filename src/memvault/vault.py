@@ -152,8 +152,17 @@ class Vault:
         if on_expire not in ("demote", "expire"):
             raise ValidationError("on_expire: expected 'demote' or 'expire'")
         actor = v.actor(actor)
-        # The embedders first: a bad spec must fail before a store file is created.
+        actor_role = v.actor(actor_role, "actor_role")
+        if reranker is not None and not callable(reranker):
+            raise ValidationError("reranker: expected a callable (query, hits) -> hits")
+        if embedder is not None and not isinstance(embedder, str | list | tuple):
+            raise ValidationError("embedder: expected a spec such as 'use-m3' or a list")
+        if strategy is not None and not isinstance(strategy, Strategy | str | os.PathLike):
+            raise ValidationError("strategy: expected a Strategy or the path of a YAML file")
+        # Embedders and strategy first: a bad spec must fail before a store file is created.
         self.embedders: list[Embedder] = load_embedders(embedder)
+        self.strategy = (strategy if isinstance(strategy, Strategy)
+                         else load_strategy(strategy))
         if isinstance(db, str | os.PathLike) or db is None:
             self.store: Store = open_store(db if db is not None else default_db_path())
         else:
@@ -161,8 +170,6 @@ class Vault:
         self.actor = actor
         self.actor_role = actor_role
         self.on_expire = on_expire
-        self.strategy = (strategy if isinstance(strategy, Strategy)
-                         else load_strategy(strategy))
         self.reranker = reranker
         self.clock = clock or now_ms
         self._model_record = model_record(self.embedders)
@@ -353,6 +360,8 @@ class Vault:
         now = self.clock()
         ttl_ms = duration_ms(ttl)
         exp = now + ttl_ms if ttl_ms is not None else to_ms(expires_at, field="expires_at")
+        if exp is not None and exp > MAX_MS:
+            raise ValidationError("ttl: the memory would expire after the year 9999")
         vf, vt = to_ms(valid_from, field="valid_from"), to_ms(valid_to, field="valid_to")
         if vf is not None and vt is not None and vt <= vf:
             raise ValidationError("valid_to must be after valid_from")
@@ -873,10 +882,12 @@ class Vault:
                 0 <= offset <= 1_000_000_000:  # beyond, SQLite's integers overflow
             raise ValidationError("offset: expected a whole number in 0..1000000000")
         lo, hi = _time_range(since, until)
-        flt = ListFilter(kind=v.kind(kind) if kind else None,
-                         status=v.status(status) if status else None, slot=v.slot(slot),
+        flt = ListFilter(kind=v.kind(kind) if kind is not None else None,
+                         status=v.status(status) if status is not None else None,
+                         slot=v.slot(slot),
                          tags=v.tags(tags), since=lo, until=hi, limit=limit, offset=offset,
-                         source=v.source(source) if source else None, frozen=frozen,
+                         source=v.source(source) if source is not None else None,
+                         frozen=frozen,
                          expires_before=to_ms(expiring_before, field="expiring_before"),
                          q=v.text(q, "q", max_chars=v.MAX_CONTENT_CHARS, required=False) or None,
                          slotted=slotted)
@@ -935,7 +946,7 @@ class Vault:
         if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
                 or not math.isfinite(threshold):
             raise ValidationError("min_score: expected a finite number")
-        kind_ = v.kind(kind) if kind else None
+        kind_ = v.kind(kind) if kind is not None else None
         tags_ = v.tags(tags)
         lo, hi = _time_range(since, until)
         now = self.clock() if as_of is None else to_ms(as_of, field="as_of")
@@ -1231,6 +1242,8 @@ class Vault:
     def export_jsonl(self, scope: Scope | dict[str, str], out: IO[str]) -> int:
         """Write one header line, then one line per memory with its full history."""
         sc = v.scope(scope)
+        if not callable(getattr(out, "write", None)):
+            raise ValidationError("out: expected a text stream to write the export to")
         header = {"format": EXPORT_FORMAT, "format_version": EXPORT_FORMAT_VERSION,
                   "scope": sc.as_dict()}
         out.write(json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n")

@@ -25,7 +25,7 @@ from . import validate as v
 from .errors import ConflictError, FrozenError, NotFoundError, ValidationError
 from .model import Memory, Op, Revision, Scope, Status
 from .safety.pii import redact
-from .timeutil import duration_ms
+from .timeutil import MAX_MS, duration_ms
 from .turnnotes import turn_id, with_turn
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
     from .extract import as_messages, load_extractor
 
     sc = v.scope(scope)
+    actor_role = v.actor(actor_role, "actor_role")
     if not isinstance(messages, list | tuple) or not messages:
         raise ValidationError("messages: expected a non-empty list of {role, content}")
     try:
@@ -168,6 +169,7 @@ def propose(vault: Vault, scope: Any, content: Any = None, *, slot: Any = None,
     from .extract.rules import command_reason
 
     # Every field is checked as remember() checks it, before the gate sees anything.
+    actor_role = v.actor(actor_role, "actor_role")
     req = vault._prepare(scope, content, slot=slot, value=value, kind=kind, source=source,
                          source_text=source_text, source_ref=source_ref,
                          confidence=confidence, tags=tags, metadata=metadata, ttl=ttl)
@@ -208,7 +210,7 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
     ttl_ms = duration_ms(c.ttl) if getattr(c, "ttl", None) else None
     said_at = getattr(c, "at", None)
     # A shelf life runs from when it was said (replayed conversations), not from now.
-    expires = (said_at or now) + ttl_ms if ttl_ms else None
+    expires = min((said_at or now) + ttl_ms, MAX_MS) if ttl_ms else None
     extra = {**(metadata or {})}
     extra |= {k: val for k, val in (("flags", list(getattr(c, "flags", []) or [])),
                                    ("replaces", getattr(c, "replaces", None)),

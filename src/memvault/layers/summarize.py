@@ -42,13 +42,19 @@ class Chunk:
     trigger: str  # turns | tokens | topic_shift | manual
 
 
-def summarizer_for(vault: Vault, summarizer: Summarizer | None = None) -> Summarizer:
+def summarizer_for(vault: Vault, summarizer: Summarizer | str | None = None) -> Summarizer:
+    cfg = vault.strategy.layers.summaries
+    if isinstance(summarizer, str):  # a spec, as in the strategy ("extractive", "llm:…")
+        return load_summarizer(summarizer, vault.embedders[0].embed_documents,
+                               max_sentences=cfg.max_sentences)
     if summarizer is not None:
+        if not callable(getattr(summarizer, "summarize", None)):
+            raise ValidationError("summarizer: expected a spec such as 'extractive' or an "
+                                  "object with summarize(texts)")
         return summarizer
     own = getattr(vault, "summarizer", None)  # Vault(...).summarizer = X overrides config
     if own is not None:
         return own  # type: ignore[no-any-return]
-    cfg = vault.strategy.layers.summaries
     return load_summarizer(cfg.summarizer, vault.embedders[0].embed_documents,
                            max_sentences=cfg.max_sentences)
 
