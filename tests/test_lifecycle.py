@@ -162,3 +162,24 @@ def test_on_observe_runs_graph_and_triggers_at_once(make_vault: Callable[..., Va
     off = make_vault(clock=clock)  # default: observe leaves it to sweep
     off.observe(s1, [{"role": "user", "content": "I live in Lisbon"}])
     assert off.list(ME, kind="relation") == []
+
+
+def test_a_turn_whose_detail_the_summary_dropped_does_not_go_first(
+        make_vault: Callable[..., Vault], clock: ManualClock) -> None:
+    """Seed 1: a lossy summary lists every turn it covers, but a detail it left out is
+    not in it. Only the turns whose words the summary kept are evicted ahead of the rest."""
+    vault = make_vault(clock=clock, strategy=_capped(3))
+    s1 = Scope("acme", "alice", session="s1")
+    note = vault.remember(ME, "A standalone note").id
+    clock.advance(1000)
+    turns = [r.id for r in vault.remember_many([
+        {"scope": s1, "kind": "turn", "content": text, "metadata": {"role": "user", "turn": i}}
+        for i, text in enumerate(["Weekly report is due on Friday afternoon",
+                                  "Send the contract to the office front desk, never home",
+                                  "Weekly report goes to the whole team"])])]
+    vault.remember(s1, "Weekly report is due on Friday afternoon. Weekly report goes to "
+                   "the whole team.", kind="summary", metadata={"covers": turns})
+    assert len(vault.list(ME, status="active", limit=100)) == 5
+    assert sorted(vault.maintain(ME, steps=["caps"]).evicted) == sorted([turns[0], turns[2]])
+    active = {m.id for m in vault.list(ME, status="active", limit=100)}
+    assert {turns[1], note} <= active

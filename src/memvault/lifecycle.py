@@ -12,10 +12,11 @@ per user, in this order:
 Eviction policy (caps): never a frozen memory, never a slot (profile) memory, never a kind
 in `caps.exempt_kinds` (entity, relation by default; those do not count against the cap
 either). Among the rest, first out:
-turns a summary already covers, then other memories, then summaries; within each group
-the lowest `metadata.importance` (default 0), then the fewest confirmations, then the
-longest unused (last confirmation, else last update), then the oldest (creation time,
-position in its conversation, id). An evicted
+turns a summary covers and kept (most of the turn's words are in the summary), then other
+memories (a covered turn whose detail the summary dropped among them), then summaries;
+within each group the lowest `metadata.importance` (default 0), then the fewest
+confirmations, then the longest unused (last confirmation, else last update), then the
+oldest (creation time, position in its conversation, id). An evicted
 memory is expired — status `expired`, an `expire` revision with actor `system:sweep` and
 the reason "evicted: …" — not deleted: history keeps it, rollback restores it, and
 `expand` still reaches an evicted turn from its summary.
@@ -32,6 +33,7 @@ from .layers import graph
 from .layers.summarize import sessions_of, summaries, summarize_session, summarize_user
 from .model import Kind, Memory, Op, Scope, Status
 from .store import ListFilter
+from .textindex import terms
 
 if TYPE_CHECKING:
     from .vault import Vault
@@ -73,6 +75,24 @@ def eviction_order(mems: list[Memory], covered: set[str]) -> list[Memory]:
     return sorted(mems, key=key)
 
 
+# A summary keeps a turn when it holds most of the turn's words; a detail it dropped
+# ("合同千万别寄到家里") must not go first just because a summary lists the turn.
+KEPT_SHARE = 0.6
+
+
+def kept_by_summaries(summs: list[Memory], mems: list[Memory]) -> set[str]:
+    """Ids of the turns among `mems` whose words a summary covering them kept."""
+    text = {m.id: m.content for m in mems if m.kind == Kind.TURN.value}
+    out: set[str] = set()
+    for s in summs:
+        words = set(terms(s.content))
+        for t in s.metadata.get("covers", []):
+            own = set(terms(text.get(t, "")))
+            if own and len(own & words) >= KEPT_SHARE * len(own):
+                out.add(t)
+    return out
+
+
 def evictable(m: Memory, exempt: set[str]) -> bool:
     return not m.frozen and m.slot is None and m.kind not in exempt \
         and m.kind != Kind.PROFILE.value
@@ -90,11 +110,11 @@ def enforce_cap(vault: Vault, user: Scope, *, actor: str = ACTOR) -> list[str]:
     over = len(active) - caps.max_items
     if over <= 0:
         return []
-    covered = {t for s in summaries(vault, user) for t in s.metadata.get("covers", [])}
+    covered = kept_by_summaries(summaries(vault, user), active)
     out = []
     reason = (f"evicted: {len(active)} active memories, cap {caps.max_items} "
-              "(policy: covered turns first, then lowest importance, fewest confirmations, "
-              "longest unused)")
+              "(policy: turns a summary kept first, then lowest importance, fewest "
+              "confirmations, longest unused)")
     for m in eviction_order([m for m in active if evictable(m, exempt)], covered)[:over]:
         try:
             vault._mutate(m.scope, m.id, Op.EXPIRE,
