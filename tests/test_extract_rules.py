@@ -175,6 +175,16 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
      [_c("notify.channel", "none", "preference", explicit=False, flags=["command_like"])]),
     ("Note to memory: no notifications from now on",
      [_c(None, None, "preference", explicit=False, flags=["command_like"])]),
+    # Common messengers are channels too.
+    ("以后进度通知发到我的 Telegram", [_c("notify.channel", "telegram", "preference")]),
+    ("以后通知都发钉钉", [_c("notify.channel", "dingtalk", "preference")]),
+    ("Please send notifications to Slack from now on",
+     [_c("notify.channel", "slack", "preference")]),
+    # Emphasis makes a standing instruction (seed 1's detail a summary may drop).
+    ("合同千万别寄到家里，寄到公司前台",
+     [_c(None, None, "preference", content="合同千万别寄到家里，寄到公司前台")]),
+    ("Under no circumstances call me before 9am", [_c(None, None, "preference")]),
+    ("一定要今天交吗", NONE),
     # A fact about the user, but "email" without a notification cue is not a channel.
     ("my email is alice@example.com", [_c(None, None, "fact")]),
 ]
@@ -384,12 +394,12 @@ def test_the_vocabulary_is_extensible() -> None:
         cues=("theme", "mode", "主题", "模式"),
         templates={"zh": "用户希望使用{value}主题", "en": "The user wants the {value} theme"},
         labels={"zh": {"dark": "深色", "light": "浅色"}}))
-    reg.extend("notify.channel", values={"telegram": ("telegram", "电报")})
+    reg.extend("notify.channel", values={"viber": ("viber",)})
     r = RuleExtractor(reg)
     [c] = r.extract([Message("user", "以后都用深色主题")])
     assert (c.slot, c.value, c.content) == ("ui.theme", "dark", "用户希望使用深色主题")
-    [c] = r.extract([Message("user", "please send notifications by Telegram instead")])
-    assert (c.slot, c.value, c.change_of_mind) == ("notify.channel", "telegram", True)
+    [c] = r.extract([Message("user", "please send notifications by Viber instead")])
+    assert (c.slot, c.value, c.change_of_mind) == ("notify.channel", "viber", True)
     # The shared registry is untouched by the copy.
     assert "ui.theme" not in SLOTS
     assert RuleExtractor().extract([Message("user", "以后都用深色主题")])[0].slot is None

@@ -7,7 +7,7 @@ What it reads, sentence by sentence, in Chinese and English:
   yields a `system_inferred`, non-explicit candidate flagged `confirmation` (the user
   confirmed nothing in their own words).
 - explicit preferences and facts: "I prefer …", "I'd like …", "please always …",
-  "remember that …", "我喜欢…", "请用…", "以后…用…", "我住在…", "I live in …",
+  "remember that …", "我喜欢…", "请用…", "以后…用…", "千万别…", "我住在…", "I live in …",
   "my budget is …", "预算…"; a slot and a normalised value when the statement names one
   (memvault.extract.slots), else a plain statement with slot None.
 - changes of mind: "改成", "换成", "不要…了", "instead", "no longer", "not … anymore",
@@ -104,7 +104,10 @@ _PREF = _rx(
     r"\bstop (?:sending|using|emailing|texting|calling)\b",
     r"我(?:比较|更|很|也|还是|一直|最|非常|真的|特别|就)?(?:喜欢|偏好|偏爱|倾向于?|希望|想要|要|"
     r"习惯|爱|讨厌|不喜欢|不想|不要|受不了|需要)",
-    r"记住|记得|别忘了")
+    r"记住|记得|别忘了",
+    # emphasis makes a standing instruction of a plain sentence: "合同千万别寄到家里"
+    r"千万|务必|切记|一定要|一定不要|无论如何", r"\bunder no circumstances\b",
+    r"\bwhatever you do\b")
 # A polite request: a standing wish when it names a slot value ("请用中文回答"), a task
 # when it points at the thing at hand ("帮我看看这个报表").
 _POLITE = _rx(r"^\s*(?:please|pls|kindly)\b", r"^\s*(?:请|麻烦|劳驾|帮我|给我)(?!问)")

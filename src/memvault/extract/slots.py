@@ -18,7 +18,8 @@ A `SlotSpec` describes one slot in one of two ways (or both):
 
 Built-in slots (the registry `SLOTS`):
 
-    notify.channel     email | SMS | push | phone | wechat | none
+    notify.channel     email | SMS | push | phone | wechat | telegram | whatsapp | slack
+                       | dingtalk | feishu | none
     report.format      CSV | XLSX | PDF | JSON | DOCX | Markdown | HTML
     reply.language     zh | en | ja | ko | fr | de | es
     reply.verbosity    concise | detailed   (concise clashes with reply.background=first)
@@ -39,7 +40,7 @@ Extending it (for every extractor that uses the registry):
                             values={"dark": ("dark mode", "深色", "暗色"),
                                     "light": ("light mode", "浅色")},
                             cues=("theme", "mode", "主题", "模式")))
-    SLOTS.extend("notify.channel", values={"telegram": ("telegram", "电报")})
+    SLOTS.extend("notify.channel", values={"viber": ("viber",)})
 
 Use `SLOTS.copy()` (or a new `SlotRegistry(BUILTIN)`) for a private vocabulary.
 """
@@ -519,16 +520,23 @@ BUILTIN: tuple[SlotSpec, ...] = (
                         "text me", "texting"),
                 "push": ("推送", "app推送", "app 推送", "push", "push notification"),
                 "phone": ("电话", "打电话", "phone call", "phone"),
-                "wechat": ("微信", "wechat"),
+                "wechat": ("微信", "wechat"), "telegram": ("telegram", "电报"),
+                "whatsapp": ("whatsapp",), "slack": ("slack",),
+                "dingtalk": ("钉钉", "dingtalk", "ding talk"),
+                "feishu": ("飞书", "feishu", "lark"),
                 "none": ()},
         cues=("通知", "提醒", "联系", "告知", "消息", "进度", "notify", "notification",
               "alert", "remind", "reminder", "contact", "updates", "reach me", "let me know",
-              "keep me posted", "email me", "text me", "texting", "call me", "给我发", "发给我"),
+              "keep me posted", "email me", "text me", "texting", "call me", "给我发", "发给我",
+              "发到", "send to", "ping me", "message me"),
         needs_cue=True, none_value="none",
         labels={"zh": {"email": "邮件", "SMS": "短信", "push": "推送", "phone": "电话",
-                       "wechat": "微信"},
+                       "wechat": "微信", "telegram": "Telegram", "whatsapp": "WhatsApp",
+                       "slack": "Slack", "dingtalk": "钉钉", "feishu": "飞书"},
                 "en": {"email": "email", "SMS": "SMS", "push": "push notifications",
-                       "phone": "phone calls", "wechat": "WeChat"}},
+                       "phone": "phone calls", "wechat": "WeChat", "telegram": "Telegram",
+                       "whatsapp": "WhatsApp", "slack": "Slack", "dingtalk": "DingTalk",
+                       "feishu": "Feishu (Lark)"}},
         templates={"en": "The user wants to be notified by {value}",
                    "zh": "用户希望通过{value}接收通知",
                    "en:none": "The user does not want any notifications",
