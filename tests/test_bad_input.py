@@ -480,3 +480,13 @@ def test_bad_summarizer_export_target_and_actor_role_are_typed_errors(vault: Vau
     assert dump(vault) == before
     [summary] = vault.summarize(session, summarizer="extractive")
     assert "garden" in summary.content
+
+
+def test_a_progress_that_is_not_a_function_fails_before_the_first_batch(vault: Vault) -> None:
+    before = dump(vault)
+    with pytest.raises(ValidationError, match="progress: expected a function"):
+        vault.remember_many([{"scope": ME, "content": f"note {i}"} for i in range(3)],
+                            batch=1, progress=5)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="progress: expected a function"):
+        vault.reindex(progress="x")  # type: ignore[arg-type]
+    assert dump(vault) == before

@@ -227,6 +227,11 @@ def batch_size(value: Any) -> int:
     return value
 
 
+def callback(value: Any, field: str) -> None:
+    if value is not None and not callable(value):
+        raise ValidationError(f"{field}: expected a function or None")
+
+
 def port(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
         raise ValidationError("port: expected a whole number in 1..65535")

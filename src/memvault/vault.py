@@ -271,6 +271,7 @@ class Vault:
         """Bulk remember: each item is the keyword arguments of `remember` (with `scope`).
         Embeds a batch at a time and commits each batch as one transaction."""
         batch = v.batch_size(batch)
+        v.callback(progress, "progress")
         if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
             raise ValidationError("remember_many: expected a list of items (objects)")
         results: list[RememberResult] = []
@@ -1265,6 +1266,7 @@ class Vault:
         With `scope`, every memory and revision must lie inside it (ScopeError otherwise):
         a caller allowed one scope cannot load rows into another."""
         batch = v.batch_size(batch)
+        v.callback(progress, "progress")
         if not isinstance(atomic, bool):
             raise ValidationError("atomic: expected true or false")
         if isinstance(lines, str | bytes) or not isinstance(lines, Iterable):
@@ -1326,6 +1328,7 @@ class Vault:
         only when every memory has them, and only then are the old models' vectors dropped.
         A reindex killed halfway leaves a store that still opens with the old model."""
         batch = v.batch_size(batch)
+        v.callback(progress, "progress")
         total = self.store.count()
         stored = self.store.get_meta("embedders")
         old = [m["name"] for m in json.loads(stored)] if stored else []
