@@ -408,6 +408,12 @@ def test_stored_text_is_printed_as_text_not_markup(tmp_path: Path) -> None:
         assert "Traceback" not in shown.stderr
     assert "[/]" in scoped(db, "get", ids[0]).stdout
     assert "[link=https://evil.example]click[/link]" in scoped(db, "get", ids[1]).stdout
+    # Emoji codes stay text, in output and in error messages.
+    emoji = scoped(db, "remember", "press :x: to close, tag :smile:").stdout.split()[1]
+    for args in (["get", emoji], ["list"], ["recall", "press to close"]):
+        assert ":x:" in scoped(db, *args).stdout and "❌" not in scoped(db, *args).stdout
+    missing = scoped(db, "get", ":x:", ok=False)
+    assert "no memory :x:" in missing.stderr and "❌" not in missing.stderr
 
 
 @pytest.mark.parametrize("option", [["--port", "99999"], ["--port=-1"], ["--host", "bad..host"],

@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from _util import ManualClock, check_consistent, target_of
 from typer.testing import CliRunner
 
@@ -183,3 +184,29 @@ def test_a_turn_whose_detail_the_summary_dropped_does_not_go_first(
     assert sorted(vault.maintain(ME, steps=["caps"]).evicted) == sorted([turns[0], turns[2]])
     active = {m.id for m in vault.list(ME, status="active", limit=100)}
     assert {turns[1], note} <= active
+
+
+def test_observe_reports_a_failing_layer_step_instead_of_raising(
+        make_vault: Callable[..., Vault], clock: ManualClock,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With layers.on_observe, the summary step runs after the observed writes committed.
+    An LLM summariser that cannot be reached (a closed port on loopback) is reported in
+    the result; the turns and memories stay, and the next sweep summarises them."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again when the block ends
+    monkeypatch.setenv("MEMVAULT_LLM_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setenv("MEMVAULT_LLM_MODEL", "none")
+    strategy = parse_strategy({"layers": {"on_observe": True, "summaries": {
+        "summarizer": "llm", "every_turns": 2, "every_tokens": 0, "topic_shift": 0,
+        "min_turns": 2}}})
+    vault = make_vault(clock=clock, strategy=strategy)
+    s1 = Scope("acme", "alice", session="s1")
+    res = vault.observe(s1, [{"role": "user", "content": "I live in Lisbon"},
+                             {"role": "assistant", "content": "Nice city."}])
+    assert len(res.turns) == 2 and [e.split(":")[0] for e in res.errors] == ["summarize"]
+    assert res.to_dict()["errors"] == res.errors
+    assert {m.id for m in vault.list(s1, kind="turn")} == set(res.turns)
+    assert vault.list(ME, kind="summary") == []

@@ -410,6 +410,27 @@ def test_a_memory_made_from_a_purged_one_is_refused(vault: Vault) -> None:
     with pytest.raises(ConflictError, match=f"memory {gone}, which this one is made from"):
         vault.propose(ME, "Made from it", metadata={"source_memory": gone})
     assert vault.list(ME, limit=1000) == before
+    # Nor by an edit of its metadata, nor by an import.
+    kept = vault.remember(ME, "A note that stays").memory
+    with pytest.raises(ConflictError, match="was purged"):
+        vault.edit(ME, kept.id, metadata={"source_memory": gone})
+    assert vault.get(ME, kept.id) == kept
+    import io
+    import json
+    buf = io.StringIO()
+    vault.export_jsonl(ME, buf)
+    header, *lines = buf.getvalue().splitlines()
+    rec = next(json.loads(x) for x in lines if json.loads(x)["id"] == kept.id)
+    new_id = "m_imported_made_from_purged"
+    rec["id"] = rec["memory"]["id"] = new_id
+    rec["memory"]["metadata"] = {"turn_id": turn}
+    for r in rec["revisions"]:
+        r["memory_id"], r["op_id"] = new_id, r["op_id"] + "x"
+        r["state"] = {**rec["memory"]}
+    with pytest.raises(ConflictError, match="was purged"):
+        vault.import_jsonl([header, json.dumps(rec)])
+    with pytest.raises(NotFoundError):
+        vault.get(ME, new_id)
     # Not a purged memory of this user: stored as usual.
     bob = Scope("acme", "bob")
     assert vault.remember(bob, "Bob's note", metadata={"turn_id": turn}).action == "added"

@@ -222,3 +222,33 @@ def test_bad_layer_input_is_a_json_4xx_and_stores_nothing(
 def test_expand_of_a_turn_is_refused(admin: httpx.Client, talk: dict[str, Any]) -> None:
     r = admin.get(f"/v1/memories/{talk['turns'][0]}/expand", params={"user": "alice"})
     assert (r.status_code, r.json()["code"]) == (422, "invalid_input")
+
+
+def test_an_unreachable_llm_summariser_is_a_502_and_stores_nothing(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The summariser's endpoint is down (a closed port on loopback): the upstream failed,
+    not the request, so the answer is 502 with its code, and no summary is stored."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    cfg = tmp_path / "llm.yaml"
+    cfg.write_text("layers:\n  summaries:\n    summarizer: llm\n", encoding="utf-8")
+    monkeypatch.setenv("MEMVAULT_LLM_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setenv("MEMVAULT_LLM_MODEL", "none")
+    monkeypatch.setenv("MEMVAULT_CONFIG", str(cfg))
+    s = Server(str(tmp_path / "s.db"))
+    try:
+        assert s.admin_key is not None
+        with s.client(s.admin_key) as admin:
+            r = admin.post("/v1/observe", params={**GINA, "session": "s"},
+                           json={"messages": [{"role": r_, "content": c} for r_, c in TALK]})
+            assert r.status_code == 200, r.text
+            r = admin.post("/v1/summarize", params={**GINA, "session": "s"},
+                           json={"force": True})
+            assert r.status_code == 502 and r.json()["code"] == "summarization_failed"
+            listed = admin.get("/v1/memories", params={**GINA, "kind": "summary"})
+            assert listed.status_code == 200 and listed.json()["items"] == []
+    finally:
+        s.stop()

@@ -28,9 +28,10 @@ from .vault import Vault, default_db_path
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="memvault: governed long-term memory for LLM applications.")
 # Stored text is data: never read as Rich markup ("[/]" in a memory must not crash a
-# table, "[link=…]" must not hide words). Errors go to stderr and escape what they quote.
-out = Console(markup=False)
-err = Console(stderr=True)
+# table, "[link=…]" must not hide words) nor as emoji codes (":x:" stays ":x:"). Errors
+# go to stderr and escape what they quote.
+out = Console(markup=False, emoji=False)
+err = Console(stderr=True, emoji=False)
 
 
 @dataclass

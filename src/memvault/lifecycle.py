@@ -175,7 +175,15 @@ def after_observe(vault: Vault, scope: Any, result: Any) -> None:
     sc = v.scope(scope)
     new = list(result.turns) + [o.memory_id for o in result.outcomes
                                 if o.action in ("added", "updated") and o.memory_id]
-    if vault.strategy.layers.graph and new:
-        graph.ingest(vault, Scope(sc.tenant, sc.user), new)  # one graph per user
-    if sc.session:
-        summarize_session(vault, sc)
+    # The observed writes have committed: a failing step is reported with the result
+    # (result.errors), not raised as if nothing had been stored.
+    try:
+        if vault.strategy.layers.graph and new:
+            graph.ingest(vault, Scope(sc.tenant, sc.user), new)  # one graph per user
+    except MemvaultError as e:
+        result.errors.append(f"graph: {e}")
+    try:
+        if sc.session:
+            summarize_session(vault, sc)
+    except MemvaultError as e:
+        result.errors.append(f"summarize: {e}")

@@ -450,13 +450,14 @@ class Vault:
         return RememberResult("added", mem, None)
 
     @staticmethod
-    def _check_sources(tx: Any, scope: Scope, metadata: Any) -> None:
+    def _check_sources(tx: Any, scope: Scope, metadata: Any, had: Any = None) -> None:
         """Refuse a memory made from one that was purged (derived.sources_of: a summary
         of its turn, a fact read from it). The row lock orders the write against a purge
         of the source: a write that waits for the purge sees it here; one that went first
-        is erased by the purge (Vault.purge)."""
+        is erased by the purge (Vault.purge). `had`: the metadata before an edit, whose
+        sources were checked when they were written."""
         user = Scope(scope.tenant, scope.user)
-        for sid in sorted(sources_of(metadata)):
+        for sid in sorted(sources_of(metadata) - sources_of(had)):
             if tx.get(user, sid, for_update=True) is None and tx.purged(user, sid):
                 raise ConflictError(f"memory {sid}, which this one is made from, was purged; "
                                     "nothing was stored")
@@ -579,6 +580,8 @@ class Vault:
             if cur.frozen and not allow_frozen:
                 raise FrozenError(f"memory {mid} is frozen; unfreeze it before changing it")
             new = change(cur)
+            if new.metadata != cur.metadata:
+                self._check_sources(tx, new.scope, new.metadata, cur.metadata)
             if new.slot is not None and new.status == Status.ACTIVE and (
                     cur.status != Status.ACTIVE or cur.slot != new.slot):
                 holder = tx.find_slot(new.scope, new.slot)
@@ -1282,6 +1285,8 @@ class Vault:
                         for m, revs in chunk if m is not None or revs}:
                 if tx.id_in_use(mid):
                     raise ConflictError(f"memory {mid} already exists in this store")
+            for m in mems:
+                self._check_sources(tx, m.scope, m.metadata)
             vectors = self._vectors([m.content for m in mems])
             rows = []
             for m, vec in zip(mems, vectors, strict=True):

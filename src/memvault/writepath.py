@@ -53,9 +53,13 @@ class Outcome:
 class ObserveResult:
     turns: list[str] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
+    # layers.on_observe steps that failed after the writes committed (a summariser that
+    # is down): what was stored stays; the next sweep runs them again.
+    errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"turns": self.turns, "outcomes": [o.to_dict() for o in self.outcomes]}
+        return {"turns": self.turns, "outcomes": [o.to_dict() for o in self.outcomes],
+                "errors": self.errors}
 
 
 def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None = None,
@@ -273,7 +277,7 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
             req = vault._prepare(sc, d.content, slot=slot, value=d.value, kind=kind,
                                  source=c.source, source_text=d.source_text,
                                  source_ref=source_ref, confidence=d.confidence, tags=tags,
-                                 metadata={"review": review, **extra}, expires_at=expires)
+                                 metadata={**extra, "review": review}, expires_at=expires)
             m = vault._insert_pending(tx, req, vectors, actor=actor, reason=why,
                                       trigger_text=screened.source_text)
             return Outcome("stage", reasons, d.content, m.id, m.version, d.message)

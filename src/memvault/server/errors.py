@@ -23,8 +23,10 @@ from ..errors import (
     NotFoundError,
     ScopeError,
     StoreError,
+    SummarizationError,
     ValidationError,
 )
+from ..extract import ExtractionError
 
 log = logging.getLogger("memvault.server")
 
@@ -45,6 +47,8 @@ class ApiError(Exception):
 _STATUS: list[tuple[type[MemvaultError], int]] = [
     (ScopeError, 403), (ValidationError, 422), (NotFoundError, 404), (FrozenError, 409),
     (ConflictError, 409), (ModelMismatchError, 503), (StoreError, 503),
+    # The configured LLM (extractor or summariser) failed: the upstream's fault.
+    (SummarizationError, 502), (ExtractionError, 502),
 ]
 
 # Documented on every route, so clients (and the schema fuzz) know the error shape.
@@ -54,6 +58,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
          "or expired API key"), (403, "role not permitted, or outside the key's scope"),
         (404, "not found in the caller's scope"), (409, "frozen, conflict or stale version"),
         (413, "request body too large"), (422, "invalid input"),
+        (502, "the configured LLM (extractor or summariser) failed"),
         (503, "store unavailable"))}
 
 
