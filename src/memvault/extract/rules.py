@@ -50,16 +50,27 @@ def _rx(*alts: str) -> re.Pattern[str]:
 
 # --- sentence-level cues -----------------------------------------------------------------
 
-# A short acknowledgement may come first: "好的，update: …", "OK, memory: …".
-_LEAD_IN = r"^\s*(?:(?:ok(?:ay)?|好的?|嗯+|行|对了|另外|还有|also|and|btw|fyi)[\s,，.!！]+)?"
+# A short acknowledgement may come first: "好的，update: …", "OK so memory: …", "收到【更新】".
+_LEAD_IN = (r"^\s*(?:(?:ok(?:ay)?(?:\s+so)?|got it|sure|好的?|好嘞|收到|嗯+|行|对了|另外|还有|also|"
+            r"and|btw|fyi)[\s,，.!！~～\-—]*(?:那就|那)?)?")
+# Words that address the memory store rather than the conversation.
+_CMD_WORD = (r"(?:update|set|memory|remember|note|memo|system|admin|instruction|override|"
+             r"save to memory|save this|note to (?:memory|self|assistant)|记住|更新|系统|指令|"
+             r"备注|备忘录?|记忆|设置|设定|注意|管理员|修改|写入记忆|存入记忆|偏好更新|更新记忆|"
+             r"存一下)")
+_OPEN, _CLOSE = r"[\[【<(（「『*#]", r"[\]】>)）」』*]"
 _CMD_PREFIX = re.compile(
-    _LEAD_IN + r"(?:(?:[\[【<(（]\s*)?(?:update|set|memory|remember|note|memo|system|admin|"
-    r"instruction|override|note to (?:memory|self|assistant)|记住|更新|系统|指令|备注|备忘录?|"
-    r"记忆|设置|注意|管理员|修改)\s*(?:[\]】>)）]\s*)?[:：]\s*"
-    r"|(?:system|memory|profile) update\b[\s:：]*|(?:系统|记忆|档案|资料)更新[\s:：]*)",
+    _LEAD_IN + r"(?:"
+    # "update: …", "[update]: …", "Update - …", "UPDATE — …"
+    + _OPEN + r"*\s*" + _CMD_WORD + r"\s*" + _CLOSE + r"*\s*(?:[:：]|\s[-—–]+|[-—–]{2,})\s*"
+    # "【更新】…", "（更新）…", "**更新**…", "#更新 …"
+    r"|" + _OPEN + r"+\s*" + _CMD_WORD + r"\s*" + _CLOSE + r"+\s*"
+    r"|#\s*" + _CMD_WORD + r"\s+"
+    r"|(?:system|memory|profile) update\b[\s:：]*|(?:系统|记忆|档案|资料)更新[\s:：]*"
+    r"|(?:please\s+|请)?(?:update|更新)\s*(?:your\s+|my\s+|the\s+)?(?:memory|记忆|偏好)"
+    r"\s*[:：]?\s*)",
     re.I)
-_CMD_TAG = re.compile(_LEAD_IN + r"[\[【<]\s*(?:system|admin|update|memory|note|指令|系统|管理员|"
-                      r"更新|记忆|备注|备忘|设置|修改)\s*[\]】>]\s*", re.I)
+_CMD_TAG = re.compile(_LEAD_IN + _OPEN + r"+\s*" + _CMD_WORD + r"\s*" + _CLOSE + r"+\s*", re.I)
 # The same prefix after a comma inside the line: "好的，不过 update: …".
 _CMD_INLINE = re.compile(r"[，,;；]\s*(?:update|memory|system|instruction|override|更新|系统|"
                          r"指令|记忆)\s*[:：]", re.I)
@@ -91,8 +102,9 @@ _CHANGE = _rx(
     r"\binstead\b", r"\bno longer\b", r"\bany ?more\b",
     r"\bswitch(?:ed|ing)? (?:it |that |over |back )?to\b", r"\bchange(?:d)? (?:it |that )?to\b",
     r"\brather than\b", r"^\s*actually\b", r"\b(?:moved|relocated) to\b",
-    r"\b(?:I'm|I am) done with\b",
-    r"改成|换成|改为|换为|改用|换用|改到|不再|别再|不要.{0,15}了|不用.{0,15}了|别.{0,15}了|而是|其实|搬到|"
+    r"\b(?:I'm|I am) done with\b(?!\s+(?:the|this|that|it|my|your)\b)",
+    r"改成|换成|改为|换为|改用|换用|改到|不再|别再|不要.{0,15}了|不用.{0,15}了|"
+    r"(?<![特区分识告离派级类性])别(?![人的忘])[^，。]{0,15}了|而是|其实|搬到|"
     r"搬去|搬家到|取消")
 _PREF = _rx(
     r"\bI(?:'d| would| might| may)?\s+(?:really\s+|much\s+|strongly\s+|also\s+|still\s+|now\s+|"
@@ -102,12 +114,10 @@ _PREF = _rx(
     r"\bremember (?:that|this)\b", r"\bkeep in mind\b",
     r"\bmake sure (?:to|you)\b", r"\bmy preference\b",
     r"\bstop (?:sending|using|emailing|texting|calling)\b",
-    r"我(?:比较|更|很|也|还是|一直|最|非常|真的|特别|就)?(?:喜欢|偏好|偏爱|倾向于?|希望|想要|要|"
+    r"我(?:比较|更|很|也|还是|一直|最|非常|真的|特别|就|总是?|一向|向来|始终|通常|平时)?"
+    r"(?:喜欢|偏好|偏爱|倾向于?|希望|想要|要|"
     r"习惯|爱|讨厌|不喜欢|不想|不要|受不了|需要)",
-    r"记住|记得|别忘了",
-    # emphasis makes a standing instruction of a plain sentence: "合同千万别寄到家里"
-    r"千万|务必|切记|一定要|一定不要|无论如何", r"\bunder no circumstances\b",
-    r"\bwhatever you do\b")
+    r"记住|记得|别忘了")
 # A polite request: a standing wish when it names a slot value ("请用中文回答"), a task
 # when it points at the thing at hand ("帮我看看这个报表").
 _POLITE = _rx(r"^\s*(?:please|pls|kindly)\b", r"^\s*(?:请|麻烦|劳驾|帮我|给我)(?!问)")
@@ -128,35 +138,53 @@ _IMPERATIVE = _rx(
 _QUESTION = _rx(
     r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
     r"should|may|shall)\b", r"[吗呢么]\s*$",
-    r"什么|怎么|怎样|如何|为什么|为何|哪|多少|是否|能不能|可不可以|会不会|行不行|好不好")
+    r"什么|怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
 # Thinking aloud about a choice is not making it: "what if we always used XLSX?",
 # "如果以后都用 XLSX 会怎样".
 _HYPOTHETICAL = _rx(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
                     r"^\s*(?:suppose|imagine)\b", r"^\s*(?:if|would)\b.*\?",
                     r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
-                    r"怎么样|好不好|行不行|可以吗|行吗|呢)", r"^\s*(?:假如|假设)")
+                    r"怎么样|好不好|行不行|可以吗|行吗|呢)", r"^\s*(?:假如|假设)",
+                    # still deciding: "我在考虑要不要改成邮件", "thinking about switching"
+                    r"要不要|在考虑|考虑一下|犹豫", r"\b(?:thinking|thought) (?:about|of)\b",
+                    r"\bconsidering\b", r"\bnot sure (?:if|whether)\b")
 _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
             r"这次|这一次|本次|这回",
             # a request for one thing ("我要一份 XLSX 报表", "send me a PDF of it")
-            r"(?:要|来|给我|发我|做|出)一(?:份|张|个|版)", r"帮我.{0,30}一下",
+            r"(?:要|来|给我|发我|做|出)一(?:份|张|个|版).{0,8}?(?:报表|报告|文件|表格|文档|副本|"
+            r"版本|pdf|csv|xlsx|excel|word|json)",
+            # sending something to someone else ("帮我给王经理发邮件通知一下进度")
+            r"给(?!我|你)[^，。,.\s]{1,8}(?:发|寄|打|回)",
             r"\b(?:send|give|get|make|export|email)\s+me\s+(?:a|an|one)\b",
             r"\bI\s+(?:need|want|'d like)\s+(?:a|an|one)\s+(?:\w+\s+){0,2}(?:copy|version|"
             r"export|file|report)\b",
             # a conversion is a task: "把 XLSX 转成 CSV", "convert the XLSX to CSV"
-            r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)", r"\bconvert(?:ing)?\b")
+            r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)",
+            r"\bconvert(?:ing)?\s+(?:this|that|these|those|it)\b")
+# A recurring request is a standing one, not a one-off: "I need a PDF report every week".
+_RECURRING = _rx(
+    r"\bevery\s+(?:day|week|month|morning|night|evening|weekday|weekend|time|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)\b", r"\b(?:daily|weekly|monthly|nightly)\b",
+    r"每(?:天|日|周|个?星期|个?礼拜|个?月|晚|早|年|次)")
+# Emphasis makes a standing instruction of a plain sentence ("合同千万别寄到家里"); it
+# does not choose a slot value by itself, and not for the thing at hand ("这份务必…").
+_EMPHASIS = _rx(r"千万|务必|切记|一定要|一定不要|无论如何", r"\bunder no circumstances\b",
+                r"\bwhatever you do\b")
 _DEMONSTRATIVE = _rx(r"\b(?:this|that|these|those|it)\b", r"这个|这份|这张|这篇|那个|那份|它")
 # "change it to SMS notifications": the pronoun stands for the setting the sentence names.
 _CHANGE_IT = re.compile(r"\b(?:change|switch|set|turn)\s+(?:it|that|this|them)\s+"
                         r"(?:over\s+|back\s+)?to\b", re.I)
 _REPORTED = _rx(
     r"\b(?:article|post|blog|paper|study|news|website|page|tweet|book|author|he|she|they|"
-    r"friend|someone|people|experts?|report|video)\b[^.]{0,40}?\b(?:says?|said|claims?|"
-    r"claimed|writes?|wrote|argues?|suggests?|thinks?|believes?|reports?|mentions?|"
-    r"recommends?|states?)\b",
+    r"friend|someone|people|experts?|report|video|readme|docs?|documentation|tutorial|manual|"
+    r"guide|wiki|chatgpt|gpt|ai|bot)\b[^.]{0,40}?\b(?:says?|said|claims?|claimed|writes?|"
+    r"wrote|argues?|suggests?|thinks?|believes?|reports?|mentions?|recommends?|states?|"
+    r"told me)\b",
     r"\baccording to\b", r"\bit says\b", r"^\s*(?:quote|excerpt)\b",
     r"\bI (?:read|heard|saw) (?:that|somewhere|online|an? )",
     r"(?:文章|帖子|博客|新闻|报道|公众号|链接|网页|书里|书上|研究|论文|作者|他|她|他们|朋友|同事|"
-    r"有人|别人|专家|视频)[^。]{0,12}?(?:说|写道|写着|称|提到|认为|表示|指出|讲|建议)",
+    r"有人|别人|专家|视频|教程|文档|说明书|手册|readme)[^。]{0,12}?(?:说|写道|写着|写|称|提到|认为|"
+    r"表示|指出|讲|建议)",
     r"据说|听说|据.{0,10}(?:报道|称)|转发|分享(?:一篇|一下|个)?(?:文章|链接)")
 _FIRST = _rx(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself)\b", r"我")
 _THIRD = re.compile(
@@ -164,9 +192,17 @@ _THIRD = re.compile(
     r"kids?|child(?:ren)?|mom|mother|dad|father|parents|brother|sister|friend|boss|colleague|"
     r"coworker|manager|girlfriend|boyfriend|team)\b|我的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
     r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
-    r"女朋友|对象)|(?:the|our|a)\s+(?P<en2>client|customer|boss|manager|team|company|teacher|"
-    r"doctor|landlord|lawyer)s?\b|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|"
-    r"[\u4e00-\u9fff]{1,2}(?:经理|总监|主管|老师|医生|主任|总)(?=说|要|希望|想|觉得|认为|让|喜欢)))",
+    r"女朋友|对象)"
+    # someone else who says or wants something ("客户说…", "王经理希望…", "the client wants")
+    r"|(?:the|our|a)\s+(?P<en2>client|customer|boss|manager|team|company|teacher|doctor|"
+    r"landlord|lawyer)s?\s+(?=(?:says?|said|wants?|wanted|prefers?|preferred|likes?|asks?|"
+    r"asked|needs?|insists?|requires?)\b)"
+    r"|(?P<en3>he|she|they)\s+(?=(?:always|usually|prefers?|wants?|likes?|needs?)\b)"
+    r"|(?!(?:please|also|and|so|then|just|maybe|now|today|actually|everyone|nobody)\b)"
+    r"(?-i:(?P<en4>[A-Z][a-z]+))\s+(?=(?:says|said|wants|prefers|likes|asked|needs)\b)"
+    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|他们|她们|他|她|(?![我你])"
+    r"[\u4e00-\u9fff]{1,2}(?:经理|总监|主管|老师|医生|主任|总))(?:公司|家|那边|团队|部门)?"
+    r"(?=说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直))",
     re.I)
 _HEDGE = _rx(
     r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
@@ -191,9 +227,10 @@ _BOUNDARY = _rx(r"[，,；;:：]", r"\b(?:but|though|however)\b", r"\binstead\b(
                 r"而是|但是|但|改成|换成|改为|换为|改用|换用|改到")
 _NEG = _rx(
     r"\b(?:don't|do not|doesn't|does not|never|no|not|stop|no longer|hate|dislike|without|"
-    r"avoid|done with)\b", r"n't\b", r"\binstead of\b", r"\brather than\b",
+    r"avoid|blocks?|blocked)\b", r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b",
+    r"\binstead of\b", r"\brather than\b",
     r"不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|"
-    r"别|不再|停止|取消|而不是|而非|不是")
+    r"(?<![特区分识告离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是")
 # "短信通知就不要了": the negation follows the value in Chinese.
 _NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订)",
                  r"^\s*(?:is|are)?\s*not\b")
@@ -318,7 +355,7 @@ class RuleExtractor:
                 return []
             if (question or _QUESTION.search(body)) and not standing:
                 return []
-            if _ONCE.search(body) and not standing:
+            if _ONCE.search(body) and not (standing or _RECURRING.search(body)):
                 return []
         change = bool(_CHANGE.search(body))
         pref = _PREF.search(body)
@@ -327,6 +364,8 @@ class RuleExtractor:
         polite = _POLITE.search(body)
         imperative = _IMPERATIVE.search(body) or polite
         ttl_cue = next(((m, ttl) for rx, ttl in _TTL if (m := rx.search(body))), None)
+        emphasis = bool(_EMPHASIS.search(body) and not _DEMONSTRATIVE.search(body)
+                        and not (ttl_cue and ttl_cue[1] == "1d"))
         matches = self.registry.find(body)
         if (not command and not pref and not standing and not fact and imperative
                 and not any(m.via == "pattern" for m in matches)
@@ -343,7 +382,7 @@ class RuleExtractor:
                 or ((first or progressive) and any(m.spec.stative for m in matches)))
         decisions = self._decide(body, matches) if wish else []
         third = _THIRD.match(body)
-        triggered = (command or standing or change or pref or fact or third
+        triggered = (command or standing or change or pref or fact or third or emphasis
                      or any(m.via == "pattern" for m in matches)
                      or (first and any(m.spec.stative for m in matches))
                      or (ttl_cue and (first or progressive))
@@ -373,7 +412,8 @@ class RuleExtractor:
                   "at": msg.at, "extractor": self.name, "note": note}
 
         if third:
-            who = next(g for g in third.group("en", "zh", "en2", "zh2") if g).lower()
+            who = next(g for g in third.group("en", "zh", "en2", "en3", "en4", "zh2")
+                       if g).lower()
             content = _clean(body)
             if not content:
                 return []
@@ -400,7 +440,8 @@ class RuleExtractor:
         content = _clean(body)
         if not content:
             return []
-        kind = Kind.PREFERENCE.value if (pref or standing) and not fact else Kind.FACT.value
+        kind = (Kind.PREFERENCE.value if (pref or standing or emphasis) and not fact
+                else Kind.FACT.value)
         return [CandidateMemory(content=content, kind=kind, slot=None, value=None,
                                 confidence=round(conf, 3), subject="user",
                                 ttl=ttl_cue[1] if ttl_cue else None, flags=flags, **common)]

@@ -66,6 +66,10 @@ def lang_of(text: str) -> str:
     return "zh" if _CJK.search(text) else "en"
 
 
+# Chinese words that are the tail of a longer word: "报表格式" is 报表 + 格式, not 表格.
+_NOT_AFTER = {"表格": "(?<!报)"}
+
+
 def word_regex(words: Iterable[str]) -> str:
     """One alternation for surface words: longest first (so "电子邮件" wins over "邮件"),
     ASCII words bounded by non-alphanumerics (\\b fails between "用" and "XLSX": both are
@@ -76,7 +80,7 @@ def word_regex(words: Iterable[str]) -> str:
         if w.isascii():
             alts.append(rf"(?<![a-z0-9]){esc}(?:e?s)?(?![a-z0-9])")
         else:
-            alts.append(esc)
+            alts.append(_NOT_AFTER.get(w, "") + esc)
     return "|".join(alts) if alts else r"(?!x)x"
 
 
@@ -611,7 +615,8 @@ BUILTIN: tuple[SlotSpec, ...] = (
         templates={"en": "The user lives in {value}", "zh": "用户住在{value}"}),
     SlotSpec(
         "user.name", "what the user is called", kind=Kind.PROFILE.value,
-        patterns=(r"我(?:的名字)?叫(?![了过])(?:做)?\s*(?P<value>[^\s，。,.!?！？；;、]{1,6})"
+        patterns=(r"我(?:的名字)?叫(?![了过]|外卖|车|醒|人|餐)(?:做)?\s*"
+                  r"(?P<value>[^\s，。,.!?！？；;、]{1,6})"
                   r"(?=[\s，。,.!?！？；;、]|$)",
                   r"我的名字是\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
                   r"(?:请|你可以|以后)?叫我\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
