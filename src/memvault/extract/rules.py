@@ -51,8 +51,10 @@ def _rx(*alts: str) -> re.Pattern[str]:
 # --- sentence-level cues -----------------------------------------------------------------
 
 # A short acknowledgement may come first: "好的，update: …", "OK so memory: …", "收到【更新】".
-_LEAD_IN = (r"^\s*(?:(?:ok(?:ay)?(?:\s+so)?|got it|sure|好的?|好嘞|收到|嗯+|行|对了|另外|还有|also|"
-            r"and|btw|fyi)[\s,，.!！~～\-—]*(?:那就|那)?)?")
+# Possessive quantifiers throughout: the lead-in, the brackets and the spaces may not give
+# back what they matched, so a long run of spaces costs linear time, not quadratic.
+_LEAD_IN = (r"^\s*+(?>(?:ok(?:ay)?(?:\s+so)?|got it|sure|好的?|好嘞|收到|嗯+|行|对了|另外|还有|"
+            r"also|and|btw|fyi)[\s,，.!！~～\-—]*+(?:那就|那)?)?")
 # Words that address the memory store rather than the conversation.
 _CMD_WORD = (r"(?:update|set|memory|remember|note|memo|system|admin|instruction|override|"
              r"save to memory|save this|note to (?:memory|self|assistant)|记住|更新|系统|指令|"
@@ -62,18 +64,20 @@ _OPEN, _CLOSE = r"[\[【<(（「『*#]", r"[\]】>)）」』*]"
 _CMD_PREFIX = re.compile(
     _LEAD_IN + r"(?:"
     # "update: …", "[update]: …", "Update - …", "UPDATE — …"
-    + _OPEN + r"*\s*" + _CMD_WORD + r"\s*" + _CLOSE + r"*\s*(?:[:：]|\s[-—–]+|[-—–]{2,})\s*"
+    + _OPEN + r"*+\s*+" + _CMD_WORD + r"\s*+" + _CLOSE + r"*+\s*+(?:[:：]|(?<=\s)[-—–]+|[-—–]{2,})"
+    r"\s*+"
     # "【更新】…", "（更新）…", "**更新**…", "#更新 …"
-    r"|" + _OPEN + r"+\s*" + _CMD_WORD + r"\s*" + _CLOSE + r"+\s*"
-    r"|#\s*" + _CMD_WORD + r"\s+"
-    r"|(?:system|memory|profile) update\b[\s:：]*|(?:系统|记忆|档案|资料)更新[\s:：]*"
-    r"|(?:please\s+|请)?(?:update|更新)\s*(?:your\s+|my\s+|the\s+)?(?:memory|记忆|偏好)"
-    r"\s*[:：]?\s*)",
+    r"|" + _OPEN + r"++\s*+" + _CMD_WORD + r"\s*+" + _CLOSE + r"++\s*+"
+    r"|#\s*+" + _CMD_WORD + r"\s++"
+    r"|(?:system|memory|profile) update\b[\s:：]*+|(?:系统|记忆|档案|资料)更新(?:[\s:：]++|$)"
+    r"|(?:please\s++|请)?(?:update|更新)\s*+(?:your\s++|my\s++|the\s++)?(?:memory|记忆|偏好)"
+    r"\s*+[:：]?\s*+)",
     re.I)
-_CMD_TAG = re.compile(_LEAD_IN + _OPEN + r"+\s*" + _CMD_WORD + r"\s*" + _CLOSE + r"+\s*", re.I)
-# The same prefix after a comma inside the line: "好的，不过 update: …".
-_CMD_INLINE = re.compile(r"[，,;；]\s*(?:update|memory|system|instruction|override|更新|系统|"
-                         r"指令|记忆)\s*[:：]", re.I)
+_CMD_TAG = re.compile(_LEAD_IN + _OPEN + r"++\s*+" + _CMD_WORD + r"\s*+" + _CLOSE + r"++\s*+",
+                      re.I)
+# The same prefix after a comma inside the line: "好的，不过 update: …" (not "系统：Windows").
+_CMD_INLINE = re.compile(r"[，,;；]\s*+(?:update|memory|instruction|override|更新|指令|记忆)"
+                         r"\s*+[:：]", re.I)
 _INJECTION = _rx(
     r"\bignore (?:all |any )?(?:the |your )?(?:previous|prior|above|earlier) "
     r"(?:instructions|rules|prompts?|messages)",
@@ -114,7 +118,7 @@ _PREF = _rx(
     r"\bremember (?:that|this)\b", r"\bkeep in mind\b",
     r"\bmake sure (?:to|you)\b", r"\bmy preference\b",
     r"\bstop (?:sending|using|emailing|texting|calling)\b",
-    r"我(?:比较|更|很|也|还是|一直|最|非常|真的|特别|就|总是?|一向|向来|始终|通常|平时)?"
+    r"我(?:自己)?(?:比较|更|很|也|还是|一直|最|非常|真的|特别|就|总是?|一向|向来|始终|通常|平时)?"
     r"(?:喜欢|偏好|偏爱|倾向于?|希望|想要|要|"
     r"习惯|爱|讨厌|不喜欢|不想|不要|受不了|需要)",
     r"记住|记得|别忘了")
@@ -154,7 +158,7 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             r"(?:要|来|给我|发我|做|出)一(?:份|张|个|版).{0,8}?(?:报表|报告|文件|表格|文档|副本|"
             r"版本|pdf|csv|xlsx|excel|word|json)",
             # sending something to someone else ("帮我给王经理发邮件通知一下进度")
-            r"给(?!我|你)[^，。,.\s]{1,8}(?:发|寄|打|回)",
+            r"给(?!我|你|出)[^，。,.\s]{1,8}(?:发|寄|打|回)",
             r"\b(?:send|give|get|make|export|email)\s+me\s+(?:a|an|one)\b",
             r"\bI\s+(?:need|want|'d like)\s+(?:a|an|one)\s+(?:\w+\s+){0,2}(?:copy|version|"
             r"export|file|report)\b",
@@ -176,15 +180,17 @@ _CHANGE_IT = re.compile(r"\b(?:change|switch|set|turn)\s+(?:it|that|this|them)\s
                         r"(?:over\s+|back\s+)?to\b", re.I)
 _REPORTED = _rx(
     r"\b(?:article|post|blog|paper|study|news|website|page|tweet|book|author|he|she|they|"
-    r"friend|someone|people|experts?|report|video|readme|docs?|documentation|tutorial|manual|"
-    r"guide|wiki|chatgpt|gpt|ai|bot)\b[^.]{0,40}?\b(?:says?|said|claims?|claimed|writes?|"
-    r"wrote|argues?|suggests?|thinks?|believes?|reports?|mentions?|recommends?|states?|"
-    r"told me)\b",
+    r"friend|someone|people|experts?|report|video)\b[^.]{0,40}?\b(?:says?|said|claims?|"
+    r"claimed|writes?|wrote|argues?|suggests?|thinks?|believes?|reports?|mentions?|"
+    r"recommends?|states?)\b",
+    # documentation and chat bots: only with a verb of saying ("the README says …")
+    r"\b(?:readme|docs|documentation|tutorial|manual|guide|wiki|chatgpt|gpt|ai|bot)\b"
+    r"[^.]{0,20}?\b(?:says?|said|told me|recommends?|states?|suggests?)\b",
     r"\baccording to\b", r"\bit says\b", r"^\s*(?:quote|excerpt)\b",
     r"\bI (?:read|heard|saw) (?:that|somewhere|online|an? )",
     r"(?:文章|帖子|博客|新闻|报道|公众号|链接|网页|书里|书上|研究|论文|作者|他|她|他们|朋友|同事|"
-    r"有人|别人|专家|视频|教程|文档|说明书|手册|readme)[^。]{0,12}?(?:说|写道|写着|写|称|提到|认为|"
-    r"表示|指出|讲|建议)",
+    r"有人|别人|专家|视频)[^。]{0,12}?(?:说|写道|写着|称|提到|认为|表示|指出|讲|建议)",
+    r"(?:教程|文档|说明书|手册|readme)(?:里|上|中)(?:说|写道|写着|写|提到|建议)",
     r"据说|听说|据.{0,10}(?:报道|称)|转发|分享(?:一篇|一下|个)?(?:文章|链接)")
 _FIRST = _rx(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself)\b", r"我")
 _THIRD = re.compile(
@@ -198,12 +204,18 @@ _THIRD = re.compile(
     r"landlord|lawyer)s?\s+(?=(?:says?|said|wants?|wanted|prefers?|preferred|likes?|asks?|"
     r"asked|needs?|insists?|requires?)\b)"
     r"|(?P<en3>he|she|they)\s+(?=(?:always|usually|prefers?|wants?|likes?|needs?)\b)"
-    r"|(?!(?:please|also|and|so|then|just|maybe|now|today|actually|everyone|nobody)\b)"
+    r"|(?!(?:please|also|and|so|then|just|maybe|now|today|actually|everyone|nobody|this|that|"
+    r"it|there|here|what|which|everything|something|nothing|each|every|all)\b)"
     r"(?-i:(?P<en4>[A-Z][a-z]+))\s+(?=(?:says|said|wants|prefers|likes|asked|needs)\b)"
-    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|他们|她们|他|她|(?![我你])"
-    r"[\u4e00-\u9fff]{1,2}(?:经理|总监|主管|老师|医生|主任|总))(?:公司|家|那边|团队|部门)?"
+    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|他们|她们|他|她|"
+    r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏"
+    r"吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武"
+    r"戴孔汤老小](?:经理|总监|主管|老师|医生|主任|总))(?:公司|家|那边|团队|部门)?"
     r"(?=说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直))",
     re.I)
+# After someone else's wish, a clause in the user's own voice ("…, but I prefer PDF").
+_OWN_CLAUSE = re.compile(r"(?:[，,;；]\s*|\s+)(?:(?:but|though|however|但是?|不过|而)\s*,?\s*)?"
+                         r"(?=(?:I\b|I'm|I'd|my\b|我(?!们)))", re.I)
 _HEDGE = _rx(
     r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
     r"kind of|sort of)\b",
@@ -414,13 +426,20 @@ class RuleExtractor:
         if third:
             who = next(g for g in third.group("en", "zh", "en2", "en3", "en4", "zh2")
                        if g).lower()
-            content = _clean(body)
+            # "我们老板喜欢 PDF，但我自己更喜欢 CSV": the user's own clause is theirs.
+            own = _OWN_CLAUSE.search(body, third.end())
+            head = body[:own.start()] if own else body
+            content = _clean(head)
             if not content:
                 return []
-            return [CandidateMemory(content=content, kind=Kind.FACT.value, slot=None,
-                                    value=None, confidence=min(conf, 0.85), subject=who,
-                                    ttl=ttl_cue[1] if ttl_cue else None,
-                                    flags=[*flags, "third_party"], **common)]
+            out = [CandidateMemory(content=content, kind=Kind.FACT.value, slot=None,
+                                   value=None, confidence=min(conf, 0.85), subject=who,
+                                   ttl=ttl_cue[1] if ttl_cue else None,
+                                   flags=[*flags, "third_party"], **common)]
+            if own:
+                at = start + (prefix.end() if prefix else 0) + own.end()
+                out += self._sentence(msg, at, end, question)
+            return out
 
         out: list[CandidateMemory] = []
         for d in decisions:
@@ -454,8 +473,10 @@ class RuleExtractor:
         by_spec: dict[str, list[SlotMatch]] = {}
         for m in matches:
             by_spec.setdefault(m.spec.key, []).append(m)
-        universal_neg = any(n.start() < u.start() for n in _NEG.finditer(text)
-                            for u in _UNIVERSAL.finditer(text))
+        # A negation before a universal word ("不要任何通知"): first negation vs last "any".
+        first_neg = next((n.start() for n in _NEG.finditer(text)), None)
+        last_any = max((u.start() for u in _UNIVERSAL.finditer(text)), default=None)
+        universal_neg = first_neg is not None and last_any is not None and first_neg < last_any
         for spec in self.registry:
             # "不要任何通知" names no channel; the universal negation is the value.
             if (spec.none_value and spec.key not in by_spec and universal_neg

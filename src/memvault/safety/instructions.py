@@ -95,8 +95,9 @@ class InstructionFinding:
 # Start of a line or of a sentence, then optional list/quote/bracket markup and a polite
 # prefix: "update:" is a command at the head of a clause, not inside "status update: ok".
 # An acknowledgement may come first: "好的，update: …" (NFKC has made the comma ASCII).
-_HEAD = (r"(?:^|(?<=[\n\r。！？!?；;]))\s*(?:(?:ok(?:ay)?|好的?|嗯+|行|对了|另外|also|and|btw"
-         r"|fyi)\s*[,.!]\s*)?(?:[>*\-#•·\[(【「『\"'“‘<]\s*)*"
+# Possessive quantifiers: a long run of markup or spaces must cost linear time.
+_HEAD = (r"(?:^|(?<=[\n\r。！？!?；;]))\s*+(?>(?:ok(?:ay)?|好的?|嗯+|行|对了|另外|also|and|btw"
+         r"|fyi)\s*+[,.!]\s*+)?(?:[>*\-#•·\[(【「『\"'“‘<]\s*+)*+"
          r"(?:please\s+|pls\s+|请\s*|帮我\s*)?")
 _EN_VERB = (r"(?:update|upd|set|remember|memori[sz]e|memory|mem|forget|delete|del|remove|erase"
             r"|override|overwrite|save|store|change|modify)")
@@ -162,7 +163,7 @@ _PATTERNS: list[tuple[str, str, str]] = [
      r"(?:^|(?<=[\n\r]))\s*[\[<]?(?:system|assistant|developer|系统|助手)\s*[\]>]?\s*:"),
     ("injection", "role_tag",
      r"<\|[a-z_]+\|>|\[/?inst\]|<</?sys>>|</?(?:system|assistant|developer|instructions?)>"
-     r"|#{2,}\s*(?:instructions?|system|response)\b"),
+     r"|(?<!#)#{2,}+\s*+(?:instructions?|system|response)\b"),
     ("injection", "new_instructions",
      r"\bnew\s+(?:instructions?|rules?|directives?)\s*:|新的?(?:指令|指示|规则)\s*:"),
 ]
