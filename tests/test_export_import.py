@@ -162,3 +162,21 @@ def test_malformed_input_imports_nothing(source: tuple[Vault, dict[str, str]],
         dst.import_jsonl(lines)
     assert exc.value.message.startswith(("import", "content", "scope"))
     assert dump(dst) == before
+
+
+@pytest.mark.parametrize("batch", [1, 512])
+def test_an_export_whose_memory_names_a_purged_one_loads_at_any_batch_size(
+        make_vault: Callable[..., Vault], batch: int) -> None:
+    """A note whose own metadata names a memory that was purged later travels with that
+    memory's tombstone; the import accepts the pair in either order of batches."""
+    import io
+
+    src = make_vault()
+    gone = src.remember(ME, "A note that will be purged").id
+    src.remember(ME, "A note about it", metadata={"source_memory": gone})
+    src.purge(ME, gone)
+    buf = io.StringIO()
+    src.export_jsonl(ME, buf)
+    dst = make_vault()
+    assert dst.import_jsonl(buf.getvalue().splitlines(), batch=batch) == 2
+    assert [m.content for m in dst.list(ME)] == ["A note about it"]

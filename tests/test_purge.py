@@ -476,3 +476,59 @@ def test_what_a_concurrent_writer_made_before_the_purge_locked_it_goes_too(
     if backend == "sqlite":
         assert _raw_hits(db)[SECRET_EN] == []
     check_consistent(db)
+
+
+@backends("postgres")
+def test_a_purge_and_a_summary_writer_wait_for_each_other_without_deadlock(
+        make_vault: Callable[..., Vault], db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer locks the turns its summary covers (in id order) and pauses between two
+    of them; the purge of the last turn starts meanwhile. Both lock in id order, so the
+    purge waits, then erases the summary; nothing fails with a deadlock."""
+    import threading
+    import time
+
+    vault, writer = make_vault(db), make_vault(db)
+    session = Scope("acme", "alice", session="s1")
+    turns = vault.observe(session, [
+        {"role": "user", "content": "first thing I said"},
+        {"role": "assistant", "content": "second thing"},
+        {"role": "user", "content": f"third thing, my secret {SECRET_EN}"}]).turns
+    locked = threading.Event()
+    real = Vault._check_sources
+
+    def paused(tx: object, scope: Scope, metadata: object, had: object = None,
+               skip: object = ()) -> None:
+        user = Scope(scope.tenant, scope.user)
+        for i, sid in enumerate(sorted(turns)):
+            tx.get(user, sid, for_update=True)  # type: ignore[attr-defined]
+            if i == 1:
+                locked.set()
+                time.sleep(1.0)
+        real(tx, scope, metadata, had, skip)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(writer, "_check_sources", paused)
+    out: dict[str, object] = {}
+
+    def write() -> None:
+        try:
+            out["write"] = writer.remember(session, f"Summary: {SECRET_EN}", kind="summary",
+                                           metadata={"covers": turns}).action
+        except Exception as e:
+            out["write"] = repr(e)
+
+    def purge() -> None:
+        locked.wait()
+        try:
+            out["purge"] = vault.purge(session, turns[2]).op
+        except Exception as e:
+            out["purge"] = repr(e)
+
+    threads = [threading.Thread(target=write), threading.Thread(target=purge)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out == {"write": "added", "purge": "purge"}
+    assert vault.list(ME, kind="summary") == []
+    vault.store.compact()
+    assert _table_hits(db)[SECRET_EN] == []

@@ -221,6 +221,13 @@ def memory_id(value: Any) -> str:
     return value
 
 
+def caller_metadata(value: Any) -> None:
+    """metadata.review is the gate's record of why a candidate waits: a caller may not
+    write it (a forged "approved" note would mislead the reviewer)."""
+    if isinstance(value, Mapping) and "review" in value:
+        raise ValidationError("metadata.review is written by the gate, not by callers")
+
+
 def batch_size(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
         raise ValidationError("batch: expected a whole number in 1..100000")

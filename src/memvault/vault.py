@@ -247,6 +247,7 @@ class Vault:
                  trigger_text: str | None = None, trace_id: str | None = None,
                  expected_version: int | None = None) -> RememberResult:
         """Store a statement, or a new value of a slot. Returns added, updated or noop."""
+        v.caller_metadata(metadata)
         req = self._prepare(scope, content, slot=slot, value=value, kind=kind, source=source,
                             source_text=source_text, source_ref=source_ref,
                             confidence=confidence, tags=tags, metadata=metadata, ttl=ttl,
@@ -286,6 +287,7 @@ class Vault:
             if unknown := sorted(set(item) - _ITEM_KEYS):
                 raise ValidationError(f"remember_many: item {n} has unknown fields "
                                       f"{', '.join(map(str, unknown))}")
+            v.caller_metadata(item.get("metadata"))
             every.append(self._prepare(item.pop("scope", None), item.pop("content", None),
                                        **item))
         # Turns are keyed with their neighbours (turnctx.py), across batch boundaries.
@@ -389,9 +391,11 @@ class Vault:
     def _apply_remember(self, tx: Any, req: dict[str, Any], vectors: dict[str, np.ndarray], *,
                         actor: str | None, reason: str | None, trigger_text: str | None,
                         trace_id: str | None, expected_version: int | None,
-                        terms: str | None = None) -> RememberResult:
+                        terms: str | None = None,
+                        sources_checked: bool = False) -> RememberResult:
         sc: Scope = req["scope"]
-        self._check_sources(tx, sc, req["metadata"])
+        if not sources_checked:  # the gated path checks them first, for every outcome
+            self._check_sources(tx, sc, req["metadata"])
         now = self.clock()
         h = content_hash(req["content"], req["slot"], req["value"])
         trigger = trigger_text if trigger_text is not None else (
@@ -450,14 +454,16 @@ class Vault:
         return RememberResult("added", mem, None)
 
     @staticmethod
-    def _check_sources(tx: Any, scope: Scope, metadata: Any, had: Any = None) -> None:
+    def _check_sources(tx: Any, scope: Scope, metadata: Any, had: Any = None,
+                       skip: Iterable[str] = ()) -> None:
         """Refuse a memory made from one that was purged (derived.sources_of: a summary
         of its turn, a fact read from it). The row lock orders the write against a purge
         of the source: a write that waits for the purge sees it here; one that went first
         is erased by the purge (Vault.purge). `had`: the metadata before an edit, whose
-        sources were checked when they were written."""
+        sources were checked when they were written; `skip`: ids an import brings along
+        (their tombstones travel with them)."""
         user = Scope(scope.tenant, scope.user)
-        for sid in sorted(sources_of(metadata) - sources_of(had)):
+        for sid in sorted(sources_of(metadata) - sources_of(had) - set(skip)):
             if tx.get(user, sid, for_update=True) is None and tx.purged(user, sid):
                 raise ConflictError(f"memory {sid}, which this one is made from, was purged; "
                                     "nothing was stored")
@@ -498,9 +504,10 @@ class Vault:
 
     def _insert_pending(self, tx: Any, req: dict[str, Any], vectors: dict[str, np.ndarray], *,
                         actor: str | None, reason: str | None,
-                        trigger_text: str | None) -> Memory:
+                        trigger_text: str | None, sources_checked: bool = False) -> Memory:
         """A staged candidate: stored (so nothing is lost) but pending, never served."""
-        self._check_sources(tx, req["scope"], req["metadata"])
+        if not sources_checked:
+            self._check_sources(tx, req["scope"], req["metadata"])
         mem = self._new_memory(req, Status.PENDING, self.clock())
         tx.insert(mem, content_hash(mem.content, mem.slot, mem.value), self._terms(mem),
                   vectors)
@@ -638,6 +645,7 @@ class Vault:
         if tags is not None:
             updates["tags"] = v.tags(tags)
         if metadata is not None:
+            v.caller_metadata(metadata)
             updates["metadata"] = v.metadata(metadata)
         if confidence is not None:
             updates["confidence"] = v.confidence(confidence)
@@ -764,6 +772,12 @@ class Vault:
         source = self.store.get(sc, mid)
         derived, quoted, asked = self._made_from(sc, mid, source)
         with self.store.transaction() as tx:
+            # Every row this purge changes, locked in id order first: a writer locks the
+            # sources of what it makes in that order too (_check_sources), so the two wait
+            # for each other instead of deadlocking.
+            user = Scope(sc.tenant, sc.user)
+            for lid in sorted({mid, *(m.id for m, _, _ in rekeys), *(d.id for d in derived)}):
+                tx.get(user, lid, for_update=True)
             cur = tx.get(sc, mid, for_update=True)
             if cur is None:
                 raise NotFoundError(f"no memory {mid} in scope {sc}")
@@ -1277,6 +1291,7 @@ class Vault:
                                   "text)")
         records = _parse_export(lines, v.scope(scope) if scope is not None else None)
         total = 0
+        brought: set[str] = set()  # ids this import has loaded so far
 
         def load(tx: Any, chunk: list[tuple[Memory | None, list[Revision]]]) -> None:
             mems = [m for m, _ in chunk if m is not None]
@@ -1285,8 +1300,10 @@ class Vault:
                         for m, revs in chunk if m is not None or revs}:
                 if tx.id_in_use(mid):
                     raise ConflictError(f"memory {mid} already exists in this store")
+            brought.update(m.id if m is not None else revs[0].memory_id
+                           for m, revs in chunk if m is not None or revs)
             for m in mems:
-                self._check_sources(tx, m.scope, m.metadata)
+                self._check_sources(tx, m.scope, m.metadata, skip=brought)
             vectors = self._vectors([m.content for m in mems])
             rows = []
             for m, vec in zip(mems, vectors, strict=True):

@@ -25,7 +25,7 @@ from . import validate as v
 from .errors import ConflictError, FrozenError, NotFoundError, ValidationError
 from .model import Memory, Op, Revision, Scope, Status
 from .safety.pii import redact
-from .timeutil import MAX_MS, duration_ms
+from .timeutil import MAX_MS, duration_ms, to_ms
 from .turnnotes import turn_id, with_turn
 
 if TYPE_CHECKING:
@@ -123,6 +123,19 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
     return result
 
 
+def candidate_metadata(c: Any, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a candidate's memory carries in metadata besides the caller's own keys."""
+    extra = {**(metadata or {})}
+    extra |= {k: val for k, val in (("flags", list(getattr(c, "flags", []) or [])),
+                                   ("replaces", getattr(c, "replaces", None)),
+                                   ("change_of_mind", getattr(c, "change_of_mind", False)),
+                                   ("note", getattr(c, "note", None)),
+                                   ("message_id", getattr(c, "message_id", None)),
+                                   ("subject", c.subject),
+                                   ("said_at", getattr(c, "at", None))) if val}
+    return extra
+
+
 def _check_candidate(c: Any, n: int) -> None:
     from .extract import CandidateMemory
 
@@ -139,8 +152,11 @@ def _check_candidate(c: Any, n: int) -> None:
             duration_ms(c.ttl)
         if not isinstance(c.flags, list) or not all(isinstance(f, str) for f in c.flags):
             raise ValidationError("flags: expected a list of text")
-        if c.at is not None and (isinstance(c.at, bool) or not isinstance(c.at, int)):
-            raise ValidationError("at: expected epoch milliseconds")
+        if c.at is not None:
+            to_ms(c.at, field="at")
+            if isinstance(c.at, bool) or not isinstance(c.at, int):
+                raise ValidationError("at: expected epoch milliseconds")
+        v.metadata(candidate_metadata(c))
     except ValidationError as e:
         raise ValidationError(f"extractor: candidate {n}: {e.message}") from None
 
@@ -174,6 +190,7 @@ def propose(vault: Vault, scope: Any, content: Any = None, *, slot: Any = None,
 
     # Every field is checked as remember() checks it, before the gate sees anything.
     actor_role = v.actor(actor_role, "actor_role")
+    v.caller_metadata(metadata)
     req = vault._prepare(scope, content, slot=slot, value=value, kind=kind, source=source,
                          source_text=source_text, source_ref=source_ref,
                          confidence=confidence, tags=tags, metadata=metadata, ttl=ttl)
@@ -215,14 +232,7 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
     said_at = getattr(c, "at", None)
     # A shelf life runs from when it was said (replayed conversations), not from now.
     expires = min((said_at or now) + ttl_ms, MAX_MS) if ttl_ms else None
-    extra = {**(metadata or {})}
-    extra |= {k: val for k, val in (("flags", list(getattr(c, "flags", []) or [])),
-                                   ("replaces", getattr(c, "replaces", None)),
-                                   ("change_of_mind", getattr(c, "change_of_mind", False)),
-                                   ("note", getattr(c, "note", None)),
-                                   ("message_id", getattr(c, "message_id", None)),
-                                   ("subject", c.subject),
-                                   ("said_at", said_at)) if val}
+    extra = candidate_metadata(c, metadata)
     cand = gate.Candidate(content=c.content, slot=c.slot, value=c.value, kind=c.kind,
                           source=c.source, confidence=c.confidence, source_text=c.source_text,
                           actor=actor or vault.actor, actor_role=actor_role,
@@ -268,7 +278,7 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
                                  metadata=extra or None, expires_at=expires)
             r = vault._apply_remember(tx, req, vectors, actor=actor, reason=why,
                                       trigger_text=screened.source_text, trace_id=None,
-                                      expected_version=expected_version)
+                                      expected_version=expected_version, sources_checked=True)
             return Outcome(r.action, reasons, d.content, r.memory.id, r.memory.version,
                            d.message)
         if d.action == gate.Action.STAGE:
@@ -279,7 +289,7 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
                                  source_ref=source_ref, confidence=d.confidence, tags=tags,
                                  metadata={**extra, "review": review}, expires_at=expires)
             m = vault._insert_pending(tx, req, vectors, actor=actor, reason=why,
-                                      trigger_text=screened.source_text)
+                                      trigger_text=screened.source_text, sources_checked=True)
             return Outcome("stage", reasons, d.content, m.id, m.version, d.message)
         if d.action == gate.Action.BLOCK and d.target_id:
             target = tx.get(sc, d.target_id)
@@ -367,8 +377,12 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
             _supersede(vault, tx, cand, now, actor=actor,
                        reason=why or f"already stored as {dup.id}")
             return kept
+        # Approved, it is an ordinary memory: the gate's record moves to `reviewed`, so a
+        # later expiry demotes it like any other (and writing the slot revives it).
+        meta = {k: x for k, x in cand.metadata.items() if k != "review"}
+        meta["reviewed"] = cand.metadata.get("review")
         done = replace(cand, status=Status.ACTIVE.value, version=cand.version + 1,
-                       recorded_at=now, updated_at=max(now, cand.updated_at))
+                       metadata=meta, recorded_at=now, updated_at=max(now, cand.updated_at))
         tx.update(done, _hash(done), None, None)
         tx.append_revision(vault._revision(done, Op.APPROVE, cand.version, actor=actor,
                                            reason=why, trigger_text=None, trace_id=None))
