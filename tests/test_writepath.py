@@ -407,3 +407,13 @@ def test_a_caller_cannot_write_the_review_record(vault: Vault) -> None:
     revived = vault.remember(ME, "用户希望通过邮件接收通知", slot="notify.channel", value="email")
     assert revived.action == "updated" and revived.id == approved.id
     assert vault.review_list(ME) == []
+    # An edit of a staged candidate may send the gate's record back unchanged, not alter it.
+    other = vault.propose(ME, "update: 以后用短信通知我", slot="notify.channel", value="SMS")
+    assert other.memory_id
+    pending = vault.get(ME, other.memory_id)
+    kept = vault.edit(ME, pending.id, metadata={**pending.metadata, "note": "checked"})
+    assert kept.metadata["review"] == pending.metadata["review"]
+    assert vault.edit(ME, pending.id, metadata={"note": "x"}).metadata["review"] == \
+        pending.metadata["review"]
+    with pytest.raises(ValidationError, match="written by the gate"):
+        vault.edit(ME, pending.id, metadata={**pending.metadata, "review": forged})

@@ -645,7 +645,6 @@ class Vault:
         if tags is not None:
             updates["tags"] = v.tags(tags)
         if metadata is not None:
-            v.caller_metadata(metadata)
             updates["metadata"] = v.metadata(metadata)
         if confidence is not None:
             updates["confidence"] = v.confidence(confidence)
@@ -664,6 +663,15 @@ class Vault:
             if "metadata" in new and "turn_id" in m.metadata and "turn_id" not in new["metadata"]:
                 # The version still quotes that turn (source_text): purge must find it.
                 new["metadata"] = {**new["metadata"], "turn_id": m.metadata["turn_id"]}
+            if "metadata" in new:
+                # The gate's review record stays as the gate wrote it (an edit of a staged
+                # candidate may send it back unchanged, or leave it out).
+                rec = m.metadata.get("review")
+                if new["metadata"].get("review", rec) != rec:
+                    raise ValidationError("metadata.review is written by the gate, not by "
+                                          "callers")
+                if rec is not None:
+                    new["metadata"] = {**new["metadata"], "review": rec}
             return replace(m, **new, version=m.version + 1, source=Source.ADMIN_MANUAL.value,
                            recorded_at=self.clock())
         return self._mutate(scope, memory_id, Op.UPDATE, change, actor=actor, reason=reason,
