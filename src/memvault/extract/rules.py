@@ -59,7 +59,7 @@ _LEAD_IN = (r"^\s*+(?>(?:ok(?:ay)?(?:\s+so)?|got it|sure|好的?|好嘞|收到|�
 _CMD_WORD = (r"(?:update|set|memory|remember|note|memo|system|admin|instruction|override|"
              r"save to memory|save this|note to (?:memory|self|assistant)|记住|更新|系统|指令|"
              r"备注|备忘录?|记忆|设置|设定|注意|管理员|修改|写入记忆|存入记忆|偏好更新|更新记忆|"
-             r"存一下)")
+             r"存一下|保存)")
 _OPEN, _CLOSE = r"[\[【<(（「『*#]", r"[\]】>)）」』*]"
 _CMD_PREFIX = re.compile(
     _LEAD_IN + r"(?:"
@@ -108,7 +108,7 @@ _CHANGE = _rx(
     r"\brather than\b", r"^\s*actually\b", r"\b(?:moved|relocated) to\b",
     r"\b(?:I'm|I am) done with\b(?!\s+(?:the|this|that|it|my|your)\b)",
     r"改成|换成|改为|换为|改用|换用|改到|不再|别再|不要.{0,15}了|不用.{0,15}了|"
-    r"(?<![特区分识告离派级类性])别(?![人的忘])[^，。]{0,15}了|而是|其实|搬到|"
+    r"(?<![特区分识离派级类性])别(?![人的忘])[^，。]{0,15}了|而是|其实|搬到|"
     r"搬去|搬家到|取消")
 _PREF = _rx(
     r"\bI(?:'d| would| might| may)?\s+(?:really\s+|much\s+|strongly\s+|also\s+|still\s+|now\s+|"
@@ -169,7 +169,9 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
 _RECURRING = _rx(
     r"\bevery\s+(?:day|week|month|morning|night|evening|weekday|weekend|time|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday)\b", r"\b(?:daily|weekly|monthly|nightly)\b",
-    r"每(?:天|日|周|个?星期|个?礼拜|个?月|晚|早|年|次)")
+    r"每(?:天|日|周|个?星期|个?礼拜|个?月|晚|早|年|次)",
+    # a condition that recurs: "send me an email notification when the build fails"
+    r"\bwhen(?:ever)?\b", r"每当|一旦")
 # Emphasis makes a standing instruction of a plain sentence ("合同千万别寄到家里"); it
 # does not choose a slot value by itself, and not for the thing at hand ("这份务必…").
 _EMPHASIS = _rx(r"千万|务必|切记|一定要|一定不要|无论如何", r"\bunder no circumstances\b",
@@ -214,8 +216,11 @@ _THIRD = re.compile(
     r"(?=说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直))",
     re.I)
 # After someone else's wish, a clause in the user's own voice ("…, but I prefer PDF").
-_OWN_CLAUSE = re.compile(r"(?:[，,;；]\s*|\s+)(?:(?:but|though|however|但是?|不过|而)\s*,?\s*)?"
-                         r"(?=(?:I\b|I'm|I'd|my\b|我(?!们)))", re.I)
+_OWN_CLAUSE = re.compile(
+    r"[，,;；]\s*(?:(?:but|though|however|但是?|不过|而)\s*,?\s*)?"
+    r"(?=(?:I\b|I'm|I'd|my\b|我(?!们)|你|请|please\b|you\b))"
+    r"|\s+(?:but|though|however)\s*,?\s*(?=(?:I\b|I'm|I'd|my\b))"
+    r"|(?:但是?|不过)(?=(?:我(?!们)|你|请))", re.I)
 _HEDGE = _rx(
     r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
     r"kind of|sort of)\b",
@@ -242,7 +247,7 @@ _NEG = _rx(
     r"avoid|blocks?|blocked)\b", r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b",
     r"\binstead of\b", r"\brather than\b",
     r"不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|"
-    r"(?<![特区分识告离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是")
+    r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是")
 # "短信通知就不要了": the negation follows the value in Chinese.
 _NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订)",
                  r"^\s*(?:is|are)?\s*not\b")
