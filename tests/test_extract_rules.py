@@ -257,6 +257,18 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
      [_c(None, None, "fact", subject="client", flags=["third_party"])]),
     ("保存：报表格式默认 PDF",
      [_c("report.format", "PDF", "preference", explicit=False, flags=["command_like"])]),
+    # A complaint is about what went wrong; the value it names is the one left behind.
+    ("每次导出 Excel 都报错", [_c(None, None, "fact")]),
+    ("Every time I open the PDF it crashes.", [_c(None, None, "fact")]),
+    ("CSV 导出太慢了，以后用 XLSX",
+     [_c("report.format", "XLSX", "preference", replaces="CSV")]),
+    # A piece of writing or a translation for now; someone else's diet; a nickname.
+    ("帮我用英文翻译这段话", NONE),
+    ("Write an email in English to my landlord.", NONE),
+    ("我不吃素，但我老婆吃素",
+     [_c("diet.restriction", None, "profile", replaces="vegetarian",
+         flags=["negative_only"])]),
+    ("小李以后通知都发微信", [_c(None, None, "fact", subject="小李", flags=["third_party"])]),
     # Not memory commands (and nothing the rules store).
     ("我的电脑，系统：Windows 11", NONE),
     ("资料更新后请用邮件通知我", NONE),

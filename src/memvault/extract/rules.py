@@ -164,7 +164,17 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             r"export|file|report)\b",
             # a conversion is a task: "把 XLSX 转成 CSV", "convert the XLSX to CSV"
             r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)",
-            r"\bconvert(?:ing)?\s+(?:this|that|these|those|it)\b")
+            r"\bconvert(?:ing)?\s+(?:this|that|these|those|it)\b",
+            # a piece of writing or a translation to make now
+            r"翻译(?:这|一下|成)", r"写一(?:封|段|篇|份|个)", r"\btranslate\b",
+            r"\bwrite\s+(?:an?|the|this|that|my)\s+(?:\w+\s+){0,2}(?:email|letter|message|"
+            r"note|post|essay|summary|reply)\b")
+# Something went wrong: a report about a value, not a wish for it.
+_COMPLAINT = _rx(r"报错|出错|崩溃|打不开|卡死|卡住|很慢|太慢|好慢|失败了|有问题|不好用|乱码",
+                 r"\b(?:crash(?:es|ed)?|fails?|failed|broken|breaks|errors?|bugs?|slow|"
+                 r"freezes|hangs)\b")
+_CLAUSE = re.compile(r"[，,；;]|\bbut\b|但是|不过")
+_CONDITION = _rx(r"\b(?:when|whenever|if|once)\b", r"如果|一旦|每当|的时候|时")
 # A recurring request is a standing one, not a one-off: "I need a PDF report every week".
 _RECURRING = _rx(
     r"\bevery\s+(?:day|week|month|morning|night|evening|weekday|weekend|time|monday|tuesday|"
@@ -210,6 +220,7 @@ _THIRD = re.compile(
     r"it|there|here|what|which|everything|something|nothing|each|every|all)\b)"
     r"(?-i:(?P<en4>[A-Z][a-z]+))\s+(?=(?:says|said|wants|prefers|likes|asked|needs)\b)"
     r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|他们|她们|他|她|"
+    r"[小老][王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾]|"
     r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏"
     r"吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武"
     r"戴孔汤老小](?:经理|总监|主管|老师|医生|主任|总))(?:公司|家|那边|团队|部门)?"
@@ -246,7 +257,7 @@ _NEG = _rx(
     r"\b(?:don't|do not|doesn't|does not|never|no|not|stop|no longer|hate|dislike|without|"
     r"avoid|blocks?|blocked)\b", r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b",
     r"\binstead of\b", r"\brather than\b",
-    r"不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|"
+    r"不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|"
     r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是")
 # "短信通知就不要了": the negation follows the value in Chinese.
 _NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订)",
@@ -397,6 +408,13 @@ class RuleExtractor:
         wish = (command or standing or change or pref or imperative
                 or any(m.via == "pattern" for m in matches)
                 or ((first or progressive) and any(m.spec.stative for m in matches)))
+        # A complaint names what went wrong ("每次导出 Excel 都报错"), not what to use,
+        # unless another clause asks for something ("CSV 太慢了，以后用 XLSX").
+        complaint = bool(_COMPLAINT.search(body)) and not (command or change or pref
+                                                            or imperative)
+        if complaint and not any(_STANDING.search(c) and not _COMPLAINT.search(c)
+                                 for c in _CLAUSE.split(body)):
+            wish = False
         decisions = self._decide(body, matches) if wish else []
         third = _THIRD.match(body)
         triggered = (command or standing or change or pref or fact or third or emphasis
@@ -465,7 +483,7 @@ class RuleExtractor:
         if not content:
             return []
         kind = (Kind.PREFERENCE.value if (pref or standing or emphasis) and not fact
-                else Kind.FACT.value)
+                and not (complaint and not wish) else Kind.FACT.value)
         return [CandidateMemory(content=content, kind=kind, slot=None, value=None,
                                 confidence=round(conf, 3), subject="user",
                                 ttl=ttl_cue[1] if ttl_cue else None, flags=flags, **common)]
@@ -497,8 +515,15 @@ class RuleExtractor:
                 seg_end = min((b_start for b_start, _ in bounds if b_start >= m.end),
                               default=len(text))
                 before, after = text[seg_start:m.start], text[m.end:seg_end]
+                if _THIRD.match(text, seg_start) or _THIRD.match(before.lstrip(" 但是而且不过")):
+                    continue  # "…，但我老婆吃素": that clause is someone else's
                 negated = bool(_NEG.search(before) or _NEG_AFTER.search(after)
-                               or (prefer_over and _OVER.search(before)))
+                               or (prefer_over and _OVER.search(before))
+                               or before.rstrip().endswith("不")  # "我不吃素"
+                               # the value a complaint is about is the one left behind
+                               # (not "email me when the build fails")
+                               or (_COMPLAINT.search(text, seg_start, seg_end)
+                                   and not _CONDITION.search(text, seg_start, seg_end)))
                 (neg if negated else pos).append(m)
             if changes and pos:
                 later = [m for m in pos if m.start >= changes[-1]]
