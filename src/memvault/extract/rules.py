@@ -515,7 +515,7 @@ class RuleExtractor:
                 seg_end = min((b_start for b_start, _ in bounds if b_start >= m.end),
                               default=len(text))
                 before, after = text[seg_start:m.start], text[m.end:seg_end]
-                if _THIRD.match(text, seg_start) or _THIRD.match(before.lstrip(" 但是而且不过")):
+                if _THIRD.match(before.lstrip(" 但是而且不过")):
                     continue  # "…，但我老婆吃素": that clause is someone else's
                 negated = bool(_NEG.search(before) or _NEG_AFTER.search(after)
                                or (prefer_over and _OVER.search(before))
