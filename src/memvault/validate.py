@@ -11,6 +11,7 @@ from typing import Any
 
 from .errors import ScopeError, ValidationError
 from .model import Kind, Scope, Source, Status
+from .timeutil import MAX_MS
 
 MAX_CONTENT_CHARS = 16_000
 MAX_SOURCE_TEXT_CHARS = 16_000
@@ -226,6 +227,14 @@ def caller_metadata(value: Any) -> None:
     write it (a forged "approved" note would mislead the reviewer)."""
     if isinstance(value, Mapping) and "review" in value:
         raise ValidationError("metadata.review is written by the gate, not by callers")
+
+
+def epoch_ms(value: Any, field: str) -> int:
+    """A stored time: whole epoch milliseconds from 1970 to the year 9999 (what a write
+    would have stored; an import or an extractor must not bring anything else)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_MS:
+        raise ValidationError(f"{field}: expected epoch milliseconds up to the year 9999")
+    return value
 
 
 def batch_size(value: Any) -> int:

@@ -1303,13 +1303,13 @@ class Vault:
 
         def load(tx: Any, chunk: list[tuple[Memory | None, list[Revision]]]) -> None:
             mems = [m for m, _ in chunk if m is not None]
+            ids = {m.id if m is not None else revs[0].memory_id
+                   for m, revs in chunk if m is not None or revs}
             # Any scope: history under another user's id would be that user's to purge.
-            for mid in {m.id if m is not None else revs[0].memory_id
-                        for m, revs in chunk if m is not None or revs}:
+            for mid in ids:
                 if tx.id_in_use(mid):
                     raise ConflictError(f"memory {mid} already exists in this store")
-            brought.update(m.id if m is not None else revs[0].memory_id
-                           for m, revs in chunk if m is not None or revs)
+            brought.update(ids)
             for m in mems:
                 self._check_sources(tx, m.scope, m.metadata, skip=brought)
             vectors = self._vectors([m.content for m in mems])
@@ -1413,20 +1413,15 @@ def _check_fields(m: dict[str, Any]) -> None:
     if m["slot"] is not None:
         v.slot(m["slot"])
     for f in ("recorded_at", "created_at", "updated_at"):
-        _epoch_ms(m[f], f)
+        v.epoch_ms(m[f], f)
     for f in ("valid_from", "valid_to", "expires_at"):
         if m[f] is not None:
-            _epoch_ms(m[f], f)
+            v.epoch_ms(m[f], f)
     if not isinstance(m["frozen"], bool):
         raise ValidationError("frozen: expected true or false")
     for f in ("source_text", "source_ref", "embedding_model"):
         v.text(m[f], f, max_chars=v.MAX_CONTENT_CHARS, required=False)
     v.memory_id(m["id"])
-
-
-def _epoch_ms(value: Any, field: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_MS:
-        raise ValidationError(f"{field}: expected epoch milliseconds up to the year 9999")
 
 
 def _check_revision(r: dict[str, Any], memory_id: str, scope: Scope | None) -> Scope:
@@ -1445,7 +1440,7 @@ def _check_revision(r: dict[str, Any], memory_id: str, scope: Scope | None) -> S
     for f in ("reason", "trigger_text"):
         v.text(r[f], f, max_chars=v.MAX_CONTENT_CHARS, required=False)
     v.text(r["trace_id"], "trace_id", max_chars=v.MAX_ID_CHARS, required=False)
-    _epoch_ms(r["at"], "at")
+    v.epoch_ms(r["at"], "at")
     v.version(r["to_version"])
     if r["from_version"] is not None:
         v.version(r["from_version"])

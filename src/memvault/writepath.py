@@ -25,7 +25,7 @@ from . import validate as v
 from .errors import ConflictError, FrozenError, NotFoundError, ValidationError
 from .model import Memory, Op, Revision, Scope, Status
 from .safety.pii import redact
-from .timeutil import MAX_MS, duration_ms, to_ms
+from .timeutil import MAX_MS, duration_ms
 from .turnnotes import turn_id, with_turn
 
 if TYPE_CHECKING:
@@ -153,9 +153,7 @@ def _check_candidate(c: Any, n: int) -> None:
         if not isinstance(c.flags, list) or not all(isinstance(f, str) for f in c.flags):
             raise ValidationError("flags: expected a list of text")
         if c.at is not None:
-            to_ms(c.at, field="at")
-            if isinstance(c.at, bool) or not isinstance(c.at, int):
-                raise ValidationError("at: expected epoch milliseconds")
+            v.epoch_ms(c.at, "at")
         v.metadata(candidate_metadata(c))
     except ValidationError as e:
         raise ValidationError(f"extractor: candidate {n}: {e.message}") from None

@@ -258,7 +258,8 @@ _NEG = _rx(
     r"avoid|blocks?|blocked)\b", r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b",
     r"\binstead of\b", r"\brather than\b",
     r"不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|"
-    r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是")
+    r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是",
+    r"不\s*$")  # right before the value: "我不吃素"
 # "短信通知就不要了": the negation follows the value in Chinese.
 _NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订)",
                  r"^\s*(?:is|are)?\s*not\b")
@@ -519,7 +520,6 @@ class RuleExtractor:
                     continue  # "…，但我老婆吃素": that clause is someone else's
                 negated = bool(_NEG.search(before) or _NEG_AFTER.search(after)
                                or (prefer_over and _OVER.search(before))
-                               or before.rstrip().endswith("不")  # "我不吃素"
                                # the value a complaint is about is the one left behind
                                # (not "email me when the build fails")
                                or (_COMPLAINT.search(text, seg_start, seg_end)
