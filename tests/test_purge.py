@@ -532,3 +532,17 @@ def test_a_purge_and_a_summary_writer_wait_for_each_other_without_deadlock(
     assert vault.list(ME, kind="summary") == []
     vault.store.compact()
     assert _table_hits(db)[SECRET_EN] == []
+
+
+def test_purge_drops_the_memory_from_the_coverage_cache(vault: Vault) -> None:
+    from memvault import wordmatch
+
+    secret = vault.remember(ME, "The vault code is zebracorn quartz").memory
+    kept = vault.remember(ME, "The office code is amber").memory
+    hits = vault.recall(ME, "what is the code?")
+    assert {h.memory.id for h in hits} >= {secret.id, kept.id}
+    assert all(h.parts.coverage > 0 for h in hits)
+    assert {secret.id, kept.id} <= set(wordmatch._memory_words.items)
+    vault.purge(ME, secret.id)
+    assert secret.id not in wordmatch._memory_words.items
+    assert kept.id in wordmatch._memory_words.items

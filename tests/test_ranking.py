@@ -58,13 +58,15 @@ def test_confidence_and_importance_count_with_their_weights(
 
 
 def test_text_and_dense_weights_decide_relevance(make_vault: Callable[..., Vault]) -> None:
-    only_text = make_vault(strategy=strategy(text=1.0, dense=0.0, recency=0, confidence=0))
+    only_text = make_vault(strategy=strategy(text=1.0, dense=0.0, recency=0, confidence=0,
+                                             coverage=0))
     only_text.remember(ME, "zebracorn quarterly report")
     only_text.remember(ME, "a striped horse with a horn")
     top = only_text.recall(ME, "zebracorn")[0]
     assert top.memory.content == "zebracorn quarterly report"
     assert top.score == pytest.approx(top.parts.bm25_norm)
-    only_dense = make_vault(strategy=strategy(text=0.0, dense=1.0, recency=0, confidence=0))
+    only_dense = make_vault(strategy=strategy(text=0.0, dense=1.0, recency=0, confidence=0,
+                                              coverage=0))
     only_dense.remember(ME, "I adore my golden retriever puppy")
     only_dense.remember(ME, "The invoice is due on Friday")
     top = only_dense.recall(ME, "dog")[0]
@@ -330,3 +332,80 @@ def test_embed_queries_batches_or_falls_back_to_one_by_one() -> None:
             return use.embed_query(text)
 
     assert np.allclose(embed_queries(OnlyQuery(), texts), one_by_one, atol=1e-6)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("Which doctor did Anna visit?", ("doctor", "anna", "visit")),
+    ("The user is up for it", ("user",)),  # stop words and words under 3 letters go
+    ("Visit, VISIT and visit Paris in 2023", ("visit", "paris")),
+    ("汽车保养在哪家店", ("汽车", "保养", "哪家")),
+    ("我的轿车上周去保养了", ("轿车", "上周", "保养")),
+])
+def test_content_words(text: str, words: tuple[str, ...]) -> None:
+    from memvault.wordmatch import content_words
+
+    assert content_words(text) == words
+
+
+def test_coverage_is_the_weighted_share_of_query_words_a_memory_says() -> None:
+    from memvault.embed import load_embedder
+    from memvault.model import Memory
+    from memvault.wordmatch import coverage
+
+    emb = load_embedder("use-m3")
+
+    def mem(i: int, text: str) -> Memory:
+        return Memory(id=f"m{i}", scope=ME, kind="fact", content=text)
+
+    pool = {m.id: m for m in [mem(1, "Anna saw a physician on Monday"),
+                              mem(2, "Anna visited the doctor on Monday"),
+                              mem(3, "Anna watched a film"), mem(4, "The invoice is due")]}
+    found = coverage("Which doctor did Anna visit?", pool, emb, 0.7)
+    # m2 says every word ("visited" is near "visit"); m1 a near word for "doctor" only;
+    # m3 only the name, which most memories say and which weighs least; m4 nothing.
+    assert found["m2"] > 0.9
+    assert found["m2"] > found["m1"] > found["m3"] > found["m4"] == 0.0
+    # A higher bar: "physician" no longer counts for "doctor", the name still does.
+    strict = coverage("Which doctor did Anna visit?", pool, emb, 0.95)
+    assert strict["m1"] == pytest.approx(found["m3"]) and strict["m2"] < found["m2"]
+    assert coverage("汽车保养", {"z1": mem(5, "我的轿车上周去保养了"),
+                                 "z2": mem(6, "今天天气很好")}, emb, 0.7) == pytest.approx(
+        {"z1": 1.0, "z2": 0.0}, abs=0.2)
+    # The same word counts in full, whatever the bar.
+    assert coverage("Anna doctor", pool, emb, 1.0)["m2"] == 1.0
+    assert coverage("is it up to you?", pool, emb, 0.7) == {}  # no content word
+
+
+def test_coverage_part_decides_between_otherwise_equal_memories(
+        make_vault: Callable[..., Vault], clock: ManualClock) -> None:
+    from memvault.wordmatch import coverage
+
+    # Full text only: "visit" matches both, equally; "doctor" matches neither as a term.
+    s = dict(text=1.0, dense=0.0, recency=0.0, confidence=0.0)
+    v = make_vault(clock=clock, strategy=strategy(coverage=0.5, **s))
+    off = make_vault(clock=clock, strategy=strategy(coverage=0.0, **s))
+    for vault in (v, off):
+        vault.remember(ME, "visit the physician")
+        clock.advance(10)
+        vault.remember(ME, "visit the museum")  # newer: wins a tie
+    query = "doctor visit"
+    hits = v.recall(ME, query)
+    assert [h.memory.content for h in hits] == ["visit the physician", "visit the museum"]
+    pool = {h.memory.id: h.memory for h in hits}
+    expected = coverage(query, pool, v.embedders[0], v.strategy.retrieval.word_similarity)
+    for h in hits:
+        assert h.parts.coverage == pytest.approx(expected[h.memory.id])
+        assert h.score == pytest.approx(h.parts.bm25_norm + 0.5 * h.parts.coverage_norm)
+    assert (hits[0].parts.coverage_norm, hits[1].parts.coverage_norm) == (1.0, 0.0)
+    assert hits[0].parts.bm25 == pytest.approx(hits[1].parts.bm25)
+    # The as-of path adds the same part.
+    past = v.recall(ME, query, as_of=clock.now)
+    assert [(h.memory.id, round(h.parts.coverage, 6)) for h in past] == \
+        [(h.memory.id, round(h.parts.coverage, 6)) for h in hits]
+    # Weight 0: no part, and the tie goes to the newer memory.
+    plain = off.recall(ME, query)
+    assert [h.memory.content for h in plain] == ["visit the museum", "visit the physician"]
+    assert all(h.parts.coverage == h.parts.coverage_norm == 0.0 for h in plain)
+    # A conversation as the query (two lines or more) has line votes, not coverage.
+    chat = "User: I need a doctor\nAssistant: Which visit do you mean?"
+    assert all(h.parts.coverage == 0.0 for h in v.recall(ME, chat))

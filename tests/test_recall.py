@@ -88,7 +88,9 @@ def test_score_parts_are_reported(shared: tuple[Vault, ManualClock]) -> None:
         assert -1.0 <= p.dense["use-m3"] <= 1.0
         assert h.score == pytest.approx(p.total)
         w = vault.weights
-        assert p.relevance == pytest.approx(w.text * p.bm25_norm + w.dense * p.dense_norm["use-m3"])
+        assert 0.0 <= p.coverage <= 1.0 and 0.0 <= p.coverage_norm <= 1.0
+        assert p.relevance == pytest.approx(w.text * p.bm25_norm + w.dense * p.dense_norm["use-m3"]
+                                            + w.coverage * p.coverage_norm)
     assert p.total == pytest.approx(p.relevance + w.recency * p.recency
                                     + w.confidence * p.confidence + w.importance * p.importance)
     # A term match contributes a positive BM25; a memory without any query term has none.
@@ -98,7 +100,8 @@ def test_score_parts_are_reported(shared: tuple[Vault, ManualClock]) -> None:
     assert all(h.parts.bm25 == 0 for h in hits
                if h.memory.content not in {zh.memory.content, en.memory.content})
     assert set(hits[0].to_dict()["parts"]) == {"bm25", "bm25_norm", "dense", "dense_norm",
-                                               "lines", "lines_norm", "relevance", "recency",
+                                               "lines", "lines_norm", "coverage",
+                                               "coverage_norm", "relevance", "recency",
                                                "confidence", "importance", "time_match",
                                                "speaker", "question", "total"}
 

@@ -42,6 +42,9 @@ class Weights(_Strict):
     question: float = Field(0.2, ge=0)
     # A multi-line query: a memory's best similarity to one line (querylines.py).
     lines: float = Field(0.5, ge=0)
+    # A one-line query: the share of its words the memory's own text (nearly) says
+    # (wordmatch.py).
+    coverage: float = Field(0.2, ge=0)
     # Optional per-embedder share of `dense` (by model name); default: split evenly.
     dense_models: dict[str, float] = Field(default_factory=dict)
 
@@ -78,6 +81,9 @@ class Retrieval(_Strict):
     # with use-m3, related short or cross-lingual pairs score as low as unrelated ones
     # (docs/retrieval.md); pick a floor for your data from the traces' dense parts.
     min_similarity: float = Field(0.0, ge=0.0, le=1.0)
+    # Coverage: a query word counts as said by a memory when one of its words is at least
+    # this similar (cosine of the two words' vectors; the same word is 1).
+    word_similarity: float = Field(0.7, ge=0.0, le=1.0)
     weights: Weights = Weights()
     decay: Decay = Decay()
     # Narrow to the time range a query names ("last May", "2023年5月").

@@ -199,7 +199,8 @@ class RememberResult:
 class ScoreParts:
     """Every part of a recall score. total = relevance + weighted recency, confidence,
     importance, time match and speaker, minus the weighted question part; relevance =
-    weighted normalised BM25 + dense similarities (+ line votes of a multi-line query)."""
+    weighted normalised BM25 + dense similarities (+ line votes of a multi-line query, or
+    the coverage of a one-line query)."""
 
     bm25: float = 0.0
     bm25_norm: float = 0.0
@@ -208,6 +209,9 @@ class ScoreParts:
     # A multi-line query: best similarity to one of its lines, per embedder.
     lines: dict[str, float] = field(default_factory=dict)
     lines_norm: dict[str, float] = field(default_factory=dict)
+    # A one-line query: the share of its words the memory says (wordmatch.py).
+    coverage: float = 0.0
+    coverage_norm: float = 0.0
     relevance: float = 0.0
     recency: float = 0.0
     confidence: float = 0.0
@@ -220,7 +224,8 @@ class ScoreParts:
     def to_dict(self) -> dict[str, Any]:
         return {"bm25": self.bm25, "bm25_norm": self.bm25_norm, "dense": dict(self.dense),
                 "dense_norm": dict(self.dense_norm), "lines": dict(self.lines),
-                "lines_norm": dict(self.lines_norm), "relevance": self.relevance,
+                "lines_norm": dict(self.lines_norm), "coverage": self.coverage,
+                "coverage_norm": self.coverage_norm, "relevance": self.relevance,
                 "recency": self.recency, "confidence": self.confidence,
                 "importance": self.importance, "time_match": self.time_match,
                 "speaker": self.speaker, "question": self.question, "total": self.total}

@@ -20,6 +20,7 @@ from .model import Hit, Memory, Scope, ScoreParts
 from .querylines import query_lines
 from .textindex import memory_index_text
 from .vecsearch import nearest_each
+from .wordmatch import coverage, is_multiline
 
 DAY_MS = 86_400_000
 
@@ -90,6 +91,24 @@ def fuse(text: Sequence[tuple[str, float]], dense: dict[str, Sequence[tuple[str,
         parts.total = relevance
         out[mid] = parts
     return out
+
+
+def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], query: str,
+                 embedders: Sequence[Embedder], retrieval: Retrieval) -> None:
+    """The coverage part of a one-line query (wordmatch.py), min-max normalised over the
+    candidates like the other relevance parts and added to their relevance."""
+    w = retrieval.weights.coverage
+    emb = next((e for e in embedders if votes_on(e, query)), None)
+    if w <= 0 or emb is None or is_multiline(query):
+        return
+    found = coverage(query, {mid: memories[mid] for mid in parts if mid in memories}, emb,
+                     retrieval.word_similarity)
+    norm = _minmax(found)
+    for mid, p in parts.items():
+        p.coverage = found.get(mid, 0.0)
+        p.coverage_norm = norm.get(mid, 0.0)
+        p.relevance += w * p.coverage_norm
+        p.total = p.relevance
 
 
 def memory_date(m: Memory) -> int:

@@ -22,7 +22,7 @@ from typing import IO, Any
 import numpy as np
 import platformdirs
 
-from . import bm25, turnctx
+from . import bm25, turnctx, wordmatch
 from . import validate as v
 from .clashes import declared_conflicts
 from .config import Strategy, Weights, load_strategy
@@ -57,6 +57,7 @@ from .querylines import query_lines
 from .recall import (
     Reranker,
     RetrievalOutcome,
+    add_coverage,
     best_of,
     collapse_slots,
     fuse,
@@ -811,6 +812,7 @@ class Vault:
                 with self.store.transaction() as tx:
                     copies = [c for d in late if (c := tx.get(d.scope, d.id, for_update=True))]
                     self._erase_made_from(tx, sc, mid, copies, quoted, asked, actor, self.clock())
+        wordmatch.forget([mid, *(d.id for d in derived), *(c.id for c in copies)])
         self.store.compact()
         return tomb
 
@@ -1011,6 +1013,7 @@ class Vault:
                 dense[e.name], line_votes[e.name] = found[0], best_of(found[1:])
             parts = fuse(text, dense, r.weights, line_votes or None)
             pool = {m.id: m for m in self.store.fetch(sc, list(parts))}
+        add_coverage(parts, pool, q, self.embedders, r)
         ranked = rank(pool, parts, r, now, q)
         if soft is not None:
             for h in ranked:
