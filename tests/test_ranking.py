@@ -371,6 +371,9 @@ def test_coverage_is_the_weighted_share_of_query_words_a_memory_says() -> None:
     assert coverage("汽车保养", {"z1": mem(5, "我的轿车上周去保养了"),
                                  "z2": mem(6, "今天天气很好")}, emb, 0.7) == pytest.approx(
         {"z1": 1.0, "z2": 0.0}, abs=0.2)
+    # One id with other words (another store open in the same process) is not confused.
+    other = {"m2": Memory(id="m2", scope=ME, kind="fact", content="The invoice is due")}
+    assert coverage("Which doctor did Anna visit?", other, emb, 0.7) == {"m2": 0.0}
     # The same word counts in full, whatever the bar.
     assert coverage("Anna doctor", pool, emb, 1.0)["m2"] == 1.0
     assert coverage("is it up to you?", pool, emb, 0.7) == {}  # no content word

@@ -83,13 +83,15 @@ _vectors: dict[str, _LRU] = {}
 
 
 def _words_of(m: Memory) -> tuple[str, ...]:
+    # The content's hash too: two stores open in one process may hold one id.
+    stamp = (m.version, hash(m.content))
     with _lock:
         found = _memory_words.get(m.id)
-    if isinstance(found, tuple) and found[0] == m.version:
+    if isinstance(found, tuple) and found[0] == stamp:
         return found[1]  # type: ignore[no-any-return]
     words = content_words(m.content)
     with _lock:
-        _memory_words.put(m.id, (m.version, words))
+        _memory_words.put(m.id, (stamp, words))
     return words
 
 
