@@ -155,6 +155,10 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
      [_c(None, None, "fact", subject="client", flags=["third_party"])]),
     # A conditional standing request is still one.
     ("以后如果要通知我，请用邮件", [_c("notify.channel", "email", "preference")]),
+    # The channel before "给我" (send it to me that way).
+    ("以后有事发短信给我", [_c("notify.channel", "SMS", "preference")]),
+    ("以后有事打电话给我", [_c("notify.channel", "phone", "preference")]),
+    ("你给我的邮件我看了", NONE),
     # A retraction names what goes.
     ("别给我发短信了",
      [_c("notify.channel", None, "preference", com=True, replaces="SMS",

@@ -532,7 +532,7 @@ BUILTIN: tuple[SlotSpec, ...] = (
         cues=("通知", "提醒", "联系", "告知", "消息", "进度", "notify", "notification",
               "alert", "remind", "reminder", "contact", "updates", "reach me", "let me know",
               "keep me posted", "email me", "text me", "texting", "call me", "给我发", "发给我",
-              "发到", "send to", "ping me", "message me"),
+              "给我", "发到", "send to", "ping me", "message me"),
         needs_cue=True, none_value="none",
         labels={"zh": {"email": "邮件", "SMS": "短信", "push": "推送", "phone": "电话",
                        "wechat": "微信", "telegram": "Telegram", "whatsapp": "WhatsApp",
