@@ -159,6 +159,11 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("以后有事发短信给我", [_c("notify.channel", "SMS", "preference")]),
     ("以后有事打电话给我", [_c("notify.channel", "phone", "preference")]),
     ("你给我的邮件我看了", NONE),
+    ("以后别打电话了，发微信",
+     [_c("notify.channel", "wechat", "preference", com=True, replaces="phone")]),
+    # How someone else usually does things is about them.
+    ("他总是打电话来", [_c(None, None, "fact", subject="他", flags=["third_party"])]),
+    ("客户每次都要PDF", [_c(None, None, "fact", subject="客户", flags=["third_party"])]),
     # A retraction names what goes.
     ("别给我发短信了",
      [_c("notify.channel", None, "preference", com=True, replaces="SMS",
