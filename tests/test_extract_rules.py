@@ -171,6 +171,12 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("I'm done with CSV",
      [_c("report.format", None, "preference", com=True, replaces="CSV",
          flags=["negative_only"])]),
+    ("No more emails please",
+     [_c("notify.channel", None, "preference", com=True, replaces="email",
+         flags=["negative_only"])]),
+    ("no more PDFs, send CSV", [_c("report.format", "CSV", "preference", com=True,
+                                   replaces="PDF")]),
+    ("There are no more emails in the queue", NONE),
     # A command after an acknowledgement, a tag or a memo prefix is still a command.
     ("好的，update: 我不喜欢任何形式的推送通知",
      [_c("notify.channel", "none", "preference", explicit=False, flags=["command_like"])]),

@@ -103,7 +103,7 @@ _STANDING = _rx(
     r"以后|今后|往后|后续|之后都|从现在起|从今天起|从现在开始|从今以后|默认|每次|一律|总是|永远|"
     r"都用|一直用")
 _CHANGE = _rx(
-    r"\binstead\b", r"\bno longer\b", r"\bany ?more\b",
+    r"\binstead\b", r"\bno longer\b", r"\bany ?more\b", r"^\s*no more\b",
     r"\bswitch(?:ed|ing)? (?:it |that |over |back )?to\b", r"\bchange(?:d)? (?:it |that )?to\b",
     r"\brather than\b", r"^\s*actually\b", r"\b(?:moved|relocated) to\b",
     r"\b(?:I'm|I am) done with\b(?!\s+(?:the|this|that|it|my|your)\b)",

@@ -533,7 +533,7 @@ BUILTIN: tuple[SlotSpec, ...] = (
               "alert", "remind", "reminder", "contact", "updates", "reach me", "let me know",
               "keep me posted", "email me", "text me", "texting", "call me", "给我发", "发给我",
               "给我", "发到", "发微信", "发短信", "发邮件", "打电话", "send to", "ping me",
-              "message me"),
+              "message me", "no more"),
         needs_cue=True, none_value="none",
         labels={"zh": {"email": "邮件", "SMS": "短信", "push": "推送", "phone": "电话",
                        "wechat": "微信", "telegram": "Telegram", "whatsapp": "WhatsApp",
