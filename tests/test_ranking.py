@@ -4,6 +4,7 @@ English): change one input, and the part — and the order it decides — must f
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from _util import ManualClock
@@ -339,6 +340,7 @@ def test_embed_queries_batches_or_falls_back_to_one_by_one() -> None:
     ("The user is up for it", ("user",)),  # stop words and words under 3 letters go
     ("Visit, VISIT and visit Paris in 2023", ("visit", "paris")),
     ("汽车保养在哪家店", ("汽车", "保养", "哪家")),
+    ("Is AI big in the UK or in NY? ok", ("ai", "big", "uk", "ny")),  # two capitals: a word
     ("我的轿车上周去保养了", ("轿车", "上周", "保养")),
 ])
 def test_content_words(text: str, words: tuple[str, ...]) -> None:
@@ -360,23 +362,23 @@ def test_coverage_is_the_weighted_share_of_query_words_a_memory_says() -> None:
     pool = {m.id: m for m in [mem(1, "Anna saw a physician on Monday"),
                               mem(2, "Anna visited the doctor on Monday"),
                               mem(3, "Anna watched a film"), mem(4, "The invoice is due")]}
-    found = coverage("Which doctor did Anna visit?", pool, emb, 0.7)
+    found = coverage("t", "Which doctor did Anna visit?", pool, emb, 0.7)
     # m2 says every word ("visited" is near "visit"); m1 a near word for "doctor" only;
     # m3 only the name, which most memories say and which weighs least; m4 nothing.
     assert found["m2"] > 0.9
     assert found["m2"] > found["m1"] > found["m3"] > found["m4"] == 0.0
     # A higher bar: "physician" no longer counts for "doctor", the name still does.
-    strict = coverage("Which doctor did Anna visit?", pool, emb, 0.95)
+    strict = coverage("t", "Which doctor did Anna visit?", pool, emb, 0.95)
     assert strict["m1"] == pytest.approx(found["m3"]) and strict["m2"] < found["m2"]
-    assert coverage("汽车保养", {"z1": mem(5, "我的轿车上周去保养了"),
+    assert coverage("t", "汽车保养", {"z1": mem(5, "我的轿车上周去保养了"),
                                  "z2": mem(6, "今天天气很好")}, emb, 0.7) == pytest.approx(
         {"z1": 1.0, "z2": 0.0}, abs=0.2)
     # One id with other words (another store open in the same process) is not confused.
     other = {"m2": Memory(id="m2", scope=ME, kind="fact", content="The invoice is due")}
-    assert coverage("Which doctor did Anna visit?", other, emb, 0.7) == {"m2": 0.0}
+    assert coverage("t", "Which doctor did Anna visit?", other, emb, 0.7) == {"m2": 0.0}
     # The same word counts in full, whatever the bar.
-    assert coverage("Anna doctor", pool, emb, 1.0)["m2"] == 1.0
-    assert coverage("is it up to you?", pool, emb, 0.7) == {}  # no content word
+    assert coverage("t", "Anna doctor", pool, emb, 1.0)["m2"] == 1.0
+    assert coverage("t", "is it up to you?", pool, emb, 0.7) == {}  # no content word
 
 
 def test_coverage_part_decides_between_otherwise_equal_memories(
@@ -395,7 +397,8 @@ def test_coverage_part_decides_between_otherwise_equal_memories(
     hits = v.recall(ME, query)
     assert [h.memory.content for h in hits] == ["visit the physician", "visit the museum"]
     pool = {h.memory.id: h.memory for h in hits}
-    expected = coverage(query, pool, v.embedders[0], v.strategy.retrieval.word_similarity)
+    expected = coverage(ME.tenant, query, pool, v.embedders[0],
+                        v.strategy.retrieval.word_similarity)
     for h in hits:
         assert h.parts.coverage == pytest.approx(expected[h.memory.id])
         assert h.score == pytest.approx(h.parts.bm25_norm + 0.5 * h.parts.coverage_norm)
@@ -412,3 +415,106 @@ def test_coverage_part_decides_between_otherwise_equal_memories(
     # A conversation as the query (two lines or more) has line votes, not coverage.
     chat = "User: I need a doctor\nAssistant: Which visit do you mean?"
     assert all(h.parts.coverage == 0.0 for h in v.recall(ME, chat))
+
+
+class _Words:
+    """The real use-m3 model, with a fault on word batches (the calls coverage makes):
+    it raises, or returns vectors that are not finite or not unit length."""
+
+    def __init__(self, fault: str, reads_cjk: bool = True, name: str = "use-m3") -> None:
+        from memvault.embed import load_embedder
+
+        self.inner = load_embedder("use-m3")
+        self.fault, self.reads_cjk, self.name, self.dim = fault, reads_cjk, name, 512
+        self.calls = 0
+
+    def embed_documents(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        self.calls += 1
+        out = self.inner.embed_documents(texts)
+        if self.fault == "fail":
+            raise RuntimeError("rate limited")
+        if self.fault == "nan":
+            out[0, :] = np.nan
+        if self.fault == "scale":
+            out = out * 1e6
+        return out
+
+    def embed_query(self, text: str) -> Any:
+        return self.inner.embed_query(text)
+
+
+def _pool() -> dict[str, Any]:
+    from memvault.model import Memory
+
+    texts = ["Anna saw a physician on Monday", "Anna visited the doctor on Monday",
+             "Anna watched a film", "The invoice is due"]
+    return {f"m{i}": Memory(id=f"m{i}", scope=ME, kind="fact", content=t)
+            for i, t in enumerate(texts)}
+
+
+def test_coverage_survives_a_failing_or_odd_embedder(caplog: pytest.LogCaptureFixture) -> None:
+    from memvault.config import Retrieval
+    from memvault.model import ScoreParts
+    from memvault.recall import add_coverage
+    from memvault.wordmatch import coverage
+
+    pool = _pool()
+    query = "Which doctor did Anna visit?"
+    clean = coverage("t-clean", query, pool, _Words("none"), 0.7)
+    # Vectors of any length are normalised: the same scores as the model's own.
+    assert coverage("t-scale", query, pool, _Words("scale"), 0.7) == pytest.approx(clean,
+                                                                                     abs=1e-3)
+    # A word without a finite vector matches nothing, the others still count.
+    odd = coverage("t-nan", query, pool, _Words("nan"), 0.7)
+    assert all(0.0 <= x <= 1.0 for x in odd.values()) and odd["m1"] > 0.0
+    # An embedder that fails on the words: the recall goes on without the part.
+    parts = {mid: ScoreParts(relevance=0.5, total=0.5) for mid in pool}
+    with caplog.at_level("WARNING", logger="memvault.recall"):
+        add_coverage(parts, pool, query, [_Words("fail", name="flaky")], Retrieval(), "t-fail")
+    assert all((p.coverage, p.relevance) == (0.0, 0.5) for p in parts.values())
+    assert "coverage skipped: embedder flaky failed" in caplog.text
+
+
+def test_coverage_bounds_and_its_embedder() -> None:
+    from memvault.config import Retrieval
+    from memvault.model import Memory, ScoreParts
+    from memvault.recall import add_coverage
+    from memvault.wordmatch import MAX_MEMORY_WORDS, MAX_QUERY_WORDS, _words_of, coverage
+
+    pool = _pool()
+    # A long one-line query is a passage, not a question: no coverage part.
+    long_query = " ".join(f"doctor{chr(97 + i % 26)}{chr(97 + i // 26)}"
+                          for i in range(MAX_QUERY_WORDS + 1))
+    assert coverage("t", long_query, pool, _Words("none"), 0.7) == {}
+    # A memory's first words only.
+    big = Memory(id="big", scope=ME, kind="fact",
+                 content=" ".join(f"w{chr(97 + i % 26)}{chr(97 + i // 26)}x" for i in range(200)))
+    assert len(_words_of(big)) == MAX_MEMORY_WORDS
+    # Word vectors come from a model that reads Chinese, even if an English-only one is
+    # listed first (it would map 汽车 and 电脑 alike).
+    english_only, multi = _Words("none", reads_cjk=False, name="en"), _Words("none")
+    parts = {mid: ScoreParts() for mid in pool}
+    add_coverage(parts, pool, "Did Anna see a 医生?", [english_only, multi], Retrieval(), "t-x")
+    assert (english_only.calls, multi.calls > 0) == (0, True)
+    assert parts["m1"].coverage > 0.0
+
+
+def test_words_computed_across_a_purge_are_not_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memvault import wordmatch
+    from memvault.model import Memory
+
+    m = Memory(id="racing", scope=ME, kind="fact", content="zebracorn quartz")
+    real = wordmatch.content_words
+
+    def purge_meanwhile(text: str, limit: int | None = None) -> tuple[str, ...]:
+        monkeypatch.setattr(wordmatch, "content_words", real)
+        wordmatch.forget(ME.tenant, [m])  # a purge commits while a recall reads the words
+        return real(text, limit)
+
+    monkeypatch.setattr(wordmatch, "content_words", purge_meanwhile)
+    assert wordmatch._words_of(m) == ("zebracorn", "quartz")
+    assert "racing" not in wordmatch._memory_words.items
+    wordmatch._words_of(m)
+    assert "racing" in wordmatch._memory_words.items

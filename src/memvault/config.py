@@ -81,8 +81,8 @@ class Retrieval(_Strict):
     # with use-m3, related short or cross-lingual pairs score as low as unrelated ones
     # (docs/retrieval.md); pick a floor for your data from the traces' dense parts.
     min_similarity: float = Field(0.0, ge=0.0, le=1.0)
-    # Coverage: a query word counts as said by a memory when one of its words is at least
-    # this similar (cosine of the two words' vectors; the same word is 1).
+    # Coverage: a query word scores its best similarity to a word of the memory (cosine
+    # of the two words' vectors; the same word is 1), and 0 below this bar.
     word_similarity: float = Field(0.7, ge=0.0, le=1.0)
     weights: Weights = Weights()
     decay: Decay = Decay()

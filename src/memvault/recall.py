@@ -9,6 +9,7 @@ BASELINES.md); recency, confidence and importance are added with their own weigh
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ from .vecsearch import nearest_each
 from .wordmatch import coverage, is_multiline
 
 DAY_MS = 86_400_000
+log = logging.getLogger(__name__)
 
 # A reranker sees the query and the ranked hits and returns them in its preferred order
 # (it may rescore them; whatever it returns is what the caller gets, trimmed to top_k).
@@ -94,15 +96,23 @@ def fuse(text: Sequence[tuple[str, float]], dense: dict[str, Sequence[tuple[str,
 
 
 def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], query: str,
-                 embedders: Sequence[Embedder], retrieval: Retrieval) -> None:
+                 embedders: Sequence[Embedder], retrieval: Retrieval, tenant: str) -> None:
     """The coverage part of a one-line query (wordmatch.py), min-max normalised over the
-    candidates like the other relevance parts and added to their relevance."""
+    candidates like the other relevance parts and added to their relevance. Word vectors
+    come from the first voting embedder that reads Chinese (else the first voting one);
+    if it fails, the recall goes on without the part (logged)."""
     w = retrieval.weights.coverage
-    emb = next((e for e in embedders if votes_on(e, query)), None)
+    voting = [e for e in embedders if votes_on(e, query)]
+    emb = next((e for e in voting if getattr(e, "reads_cjk", True)), None) or \
+        next(iter(voting), None)
     if w <= 0 or emb is None or is_multiline(query):
         return
-    found = coverage(query, {mid: memories[mid] for mid in parts if mid in memories}, emb,
-                     retrieval.word_similarity)
+    try:
+        found = coverage(tenant, query, {mid: memories[mid] for mid in parts if mid in memories},
+                         emb, retrieval.word_similarity)
+    except Exception:  # a remote embedder's rate limit must not fail the whole recall
+        log.warning("coverage skipped: embedder %s failed on words", emb.name, exc_info=True)
+        return
     norm = _minmax(found)
     for mid, p in parts.items():
         p.coverage = found.get(mid, 0.0)

@@ -802,17 +802,20 @@ class Vault:
             tomb = self._purge_note(cur, Op.PURGE, why, actor, now)
             tx.erase(cur.scope, mid, tomb)
             self._erase_made_from(tx, sc, mid, copies, quoted, asked, actor, now)
+        redacted = set(quoted)
         if source is not None:
             # A write that read the memory before this purge locked it (a summary, a graph
             # fact, an extracted memory, a trace) committed in between; one written after
             # is refused (_check_sources). Erase the former now.
             late, quoted, asked = self._made_from(sc, mid, source,
                                                   erased=[c.id for c in copies])
+            redacted.update(quoted)
             if late or quoted or asked:
                 with self.store.transaction() as tx:
                     copies = [c for d in late if (c := tx.get(d.scope, d.id, for_update=True))]
                     self._erase_made_from(tx, sc, mid, copies, quoted, asked, actor, self.clock())
-        wordmatch.forget([mid, *(d.id for d in derived), *(c.id for c in copies)])
+        wordmatch.forget(sc.tenant, [m for m in (source, cur, *derived, *copies) if m],
+                         also=redacted)
         self.store.compact()
         return tomb
 
@@ -1013,7 +1016,7 @@ class Vault:
                 dense[e.name], line_votes[e.name] = found[0], best_of(found[1:])
             parts = fuse(text, dense, r.weights, line_votes or None)
             pool = {m.id: m for m in self.store.fetch(sc, list(parts))}
-        add_coverage(parts, pool, q, self.embedders, r)
+        add_coverage(parts, pool, q, self.embedders, r, sc.tenant)
         ranked = rank(pool, parts, r, now, q)
         if soft is not None:
             for h in ranked:

@@ -4,15 +4,17 @@ BM25 matches a turn through its whole index key (its own words, its neighbours' 
 question it answers), and a sentence vector blurs one content word among the others. A
 question names what it is about in a few words, and the turn that answers it usually
 says those words, or near ones ("doctor" / "physician", "painting" / "painted").
-`coverage` is the idf-weighted share of the query's content words for which the memory's
-own text has a word whose vector is at least `retrieval.word_similarity` close (the same
-word: 1). It is one more relevance part (`weights.coverage`, docs/retrieval.md).
+`coverage` is the idf-weighted mean, over the query's content words, of each word's best
+similarity to a word of the memory's own text (the same word: 1; below
+`retrieval.word_similarity`: 0). It is one more relevance part (`weights.coverage`,
+docs/retrieval.md).
 
-Word vectors come from the query's first voting embedder, one word at a time, and are
-kept in a bounded per-model cache, so a word is embedded once per process while it is in
-use. The idf is taken over the candidate pool. A multi-line query (a conversation) has no
-coverage part: on MADial, where the query is a conversation, it moved R@5 by up to
-2.5 points either way.
+Word vectors are embedded one word at a time and kept in a bounded cache per tenant and
+model, so a word is embedded once while it is in use and no tenant's recall is faster
+for words another tenant used. The idf is taken over the candidate pool. A multi-line
+query (a conversation) and a long one (more than `MAX_QUERY_WORDS` content words) have no
+coverage part: on MADial, where the query is a conversation, it moved R@5 by up to 2.5
+points either way.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import logging
 import math
 import re
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 
 import jieba
@@ -34,25 +36,32 @@ from .textindex import _CJK, STOPWORDS, ZH_STOPWORDS
 jieba.setLogLevel(logging.WARNING)
 
 _RUN = re.compile(rf"([{_CJK}]+)|([^\W\d_{_CJK}]+)", re.UNICODE)
+# A question names its subject in a few words; a longer one-line query is a passage.
+MAX_QUERY_WORDS = 32
+# A memory's first words: bounds the vocabulary (and the embedding) of one recall.
+MAX_MEMORY_WORDS = 64
 _WORDS_CACHE = 65_536  # memories whose words (of one version) are kept
-_VECTORS_CACHE = 65_536  # words per model (float16: 64 KiB per 1,000 words at 512 dims)
+_VECTORS_CACHE = 65_536  # words (float16: 64 KiB per 1,000 words at 512 dims)
 
 
-def content_words(text: str) -> tuple[str, ...]:
-    """The words that carry meaning, each once, in order: Latin words of three letters
-    or more that are not stop words (lower-cased, not stemmed: the vectors see
-    "painted" and "painting" alike), and jieba's words of two characters or more."""
+def content_words(text: str, limit: int | None = None) -> tuple[str, ...]:
+    """The words that carry meaning, each once, in order (the first `limit`): Latin words
+    of three letters or more that are not stop words, and two-letter ones written in
+    capitals ("AI", "UK"), lower-cased and not stemmed (the vectors see "painted" and
+    "painting" alike); jieba's words of two characters or more."""
     out: dict[str, None] = {}
     for cjk, latin in _RUN.findall(text):
         if latin:
             w = latin.lower()
-            if len(w) > 2 and w not in STOPWORDS:
+            if (len(w) > 2 or (len(w) == 2 and latin.isupper())) and w not in STOPWORDS:
                 out[w] = None
         else:
             for w in jieba.cut(cjk, HMM=False):
                 if len(w) > 1 and w not in ZH_STOPWORDS:
                     out[w] = None
-    return tuple(out)
+        if limit is not None and len(out) >= limit:
+            break
+    return tuple(out)[:limit]
 
 
 def is_multiline(query: str) -> bool:
@@ -79,7 +88,8 @@ class _LRU:
 
 _lock = threading.Lock()
 _memory_words = _LRU(_WORDS_CACHE)
-_vectors: dict[str, _LRU] = {}
+_vectors = _LRU(_VECTORS_CACHE)  # (tenant, model, dim, word) -> float16 unit vector
+_purges = 0  # bumped by forget(): a words entry computed across a purge is not kept
 
 
 def _words_of(m: Memory) -> tuple[str, ...]:
@@ -87,59 +97,71 @@ def _words_of(m: Memory) -> tuple[str, ...]:
     stamp = (m.version, hash(m.content))
     with _lock:
         found = _memory_words.get(m.id)
+        purges = _purges
     if isinstance(found, tuple) and found[0] == stamp:
         return found[1]  # type: ignore[no-any-return]
-    words = content_words(m.content)
+    words = content_words(m.content, MAX_MEMORY_WORDS)
     with _lock:
-        _memory_words.put(m.id, (stamp, words))
+        if purges == _purges:
+            _memory_words.put(m.id, (stamp, words))
     return words
 
 
-def forget(memory_ids: Iterable[str]) -> None:
-    """Drop purged memories' words from the cache (word vectors are keyed by the word
-    alone and stay until evicted)."""
+def forget(tenant: str, memories: Iterable[Memory], also: Iterable[str] = ()) -> None:
+    """A purge: drop the memories' words and their words' vectors from the caches, and
+    the words of the memories `also` names (ids whose earlier versions quoted them)."""
+    global _purges
+    gone = list(memories)
+    words = {w for m in gone for w in content_words(m.content)}
     with _lock:
-        for mid in memory_ids:
+        _purges += 1
+        for mid in {*(m.id for m in gone), *also}:
             _memory_words.items.pop(mid, None)
+        for key in [k for k in _vectors.items if k[0] == tenant and k[3] in words]:  # type: ignore[index]
+            del _vectors.items[key]
 
 
-def word_vectors(emb: Embedder, words: Sequence[str]) -> np.ndarray:
+def word_vectors(tenant: str, emb: Embedder, words: Sequence[str]) -> np.ndarray:
     """One unit vector per word (rows in the order given), embedding only the words the
-    model's cache lacks."""
+    cache lacks. A vector that is not finite counts as no vector (zeros)."""
+    prefix = (tenant, emb.name, emb.dim)
     with _lock:
-        cache = _vectors.setdefault(emb.name, _LRU(_VECTORS_CACHE))
-        have = {w: v for w in words if (v := cache.get(w)) is not None}
+        have = {w: v for w in words if (v := _vectors.get((*prefix, w))) is not None}
     missing = [w for w in dict.fromkeys(words) if w not in have]
     if missing:
-        fresh = np.asarray(emb.embed_documents(missing), dtype=np.float32)
+        fresh = np.nan_to_num(np.asarray(emb.embed_documents(missing), dtype=np.float32),
+                              nan=0.0, posinf=0.0, neginf=0.0)
+        norms = np.linalg.norm(fresh, axis=1, keepdims=True)
+        fresh = (fresh / np.where(norms > 0, norms, 1.0)).astype(np.float16)
         with _lock:
             for w, v in zip(missing, fresh, strict=True):
-                have[w] = v.astype(np.float16)
-                cache.put(w, have[w])
+                have[w] = v
+                _vectors.put((*prefix, w), v)
     if not words:
         return np.zeros((0, emb.dim), dtype=np.float32)
     return np.stack([have[w] for w in words]).astype(np.float32)
 
 
-def coverage(query: str, memories: Mapping[str, Memory], emb: Embedder,
+def coverage(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embedder,
              min_similarity: float) -> dict[str, float]:
-    """Per memory id, 0..1: the idf-weighted share of the query's content words that the
-    memory's text holds or nearly holds. {} when the query has no content word."""
-    asked = content_words(query)
-    if not asked or not memories:
+    """Per memory id, 0..1: the idf-weighted mean of each query content word's best
+    similarity to a word of the memory (0 below `min_similarity`). {} when the query has
+    no content word or more than MAX_QUERY_WORDS."""
+    asked = content_words(query, MAX_QUERY_WORDS + 1)
+    if not asked or len(asked) > MAX_QUERY_WORDS or not memories:
         return {}
     said = {mid: _words_of(m) for mid, m in memories.items()}
     vocab = list(dict.fromkeys(w for words in said.values() for w in words))
     if not vocab:
         return dict.fromkeys(memories, 0.0)
     column = {w: i for i, w in enumerate(vocab)}
-    sims = word_vectors(emb, list(asked)) @ word_vectors(emb, vocab).T  # asked x vocab
+    sims = word_vectors(tenant, emb, list(asked)) @ word_vectors(tenant, emb, vocab).T
     for i, w in enumerate(asked):
         if w in column:  # the same word is 1 exactly (float16 vectors dot to 1 ± 1e-3)
             sims[i, column[w]] = 1.0
     sims[sims < min_similarity] = 0.0
     n = len(memories)
-    df = {w: sum(1 for words in said.values() if w in words) for w in asked}
+    df = Counter(w for words in said.values() for w in words)
     idf = np.array([math.log(1.0 + n / (1.0 + df[w])) for w in asked])
     idf_sum = float(idf.sum())
     out = {}
