@@ -104,6 +104,13 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("switch that to email notifications",
      [_c("notify.channel", "email", "preference", com=True)]),
     ("I moved to Shanghai", [_c("user.location", "Shanghai", "profile", com=True)]),
+    ("I'm from Ohio but live in Texas", [_c("user.location", "Texas", "profile")]),
+    ("我家在深圳", [_c("user.location", "深圳", "profile")]),
+    # A kind of home, a spot, a figure of speech: not where the user lives.
+    ("I live in a small apartment", [_c(None, None, "fact")]),
+    ("我住在一个小公寓里", [_c(None, None, "fact")]),
+    ("I live in fear of spiders", [_c(None, None, "fact")]),
+    ("我家在学校旁边", NONE),
     ("I moved to Paris last week.", [_c("user.location", "Paris", "profile", com=True)]),
     ("I moved to New York City in 2021",
      [_c("user.location", "New York City", "profile", com=True)]),

@@ -495,9 +495,20 @@ def show_money(value: Any) -> str:
 _PLACE_STOP = re.compile(r"^(?:the\s+)?|[\s。.，,!！?？]+$|(?:了|啦|呢|哦)$", re.I)
 
 
+# Not a place: a kind of home ("a small apartment", "一个小公寓里"), a spot relative to
+# something ("学校旁边", "三楼"), or a figure of speech ("fear of spiders", "the past").
+_NOT_PLACE = re.compile(
+    r"^(?:an?|one|my|our|this|that)\s|^(?:fear|hope|denial|peace|harmony|poverty|luxury|"
+    r"comfort|dread|terror|hiding|misery|the (?:moment|past|present|future|now|dark|shadow))\b"
+    r"|\b(?:apartment|flat|house|home|dorm|dormitory|condo|studio|basement|cabin|tent|trailer|"
+    r"van|hotel|room|building)s?$"
+    r"|^[一两几][个间套栋座处]|公寓|房子|宿舍|出租屋|酒店|宾馆|(?:旁边|附近|对面|楼上|楼下|隔壁|里|"
+    r"[一二三四五六七八九十\d]+楼)$", re.I)
+
+
 def parse_place(text: str) -> str | None:
     text = _PLACE_STOP.sub("", text.strip()).strip()
-    if not text or len(text) > 60 or re.fullmatch(r"[\W\d_]+", text):
+    if not text or len(text) > 60 or re.fullmatch(r"[\W\d_]+", text) or _NOT_PLACE.search(text):
         return None
     return text
 
@@ -607,6 +618,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
             rf"搬到了?|搬去了?|搬家到了?)\s*(?P<value>{_ZH_PLACE})"
             r"(?:了|啦|住|生活|居住)?(?=[\s，。,.!?！？；;、]|$)",
             rf"我(?:现在|目前)?在(?P<value>{_ZH_PLACE})(?:住|生活|定居)",
+            rf"^\s*我(?:现在的?|目前的?)?家(?:现在|目前)?在(?P<value>{_ZH_PLACE})(?=[\s，。,.!?！？；;]|$)",
+            rf"\bI(?:'m| am)\s+from\s+[^,.;!?]{{1,40}}?\s+(?:but|and)\s+(?:now\s+)?live\s+in\s+"
+            rf"(?P<value>{_EN_PLACE})",
             rf"\bI(?:'m| am)?\s+(?:now\s+|currently\s+|still\s+)?(?:live|living|reside|"
             rf"residing|based|located)\s+in\s+(?P<value>{_EN_PLACE})",
             rf"\bI(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+"
