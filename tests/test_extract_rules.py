@@ -171,6 +171,7 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     # How someone else usually does things is about them.
     ("他总是打电话来", [_c(None, None, "fact", subject="他", flags=["third_party"])]),
     ("客户每次都要PDF", [_c(None, None, "fact", subject="客户", flags=["third_party"])]),
+    ("我们部门都用飞书通知", [_c(None, None, "fact", subject="部门", flags=["third_party"])]),
     # A retraction names what goes.
     ("别给我发短信了",
      [_c("notify.channel", None, "preference", com=True, replaces="SMS",

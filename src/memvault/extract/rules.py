@@ -219,7 +219,7 @@ _THIRD = re.compile(
     r"|(?!(?:please|also|and|so|then|just|maybe|now|today|actually|everyone|nobody|this|that|"
     r"it|there|here|what|which|everything|something|nothing|each|every|all)\b)"
     r"(?-i:(?P<en4>[A-Z][a-z]+))\s+(?=(?:says|said|wants|prefers|likes|asked|needs)\b)"
-    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|他们|她们|他|她|"
+    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|部门|小组|全家|家里人|他们|她们|他|她|"
     r"[小老][王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾]|"
     r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏"
     r"吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武"
