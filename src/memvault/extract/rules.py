@@ -165,6 +165,12 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             # a conversion is a task: "把 XLSX 转成 CSV", "convert the XLSX to CSV"
             r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)",
             r"\bconvert(?:ing)?\s+(?:this|that|these|those|it)\b",
+            # a contact at one time ("text me after that", "call me tomorrow at 5")
+            r"\b(?:text|call|email|ping|message|phone)\s+me\s+(?:back\s+)?(?:after\s+(?:that|this|"
+            r"lunch|dinner|work|the)|before\s+(?:noon|lunch|dinner|the)|at\s+\d|around\s+\d|"
+            r"tonight|tomorrow|later|in\s+(?:an?|\d+)\s+(?:minutes?|hours?))\b",
+            r"(?:明天|今晚|晚上|下午|上午|待会儿?|一会儿?|稍后|等下)(?:\d+点)?(?:再)?(?:给我)?(?:打电话|发短信|"
+            r"发微信|发邮件|回电话)",
             # a piece of writing or a translation to make now
             r"翻译(?:这|一下|成)", r"写一(?:封|段|篇|份|个)", r"\btranslate\b",
             r"\bwrite\s+(?:an?|the|this|that|my)\s+(?:\w+\s+){0,2}(?:email|letter|message|"
