@@ -156,6 +156,9 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("帮我给王经理发邮件通知一下进度", NONE),
     ("I'm done with work at 6, text me after that", NONE),
     ("明天给我打电话", NONE),
+    ("帮我导出成PDF", NONE),
+    ("导出成 Excel 给我", NONE),
+    ("以后都帮我导出成PDF", [_c("report.format", "PDF", "preference")]),
     ("以后晚上给我发短信就行", [_c("notify.channel", "SMS", "preference")]),
     # Someone else's wish is about them, not the user's setting.
     ("客户说以后报表都用 XLSX", [_c(None, None, "fact", subject="客户", flags=["third_party"])]),

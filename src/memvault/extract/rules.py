@@ -165,6 +165,9 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             # a conversion is a task: "把 XLSX 转成 CSV", "convert the XLSX to CSV"
             r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)",
             r"\bconvert(?:ing)?\s+(?:this|that|these|those|it)\b",
+            # a task to do now ("帮我导出成 PDF", "导出成 Excel 给我")
+            r"^\s*(?:请|麻烦你?)?帮我(?:把[^，。,]{0,12})?(?:导出|转|生成|做|整理)",
+            r"^\s*导出(?:成|为)[^，。,]{0,12}给我",
             # a contact at one time ("text me after that", "call me tomorrow at 5")
             r"\b(?:text|call|email|ping|message|phone)\s+me\s+(?:back\s+)?(?:after\s+(?:that|this|"
             r"lunch|dinner|work|the)|before\s+(?:noon|lunch|dinner|the)|at\s+\d|around\s+\d|"
