@@ -155,7 +155,8 @@ def coverage(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embed
     if not vocab:
         return dict.fromkeys(memories, 0.0)
     column = {w: i for i, w in enumerate(vocab)}
-    sims = word_vectors(tenant, emb, list(asked)) @ word_vectors(tenant, emb, vocab).T
+    vectors = word_vectors(tenant, emb, [*asked, *vocab])  # one batch for the new words
+    sims = vectors[:len(asked)] @ vectors[len(asked):].T
     for i, w in enumerate(asked):
         if w in column:  # the same word is 1 exactly (float16 vectors dot to 1 ± 1e-3)
             sims[i, column[w]] = 1.0
