@@ -161,7 +161,7 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             r"给(?!我|你|出)[^，。,.\s]{1,8}(?:发|寄|打|回)",
             r"\b(?:send|give|get|make|export|email)\s+me\s+(?:a|an|one)\b",
             r"\bI\s+(?:need|want|'d like)\s+(?:a|an|one)\s+(?:\w+\s+){0,2}(?:copy|version|"
-            r"export|file|report)\b",
+            r"export|file|report|answer|reply|summary|explanation)\b",
             # a conversion is a task: "把 XLSX 转成 CSV", "convert the XLSX to CSV"
             r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)",
             r"\bconvert(?:ing)?\s+(?:this|that|these|those|it)\b",
@@ -188,6 +188,8 @@ _CONDITION = _rx(r"\b(?:when|whenever|if|once)\b", r"如果|一旦|每当|的时
 _RECURRING = _rx(
     r"\bevery\s+(?:day|week|month|morning|night|evening|weekday|weekend|time|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday)\b", r"\b(?:daily|weekly|monthly|nightly)\b",
+    r"\b(?:every|each|all)\s+(?:of\s+your\s+)?(?:answers?|repl(?:y|ies)|responses?|"
+    r"explanations?|questions?)\b",
     r"每(?:天|日|周|个?星期|个?礼拜|个?月|晚|早|年|次)",
     # a condition that recurs: "send me an email notification when the build fails"
     r"\bwhen(?:ever)?\b", r"每当|一旦")
