@@ -355,6 +355,12 @@ def test_traces_through_cli(tmp_path: Path) -> None:
     assert [t["trace_id"] for t in latest] == [second]
     table = scoped(db, "traces").stdout
     assert first in table and second in table and "report format" in table
+    # One trace, as a table: every candidate with its score parts, coverage among them.
+    recall_trace = json.loads(scoped(db, "--json", "trace", first).stdout)
+    assert recall_trace["candidates"][0]["parts"]["coverage"] > 0  # "report" ~ "Reports"
+    shown = scoped(db, "trace", first).stdout
+    assert "coverage" in shown and f"{recall_trace['candidates'][0]['parts']['coverage']:.3f}" \
+        in shown
     assert json.loads(run(db, "--tenant", "acme", "--user", "bob", "--json",
                           "traces").stdout) == []
 

@@ -717,15 +717,17 @@ def trace(ctx: typer.Context, trace_id: str) -> None:
                 out.print(f"time range: {iso(lo)} .. {iso(hi)}")
             out.print(f"applied in the store: {', '.join(t['store_filters'])}")
             tab = Table()
-            for col in ("rank", "outcome", "score", "relevance", "bm25", "dense", "recency",
-                        "id", "slot"):
+            for col in ("rank", "outcome", "score", "relevance", "bm25", "dense", "coverage",
+                        "recency", "id", "slot"):
                 tab.add_column(col)
             for cand in t["candidates"]:
                 p = cand["parts"]
                 dense = ", ".join(f"{val:.3f}" for val in p["dense"].values())
                 tab.add_row(str(cand["rank"] or ""), cand["outcome"], f"{cand['score']:.3f}",
                             f"{p['relevance']:.3f}", f"{p['bm25']:.3f}", dense,
-                            f"{p['recency']:.3f}", cand["id"], cand["slot"] or "")
+                            # traces written before coverage existed have no such part
+                            f"{p.get('coverage', 0.0):.3f}", f"{p['recency']:.3f}",
+                            cand["id"], cand["slot"] or "")
             out.print(tab)
             if t.get("injected"):
                 out.print(t["injected"].get("text", ""), highlight=False, markup=False)
