@@ -342,6 +342,8 @@ def test_embed_queries_batches_or_falls_back_to_one_by_one() -> None:
     ("汽车保养在哪家店", ("汽车", "保养", "哪家")),
     ("Is AI big in the UK or in NY? ok", ("ai", "big", "uk", "ny")),  # two capitals: a word
     ("我的轿车上周去保养了", ("轿车", "上周", "保养")),
+    ("저는 서울에 살고 있어요", ("저는", "서울에", "살고", "있어요")),  # Korean: as spaced
+    ("私は東京に住んでいます、コーヒーが好き", ("東京", "コーヒー")),
 ])
 def test_content_words(text: str, words: tuple[str, ...]) -> None:
     from memvault.wordmatch import content_words

@@ -36,6 +36,9 @@ from .textindex import _CJK, STOPWORDS, ZH_STOPWORDS
 jieba.setLogLevel(logging.WARNING)
 
 _RUN = re.compile(rf"([{_CJK}]+)|([^\W\d_{_CJK}]+)", re.UNICODE)
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_JA_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}|[\u30a0-\u30ff]{2,}")
 # A question names its subject in a few words; a longer one-line query is a passage.
 MAX_QUERY_WORDS = 32
 # A memory's first words: bounds the vocabulary (and the embedding) of one recall.
@@ -48,12 +51,19 @@ def content_words(text: str, limit: int | None = None) -> tuple[str, ...]:
     """The words that carry meaning, each once, in order (the first `limit`): Latin words
     of three letters or more that are not stop words, and two-letter ones written in
     capitals ("AI", "UK"), lower-cased and not stemmed (the vectors see "painted" and
-    "painting" alike); jieba's words of two characters or more."""
+    "painting" alike); jieba's words of two characters or more; Korean words as spaced;
+    Japanese kanji compounds and katakana words."""
     out: dict[str, None] = {}
     for cjk, latin in _RUN.findall(text):
         if latin:
             w = latin.lower()
             if (len(w) > 2 or (len(w) == 2 and latin.isupper())) and w not in STOPWORDS:
+                out[w] = None
+        elif _HANGUL.search(cjk):  # Korean puts spaces between its words
+            if len(cjk) > 1:
+                out[cjk] = None
+        elif _KANA.search(cjk):  # Japanese: kanji compounds and katakana words
+            for w in _JA_WORD.findall(cjk):
                 out[w] = None
         else:
             for w in jieba.cut(cjk, HMM=False):
