@@ -43,7 +43,7 @@ _JA_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}|[\u30a0-\u30ff]{2,}")
 MAX_QUERY_WORDS = 32
 # A memory's first words: bounds the vocabulary (and the embedding) of one recall.
 MAX_MEMORY_WORDS = 64
-_WORDS_CACHE = 65_536  # memories whose words (of one version) are kept
+_WORDS_CACHE = 16_384  # memories whose words (of one version) are kept: ~100 pools
 _VECTORS_CACHE = 65_536  # words (float16: 64 KiB per 1,000 words at 512 dims)
 
 
