@@ -281,9 +281,12 @@ _OVER = re.compile(r"\bover\b", re.I)
 
 # --- confirmations ---------------------------------------------------------------------
 
+# "hmm" hesitates, so it is not here; Chinese runs them together ("嗯嗯好的").
 _AFFIRM = re.compile(
-    r"^(?:嗯+|恩+|对+|对的|是的?|是啊|是呀|没错|好的?|好啊|行|可以|当然|就是这样|没问题|"
-    r"yes|yeah|yep|yup|ya|right|correct|sure|ok(?:ay)?|exactly|indeed|uh[- ]?huh|mm+|hmm+)$",
+    r"^(?:(?:嗯+|恩+|对+|对的|是的?|是啊|是呀|没错|好的?|好啊|好滴|行|可以|当然|就是这样|没问题|"
+    r"谢谢|麻烦了)+|yes|yeah|yep|yup|ya|right|correct|sure|ok(?:ay)?|exactly|indeed|"
+    r"uh[- ]?huh|mm+|mm-hmm|please|thanks|thank you|sure thing|sounds good|go ahead|"
+    r"please do|do it|that works|perfect)$",
     re.I)
 _GUESS = _rx(r"\b(?:guess|probably|might|maybe|seem|seems|assume|do you|are you|would you)\b",
              r"猜|可能|是不是|应该|大概|估计|想必|吗|[?？]")
@@ -331,9 +334,12 @@ def command_reason(text: str, *, record: bool = True) -> str | None:
 
 
 def is_affirmation(text: str) -> bool:
-    """A bare "yes"/"嗯"/"对的" that adds no words of its own."""
-    parts = [p for p in re.split(r"[\s，,。.!！~～、…]+", text.strip()) if p]
-    return bool(parts) and all(_AFFIRM.match(p) for p in parts)
+    """A bare "yes"/"嗯"/"对的" that adds no words of its own ("yes please", "嗯嗯好的")."""
+    parts = [p for p in re.split(r"[，,。.!！~～、…]+", text.strip()) if p.strip()]
+    words = [w for p in parts for w in (p.split() if _AFFIRM.match(p.strip()) is None
+                                        else [p.strip()])]
+    return bool(words) and all(_AFFIRM.match(w) for w in words) and not all(
+        w.lower() in ("please", "thanks", "thank you", "谢谢") for w in words)
 
 
 @dataclass(slots=True)
