@@ -56,10 +56,11 @@ def _rx(*alts: str) -> re.Pattern[str]:
 _LEAD_IN = (r"^\s*+(?>(?:ok(?:ay)?(?:\s+so)?|got it|sure|好的?|好嘞|收到|嗯+|行|对了|另外|还有|"
             r"also|and|btw|fyi)[\s,，.!！~～\-—]*+(?:那就|那)?)?")
 # Words that address the memory store rather than the conversation.
-_CMD_WORD = (r"(?:update|set|memory|remember|note|memo|system|admin|instruction|override|"
+_CMD_WORD = (r"(?:admin override|system override|memory update|update|set|memory|remember|"
+             r"note|memo|system|admin|instruction|override|"
              r"save to memory|save this|note to (?:memory|self|assistant)|记住|更新|系统|指令|"
              r"备注|备忘录?|记忆|设置|设定|注意|管理员|修改|写入记忆|存入记忆|偏好更新|更新记忆|"
-             r"存一下|保存)")
+             r"存一下|保存|(?:请|麻烦)?(?:记录|写|存|保存)(?:到|入|进)(?:长期)?记忆|长期记忆)")
 _OPEN, _CLOSE = r"[\[【<(（「『*#]", r"[\]】>)）」』*]"
 _CMD_PREFIX = re.compile(
     _LEAD_IN + r"(?:"
@@ -69,6 +70,8 @@ _CMD_PREFIX = re.compile(
     # "【更新】…", "（更新）…", "**更新**…", "#更新 …"
     r"|" + _OPEN + r"++\s*+" + _CMD_WORD + r"\s*+" + _CLOSE + r"++\s*+"
     r"|#\s*+" + _CMD_WORD + r"\s++"
+    # a slash command: "/remember …", "/memory set …"
+    r"|/(?:remember|memory|update|note|save|set|记住|记忆|更新)\b\s*+"
     r"|(?:system|memory|profile) update\b[\s:：]*+|(?:系统|记忆|档案|资料)更新(?:[\s:：]++|$)"
     r"|(?:please\s++|请)?(?:update|更新)\s*+(?:your\s++|my\s++|the\s++)?(?:memory|记忆|偏好)"
     r"\s*+[:：]?\s*+)",
@@ -143,16 +146,22 @@ _QUESTION = _rx(
     r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
     r"should|may|shall)\b", r"[吗呢么]\s*$",
     r"什么|怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
+# "I never said I wanted JSON", "我没说要改成英文": the user denies having asked.
+_DENIAL = _rx(r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|told)\b",
+              r"我(?:可|又|并|从来)?没(?:有)?(?:说|让你|要求|叫你)")
 # Thinking aloud about a choice is not making it: "what if we always used XLSX?",
 # "如果以后都用 XLSX 会怎样".
 _HYPOTHETICAL = _rx(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
-                    r"^\s*(?:suppose|imagine)\b", r"^\s*(?:if|would)\b.*\?",
+                    r"^\s*(?:suppose|imagine|say|let's say|let us say)\b",
+                    r"^\s*(?:if|would)\b.*\?",
                     r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
                     r"怎么样|好不好|行不行|可以吗|行吗|呢)", r"^\s*(?:假如|假设)",
                     # still deciding: "我在考虑要不要改成邮件", "thinking about switching"
                     r"要不要|在考虑|考虑一下|犹豫", r"\b(?:thinking|thought) (?:about|of)\b",
                     r"\bconsidering\b", r"\bnot sure (?:if|whether)\b")
 _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
+            # one particular thing to export ("export last month's data to xlsx")
+            r"\bexport\s+(?:the|these|those|last\s+\w+'s|today's|yesterday's|this\s+\w+'s)\s",
             r"这次|这一次|本次|这回",
             # a request for one thing ("我要一份 XLSX 报表", "send me a PDF of it")
             r"(?:要|来|给我|发我|做|出)一(?:份|张|个|版).{0,8}?(?:报表|报告|文件|表格|文档|副本|"
@@ -211,6 +220,7 @@ _REPORTED = _rx(
     r"[^.]{0,20}?\b(?:says?|said|told me|recommends?|states?|suggests?)\b",
     r"\baccording to\b", r"\bit says\b", r"^\s*(?:quote|excerpt)\b",
     r"\bI (?:read|heard|saw) (?:that|somewhere|online|an? )",
+    r"原话",
     r"(?:文章|帖子|博客|新闻|报道|公众号|链接|网页|书里|书上|研究|论文|作者|他|她|他们|朋友|同事|"
     r"有人|别人|专家|视频)[^。]{0,12}?(?:说|写道|写着|称|提到|认为|表示|指出|讲|建议)",
     r"(?:教程|文档|说明书|手册|readme)(?:里|上|中)(?:说|写道|写着|写|提到|建议)",
@@ -224,7 +234,8 @@ _THIRD = re.compile(
     r"女朋友|对象)"
     # someone else who says or wants something ("客户说…", "王经理希望…", "the client wants")
     r"|(?:the|our|a)\s+(?P<en2>client|customer|boss|manager|team|company|teacher|doctor|"
-    r"landlord|lawyer)s?\s+(?=(?:says?|said|wants?|wanted|prefers?|preferred|likes?|asks?|"
+    r"landlord|lawyer|ceo|cfo|cto|coo|vp|director|supervisor|lead|department|hr|auditor|"
+    r"accountant|partner|vendor|investor|board)s?\s+(?=(?:says?|said|wants?|wanted|prefers?|preferred|likes?|asks?|"
     r"asked|needs?|insists?|requires?)\b)"
     r"|(?P<en3>he|she|they)\s+(?=(?:always|usually|prefers?|wants?|likes?|needs?)\b)"
     r"|(?!(?:please|also|and|so|then|just|maybe|now|today|actually|everyone|nobody|this|that|"
@@ -396,8 +407,8 @@ class RuleExtractor:
         command = reason is not None
         standing = bool(_STANDING.search(body))
         if not command:
-            if _REPORTED.search(body):
-                return []  # someone else's claim, not the user's preference
+            if _REPORTED.search(body) or _DENIAL.search(body):
+                return []  # someone else's claim, or the user denying one: not a wish
             if _HYPOTHETICAL.search(body):
                 return []
             if (question or _QUESTION.search(body)) and not standing:
