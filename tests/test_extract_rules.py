@@ -158,6 +158,13 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("明天给我打电话", NONE),
     ("帮我导出成PDF", NONE),
     ("export last month's data to xlsx pls", NONE),
+    ("Don't forget to email me the PDF", NONE),  # not a retraction of email or PDF
+    ("以后别发短信了 有事直接微信我就行",  # a space between clauses, as chat types it
+     [_c("notify.channel", "wechat", "preference", com=True, replaces="SMS")]),
+    ("actually scrap the PDFs, I'd rather get reports as HTML",
+     [_c("report.format", "HTML", "preference", com=True, replaces="PDF")]),
+    ("switch my reports from xlsx to csv pls",
+     [_c("report.format", "CSV", "preference", com=True, replaces="XLSX")]),
     ("say I moved to Berlin, how much would rent be", NONE),
     ('老板原话是"以后报表一律用PDF"', NONE),
     ("我没说要改成英文回复啊", NONE),

@@ -108,6 +108,7 @@ _STANDING = _rx(
 _CHANGE = _rx(
     r"\binstead\b", r"\bno longer\b", r"\bany ?more\b", r"^\s*no more\b",
     r"\bswitch(?:ed|ing)? (?:it |that |over |back )?to\b", r"\bchange(?:d)? (?:it |that )?to\b",
+    r"\b(?:switch|change|move)\w*\b[^.,;]{0,30}\bfrom\b[^.,;]{0,30}\bto\b",
     r"\brather than\b", r"^\s*actually\b", r"\b(?:moved|relocated) to\b",
     r"\b(?:I'm|I am) done with\b(?!\s+(?:the|this|that|it|my|your)\b)",
     r"改成|换成|改为|换为|改用|换用|改到|不再|别再|不要.{0,15}了|不用.{0,15}了|"
@@ -177,6 +178,10 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             # a task to do now ("帮我导出成 PDF", "导出成 Excel 给我")
             r"^\s*(?:请|麻烦你?)?帮我(?:把[^，。,]{0,12})?(?:导出|转|生成|做|整理)",
             r"^\s*导出(?:成|为)[^，。,]{0,12}给我",
+            # one thing to send ("email me the PDF")
+            r"\b(?:email|send|text|mail|forward)\s+me\s+(?:the|that|this|those|these)\s+"
+            r"(?:\w+\s+)?(?:pdf|file|report|doc|document|attachment|spreadsheet|slides?|deck|"
+            r"link|invoice|contract|draft|csv|xlsx|photos?|pictures?)s?\b",
             # a contact at one time ("text me after that", "call me tomorrow at 5")
             r"\b(?:text|call|email|ping|message|phone)\s+me\s+(?:back\s+)?(?:after\s+(?:that|this|"
             r"lunch|dinner|work|the)|before\s+(?:noon|lunch|dinner|the)|at\s+\d|around\s+\d|"
@@ -275,10 +280,17 @@ _TTL: tuple[tuple[re.Pattern[str], str], ...] = (
 
 _BOUNDARY = _rx(r"[，,；;:：]", r"\b(?:but|though|however)\b", r"\binstead\b(?!\s+of)",
                 r"\bswitch(?:ed|ing)? (?:it |over |back )?to\b", r"\bchange(?:d)? (?:it )?to\b",
-                r"而是|但是|但|改成|换成|改为|换为|改用|换用|改到")
+                r"而是|但是|但|改成|换成|改为|换为|改用|换用|改到",
+                # chat often separates Chinese clauses with a space, not a comma
+                r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+_FROM, _TO = re.compile(r"\bfrom\s*$", re.I), re.compile(r"\s*(?:to|into)\b", re.I)
+# "don't forget to email me" asks for the email
+_NOT_NEG_EN = r"(?!\s+(?:forget|hesitate|fail|worry|miss)\b)"
 _NEG = _rx(
-    r"\b(?:don't|do not|doesn't|does not|never|no|not|stop|no longer|hate|dislike|without|"
-    r"avoid|blocks?|blocked)\b", r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b",
+    r"\b(?:don't|do not|doesn't|does not|never)\b" + _NOT_NEG_EN,
+    r"\b(?:no|not|stop|no longer|hate|dislike|without|avoid|blocks?|blocked|scrap|ditch)\b",
+    r"\bget rid of\b", r"\bdrop (?:the|all)\b",
+    r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b" + _NOT_NEG_EN,
     r"\binstead of\b", r"\brather than\b",
     r"不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|"
     r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是",
@@ -548,6 +560,8 @@ class RuleExtractor:
                 if _THIRD.match(before.lstrip(" 但是而且不过")):
                     continue  # "…，但我老婆吃素": that clause is someone else's
                 negated = bool(_NEG.search(before) or _NEG_AFTER.search(after)
+                               # "switch my reports from xlsx to csv"
+                               or (_FROM.search(before) and _TO.match(after))
                                or (prefer_over and _OVER.search(before))
                                # the value a complaint is about is the one left behind
                                # (not "email me when the build fails")
