@@ -120,6 +120,8 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
      [_c("user.budget", {"amount": 3000, "currency": "CNY", "period": "month"}, "fact")]),
     ("我每天上午十点服药", [_c("medication.time", "10:00", "fact")]),
     ("I take my meds at 10pm", [_c("medication.time", "22:00", "fact")]),
+    ("I take my meds at 10 every night", [_c("medication.time", "22:00", "fact")]),
+    ("I take my thyroid pill at 7:30 every morning", [_c("medication.time", "07:30", "fact")]),
     ("我的工作时间是9点到6点", [_c("work.hours", "09:00-18:00", "profile")]),
     ("please note that I work from 9 to 5", [_c("work.hours", "09:00-17:00", "profile")]),
     ("I'm vegan", [_c("diet.restriction", "vegan", "profile")]),

@@ -378,6 +378,7 @@ _TIME_ZH_RE = re.compile(rf"(?P<part>{_DAYPART})?\s*(?P<h>{_NUM})\s*(?:点|时|[
 _TIME_EN_RE = re.compile(r"(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?",
                          re.I)
 _PM_PARTS = {"下午", "傍晚", "晚上", "夜里", "夜间"}
+_EN_PM = re.compile(r"\b(?:night|evening|afternoon|tonight)\b", re.I)
 
 
 def _clock(h: int, m: int) -> str | None:
@@ -408,6 +409,10 @@ def parse_time(text: str) -> str | None:
         if ap == "pm" and h < 12:
             h += 12
         elif ap == "am" and h == 12:
+            h = 0
+        elif not ap and _EN_PM.search(text) and h < 12:  # "at 10 every night"
+            h += 12
+        elif not ap and h == 12 and re.search(r"\bnight\b", text, re.I):  # midnight
             h = 0
         return _clock(h, mins)
     return None
@@ -658,9 +663,10 @@ BUILTIN: tuple[SlotSpec, ...] = (
             rf"(?P<value>{TIME_ZH})\s*(?:左右)?\s*(?:要|需要|得)?(?:吃药|服药|用药|打针|"
             r"吃.{0,4}药)",
             rf"(?:吃药|服药|用药)(?:的)?时间(?:是|为|在|改到|改成|改为)?\s*(?P<value>{TIME_ZH})",
-            r"\b(?:take|taking|have)\s+(?:my\s+|the\s+)?(?:medication|medicine|meds|pills?|"
-            rf"tablets?|insulin)(?:\s+every\s+day|\s+daily|\s+each\s+day)?\s+at\s+"
-            rf"(?P<value>{TIME_EN})",
+            r"\b(?:take|taking|have)\s+(?:my\s+|the\s+)?(?:[a-z]+\s+)?(?:medication|medicine|meds|"
+            r"pills?|tablets?|insulin)(?:\s+every\s+day|\s+daily|\s+each\s+day)?\s+at\s+"
+            rf"(?P<value>{TIME_EN}(?:\s*(?:every|each|at|in\s+the)\s+(?:night|evening|morning|"
+            r"afternoon))?)",
             r"\bmy\s+(?:medication|medicine|meds|pill)\s+time\s+is\s+(?:now\s+)?"
             rf"(?P<value>{TIME_EN})",
         ),
