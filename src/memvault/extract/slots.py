@@ -507,7 +507,7 @@ _NOT_PLACE = re.compile(
     r"comfort|dread|terror|hiding|misery|the (?:moment|past|present|future|now|dark|shadow))\b"
     r"|\b(?:apartment|flat|house|home|dorm|dormitory|condo|studio|basement|cabin|tent|trailer|"
     r"van|hotel|room|building)s?$"
-    r"|^[一两几][个间套栋座处]|公寓|房子|宿舍|出租屋|酒店|宾馆|(?:旁边|附近|对面|楼上|楼下|隔壁|里|"
+    r"|^[一两几][个间套栋座处]|公寓|房子|宿舍|出租屋|酒店|宾馆|(?:旁边|附近|对面|楼上|楼下|隔壁|里|家|"
     r"[一二三四五六七八九十\d]+楼)$", re.I)
 
 
@@ -519,7 +519,7 @@ def parse_place(text: str) -> str | None:
 
 
 def parse_name(text: str) -> str | None:
-    text = re.sub(r"(?:就行|就好|就可以|吧|啦|了)$", "", text.strip()).strip()
+    text = re.sub(r"(?:就行|就好|就可以|吧|啦|了|哈+|呀|啊|哦|呢|嘛|哟)$", "", text.strip()).strip()
     return text if 0 < len(text) <= 40 else None
 
 
@@ -527,7 +527,9 @@ def parse_name(text: str) -> str | None:
 
 _ZH_PLACE = r"[^\s，。,.!?！？；;、]{1,20}?"
 # The place ends where a time phrase starts ("I moved to Paris last week").
-_EN_PLACE = (r"[a-z][\w.'’\- ]{0,40}?(?=\s*(?:[,;!?]|\.(?:\s|$)|$|\band\b|\bbut\b|\bnow\b|"
+# An emoji or another symbol ends it too.
+_EN_PLACE = (r"[a-z][\w.'’\- ]{0,40}?(?=\s*(?:[,;!?]|[^\w\s.'’\-]|\.(?:\s|$)|$|\band\b|"
+             r"\bbut\b|\bnow\b|"
              r"\bwith\b|\bsince\b|\bfor\b|\bso\b|\bbecause\b|\b(?:last|this|next)\s+"
              r"(?:week|month|year|spring|summer|autumn|fall|winter)\b|\byesterday\b|\brecently\b|"
              r"\b(?:a few|two|three|several)\s+\w+\s+ago\b|\bin\s+(?:19|20)\d\d\b))")
@@ -620,16 +622,21 @@ BUILTIN: tuple[SlotSpec, ...] = (
     SlotSpec(
         "user.location", "where the user lives", kind=Kind.PROFILE.value,
         patterns=(
-            rf"我(?:现在|目前|已经|刚|刚刚|最近|一直)?(?:住在|居住在|生活在|定居在|常住在?|"
-            rf"搬到了?|搬去了?|搬家到了?)\s*(?P<value>{_ZH_PLACE})"
+            r"我(?:(?:现在|目前|已经|刚|刚刚|最近|一直|上个?月|上周|上个?星期|去年|前年|今年|前几天|"
+            r"前段时间|年初|月初)\s*){0,2}(?:从[^，。,.\s]{1,10}?)?(?:住在|居住在|生活在|定居在|"
+            rf"常住在?|搬到了?|搬去了?|搬家到了?)\s*(?P<value>{_ZH_PLACE})"
             r"(?:了|啦|住|生活|居住)?(?=[\s，。,.!?！？；;、]|$)",
             rf"我(?:现在|目前)?在(?P<value>{_ZH_PLACE})(?:住|生活|定居)",
+            # 住 without 在: "我现在住北京朝阳" (not 住院, 住得远, 住这儿)
+            r"我(?:现在|目前|一直)?住(?![在院宿了得的过着不一这那几])(?P<value>[^\s，。,.!?！？；;、]"
+            r"{2,10}?)(?:了|啦)?(?=[\s，。,.!?！？；;、]|$)",
             rf"^\s*我(?:现在的?|目前的?)?家(?:现在|目前)?在(?P<value>{_ZH_PLACE})(?=[\s，。,.!?！？；;]|$)",
             rf"\bI(?:'m| am)\s+from\s+[^,.;!?]{{1,40}}?\s+(?:but|and)\s+(?:now\s+)?live\s+in\s+"
             rf"(?P<value>{_EN_PLACE})",
             rf"\bI(?:'m| am)?\s+(?:now\s+|currently\s+|still\s+)?(?:live|living|reside|"
             rf"residing|based|located)\s+in\s+(?P<value>{_EN_PLACE})",
-            rf"\bI(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+"
+            rf"(?:\bI(?:'ve| have)?\s+(?:just\s+|recently\s+|finally\s+)?|^\s*(?:just|recently|"
+            r"finally)\s+)(?:moved|relocated)\s+(?:from\s+[^,.;!?]{1,40}?\s+)?to\s+"
             rf"(?P<value>{_EN_PLACE})",
         ),
         parse=parse_place, transient=False,
@@ -641,15 +648,23 @@ BUILTIN: tuple[SlotSpec, ...] = (
                   r"(?=[\s，。,.!?！？；;、]|$)",
                   r"我的名字是\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
                   r"(?:请|你可以|以后)?叫我\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
-                  r"\bmy name is\s+(?P<value>(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}))",
+                  r"\bmy name(?: is|'s|’s)\s+(?P<value>(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}))",
                   r"\bcall me\s+(?P<value>(?-i:[A-Z][\w'-]*))"),
         parse=parse_name, transient=False,
         templates={"en": "The user's name is {value}", "zh": "用户叫{value}"}),
     SlotSpec(
         "user.budget", "how much the user can or wants to spend", kind=Kind.FACT.value,
         patterns=(
-            r"预算(?:是|为|在|有|大概|大约|差不多|控制在|不超过|最多|上限是?|只有|:|：|\s)*"
+            # the period first: "每个月预算大概8000", "my monthly budget is around $2000"
+            r"(?P<value>(?:每个?|一个?)[月年周天]\s*(?:的)?预算(?:是|为|在|有|大概|大约|差不多|"
+            rf"控制在|不超过|最多|上限是?|只有|:|：|\s)*{AMOUNT})",
+            r"\b(?P<value>(?:monthly|weekly|yearly|annual|daily)\s+budget(?:\s+is|\s+was|:)?\s*"
+            r"(?:about\s+|around\s+|roughly\s+|approximately\s+|up\s+to\s+|under\s+)?"
+            rf"{AMOUNT})",
+            r"(?<![月年周天])(?<![月年周天]的)预算(?:是|为|在|有|大概|大约|差不多|控制在|不超过|最多|"
+            r"上限是?|只有|:|：|\s)*"
             rf"(?P<value>(?:(?:每个?|一个?)[月年周天]\s*)?{AMOUNT}(?:\s*(?:每|一个?)[月年周天])?)",
+            r"(?<!monthly )(?<!weekly )(?<!yearly )(?<!annual )(?<!daily )"
             r"\bbudget(?:\s+is|\s+was|\s+of|\s+will\s+be|\s+would\s+be|:)?\s*(?:about\s+|"
             r"around\s+|roughly\s+|approximately\s+|up\s+to\s+|under\s+|at\s+most\s+|"
             r"no\s+more\s+than\s+|below\s+|max(?:imum)?\s+)?"
