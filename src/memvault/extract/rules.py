@@ -122,6 +122,11 @@ _PREF = _rx(
     r"\bremember (?:that|this)\b", r"\bkeep in mind\b",
     r"\bmake sure (?:to|you)\b", r"\bmy preference\b",
     r"\bstop (?:sending|using|emailing|texting|calling)\b",
+    # "WhatsApp is the best way to reach me", "telegram works way better for me"
+    r"\b(?:best|easiest|quickest|fastest) way to (?:reach|contact|notify|get (?:hold of|in touch "
+    r"with)) me\b", r"\bworks? (?:way |much |a lot )?better for me\b",
+    # "还是用中文回复我吧": rather this one
+    r"还是(?:用|要|发|改成?|换成?)[^，。,.!?！？]{1,10}吧",
     r"我(?:自己)?(?:比较|更|很|也|还是|一直|最|非常|真的|特别|就|总是?|一向|向来|始终|通常|平时)?"
     r"(?:喜欢|偏好|偏爱|倾向于?|希望|想要|要|"
     r"习惯|爱|讨厌|不喜欢|不想|不要|受不了|需要)",
@@ -141,8 +146,10 @@ _FACT = _rx(
     r"对.{1,10}过敏|是一名|是一个)", r"我的.{1,8}(?:是|为)", r"预算")
 _IMPERATIVE = _rx(
     r"^\s*(?:please\s+)?(?:use|send|reply|respond|answer|write|email|text|notify|export|keep|"
-    r"be|give|talk|speak|stop|don't|do not|never|always|switch|change)\b",
-    r"^\s*(?:请|麻烦)?(?:用|使用|发|以|通过|回复|回答|导出|改|换|别|不要|都)")
+    r"be|give|talk|speak|stop|don't|do not|never|always|switch|change|mute|disable|enable|"
+    r"turn\s+(?:off|on))\b",
+    r"^\s*(?:请|麻烦)?(?:用|使用|发|以|通过|回复|回答|导出|改|换|别|不要|都)",
+    r"(?:都|全)(?:关了|关掉|关闭)吧")
 _QUESTION = _rx(
     r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
     r"should|may|shall)\b", r"[吗呢么]\s*$",
@@ -193,7 +200,8 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             r"\bwrite\s+(?:an?|the|this|that|my)\s+(?:\w+\s+){0,2}(?:email|letter|message|"
             r"note|post|essay|summary|reply)\b")
 # Something went wrong: a report about a value, not a wish for it.
-_COMPLAINT = _rx(r"报错|出错|崩溃|打不开|卡死|卡住|很慢|太慢|好慢|失败了|有问题|不好用|乱码",
+_COMPLAINT = _rx(r"报错|出错|崩溃|打不开|卡死|卡住|很慢|太慢|好慢|失败了|有问题|不好用|乱码|费劲|"
+                 r"看不清|不方便|看着累",
                  r"\b(?:crash(?:es|ed)?|fails?|failed|broken|breaks|errors?|bugs?|slow|"
                  r"freezes|hangs)\b")
 _CLAUSE = re.compile(r"[，,；;]|\bbut\b|但是|不过")
@@ -230,7 +238,9 @@ _REPORTED = _rx(
     r"有人|别人|专家|视频)[^。]{0,12}?(?:说|写道|写着|称|提到|认为|表示|指出|讲|建议)",
     r"(?:教程|文档|说明书|手册|readme)(?:里|上|中)(?:说|写道|写着|写|提到|建议)",
     r"据说|听说|据.{0,10}(?:报道|称)|转发|分享(?:一篇|一下|个)?(?:文章|链接)")
-_FIRST = _rx(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself)\b", r"我")
+_FIRST = _rx(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself)\b", r"我",
+             # chat drops the subject: "trying to lose weight these days"
+             r"^\s*(?:trying|been trying|working on|doing)\b")
 _THIRD = re.compile(
     r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:my\s+(?P<en>wife|husband|partner|son|daughter|"
     r"kids?|child(?:ren)?|mom|mother|dad|father|parents|brother|sister|friend|boss|colleague|"
@@ -288,7 +298,8 @@ _FROM, _TO = re.compile(r"\bfrom\s*$", re.I), re.compile(r"\s*(?:to|into)\b", re
 _NOT_NEG_EN = r"(?!\s+(?:forget|hesitate|fail|worry|miss)\b)"
 _NEG = _rx(
     r"\b(?:don't|do not|doesn't|does not|never)\b" + _NOT_NEG_EN,
-    r"\b(?:no|not|stop|no longer|hate|dislike|without|avoid|blocks?|blocked|scrap|ditch)\b",
+    r"\b(?:no|not|stop|no longer|hate|dislike|without|avoid|blocks?|blocked|scrap|ditch|mute|"
+    r"disable|silence)\b", r"\bturn(?:ing)? off\b",
     r"\bget rid of\b", r"\bdrop (?:the|all)\b",
     r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b" + _NOT_NEG_EN,
     r"\binstead of\b", r"\brather than\b",
@@ -296,8 +307,13 @@ _NEG = _rx(
     r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是",
     r"不\s*$")  # right before the value: "我不吃素"
 # "短信通知就不要了": the negation follows the value in Chinese.
-_NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订)",
+_NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订|不看|很少看|"
+                 r"不常看|不怎么看)",
                  r"^\s*(?:is|are)?\s*not\b")
+# "所有通知都关了吧": the universal word first, then the negation
+_ANY_THEN_OFF = _rx(r"(?:所有|全部|一切|任何)的?[^，。,.]{0,6}?(?:都|全)(?:关了|关掉|关闭|不要了?|"
+                    r"取消|退订|停了|别发了)",
+                    r"\b(?:all|every)\s+(?:\w+\s+)?notifications?\s+off\b")
 _UNIVERSAL = _rx(r"\b(?:any|all|every)\b", r"任何|所有|一切|全部")
 _PREFER_OVER = re.compile(r"\b(?:prefer|rather)\b.*\bover\b", re.I)
 _OVER = re.compile(r"\bover\b", re.I)
@@ -541,7 +557,8 @@ class RuleExtractor:
         # A negation before a universal word ("不要任何通知"): first negation vs last "any".
         first_neg = next((n.start() for n in _NEG.finditer(text)), None)
         last_any = max((u.start() for u in _UNIVERSAL.finditer(text)), default=None)
-        universal_neg = first_neg is not None and last_any is not None and first_neg < last_any
+        universal_neg = (first_neg is not None and last_any is not None
+                         and first_neg < last_any) or bool(_ANY_THEN_OFF.search(text))
         for spec in self.registry:
             # "不要任何通知" names no channel; the universal negation is the value.
             if (spec.none_value and spec.key not in by_spec and universal_neg

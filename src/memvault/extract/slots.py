@@ -423,6 +423,12 @@ def parse_time_range(text: str) -> str | None:
     text = text.strip()
     if "朝九晚五" in text:
         return "09:00-17:00"
+    hour = r"(十[一二]?|[一二三四五六七八九])"
+    short = re.fullmatch(rf"[早朝]{hour}晚{hour}", text)
+    if short:  # "早十晚七": from ten in the morning to seven in the evening
+        start, end = cn_int(short.group(1)), cn_int(short.group(2))
+        if start is not None and end is not None and end < 12:
+            return f"{start:02d}:00-{end + 12:02d}:00"
     parts = re.split(r"\s*(?:到|至|~|～|—|–|-|－|\bto\b|\buntil\b|\btill\b)\s*", text,
                      maxsplit=1, flags=re.I)
     if len(parts) != 2:
@@ -537,7 +543,8 @@ _EN_PLACE = (r"[a-z][\w.'’\- ]{0,40}?(?=\s*(?:[,;!?]|[^\w\s.'’\-]|\.(?:\s|$)
 BUILTIN: tuple[SlotSpec, ...] = (
     SlotSpec(
         "notify.channel", "how the user wants to receive notifications and reminders",
-        values={"email": ("邮件", "电子邮件", "邮箱", "电邮", "email", "e-mail", "mail"),
+        values={"email": ("邮件", "电子邮件", "邮箱", "电邮", "email", "e-mail", "mail",
+                          "emailing"),
                 "SMS": ("短信", "手机短信", "短消息", "sms", "text message", "texts",
                         "text me", "texting"),
                 "push": ("推送", "app推送", "app 推送", "push", "push notification"),
@@ -550,8 +557,8 @@ BUILTIN: tuple[SlotSpec, ...] = (
         cues=("通知", "提醒", "联系", "告知", "消息", "进度", "notify", "notification",
               "alert", "remind", "reminder", "contact", "updates", "reach me", "let me know",
               "keep me posted", "email me", "text me", "texting", "call me", "给我发", "发给我",
-              "给我", "发到", "发微信", "发短信", "发邮件", "打电话", "send to", "ping me",
-              "message me", "no more"),
+              "给我", "发到", "发微信", "发短信", "发邮件", "打电话", "打我电话", "打我手机",
+              "send to", "ping me", "message me", "no more", "emailing me"),
         needs_cue=True, none_value="none",
         labels={"zh": {"email": "邮件", "SMS": "短信", "push": "推送", "phone": "电话",
                        "wechat": "微信", "telegram": "Telegram", "whatsapp": "WhatsApp",
@@ -587,7 +594,7 @@ BUILTIN: tuple[SlotSpec, ...] = (
                 "ko": ("韩语", "韩文", "korean"), "fr": ("法语", "法文", "french"),
                 "de": ("德语", "德文", "german"), "es": ("西班牙语", "spanish")},
         cues=("reply", "respond", "answer", "talk", "speak", "write", "communicate",
-              "language", "回复", "回答", "交流", "说", "沟通", "语言", "用"),
+              "language", "switch to", "回复", "回答", "交流", "说", "沟通", "语言", "用"),
         needs_cue=True,
         labels={"zh": {"zh": "中文", "en": "英文", "ja": "日语", "ko": "韩语", "fr": "法语",
                        "de": "德语", "es": "西班牙语"},
@@ -696,6 +703,10 @@ BUILTIN: tuple[SlotSpec, ...] = (
             rf"我(?:每天|一般|平时)?(?:从)?(?P<value>{TIME_ZH}\s*(?:到|至|-|~|～)\s*{TIME_ZH})"
             r"\s*(?:上班|工作)",
             r"(?P<value>朝九晚五)",
+            r"(?:上班|工作)(?:时间)?(?:是|为|:|：)?\s*(?P<value>[早朝](?:十[一二]?|[一二三四五六七八九])"
+            r"晚(?:十[一二]?|[一二三四五六七八九]))",
+            r"\bmy\s+shifts?\s+(?:is|are|runs?)\s+(?:from\s+)?"
+            rf"(?P<value>{TIME_EN}\s*(?:to|-|–|until|till)\s*{TIME_EN})",
             r"\b(?:I\s+work|my\s+(?:working|work|office)\s+hours\s+are|I'm\s+at\s+work|"
             rf"I\s+am\s+at\s+work)\s+(?:from\s+)?(?P<value>{TIME_EN}\s*(?:to|-|–|until|till)"
             rf"\s*{TIME_EN})",
@@ -724,7 +735,7 @@ BUILTIN: tuple[SlotSpec, ...] = (
         "diet.goal", "what the user is currently trying to achieve with food and exercise",
         kind=Kind.PROFILE.value,
         values={"weight_loss": ("减肥", "减重", "瘦身", "控制体重", "lose weight",
-                                "losing weight", "on a diet"),
+                                "losing weight", "on a diet", "trying to lose weight"),
                 "muscle_gain": ("增肌", "build muscle", "gain muscle", "bulking")},
         stative=True, default_ttl="90d",
         labels={"zh": {"weight_loss": "减肥", "muscle_gain": "增肌"},
