@@ -216,7 +216,7 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("所有通知都关了吧，太吵了", [_c("notify.channel", "none", "preference")]),
     ("turn off email notifications, push notifications are enough",
      [_c("notify.channel", "push", "preference", replaces="email")]),
-    ("pls stop emailing me, telegram works way better for me",
+    ("pls stop emailing me, telegram is the best way to reach me",
      [_c("notify.channel", "telegram", "preference", replaces="email")]),
     ("whatsapp is the best way to reach me, use that for notifications",
      [_c("notify.channel", "whatsapp", "preference")]),
@@ -619,3 +619,47 @@ def test_long_runs_of_spaces_or_markup_are_read_in_one_pass() -> None:
         assert r.extract([Message("user", text)]) == []
         assert command_reason(text) is None
     assert scan("#" * 16000) == []
+
+
+# Innocent lines with the words the rules key on: a device switched off, a one-off, someone
+# else's habit, a move that is not a home, a name in a quote. None may set or retract a slot.
+INNOCENT = [
+    "Turn off the lights and text me when you're home",
+    "Mute the TV and remind me on WhatsApp when the game starts",
+    "Enable do-not-disturb on my phone and remind me at 7",
+    "The 9am slot works better for me, ping me on Slack to confirm",
+    "Email me the minutes from the meeting",
+    "Export my contacts to CSV",
+    "Working on a halal catering order for the office",
+    "Our CFO always asks for XLSX files",
+    "Grandma has to take her insulin at 7 every morning",
+    "My shift runs 10 to 6 on Saturday, covering for Jen",
+    'He goes, "my name\'s Bond, James Bond"',
+    "Just moved to the next chapter of the book",
+    "I'm from marketing but live in Excel all day",
+    "The team's monthly budget is $50k",
+    "我家在装修",
+    "我住两晚就退房",
+    "我上个月搬到新部门了",
+    "我要给我妈发微信拜年",
+    "我不想让他打我电话",
+    "给我讲讲二战时的电报",
+    "所有的灯都关了，记得提醒我交电费",
+    "我们部门的报表一直用 PDF",
+    "老婆说以后账单都发到她邮箱",
+    "这个文件还是用Excel吧",
+    "麻烦给我发一下昨天的会议纪要邮件",
+    "给我导一个 CSV 出来",
+    "公司每个月预算8000给我们团建",
+    "我妹工作早八晚五",
+    "我叫个滴滴",
+    "吃饭了叫我一下",
+    "Give me the long explanation about how mortgages work",
+    "No more phone calls from the bank please, they're spam",
+]
+
+
+@pytest.mark.parametrize("utterance", INNOCENT)
+def test_innocent_lines_touch_no_slot(utterance: str) -> None:
+    got = RuleExtractor().extract([Message("user", utterance, id="m1")])
+    assert [(c.slot, c.value, c.replaces) for c in got if c.slot] == []

@@ -124,9 +124,7 @@ _PREF = _rx(
     r"\bstop (?:sending|using|emailing|texting|calling)\b",
     # "WhatsApp is the best way to reach me", "telegram works way better for me"
     r"\b(?:best|easiest|quickest|fastest) way to (?:reach|contact|notify|get (?:hold of|in touch "
-    r"with)) me\b", r"\bworks? (?:way |much |a lot )?better for me\b",
-    # "还是用中文回复我吧": rather this one
-    r"还是(?:用|要|发|改成?|换成?)[^，。,.!?！？]{1,10}吧",
+    r"with)) me\b",
     r"我(?:自己)?(?:比较|更|很|也|还是|一直|最|非常|真的|特别|就|总是?|一向|向来|始终|通常|平时)?"
     r"(?:喜欢|偏好|偏爱|倾向于?|希望|想要|要|"
     r"习惯|爱|讨厌|不喜欢|不想|不要|受不了|需要)",
@@ -146,16 +144,21 @@ _FACT = _rx(
     r"对.{1,10}过敏|是一名|是一个)", r"我的.{1,8}(?:是|为)", r"预算")
 _IMPERATIVE = _rx(
     r"^\s*(?:please\s+)?(?:use|send|reply|respond|answer|write|email|text|notify|export|keep|"
-    r"be|give|talk|speak|stop|don't|do not|never|always|switch|change|mute|disable|enable|"
-    r"turn\s+(?:off|on))\b",
-    r"^\s*(?:请|麻烦)?(?:用|使用|发|以|通过|回复|回答|导出|改|换|别|不要|都)",
+    r"be|give|talk|speak|stop|don't|do not|never|always|switch|change|make)\b",
+    # switching notifications off ("turn off email notifications", "mute all alerts")
+    r"\b(?:turn\s+off|mute|disable|silence)\s+(?:all\s+|the\s+|my\s+)?(?:\w+\s+)?"
+    r"(?:notifications|alerts|reminders)\b",
+    r"(?:通知|推送|提醒)(?:都|全)(?:关了|关掉|关闭)",
+    r"^\s*(?:请|麻烦|还是)?(?:用|使用|发|以|通过|回复|回答|导出|改|换|别|不要|都)",
     r"(?:都|全)(?:关了|关掉|关闭)吧")
 _QUESTION = _rx(
     r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
     r"should|may|shall)\b", r"[吗呢么]\s*$",
     r"什么|怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
 # "I never said I wanted JSON", "我没说要改成英文": the user denies having asked.
-_DENIAL = _rx(r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|told)\b",
+_DENIAL = _rx(
+              # someone else calling or writing: "我不想让他打我电话", "别让推销的打我电话"
+              r"(?:让|叫|被)[^，。,.]{1,6}(?:打我|给我打|发我|给我发)",r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|told)\b",
               r"我(?:可|又|并|从来)?没(?:有)?(?:说|让你|要求|叫你)")
 # Thinking aloud about a choice is not making it: "what if we always used XLSX?",
 # "如果以后都用 XLSX 会怎样".
@@ -169,13 +172,16 @@ _HYPOTHETICAL = _rx(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically
                     r"\bconsidering\b", r"\bnot sure (?:if|whether)\b")
 _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
             # one particular thing to export ("export last month's data to xlsx")
-            r"\bexport\s+(?:the|these|those|last\s+\w+'s|today's|yesterday's|this\s+\w+'s)\s",
+            r"\bexport\s+(?:the|these|those|my|last\s+\w+'s|today's|yesterday's|this\s+\w+'s)\s",
             r"这次|这一次|本次|这回",
             # a request for one thing ("我要一份 XLSX 报表", "send me a PDF of it")
             r"(?:要|来|给我|发我|做|出)一(?:份|张|个|版).{0,8}?(?:报表|报告|文件|表格|文档|副本|"
             r"版本|pdf|csv|xlsx|excel|word|json)",
             # sending something to someone else ("帮我给王经理发邮件通知一下进度")
-            r"给(?!我|你|出)[^，。,.\s]{1,8}(?:发|寄|打|回)",
+            r"给(?:我(?=[妈爸哥姐弟妹爷奶姥老儿女])|(?!我|你|出))[^，。,.\s]{1,8}(?:发|寄|打|回)",
+            r"发(?:短信|微信|邮件|消息)给(?!我)",
+            # one thing, once: "发一下昨天的纪要", "写个自我介绍", "导出成PDF发我", "给我导一个 CSV"
+            r"发一下|发个|打一下|写个|写篇|写封|给我导(?:一|个)|(?:昨天|今天|上周|这周|刚才)的",
             r"\b(?:send|give|get|make|export|email)\s+me\s+(?:a|an|one)\b",
             r"\bI\s+(?:need|want|'d like)\s+(?:a|an|one)\s+(?:\w+\s+){0,2}(?:copy|version|"
             r"export|file|report|answer|reply|summary|explanation)\b",
@@ -183,18 +189,21 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)",
             r"\bconvert(?:ing)?\s+(?:this|that|these|those|it)\b",
             # a task to do now ("帮我导出成 PDF", "导出成 Excel 给我")
-            r"^\s*(?:请|麻烦你?)?帮我(?:把[^，。,]{0,12})?(?:导出|转|生成|做|整理)",
-            r"^\s*导出(?:成|为)[^，。,]{0,12}给我",
+            r"^\s*(?:请|麻烦你?)?帮我(?:把[^，。,]{0,12})?(?:导出|转|生成|做|整理|打印)",
+            r"^\s*导出(?:成|为)[^，。,]{0,12}(?:给我|发我)",
+            # one thing to give ("give me the long explanation about mortgages")
+            r"\bgive me (?:the|a|an|one)\s",
             # one thing to send ("email me the PDF")
             r"\b(?:email|send|text|mail|forward)\s+me\s+(?:the|that|this|those|these)\s+"
             r"(?:\w+\s+)?(?:pdf|file|report|doc|document|attachment|spreadsheet|slides?|deck|"
-            r"link|invoice|contract|draft|csv|xlsx|photos?|pictures?)s?\b",
+            r"link|invoice|contract|draft|csv|xlsx|photos?|pictures?|minutes|notes|agenda|"
+            r"summary|recording)s?\b",
             # a contact at one time ("text me after that", "call me tomorrow at 5")
             r"\b(?:text|call|email|ping|message|phone)\s+me\s+(?:back\s+)?(?:after\s+(?:that|this|"
             r"lunch|dinner|work|the)|before\s+(?:noon|lunch|dinner|the)|at\s+\d|around\s+\d|"
             r"tonight|tomorrow|later|in\s+(?:an?|\d+)\s+(?:minutes?|hours?))\b",
-            r"(?:明天|今晚|晚上|下午|上午|待会儿?|一会儿?|稍后|等下)(?:\d+点)?(?:再)?(?:给我)?(?:打电话|发短信|"
-            r"发微信|发邮件|回电话)",
+            r"(?:明天|今晚|晚上|下午|上午|待会儿?|一会儿?|稍后|等下)[^，。,.]{0,4}?(?:给我)?(?:打电话|"
+            r"发短信|发微信|发邮件|回电话)",
             # a piece of writing or a translation to make now
             r"翻译(?:这|一下|成)", r"写一(?:封|段|篇|份|个)", r"\btranslate\b",
             r"\bwrite\s+(?:an?|the|this|that|my)\s+(?:\w+\s+){0,2}(?:email|letter|message|"
@@ -232,6 +241,7 @@ _REPORTED = _rx(
     r"\b(?:readme|docs|documentation|tutorial|manual|guide|wiki|chatgpt|gpt|ai|bot)\b"
     r"[^.]{0,20}?\b(?:says?|said|told me|recommends?|states?|suggests?)\b",
     r"\baccording to\b", r"\bit says\b", r"^\s*(?:quote|excerpt)\b",
+    r"\b(?:he|she|they|someone|somebody)\s+(?:goes|went|was like|is like|were like)\b",
     r"\bI (?:read|heard|saw) (?:that|somewhere|online|an? )",
     r"原话",
     r"(?:文章|帖子|博客|新闻|报道|公众号|链接|网页|书里|书上|研究|论文|作者|他|她|他们|朋友|同事|"
@@ -240,29 +250,31 @@ _REPORTED = _rx(
     r"据说|听说|据.{0,10}(?:报道|称)|转发|分享(?:一篇|一下|个)?(?:文章|链接)")
 _FIRST = _rx(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself)\b", r"我",
              # chat drops the subject: "trying to lose weight these days"
-             r"^\s*(?:trying|been trying|working on|doing)\b")
+             r"^\s*(?:been\s+)?trying\s+to\b")
 _THIRD = re.compile(
     r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:my\s+(?P<en>wife|husband|partner|son|daughter|"
     r"kids?|child(?:ren)?|mom|mother|dad|father|parents|brother|sister|friend|boss|colleague|"
     r"coworker|manager|girlfriend|boyfriend|team)\b|我的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
     r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
-    r"女朋友|对象)"
+    r"女朋友|对象|妈|爸|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|室友|舍友|同学|邻居|房东)"
     # someone else who says or wants something ("客户说…", "王经理希望…", "the client wants")
     r"|(?:the|our|a)\s+(?P<en2>client|customer|boss|manager|team|company|teacher|doctor|"
     r"landlord|lawyer|ceo|cfo|cto|coo|vp|director|supervisor|lead|department|hr|auditor|"
-    r"accountant|partner|vendor|investor|board)s?\s+(?=(?:says?|said|wants?|wanted|prefers?|preferred|likes?|asks?|"
-    r"asked|needs?|insists?|requires?)\b)"
+    r"accountant|partner|vendor|investor|board|team\s+lead)s?\s+(?=(?:says?|said|wants?|wanted|prefers?|preferred|likes?|asks?|"
+    r"asked|needs?|insists?|requires?|always|usually)\b)"
     r"|(?P<en3>he|she|they)\s+(?=(?:always|usually|prefers?|wants?|likes?|needs?)\b)"
     r"|(?!(?:please|also|and|so|then|just|maybe|now|today|actually|everyone|nobody|this|that|"
     r"it|there|here|what|which|everything|something|nothing|each|every|all)\b)"
     r"(?-i:(?P<en4>[A-Z][a-z]+))\s+(?=(?:says|said|wants|prefers|likes|asked|needs)\b)"
-    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|部门|小组|全家|家里人|他们|她们|他|她|"
+    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|部门|小组|全家|家里人|老婆|老公|媳妇|"
+    r"他们|她们|他|她|"
     r"[小老][王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾]|"
     r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏"
     r"吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武"
     r"戴孔汤老小](?:经理|总监|主管|老师|医生|主任|总))(?:公司|家|那边|团队|部门)?"
-    r"(?=说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直|总是|老是|经常|常常|"
-    r"每次|平时|通常|一般))",
+    r"(?=(?:的(?:报表|报告|文件|通知|数据|账单|周报|月报))?(?:说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直|"
+    r"总是|老是|经常|常常|"
+    r"每次|平时|通常|一般)))",
     re.I)
 # After someone else's wish, a clause in the user's own voice ("…, but I prefer PDF").
 _OWN_CLAUSE = re.compile(
@@ -292,15 +304,24 @@ _BOUNDARY = _rx(r"[，,；;:：]", r"\b(?:but|though|however)\b", r"\binstead\b(
                 r"\bswitch(?:ed|ing)? (?:it |over |back )?to\b", r"\bchange(?:d)? (?:it )?to\b",
                 r"而是|但是|但|改成|换成|改为|换为|改用|换用|改到",
                 # chat often separates Chinese clauses with a space, not a comma
-                r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+                r"(?<=[了吧啊呢呀嘛])\s+(?=[\u4e00-\u9fff])")
+# Verbs that switch something off, counted only right before a value that is the thing
+# switched off ("mute the phone and remind me" mutes a device, not a channel).
+_OFF = re.compile(r"\b(?:turn(?:ing)?\s+off|mute|disable|silence|scrap|ditch|get\s+rid\s+of|"
+                  r"drop)\s+(?:all\s+(?:the\s+)?|the\s+|my\s+|those\s+|these\s+)?$", re.I)
+_OFF_WHAT = re.compile(r"(?:\s*(?:notifications?|alerts?|messages?|reminders?|calls?|reports?|"
+                       r"exports?)\b|\s*(?:[,;.!]|$))", re.I)
+_MOVE = re.compile(r"\b(?:switch|chang|mov|go|migrat)\w*\b", re.I)
+# "no more phone calls from the bank": someone else's calls, not the user's channel
+_FROM_SOMEONE = re.compile(r"^\s*(?:calls?|messages?|texts?|emails?|notifications?)?\s*from\s+"
+                           r"(?!you\b|this app\b|the app\b|here\b|now\b|today\b|tomorrow\b|then\b|"
+                           r"this\b|next\b|that\b|\d)\w", re.I)
 _FROM, _TO = re.compile(r"\bfrom\s*$", re.I), re.compile(r"\s*(?:to|into)\b", re.I)
 # "don't forget to email me" asks for the email
 _NOT_NEG_EN = r"(?!\s+(?:forget|hesitate|fail|worry|miss)\b)"
 _NEG = _rx(
     r"\b(?:don't|do not|doesn't|does not|never)\b" + _NOT_NEG_EN,
-    r"\b(?:no|not|stop|no longer|hate|dislike|without|avoid|blocks?|blocked|scrap|ditch|mute|"
-    r"disable|silence)\b", r"\bturn(?:ing)? off\b",
-    r"\bget rid of\b", r"\bdrop (?:the|all)\b",
+    r"\b(?:no|not|stop|no longer|hate|dislike|without|avoid|blocks?|blocked)\b",
     r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b" + _NOT_NEG_EN,
     r"\binstead of\b", r"\brather than\b",
     r"不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|"
@@ -311,9 +332,12 @@ _NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉
                  r"不常看|不怎么看)",
                  r"^\s*(?:is|are)?\s*not\b")
 # "所有通知都关了吧": the universal word first, then the negation
-_ANY_THEN_OFF = _rx(r"(?:所有|全部|一切|任何)的?[^，。,.]{0,6}?(?:都|全)(?:关了|关掉|关闭|不要了?|"
-                    r"取消|退订|停了|别发了)",
-                    r"\b(?:all|every)\s+(?:\w+\s+)?notifications?\s+off\b")
+_ANY_THEN_OFF = _rx(r"(?:所有|全部|一切|任何)的?(?:通知|提醒|消息|推送)[^，。,.]{0,4}?(?:都|全)"
+                    r"(?:关了|关掉|关闭|不要了?|取消|退订|停了|别发了)",
+                    r"\b(?:all|every)\s+(?:\w+\s+)?notifications?\s+off\b",
+                    r"\b(?:turn\s+off|mute|disable|silence)\s+(?:all|every|any)\s+(?:the\s+)?"
+                    r"notifications?\b",
+                    r"^\s*(?:把)?(?:通知|推送|提醒)(?:都|全)(?:关了|关掉|关闭)")
 _UNIVERSAL = _rx(r"\b(?:any|all|every)\b", r"任何|所有|一切|全部")
 _PREFER_OVER = re.compile(r"\b(?:prefer|rather)\b.*\bover\b", re.I)
 _OVER = re.compile(r"\bover\b", re.I)
@@ -574,11 +598,14 @@ class RuleExtractor:
                 seg_end = min((b_start for b_start, _ in bounds if b_start >= m.end),
                               default=len(text))
                 before, after = text[seg_start:m.start], text[m.end:seg_end]
-                if _THIRD.match(before.lstrip(" 但是而且不过")):
-                    continue  # "…，但我老婆吃素": that clause is someone else's
+                if _THIRD.match(before.lstrip(" 但是而且不过")) or _FROM_SOMEONE.match(after):
+                    continue  # "…，但我老婆吃素", "calls from the bank": someone else's
                 negated = bool(_NEG.search(before) or _NEG_AFTER.search(after)
                                # "switch my reports from xlsx to csv"
-                               or (_FROM.search(before) and _TO.match(after))
+                               or (_FROM.search(before) and _TO.match(after)
+                                   and _MOVE.search(text))
+                               # "turn off email notifications", "scrap the PDFs,"
+                               or (_OFF.search(before) and _OFF_WHAT.match(after))
                                or (prefer_over and _OVER.search(before))
                                # the value a complaint is about is the one left behind
                                # (not "email me when the build fails")

@@ -513,6 +513,12 @@ _NOT_PLACE = re.compile(
     r"comfort|dread|terror|hiding|misery|the (?:moment|past|present|future|now|dark|shadow))\b"
     r"|\b(?:apartment|flat|house|home|dorm|dormitory|condo|studio|basement|cabin|tent|trailer|"
     r"van|hotel|room|building)s?$"
+    # a move that is not a home: a new job, a device, a chapter, a shift
+    r"|(?-i:^(?:next|new|other|another|same)\b)|\b(?:iphone|android|mac|windows|linux|chapter|page|"
+    r"level|phase|stage|step|team|department|office|shift|desk|computer|laptop|phone|server|"
+    r"cloud|version|account|plan|project|role|position)s?\b"
+    r"|^新|电脑|手机|部门|办公室|工位|公司|学校|装修|系统|版本|账号|项目|岗位"
+    r"|\ball (?:day|night|week|the time)\b"
     r"|^[一两几][个间套栋座处]|公寓|房子|宿舍|出租屋|酒店|宾馆|(?:旁边|附近|对面|楼上|楼下|隔壁|里|家|"
     r"[一二三四五六七八九十\d]+楼)$", re.I)
 
@@ -526,6 +532,9 @@ def parse_place(text: str) -> str | None:
 
 def parse_name(text: str) -> str | None:
     text = re.sub(r"(?:就行|就好|就可以|吧|啦|了|哈+|呀|啊|哦|呢|嘛|哟)$", "", text.strip()).strip()
+    # "我叫个滴滴" (call a car), "叫我一下" (call me once): not names
+    if re.match(r"[个一了起醒来过]", text):
+        return None
     return text if 0 < len(text) <= 40 else None
 
 
@@ -544,7 +553,7 @@ BUILTIN: tuple[SlotSpec, ...] = (
     SlotSpec(
         "notify.channel", "how the user wants to receive notifications and reminders",
         values={"email": ("邮件", "电子邮件", "邮箱", "电邮", "email", "e-mail", "mail",
-                          "emailing"),
+                          "emailing me"),
                 "SMS": ("短信", "手机短信", "短消息", "sms", "text message", "texts",
                         "text me", "texting"),
                 "push": ("推送", "app推送", "app 推送", "push", "push notification"),
@@ -557,8 +566,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
         cues=("通知", "提醒", "联系", "告知", "消息", "进度", "notify", "notification",
               "alert", "remind", "reminder", "contact", "updates", "reach me", "let me know",
               "keep me posted", "email me", "text me", "texting", "call me", "给我发", "发给我",
-              "给我", "发到", "发微信", "发短信", "发邮件", "打电话", "打我电话", "打我手机",
-              "send to", "ping me", "message me", "no more", "emailing me"),
+              "短信给我", "电话给我", "邮件给我", "微信给我", "消息给我", "发到", "发微信",
+              "发短信", "发邮件", "打电话", "打我电话", "打我手机", "send to", "ping me",
+              "message me", "no more"),
         needs_cue=True, none_value="none",
         labels={"zh": {"email": "邮件", "SMS": "短信", "push": "推送", "phone": "电话",
                        "wechat": "微信", "telegram": "Telegram", "whatsapp": "WhatsApp",
@@ -604,11 +614,15 @@ BUILTIN: tuple[SlotSpec, ...] = (
     SlotSpec(
         "reply.verbosity", "how long and detailed replies should be",
         values={"concise": ("简洁", "简短", "简明", "简单点", "短一点", "少废话", "言简意赅",
-                            "concise", "brief", "short", "shorter", "terse", "succinct",
-                            "to the point"),
+                            "concise", "brief", "short answer", "short reply", "short response",
+                            "answer short", "reply short", "response short", "answers short",
+                            "replies short", "responses short", "keep it short",
+                            "shorter", "terse", "succinct", "to the point"),
                 "detailed": ("详细", "具体一点", "展开讲", "多解释", "detailed", "in detail",
                              "more detail", "thorough", "in depth", "in-depth", "elaborate",
-                             "long", "longer")},
+                             "long answer", "long explanation", "long reply", "long response",
+                             "answer longer", "reply longer", "response longer",
+                             "answers longer", "replies longer", "responses longer")},
         cues=("回答", "回复", "解释", "说明", "讲", "answer", "reply", "replies", "response",
               "explanation", "explain", "keep it", "be"),
         needs_cue=True,
@@ -635,9 +649,11 @@ BUILTIN: tuple[SlotSpec, ...] = (
             r"(?:了|啦|住|生活|居住)?(?=[\s，。,.!?！？；;、]|$)",
             rf"我(?:现在|目前)?在(?P<value>{_ZH_PLACE})(?:住|生活|定居)",
             # 住 without 在: "我现在住北京朝阳" (not 住院, 住得远, 住这儿)
-            r"我(?:现在|目前|一直)?住(?![在院宿了得的过着不一这那几])(?P<value>[^\s，。,.!?！？；;、]"
+            r"我(?:现在|目前|一直)?住(?![在院宿了得的过着不一这那几两二三四五六七八九十\d])"
+            r"(?P<value>[^\s，。,.!?！？；;、]"
             r"{2,10}?)(?:了|啦)?(?=[\s，。,.!?！？；;、]|$)",
-            rf"^\s*我(?:现在的?|目前的?)?家(?:现在|目前)?在(?P<value>{_ZH_PLACE})(?=[\s，。,.!?！？；;]|$)",
+            r"^\s*我(?:现在的?|目前的?)?家(?:现在|目前)?在(?!装修|搬家|吃|做|办|开|等|忙|收拾|打扫)"
+            rf"(?P<value>{_ZH_PLACE})(?=[\s，。,.!?！？；;]|$)",
             rf"\bI(?:'m| am)\s+from\s+[^,.;!?]{{1,40}}?\s+(?:but|and)\s+(?:now\s+)?live\s+in\s+"
             rf"(?P<value>{_EN_PLACE})",
             rf"\bI(?:'m| am)?\s+(?:now\s+|currently\s+|still\s+)?(?:live|living|reside|"
@@ -663,9 +679,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
         "user.budget", "how much the user can or wants to spend", kind=Kind.FACT.value,
         patterns=(
             # the period first: "每个月预算大概8000", "my monthly budget is around $2000"
-            r"(?P<value>(?:每个?|一个?)[月年周天]\s*(?:的)?预算(?:是|为|在|有|大概|大约|差不多|"
+            r"(?:^\s*|我的?\s*)(?P<value>(?:每个?|一个?)[月年周天]\s*(?:的)?预算(?:是|为|在|有|大概|大约|差不多|"
             rf"控制在|不超过|最多|上限是?|只有|:|：|\s)*{AMOUNT})",
-            r"\b(?P<value>(?:monthly|weekly|yearly|annual|daily)\s+budget(?:\s+is|\s+was|:)?\s*"
+            r"\bmy\s+(?P<value>(?:monthly|weekly|yearly|annual|daily)\s+budget(?:\s+is|\s+was|:)?\s*"
             r"(?:about\s+|around\s+|roughly\s+|approximately\s+|up\s+to\s+|under\s+)?"
             rf"{AMOUNT})",
             r"(?<![月年周天])(?<![月年周天]的)预算(?:是|为|在|有|大概|大约|差不多|控制在|不超过|最多|"
@@ -685,7 +701,8 @@ BUILTIN: tuple[SlotSpec, ...] = (
             rf"(?P<value>{TIME_ZH})\s*(?:左右)?\s*(?:要|需要|得)?(?:吃药|服药|用药|打针|"
             r"吃.{0,4}药)",
             rf"(?:吃药|服药|用药)(?:的)?时间(?:是|为|在|改到|改成|改为)?\s*(?P<value>{TIME_ZH})",
-            r"\b(?:take|taking|have)\s+(?:my\s+|the\s+)?(?:[a-z]+\s+)?(?:medication|medicine|meds|"
+            r"\b(?:take|taking|have)\s+(?:my\s+|the\s+)?(?:(?!his|her|their|your)[a-z]+\s+)?"
+            r"(?:medication|medicine|meds|"
             r"pills?|tablets?|insulin)(?:\s+every\s+day|\s+daily|\s+each\s+day)?\s+at\s+"
             rf"(?P<value>{TIME_EN}(?:\s*(?:every|each|at|in\s+the)\s+(?:night|evening|morning|"
             r"afternoon))?)",
@@ -703,9 +720,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
             rf"我(?:每天|一般|平时)?(?:从)?(?P<value>{TIME_ZH}\s*(?:到|至|-|~|～)\s*{TIME_ZH})"
             r"\s*(?:上班|工作)",
             r"(?P<value>朝九晚五)",
-            r"(?:上班|工作)(?:时间)?(?:是|为|:|：)?\s*(?P<value>[早朝](?:十[一二]?|[一二三四五六七八九])"
+            r"我的?(?:上班|工作)(?:时间)?(?:是|为|:|：)?\s*(?P<value>[早朝](?:十[一二]?|[一二三四五六七八九])"
             r"晚(?:十[一二]?|[一二三四五六七八九]))",
-            r"\bmy\s+shifts?\s+(?:is|are|runs?)\s+(?:from\s+)?"
+            r"\bmy\s+shifts?\s+(?:is|are)\s+(?:from\s+)?"
             rf"(?P<value>{TIME_EN}\s*(?:to|-|–|until|till)\s*{TIME_EN})",
             r"\b(?:I\s+work|my\s+(?:working|work|office)\s+hours\s+are|I'm\s+at\s+work|"
             rf"I\s+am\s+at\s+work)\s+(?:from\s+)?(?P<value>{TIME_EN}\s*(?:to|-|–|until|till)"
