@@ -54,13 +54,15 @@ def _rx(*alts: str) -> re.Pattern[str]:
 # Possessive quantifiers throughout: the lead-in, the brackets and the spaces may not give
 # back what they matched, so a long run of spaces costs linear time, not quadratic.
 _LEAD_IN = (r"^\s*+(?>(?:ok(?:ay)?(?:\s+so)?|got it|sure|好的?|好嘞|收到|嗯+|行|对了|另外|还有|"
-            r"also|and|btw|fyi)[\s,，.!！~～\-—]*+(?:那就|那)?)?")
+            r"also|and|btw|fyi|please|pls|帮我|请|麻烦)[\s,，.!！~～\-—]*+(?:那就|那)?)?")
 # Words that address the memory store rather than the conversation.
 _CMD_WORD = (r"(?:admin override|system override|memory update|update|set|memory|remember|"
+             r"memory note|remember this|note this|"
              r"note|memo|system|admin|instruction|override|"
              r"save to memory|save this|note to (?:memory|self|assistant)|记住|更新|系统|指令|"
              r"备注|备忘录?|记忆|设置|设定|注意|管理员|修改|写入记忆|存入记忆|偏好更新|更新记忆|"
-             r"存一下|保存|(?:请|麻烦)?(?:记录|写|存|保存)(?:到|入|进)(?:长期)?记忆|长期记忆)")
+             r"存一下|保存|(?:请|麻烦)?(?:记录|写|存|保存)(?:到|入|进)(?:长期)?记忆里?|长期记忆|"
+             r"记下来|更新一下记忆)")
 _OPEN, _CLOSE = r"[\[【<(（「『*#]", r"[\]】>)）」』*]"
 _CMD_PREFIX = re.compile(
     _LEAD_IN + r"(?:"
@@ -155,6 +157,7 @@ _QUESTION = _rx(
     r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
     r"should|may|shall)\b", r"[吗呢么]\s*$",
     r"什么|怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
+_PAST = _rx(r"\bI\s+(?:was|used\s+to\s+be|used\s+to)\b", r"我(?:以前|之前|曾经|过去|原来)")
 # "I never said I wanted JSON", "我没说要改成英文": the user denies having asked.
 _DENIAL = _rx(
               # someone else calling or writing: "我不想让他打我电话", "别让推销的打我电话"
@@ -164,6 +167,7 @@ _DENIAL = _rx(
 # "如果以后都用 XLSX 会怎样".
 _HYPOTHETICAL = _rx(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
                     r"^\s*(?:suppose|imagine|say|let's say|let us say)\b",
+                    r"^\s*if\s+I\s+(?:moved|lived|were|was|had|went|switched)\b",
                     r"^\s*(?:if|would)\b.*\?",
                     r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
                     r"怎么样|好不好|行不行|可以吗|行吗|呢)", r"^\s*(?:假如|假设)",
@@ -182,6 +186,7 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             r"发(?:短信|微信|邮件|消息)给(?!我)",
             # one thing, once: "发一下昨天的纪要", "写个自我介绍", "导出成PDF发我", "给我导一个 CSV"
             r"发一下|发个|打一下|写个|写篇|写封|给我导(?:一|个)|(?:昨天|今天|上周|这周|刚才)的",
+            r"这个问题|今天这",
             r"\b(?:send|give|get|make|export|email)\s+me\s+(?:a|an|one)\b",
             r"\bI\s+(?:need|want|'d like)\s+(?:a|an|one)\s+(?:\w+\s+){0,2}(?:copy|version|"
             r"export|file|report|answer|reply|summary|explanation)\b",
@@ -210,7 +215,7 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             r"note|post|essay|summary|reply)\b")
 # Something went wrong: a report about a value, not a wish for it.
 _COMPLAINT = _rx(r"报错|出错|崩溃|打不开|卡死|卡住|很慢|太慢|好慢|失败了|有问题|不好用|乱码|费劲|"
-                 r"看不清|不方便|看着累",
+                 r"看不清|不方便|看着累|太多了|\bso-so\b",
                  r"\b(?:crash(?:es|ed)?|fails?|failed|broken|breaks|errors?|bugs?|slow|"
                  r"freezes|hangs)\b")
 _CLAUSE = re.compile(r"[，,；;]|\bbut\b|但是|不过")
@@ -242,13 +247,15 @@ _REPORTED = _rx(
     r"[^.]{0,20}?\b(?:says?|said|told me|recommends?|states?|suggests?)\b",
     r"\baccording to\b", r"\bit says\b", r"^\s*(?:quote|excerpt)\b",
     r"\b(?:he|she|they|someone|somebody)\s+(?:goes|went|was like|is like|were like)\b",
+    r"\bmy\s+(?!name\b)\w+\s+(?:always\s+|keeps\s+|often\s+)?(?:says?|said|tells?\s+me|told\s+me)"
+    r"\b",
     r"\bI (?:read|heard|saw) (?:that|somewhere|online|an? )",
     r"原话",
     r"(?:文章|帖子|博客|新闻|报道|公众号|链接|网页|书里|书上|研究|论文|作者|他|她|他们|朋友|同事|"
     r"有人|别人|专家|视频)[^。]{0,12}?(?:说|写道|写着|称|提到|认为|表示|指出|讲|建议)",
     r"(?:教程|文档|说明书|手册|readme)(?:里|上|中)(?:说|写道|写着|写|提到|建议)",
     r"据说|听说|据.{0,10}(?:报道|称)|转发|分享(?:一篇|一下|个)?(?:文章|链接)")
-_FIRST = _rx(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself)\b", r"我",
+_FIRST = _rx(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|im)\b", r"我",
              # chat drops the subject: "trying to lose weight these days"
              r"^\s*(?:been\s+)?trying\s+to\b")
 _THIRD = re.compile(
@@ -324,12 +331,12 @@ _NEG = _rx(
     r"\b(?:no|not|stop|no longer|hate|dislike|without|avoid|blocks?|blocked)\b",
     r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b" + _NOT_NEG_EN,
     r"\binstead of\b", r"\brather than\b",
-    r"不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|"
+    r"不看|不怎么看|很少看|不常看|很少用|不常用|不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|"
     r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是",
     r"不\s*$")  # right before the value: "我不吃素"
 # "短信通知就不要了": the negation follows the value in Chinese.
 _NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订|不看|很少看|"
-                 r"不常看|不怎么看)",
+                 r"不常看|不怎么看|别(?:再)?发)",
                  r"^\s*(?:is|are)?\s*not\b")
 # "所有通知都关了吧": the universal word first, then the negation
 _ANY_THEN_OFF = _rx(r"(?:所有|全部|一切|任何)的?(?:通知|提醒|消息|推送)[^，。,.]{0,4}?(?:都|全)"
@@ -490,6 +497,8 @@ class RuleExtractor:
         wish = (command or standing or change or pref or imperative
                 or any(m.via == "pattern" for m in matches)
                 or ((first or progressive) and any(m.spec.stative for m in matches)))
+        if _PAST.search(body) and not (command or change or standing):
+            wish = False  # "I was vegetarian for a year in college": not now
         # A complaint names what went wrong ("每次导出 Excel 都报错"), not what to use,
         # unless another clause asks for something ("CSV 太慢了，以后用 XLSX").
         complaint = bool(_COMPLAINT.search(body)) and not (command or change or pref

@@ -369,7 +369,8 @@ def cn_int(text: str) -> int | None:
 
 
 _NUM = r"(?:\d{1,2}|[零一二两三四五六七八九十]{1,3})"
-_DAYPART = r"(?:早上|早晨|清晨|上午|中午|下午|傍晚|晚上|夜里|夜间|凌晨|半夜)"
+_DAYPART = (r"(?:每天早上|每天晚上|每晚|每早|早上|早晨|清晨|上午|中午|下午|傍晚|晚上|夜里|夜间|"
+            r"凌晨|半夜)")
 # Group-free, so patterns can embed them more than once; parse_time re-reads the text.
 TIME_ZH = rf"(?:{_DAYPART}\s*)?{_NUM}\s*(?:点|时|[:：])\s*(?:半|{_NUM}\s*分?)?"
 TIME_EN = r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?"
@@ -377,7 +378,7 @@ _TIME_ZH_RE = re.compile(rf"(?P<part>{_DAYPART})?\s*(?P<h>{_NUM})\s*(?:点|时|[
                          rf"(?:(?P<half>半)|(?P<m>{_NUM})\s*分?)?")
 _TIME_EN_RE = re.compile(r"(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?",
                          re.I)
-_PM_PARTS = {"下午", "傍晚", "晚上", "夜里", "夜间"}
+_PM_PARTS = {"下午", "傍晚", "晚上", "夜里", "夜间", "每晚", "每天晚上"}
 _EN_PM = re.compile(r"\b(?:night|evening|afternoon|tonight)\b", re.I)
 
 
@@ -532,8 +533,10 @@ def parse_place(text: str) -> str | None:
 
 def parse_name(text: str) -> str | None:
     text = re.sub(r"(?:就行|就好|就可以|吧|啦|了|哈+|呀|啊|哦|呢|嘛|哟)$", "", text.strip()).strip()
-    # "我叫个滴滴" (call a car), "叫我一下" (call me once): not names
-    if re.match(r"[个一了起醒来过]", text):
+    # "我叫个滴滴" (call a car), "叫我一下" (call me once), "叫我名字", a name in quotes (a
+    # joke: 我的名字叫"加班"): not names
+    if re.match(r"[个一了起醒来过]", text) or text in ("名字", "全名", "大名") \
+            or re.search(r"[\"'“”‘’「」]", text):
         return None
     return text if 0 < len(text) <= 40 else None
 
@@ -544,7 +547,7 @@ _ZH_PLACE = r"[^\s，。,.!?！？；;、]{1,20}?"
 # The place ends where a time phrase starts ("I moved to Paris last week").
 # An emoji or another symbol ends it too.
 _EN_PLACE = (r"[a-z][\w.'’\- ]{0,40}?(?=\s*(?:[,;!?]|[^\w\s.'’\-]|\.(?:\s|$)|$|\band\b|"
-             r"\bbut\b|\bnow\b|"
+             r"\bbut\b|\bnow\b|\b(?:fyi|btw|lol|haha|tbh|rn|tho)\b|"
              r"\bwith\b|\bsince\b|\bfor\b|\bso\b|\bbecause\b|\b(?:last|this|next)\s+"
              r"(?:week|month|year|spring|summer|autumn|fall|winter)\b|\byesterday\b|\brecently\b|"
              r"\b(?:a few|two|three|several)\s+\w+\s+ago\b|\bin\s+(?:19|20)\d\d\b))")
@@ -567,8 +570,8 @@ BUILTIN: tuple[SlotSpec, ...] = (
               "alert", "remind", "reminder", "contact", "updates", "reach me", "let me know",
               "keep me posted", "email me", "text me", "texting", "call me", "给我发", "发给我",
               "短信给我", "电话给我", "邮件给我", "微信给我", "消息给我", "发到", "发微信",
-              "发短信", "发邮件", "打电话", "打我电话", "打我手机", "send to", "ping me",
-              "message me", "no more"),
+              "发短信", "发邮件", "打电话", "打我电话", "打我手机", "找我", "send to", "ping me",
+              "message me", "no more", "notifs"),
         needs_cue=True, none_value="none",
         labels={"zh": {"email": "邮件", "SMS": "短信", "push": "推送", "phone": "电话",
                        "wechat": "微信", "telegram": "Telegram", "whatsapp": "WhatsApp",
@@ -623,8 +626,8 @@ BUILTIN: tuple[SlotSpec, ...] = (
                              "long answer", "long explanation", "long reply", "long response",
                              "answer longer", "reply longer", "response longer",
                              "answers longer", "replies longer", "responses longer")},
-        cues=("回答", "回复", "解释", "说明", "讲", "answer", "reply", "replies", "response",
-              "explanation", "explain", "keep it", "be"),
+        cues=("回答", "回复", "解释", "说明", "讲", "结论", "重点", "answer", "reply", "replies",
+              "response", "explanation", "explain", "keep it", "be"),
         needs_cue=True,
         labels={"zh": {"concise": "简洁", "detailed": "详细"},
                 "en": {"concise": "concise", "detailed": "detailed"}},
@@ -644,8 +647,8 @@ BUILTIN: tuple[SlotSpec, ...] = (
         "user.location", "where the user lives", kind=Kind.PROFILE.value,
         patterns=(
             r"我(?:(?:现在|目前|已经|刚|刚刚|最近|一直|上个?月|上周|上个?星期|去年|前年|今年|前几天|"
-            r"前段时间|年初|月初)\s*){0,2}(?:从[^，。,.\s]{1,10}?)?(?:住在|居住在|生活在|定居在|"
-            rf"常住在?|搬到了?|搬去了?|搬家到了?)\s*(?P<value>{_ZH_PLACE})"
+            r"前段时间|年初|月初)\s*){0,2}(?:从[^，。,.\s]{1,10}?)?(?:住在|居住在|生活在|定居在?|"
+            rf"常住在?|搬到了?|搬去了?|搬来了?|搬家到了?)\s*(?P<value>{_ZH_PLACE})"
             r"(?:了|啦|住|生活|居住)?(?=[\s，。,.!?！？；;、]|$)",
             rf"我(?:现在|目前)?在(?P<value>{_ZH_PLACE})(?:住|生活|定居)",
             # 住 without 在: "我现在住北京朝阳" (not 住院, 住得远, 住这儿)
@@ -684,11 +687,12 @@ BUILTIN: tuple[SlotSpec, ...] = (
             r"\bmy\s+(?P<value>(?:monthly|weekly|yearly|annual|daily)\s+budget(?:\s+is|\s+was|:)?\s*"
             r"(?:about\s+|around\s+|roughly\s+|approximately\s+|up\s+to\s+|under\s+)?"
             rf"{AMOUNT})",
-            r"(?<![月年周天])(?<![月年周天]的)预算(?:是|为|在|有|大概|大约|差不多|控制在|不超过|最多|"
+            r"(?<![月年周天])(?<![月年周天]的)预算(?:是|为|在|有|就|大概|大约|差不多|控制在|不超过|"
+            r"最多|"
             r"上限是?|只有|:|：|\s)*"
             rf"(?P<value>(?:(?:每个?|一个?)[月年周天]\s*)?{AMOUNT}(?:\s*(?:每|一个?)[月年周天])?)",
             r"(?<!monthly )(?<!weekly )(?<!yearly )(?<!annual )(?<!daily )"
-            r"\bbudget(?:\s+is|\s+was|\s+of|\s+will\s+be|\s+would\s+be|:)?\s*(?:about\s+|"
+            r"\bbudget(?:'s|\s+is|\s+was|\s+of|\s+will\s+be|\s+would\s+be|:)?\s*(?:about\s+|"
             r"around\s+|roughly\s+|approximately\s+|up\s+to\s+|under\s+|at\s+most\s+|"
             r"no\s+more\s+than\s+|below\s+|max(?:imum)?\s+)?"
             rf"(?P<value>{AMOUNT}(?:\s*(?:per|a|/|each)\s*(?:month|year|week|day|mo|yr))?)",
@@ -701,9 +705,10 @@ BUILTIN: tuple[SlotSpec, ...] = (
             rf"(?P<value>{TIME_ZH})\s*(?:左右)?\s*(?:要|需要|得)?(?:吃药|服药|用药|打针|"
             r"吃.{0,4}药)",
             rf"(?:吃药|服药|用药)(?:的)?时间(?:是|为|在|改到|改成|改为)?\s*(?P<value>{TIME_ZH})",
-            r"\b(?:take|taking|have)\s+(?:my\s+|the\s+)?(?:(?!his|her|their|your)[a-z]+\s+)?"
+            r"\b(?:take|taking|have)\s+(?:my\s+|the\s+)?(?:(?!his|her|their|your)[a-z]+\s+){0,2}"
             r"(?:medication|medicine|meds|"
-            r"pills?|tablets?|insulin)(?:\s+every\s+day|\s+daily|\s+each\s+day)?\s+at\s+"
+            r"pills?|tablets?|insulin)(?:\s+every\s+(?:day|night|morning|evening)|\s+daily|"
+            r"\s+each\s+day)?\s+at\s+"
             rf"(?P<value>{TIME_EN}(?:\s*(?:every|each|at|in\s+the)\s+(?:night|evening|morning|"
             r"afternoon))?)",
             r"\bmy\s+(?:medication|medicine|meds|pill)\s+time\s+is\s+(?:now\s+)?"
