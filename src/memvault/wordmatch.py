@@ -44,7 +44,7 @@ MAX_QUERY_WORDS = 32
 # A memory's first words: bounds the vocabulary (and the embedding) of one recall.
 MAX_MEMORY_WORDS = 64
 _WORDS_CACHE = 16_384  # memories whose words (of one version) are kept: ~100 pools
-_VECTORS_CACHE = 65_536  # words (float16: 64 KiB per 1,000 words at 512 dims)
+_VECTORS_CACHE = 65_536  # words, all tenants (float16: 1 MiB per 1,000 words at 512 dims)
 
 
 def content_words(text: str, limit: int | None = None) -> tuple[str, ...]:
@@ -137,6 +137,7 @@ def word_vectors(tenant: str, emb: Embedder, words: Sequence[str]) -> np.ndarray
     prefix = (tenant, emb.name, emb.dim)
     with _lock:
         have = {w: v for w in words if (v := _vectors.get((*prefix, w))) is not None}
+        purges = _purges
     missing = [w for w in dict.fromkeys(words) if w not in have]
     if missing:
         fresh = np.nan_to_num(np.asarray(emb.embed_documents(missing), dtype=np.float32),
@@ -146,7 +147,8 @@ def word_vectors(tenant: str, emb: Embedder, words: Sequence[str]) -> np.ndarray
         with _lock:
             for w, v in zip(missing, fresh, strict=True):
                 have[w] = v
-                _vectors.put((*prefix, w), v)
+                if purges == _purges:  # not across a purge, which may have dropped w
+                    _vectors.put((*prefix, w), v)
     if not words:
         return np.zeros((0, emb.dim), dtype=np.float32)
     return np.stack([have[w] for w in words]).astype(np.float32)
