@@ -127,7 +127,9 @@ def forget(tenant: str, memories: Iterable[Memory], also: Iterable[str] = ()) ->
         _purges += 1
         for mid in {*(m.id for m in gone), *also}:
             _memory_words.items.pop(mid, None)
-        for key in [k for k in _vectors.items if k[0] == tenant and k[3] in words]:  # type: ignore[index]
+        stale = [k for k in _vectors.items
+                 if k[0] == tenant and k[3] in words]  # type: ignore[index]
+        for key in stale:
             del _vectors.items[key]
 
 

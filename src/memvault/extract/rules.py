@@ -158,11 +158,11 @@ _QUESTION = _rx(
     r"should|may|shall)\b", r"[吗呢么]\s*$",
     r"什么|怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
 _PAST = _rx(r"\bI\s+(?:was|used\s+to\s+be|used\s+to)\b", r"我(?:以前|之前|曾经|过去|原来)")
-# "I never said I wanted JSON", "我没说要改成英文": the user denies having asked.
-_DENIAL = _rx(
-              # someone else calling or writing: "我不想让他打我电话", "别让推销的打我电话"
-              r"(?:让|叫|被)[^，。,.]{1,6}(?:打我|给我打|发我|给我发)",r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|told)\b",
-              r"我(?:可|又|并|从来)?没(?:有)?(?:说|让你|要求|叫你)")
+# Not the user's wish: a denial ("I never said I wanted JSON", "我没说要改成英文"), or
+# someone else calling or writing ("我不想让他打我电话", "别让推销的打我电话").
+_DENIAL = _rx(r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|told)\b",
+              r"我(?:可|又|并|从来)?没(?:有)?(?:说|让你|要求|叫你)",
+              r"(?:让|叫|被)[^，。,.]{1,6}(?:打我|给我打|发我|给我发)")
 # Thinking aloud about a choice is not making it: "what if we always used XLSX?",
 # "如果以后都用 XLSX 会怎样".
 _HYPOTHETICAL = _rx(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
@@ -267,8 +267,8 @@ _THIRD = re.compile(
     # someone else who says or wants something ("客户说…", "王经理希望…", "the client wants")
     r"|(?:the|our|a)\s+(?P<en2>client|customer|boss|manager|team|company|teacher|doctor|"
     r"landlord|lawyer|ceo|cfo|cto|coo|vp|director|supervisor|lead|department|hr|auditor|"
-    r"accountant|partner|vendor|investor|board|team\s+lead)s?\s+(?=(?:says?|said|wants?|wanted|prefers?|preferred|likes?|asks?|"
-    r"asked|needs?|insists?|requires?|always|usually)\b)"
+    r"accountant|partner|vendor|investor|board|team\s+lead)s?\s+(?=(?:says?|said|wants?|wanted|"
+    r"prefers?|preferred|likes?|asks?|asked|needs?|insists?|requires?|always|usually)\b)"
     r"|(?P<en3>he|she|they)\s+(?=(?:always|usually|prefers?|wants?|likes?|needs?)\b)"
     r"|(?!(?:please|also|and|so|then|just|maybe|now|today|actually|everyone|nobody|this|that|"
     r"it|there|here|what|which|everything|something|nothing|each|every|all)\b)"

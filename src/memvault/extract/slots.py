@@ -684,7 +684,8 @@ BUILTIN: tuple[SlotSpec, ...] = (
             # the period first: "每个月预算大概8000", "my monthly budget is around $2000"
             r"(?:^\s*|我的?\s*)(?P<value>(?:每个?|一个?)[月年周天]\s*(?:的)?预算(?:是|为|在|有|大概|大约|差不多|"
             rf"控制在|不超过|最多|上限是?|只有|:|：|\s)*{AMOUNT})",
-            r"\bmy\s+(?P<value>(?:monthly|weekly|yearly|annual|daily)\s+budget(?:\s+is|\s+was|:)?\s*"
+            r"\bmy\s+(?P<value>(?:monthly|weekly|yearly|annual|daily)\s+budget"
+            r"(?:\s+is|\s+was|:)?\s*"
             r"(?:about\s+|around\s+|roughly\s+|approximately\s+|up\s+to\s+|under\s+)?"
             rf"{AMOUNT})",
             r"(?<![月年周天])(?<![月年周天]的)预算(?:是|为|在|有|就|大概|大约|差不多|控制在|不超过|"
