@@ -144,15 +144,20 @@ _FACT = _rx(
     r"\bbudget\b",
     r"我(?:现在|目前)?(?:住|搬|在.{1,12}(?:住|生活|工作|上班)|叫(?![了过])|每天|每晚|"
     r"对.{1,10}过敏|是一名|是一个)", r"我的.{1,8}(?:是|为)", r"预算")
+# Switching something off; each rule below says what it must be switched off.
+_SWITCH_OFF = r"(?:turn\s+off|mute|disable|silence)"
+_SWITCH_OFF_ZH = r"(?:关了|关掉|关闭)"
+# Not reading a channel ("我根本不看邮箱", "微信我经常不看"), before or after its name.
+_NOT_READ = r"不看|不怎么看|很少看|不常看"
 _IMPERATIVE = _rx(
     r"^\s*(?:please\s+)?(?:use|send|reply|respond|answer|write|email|text|notify|export|keep|"
     r"be|give|talk|speak|stop|don't|do not|never|always|switch|change|make)\b",
     # switching notifications off ("turn off email notifications", "mute all alerts")
-    r"\b(?:turn\s+off|mute|disable|silence)\s+(?:all\s+|the\s+|my\s+)?(?:\w+\s+)?"
-    r"(?:notifications|alerts|reminders)\b",
-    r"(?:通知|推送|提醒)(?:都|全)(?:关了|关掉|关闭)",
+    rf"\b{_SWITCH_OFF}\s+(?:all\s+|the\s+|my\s+)?(?:\w+\s+)?(?:notifications|alerts|"
+    r"reminders)\b",
+    rf"(?:通知|推送|提醒)(?:都|全){_SWITCH_OFF_ZH}",
     r"^\s*(?:请|麻烦|还是)?(?:用|使用|发|以|通过|回复|回答|导出|改|换|别|不要|都)",
-    r"(?:都|全)(?:关了|关掉|关闭)吧")
+    rf"(?:都|全){_SWITCH_OFF_ZH}吧")
 _QUESTION = _rx(
     r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
     r"should|may|shall)\b", r"[吗呢么]\s*$",
@@ -314,8 +319,8 @@ _BOUNDARY = _rx(r"[，,；;:：]", r"\b(?:but|though|however)\b", r"\binstead\b(
                 r"(?<=[了吧啊呢呀嘛])\s+(?=[\u4e00-\u9fff])")
 # Verbs that switch something off, counted only right before a value that is the thing
 # switched off ("mute the phone and remind me" mutes a device, not a channel).
-_OFF = re.compile(r"\b(?:turn(?:ing)?\s+off|mute|disable|silence|scrap|ditch|get\s+rid\s+of|"
-                  r"drop)\s+(?:all\s+(?:the\s+)?|the\s+|my\s+|those\s+|these\s+)?$", re.I)
+_OFF = re.compile(rf"\b(?:turning\s+off|{_SWITCH_OFF}|scrap|ditch|get\s+rid\s+of|drop)\s+"
+                  r"(?:all\s+(?:the\s+)?|the\s+|my\s+|those\s+|these\s+)?$", re.I)
 _OFF_WHAT = re.compile(r"(?:\s*(?:notifications?|alerts?|messages?|reminders?|calls?|reports?|"
                        r"exports?)\b|\s*(?:[,;.!]|$))", re.I)
 _MOVE = re.compile(r"\b(?:switch|chang|mov|go|migrat)\w*\b", re.I)
@@ -331,20 +336,20 @@ _NEG = _rx(
     r"\b(?:no|not|stop|no longer|hate|dislike|without|avoid|blocks?|blocked)\b",
     r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b" + _NOT_NEG_EN,
     r"\binstead of\b", r"\brather than\b",
-    r"不看|不怎么看|很少看|不常看|很少用|不常用|不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|"
+    _NOT_READ + r"|很少用|不常用|不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|"
+    r"退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|"
     r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是",
     r"不\s*$")  # right before the value: "我不吃素"
 # "短信通知就不要了": the negation follows the value in Chinese.
-_NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订|不看|很少看|"
-                 r"不常看|不怎么看|别(?:再)?发)",
+_NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订|"
+                 + _NOT_READ + r"|别(?:再)?发)",
                  r"^\s*(?:is|are)?\s*not\b")
 # "所有通知都关了吧": the universal word first, then the negation
 _ANY_THEN_OFF = _rx(r"(?:所有|全部|一切|任何)的?(?:通知|提醒|消息|推送)[^，。,.]{0,4}?(?:都|全)"
                     r"(?:关了|关掉|关闭|不要了?|取消|退订|停了|别发了)",
                     r"\b(?:all|every)\s+(?:\w+\s+)?notifications?\s+off\b",
-                    r"\b(?:turn\s+off|mute|disable|silence)\s+(?:all|every|any)\s+(?:the\s+)?"
-                    r"notifications?\b",
-                    r"^\s*(?:把)?(?:通知|推送|提醒)(?:都|全)(?:关了|关掉|关闭)")
+                    rf"\b{_SWITCH_OFF}\s+(?:all|every|any)\s+(?:the\s+)?notifications?\b",
+                    rf"^\s*(?:把)?(?:通知|推送|提醒)(?:都|全){_SWITCH_OFF_ZH}")
 _UNIVERSAL = _rx(r"\b(?:any|all|every)\b", r"任何|所有|一切|全部")
 _PREFER_OVER = re.compile(r"\b(?:prefer|rather)\b.*\bover\b", re.I)
 _OVER = re.compile(r"\bover\b", re.I)
