@@ -102,10 +102,12 @@ def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], quer
     come from the first voting embedder that reads Chinese (else the first voting one);
     if it fails, the recall goes on without the part (logged)."""
     w = retrieval.weights.coverage
+    if w <= 0 or is_multiline(query):
+        return
     voting = [e for e in embedders if votes_on(e, query)]
     emb = next((e for e in voting if getattr(e, "reads_cjk", True)), None) or \
         next(iter(voting), None)
-    if w <= 0 or emb is None or is_multiline(query):
+    if emb is None:
         return
     try:
         found = coverage(tenant, query, {mid: memories[mid] for mid in parts if mid in memories},
