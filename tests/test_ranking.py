@@ -520,3 +520,25 @@ def test_words_computed_across_a_purge_are_not_cached(monkeypatch: pytest.Monkey
     assert "racing" not in wordmatch._memory_words.items
     wordmatch._words_of(m)
     assert "racing" in wordmatch._memory_words.items
+
+
+@pytest.mark.parametrize(("query", "conversation"), [
+    ("doctor visit", False),
+    ("Alice:\ndoctor visit", False),          # a line that is only a speaker tag is no line
+    ("doctor visit\n\n   \n", False),
+    ("<Alice>: doctor visit\n<Bob>: any news on that?", True),
+    ("医生\n看病", True),
+])
+def test_a_query_gets_line_votes_or_coverage_never_both_nor_neither(
+        make_vault: Callable[..., Vault], query: str, conversation: bool) -> None:
+    from memvault.querylines import is_conversation
+
+    v = make_vault(strategy=strategy(lines=0.5, coverage=0.5))
+    for t in ("visit the physician", "visit the museum", "我去医院看病了"):
+        v.remember(ME, t)
+    hits = v.recall(ME, query, top_k=10)
+    assert hits
+    assert is_conversation(query) is conversation
+    with_lines = any(h.parts.lines for h in hits)
+    with_coverage = any(h.parts.coverage > 0 for h in hits)
+    assert (with_lines, with_coverage) == (conversation, not conversation)

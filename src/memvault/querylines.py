@@ -17,10 +17,22 @@ _TAG = re.compile(r"^\s*(?:<[^<>\n]{1,40}>|\[[^\[\]\n]{1,40}\]|(?!\d)[^\s:：<>\
                   r"(?: [^\s:：<>\[\]]{1,24}){0,2})\s*[:：]\s*")
 
 
+def spoken_lines(query: str) -> list[str]:
+    """The query's non-empty lines with their speaker tags dropped (a line that is only a
+    tag is no line)."""
+    return [t for line in query.splitlines() if (t := _TAG.sub("", line, count=1).strip())]
+
+
+def is_conversation(query: str) -> bool:
+    """Two or more spoken lines. This one test decides both which queries get line votes
+    and which get coverage (wordmatch.py), so no query gets both and none falls between."""
+    return len(spoken_lines(query)) >= 2
+
+
 def query_lines(query: str, limit: int) -> list[str]:
-    """The last `limit` non-empty lines of a multi-line query, speaker tags dropped;
-    [] for a query of one line (or limit 0)."""
+    """The last `limit` spoken lines of a conversation query; [] for a query of one line
+    (or limit 0)."""
     if limit <= 0:
         return []
-    lines = [t for line in query.splitlines() if (t := _TAG.sub("", line, count=1).strip())]
+    lines = spoken_lines(query)
     return lines[-limit:] if len(lines) >= 2 else []

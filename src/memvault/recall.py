@@ -18,10 +18,10 @@ from .bm25 import TextCandidates
 from .config import Retrieval, Weights
 from .embed import Embedder, embed_queries, votes_on
 from .model import Hit, Memory, Scope, ScoreParts
-from .querylines import query_lines
+from .querylines import is_conversation, query_lines
 from .textindex import memory_index_text
 from .vecsearch import nearest_each
-from .wordmatch import coverage, is_multiline
+from .wordmatch import coverage
 
 DAY_MS = 86_400_000
 log = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], quer
     come from the first voting embedder that reads Chinese (else the first voting one);
     if it fails, the recall goes on without the part (logged)."""
     w = retrieval.weights.coverage
-    if w <= 0 or is_multiline(query):
+    if w <= 0 or is_conversation(query):
         return
     voting = [e for e in embedders if votes_on(e, query)]
     emb = next((e for e in voting if getattr(e, "reads_cjk", True)), None) or \

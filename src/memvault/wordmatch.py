@@ -74,10 +74,6 @@ def content_words(text: str, limit: int | None = None) -> tuple[str, ...]:
     return tuple(out)[:limit]
 
 
-def is_multiline(query: str) -> bool:
-    return sum(1 for line in query.splitlines() if line.strip()) >= 2
-
-
 class _LRU:
     def __init__(self, size: int) -> None:
         self.size = size
