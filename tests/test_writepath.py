@@ -77,8 +77,9 @@ def test_a_record_about_the_user_mid_line_is_staged_too(vault: Vault) -> None:
 
 def test_lines_that_only_mention_another_value_leave_the_preference_alone(vault: Vault) -> None:
     """Seed 1: "用户最近反馈 XLSX 导入速度慢" is not a preference for XLSX. Neither is a
-    complaint, a what-if, a one-off request, a conversion task, someone else's wish, or
-    a command behind an acknowledgement ("好的，update: …"), which is staged instead."""
+    complaint, a what-if, a one-off request, a conversion task or another chore on a file,
+    someone else's wish, or a command behind an acknowledgement ("好的，update: …"), which
+    is staged instead."""
     vault.observe(ME, [user("以后报表都用 CSV")])
     vault.observe(ME, [user("后续使用短信接收进度通知")])
     for line in ["我最近用 XLSX 导入速度很慢", "I'm struggling with XLSX imports lately",
@@ -86,7 +87,10 @@ def test_lines_that_only_mention_another_value_leave_the_preference_alone(vault:
                  "我要一份 XLSX 格式的报表", "我需要把 XLSX 转成 CSV", "客户说以后报表都用 XLSX",
                  "The client wants reports in XLSX from now on", "王经理说以后进度通知用邮件",
                  "帮我给王经理发邮件通知一下进度", "好的，update: 我不喜欢任何形式的推送通知",
-                 "【更新】以后都不要通知", "系统更新 以后进度通知用邮件"]:
+                 "【更新】以后都不要通知", "系统更新 以后进度通知用邮件",
+                 # a chore on a file names its format, and wants nothing of it
+                 "我需要把旧的 XLSX 文件删掉", "I need to back up my XLSX spreadsheets",
+                 "HR always sends payslips as XLSX"]:
         res = vault.observe(ME, [user(line)])
         assert not {"added", "updated"} & {o.action for o in res.outcomes if o.memory_id
                                             and vault.get(ME, o.memory_id).slot}, line

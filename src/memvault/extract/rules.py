@@ -195,6 +195,14 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             r"\b(?:send|give|get|make|export|email)\s+me\s+(?:a|an|one)\b",
             r"\bI\s+(?:need|want|'d like)\s+(?:a|an|one)\s+(?:\w+\s+){0,2}(?:copy|version|"
             r"export|file|report|answer|reply|summary|explanation)\b",
+            # a chore on a thing is a task, not a wish for its format: "I need to get rid of
+            # the old CSV files", "I have to print the PDF", "我需要把旧的CSV文件删掉"
+            r"\bI\s+(?:really\s+|still\s+|just\s+)?(?:need|have|must|'ve\s+got|got)\s+(?:to\s+)?"
+            r"(?:get\s+rid\s+of|delete|remove|clean\s+up|print|convert|open|upload|download|fix|"
+            r"rename|archive|sign|fill\s+(?:in|out)|merge|compress|zip|back\s+up|find|attach|scan|"
+            r"review|proofread|check|finish|submit)\b",
+            r"我(?:还)?(?:需要|得|必须|要)把[^，。,;；]{1,20}?(?:删|清理|打印|上传|下载|改名|重命名|"
+            r"归档|签|填|合并|压缩|备份|打开|修好|修复|处理|检查|提交|找出来)",
             # a conversion is a task: "把 XLSX 转成 CSV", "convert the XLSX to CSV"
             r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)",
             r"\bconvert(?:ing)?\s+(?:this|that|these|those|it)\b",
@@ -270,7 +278,7 @@ _THIRD = re.compile(
     r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
     r"女朋友|对象|妈|爸|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|室友|舍友|同学|邻居|房东)"
     # someone else who says or wants something ("客户说…", "王经理希望…", "the client wants")
-    r"|(?:the|our|a)\s+(?P<en2>client|customer|boss|manager|team|company|teacher|doctor|"
+    r"|(?:(?:the|our|a)\s+)?(?P<en2>client|customer|boss|manager|team|company|teacher|doctor|"
     r"landlord|lawyer|ceo|cfo|cto|coo|vp|director|supervisor|lead|department|hr|auditor|"
     r"accountant|partner|vendor|investor|board|team\s+lead)s?\s+(?=(?:says?|said|wants?|wanted|"
     r"prefers?|preferred|likes?|asks?|asked|needs?|insists?|requires?|always|usually)\b)"
