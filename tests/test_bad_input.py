@@ -12,6 +12,7 @@ from _util import counts, dump
 from memvault import (
     ConflictError,
     NotFoundError,
+    Scope,
     ScopeError,
     ValidationError,
     Vault,
@@ -360,20 +361,32 @@ def test_import_refuses_an_id_no_verb_could_reach(make_vault: Callable[..., Vaul
     assert counts(dst)["memories"] == 0
 
 
-def test_a_trace_id_in_use_is_a_conflict_in_any_scope(make_vault: Callable[..., Vault]) -> None:
+def test_a_trace_id_in_use_is_a_conflict_in_its_own_scope_only(
+        make_vault: Callable[..., Vault]) -> None:
+    """A caller-chosen trace id (a request id) is the caller's own: reusing it in the same
+    user's scope is refused and changes nothing; another tenant choosing the same id gets
+    its own trace, and neither can see, replace or block the other's."""
     vault = make_vault()
     vault.remember(ME, "The user likes green tea")
     tid = vault.recall(ME, "tea").trace_id
     assert tid is not None
-    bob = {"tenant": "other", "user": "bob"}
     before = dump(vault)
-    for scope in (ME, bob):
-        with pytest.raises(ConflictError, match="already in use"):
-            vault.recall(scope, "tea", trace_id=tid)
-        with pytest.raises(ConflictError, match="already in use"):
-            vault.context(scope, "tea", trace_id=tid)
+    with pytest.raises(ConflictError, match="already in use"):
+        vault.recall(ME, "tea", trace_id=tid)
+    with pytest.raises(ConflictError, match="already in use"):
+        vault.context(ME, "tea", trace_id=tid)
     assert dump(vault) == before
-    assert vault.trace(ME, tid)["query"] == "tea"
+    bob = Scope("other", "bob")
+    vault.remember(bob, "Bob drinks black coffee")
+    assert vault.recall(bob, "coffee", trace_id=tid).trace_id == tid
+    assert vault.trace(bob, tid)["query"] == "coffee"
+    assert vault.trace(ME, tid)["query"] == "tea"  # alice's trace is untouched
+    with pytest.raises(ConflictError, match="already in use"):
+        vault.context(bob, "coffee", trace_id=tid)
+    # The same id, chosen first by one tenant, never blocks a second one.
+    vault.context(Scope("third", "carol"), "tea", trace_id="req-42")
+    assert vault.context(ME, "tea", trace_id="req-42").trace_id == "req-42"
+    assert "tea" in vault.trace(ME, "req-42")["query"]
 
 
 def test_a_memory_id_with_a_lone_surrogate_is_refused(vault: Vault) -> None:

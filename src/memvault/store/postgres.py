@@ -284,6 +284,12 @@ BEGIN
 END
 $$;
 """),
+    (5, "trace ids are unique per user, not per store", r"""
+-- A caller-chosen trace id (a request id, say) must not collide with, reveal, or block
+-- another tenant's trace of the same id.
+ALTER TABLE traces DROP CONSTRAINT traces_pkey;
+ALTER TABLE traces ADD PRIMARY KEY (tenant, user_id, trace_id);
+"""),
 ]
 
 _LIVE = live_where(pyformat_ph)

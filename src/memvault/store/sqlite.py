@@ -187,6 +187,26 @@ CREATE TABLE access_log (
 CREATE INDEX access_log_scope ON access_log (tenant, user_id, seq);
 CREATE INDEX access_log_tenant ON access_log (tenant, seq);
 """),
+    (4, "trace ids are unique per user, not per store", """
+-- A caller-chosen trace id (a request id, say) must not collide with, reveal, or block
+-- another tenant's trace of the same id.
+CREATE TABLE traces_by_scope (
+    trace_id TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    strategy_hash TEXT NOT NULL,
+    memory_ids TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    PRIMARY KEY (tenant, user_id, trace_id)
+);
+INSERT INTO traces_by_scope SELECT trace_id, tenant, user_id, kind, at, strategy_hash,
+    memory_ids, payload FROM traces;
+DROP TABLE traces;
+ALTER TABLE traces_by_scope RENAME TO traces;
+CREATE INDEX traces_scope ON traces (tenant, user_id, at);
+"""),
 ]
 
 _LIVE = live_where(sqlite_ph)

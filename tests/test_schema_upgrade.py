@@ -1,0 +1,75 @@
+"""A store written by an older memvault opens under the current one: each backend's
+migrations run on the old schema and keep what it held. Built for real: the old schema
+is made by the same migration scripts, one version short, and filled by hand."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+import pytest
+import sqlean as sqlite3  # the store's own SQLite (FTS5 secure-delete)
+from _util import is_pg
+
+from memvault import Scope, Vault
+from memvault.errors import ConflictError
+from memvault.store import postgres, sqlite
+
+ALICE = Scope("acme", "alice")
+
+
+def _old_store(target: str, upto: int) -> None:
+    """The schema as it was at migration `upto`, with one recall trace of alice's."""
+    trace = {"trace_id": "req-1", "kind": "recall", "at": 1_700_000_000_000,
+             "strategy_hash": "old", "memory_ids": [], "query": "tea", "scope":
+             {"tenant": ALICE.tenant, "user": ALICE.user}}
+    row = ("req-1", ALICE.tenant, ALICE.user, "recall", trace["at"], "old")
+    if is_pg(target):
+        with psycopg.connect(target, autocommit=True) as c:
+            c.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+                      "name TEXT NOT NULL, applied_at BIGINT NOT NULL)")
+            for version, name, script in postgres.MIGRATIONS:
+                if version <= upto:
+                    c.execute(script)
+                    c.execute("INSERT INTO schema_migrations VALUES (%s, %s, 0)",
+                              (version, name))
+            c.execute("INSERT INTO traces VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                      (*row, [], json.dumps(trace)))
+        return
+    c = sqlite3.connect(target, isolation_level=None)
+    try:
+        c.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+                  "name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
+        for version, name, script in sqlite.MIGRATIONS:
+            if version <= upto:
+                c.executescript(script)
+                c.execute("INSERT INTO schema_migrations VALUES (?, ?, 0)", (version, name))
+        c.execute("INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                  (*row, "[]", json.dumps(trace)))
+    finally:
+        c.close()
+
+
+def _trace_migration(target: str) -> int:
+    migrations: list[tuple[int, str, Any]] = (postgres.MIGRATIONS if is_pg(target)
+                                             else sqlite.MIGRATIONS)
+    return next(v for v, name, _ in migrations if name.startswith("trace ids are unique"))
+
+
+def test_traces_survive_the_move_to_ids_per_user(new_db: Callable[[], str],
+                                                  make_vault: Callable[..., Vault]) -> None:
+    target = new_db()
+    _old_store(target, _trace_migration(target) - 1)
+    vault = make_vault(target)
+    assert vault.store.schema_version() >= _trace_migration(target)
+    assert vault.trace(ALICE, "req-1")["query"] == "tea"  # the old trace, kept
+    # Under the new key: the same id is the caller's own per user, refused only there.
+    bob = Scope("other", "bob")
+    vault.remember(bob, "Bob drinks black coffee")
+    assert vault.recall(bob, "coffee", trace_id="req-1").trace_id == "req-1"
+    assert vault.trace(bob, "req-1")["query"] == "coffee"
+    assert vault.trace(ALICE, "req-1")["query"] == "tea"
+    with pytest.raises(ConflictError, match="already in use"):
+        vault.recall(ALICE, "tea", trace_id="req-1")
