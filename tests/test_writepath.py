@@ -90,7 +90,10 @@ def test_lines_that_only_mention_another_value_leave_the_preference_alone(vault:
                  "【更新】以后都不要通知", "系统更新 以后进度通知用邮件",
                  # a chore on a file names its format, and wants nothing of it
                  "我需要把旧的 XLSX 文件删掉", "I need to back up my XLSX spreadsheets",
-                 "HR always sends payslips as XLSX"]:
+                 "HR always sends payslips as XLSX",
+                 # a thing sent to someone else; the past; a complaint about the current value
+                 "Email the XLSX to Mark before noon", "以前我都是用邮件收通知的",
+                 "I hate how the CSV export crops the charts"]:
         res = vault.observe(ME, [user(line)])
         assert not {"added", "updated"} & {o.action for o in res.outcomes if o.memory_id
                                             and vault.get(ME, o.memory_id).slot}, line

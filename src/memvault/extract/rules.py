@@ -62,7 +62,7 @@ _CMD_WORD = (r"(?:admin override|system override|memory update|update|set|memory
              r"save to memory|save this|note to (?:memory|self|assistant)|记住|更新|系统|指令|"
              r"备注|备忘录?|记忆|设置|设定|注意|管理员|修改|写入记忆|存入记忆|偏好更新|更新记忆|"
              r"存一下|保存|(?:请|麻烦)?(?:记录|写|存|保存)(?:到|入|进)(?:长期)?记忆里?|长期记忆|"
-             r"记下来|更新一下记忆)")
+             r"记下来|记一下|记下|更新一下记忆)")
 _OPEN, _CLOSE = r"[\[【<(（「『*#]", r"[\]】>)）」』*]"
 _CMD_PREFIX = re.compile(
     _LEAD_IN + r"(?:"
@@ -113,13 +113,15 @@ _CHANGE = _rx(
     r"\b(?:switch|change|move)\w*\b[^.,;]{0,30}\bfrom\b[^.,;]{0,30}\bto\b",
     r"\brather than\b", r"^\s*actually\b", r"\b(?:moved|relocated) to\b",
     r"\b(?:I'm|I am) done with\b(?!\s+(?:the|this|that|it|my|your)\b)",
-    r"改成|换成|改为|换为|改用|换用|改到|不再|别再|不要.{0,15}了|不用.{0,15}了|"
+    r"改成|换成|改为|换为|改用|换用|改到|改回|换回|不再|别再|不要.{0,15}了|不用.{0,15}了|"
     r"(?<![特区分识离派级类性])别(?![人的忘])[^，。]{0,15}了|而是|其实|搬到|"
     r"搬去|搬家到|取消")
 _PREF = _rx(
     r"\bI(?:'d| would| might| may)?\s+(?:really\s+|much\s+|strongly\s+|also\s+|still\s+|now\s+|"
     r"actually\s+|do\s+)?(?:prefer|like|love|want|need|enjoy|hate|dislike)\b"
-    r"(?!\s+to\s+(?:know|ask|see|understand|learn|check|try)\b)",
+    r"(?!\s+to\s+(?:know|ask|see|understand|learn|check|try)\b)"
+    # "I hate how the PDF export crops the charts": a complaint about a thing
+    r"(?!\s+how\s+(?:the|this|that|my|it)\b)",
     r"\bI(?:'d| would) rather\b", r"\bI\s+(?:don't|do not|never)\s+(?:like|want|need|use)\b",
     r"\bremember (?:that|this)\b", r"\bkeep in mind\b",
     r"\bmake sure (?:to|you)\b", r"\bmy preference\b",
@@ -156,13 +158,14 @@ _IMPERATIVE = _rx(
     rf"\b{_SWITCH_OFF}\s+(?:all\s+|the\s+|my\s+)?(?:\w+\s+)?(?:notifications|alerts|"
     r"reminders)\b",
     rf"(?:通知|推送|提醒)(?:都|全){_SWITCH_OFF_ZH}",
-    r"^\s*(?:请|麻烦|还是)?(?:用|使用|发|以|通过|回复|回答|导出|改|换|别|不要|都)",
+    r"^\s*(?:请|麻烦|还是)?(?:用|使用|发|以(?!前)|通过|回复|回答|导出|改|换|别|不要|都)",
     rf"(?:都|全){_SWITCH_OFF_ZH}吧")
 _QUESTION = _rx(
     r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
     r"should|may|shall)\b", r"[吗呢么]\s*$",
-    r"什么|怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
-_PAST = _rx(r"\bI\s+(?:was|used\s+to\s+be|used\s+to)\b", r"我(?:以前|之前|曾经|过去|原来)")
+    r"什么(?![^，。,.？?]{0,8}?[都也])|怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
+_PAST = _rx(r"\bI\s+(?:was|used\s+to\s+be|used\s+to)\b", r"我(?:以前|之前|曾经|过去|原来)",
+            r"^\s*(?:以前|之前|曾经|过去|原来)[，,\s]*我")
 # Not the user's wish: a denial ("I never said I wanted JSON", "我没说要改成英文"), or
 # someone else calling or writing ("我不想让他打我电话", "别让推销的打我电话").
 _DENIAL = _rx(r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|told)\b",
@@ -203,6 +206,12 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
             r"review|proofread|check|finish|submit)\b",
             r"我(?:还)?(?:需要|得|必须|要)把[^，。,;；]{1,20}?(?:删|清理|打印|上传|下载|改名|重命名|"
             r"归档|签|填|合并|压缩|备份|打开|修好|修复|处理|检查|提交|找出来)",
+            # a thing sent to someone else ("Email the PDF to Mark before noon")
+            r"^\s*(?:please\s+)?(?:email|send|forward|mail|text|share)\s+(?:the|this|that|these|"
+            r"those|my)\s+[^.,;!?]{0,30}?\bto\s+(?!me\b|myself\b)\w",
+            # cooking or buying for someone else ("cooking halal for my in-laws this weekend")
+            r"\b(?:cooking|making|baking|ordering|buying|preparing|catering)\b[^.,;!?]{0,30}?\bfor\s+"
+            r"(?:my\s+(?!self\b|own\b)|our\s+|the\s+(?!next\b|rest\b|foreseeable\b)|a\s+)\w",
             # a conversion is a task: "把 XLSX 转成 CSV", "convert the XLSX to CSV"
             r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)",
             r"\bconvert(?:ing)?\s+(?:this|that|these|those|it)\b",
@@ -230,7 +239,7 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
 _COMPLAINT = _rx(r"报错|出错|崩溃|打不开|卡死|卡住|很慢|太慢|好慢|失败了|有问题|不好用|乱码|费劲|"
                  r"看不清|不方便|看着累|太多了|\bso-so\b",
                  r"\b(?:crash(?:es|ed)?|fails?|failed|broken|breaks|errors?|bugs?|slow|"
-                 r"freezes|hangs)\b")
+                 r"freezes|hangs)\b", r"\bhate\s+how\s+(?:the|this|that|my|it)\b")
 _CLAUSE = re.compile(r"[，,；;]|\bbut\b|但是|不过")
 _CONDITION = _rx(r"\b(?:when|whenever|if|once)\b", r"如果|一旦|每当|的时候|时")
 # A recurring request is a standing one, not a one-off: "I need a PDF report every week".
@@ -274,7 +283,9 @@ _FIRST = _rx(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|im)\b", r"我",
 _THIRD = re.compile(
     r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:my\s+(?P<en>wife|husband|partner|son|daughter|"
     r"kids?|child(?:ren)?|mom|mother|dad|father|parents|brother|sister|friend|boss|colleague|"
-    r"coworker|manager|girlfriend|boyfriend|team)\b|我的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
+    r"coworker|manager|girlfriend|boyfriend|team|flatmate|roommate|housemate|in-laws|"
+    r"cousin|aunt|uncle|grandma|grandpa|grandmother|grandfather|niece|nephew|neighbou?r|"
+    r"fianc[ée]e?|landlord|landlady|tenant|client|assistant)\b|我的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
     r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
     r"女朋友|对象|妈|爸|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|室友|舍友|同学|邻居|房东)"
     # someone else who says or wants something ("客户说…", "王经理希望…", "the client wants")
@@ -286,13 +297,16 @@ _THIRD = re.compile(
     r"|(?!(?:please|also|and|so|then|just|maybe|now|today|actually|everyone|nobody|this|that|"
     r"it|there|here|what|which|everything|something|nothing|each|every|all)\b)"
     r"(?-i:(?P<en4>[A-Z][a-z]+))\s+(?=(?:says|said|wants|prefers|likes|asked|needs)\b)"
-    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|公司|团队|部门|小组|全家|家里人|老婆|老公|媳妇|"
+    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|经理|主管|上司|公司|团队|部门|小组|全家|家里人|老婆|"
+    r"老公|媳妇|"
     r"他们|她们|他|她|"
     r"[小老][王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾]|"
     r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏"
     r"吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武"
     r"戴孔汤老小](?:经理|总监|主管|老师|医生|主任|总))(?:公司|家|那边|团队|部门)?"
-    r"(?=(?:的(?:报表|报告|文件|通知|数据|账单|周报|月报))?(?:说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直|"
+    # a person's hours or budget ("我们经理的上班时间是…"); a company's are the user's too
+    r"(?=(?<!公司)(?<!团队)(?<!部门)(?<!小组)的(?:上班时间|工作时间|作息|预算|地址|饮食)(?:是|为|在)"
+    r"|(?:的(?:报表|报告|文件|通知|数据|账单|周报|月报|上班时间|工作时间|作息|预算|地址))?(?:说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直|"
     r"总是|老是|经常|常常|"
     r"每次|平时|通常|一般)))",
     re.I)
@@ -342,10 +356,13 @@ _NOT_NEG_EN = r"(?!\s+(?:forget|hesitate|fail|worry|miss)\b)"
 _NEG = _rx(
     r"\b(?:don't|do not|doesn't|does not|never)\b" + _NOT_NEG_EN,
     r"\b(?:no|not|stop|no longer|hate|dislike|without|avoid|blocks?|blocked)\b",
+    # giving something up: "I quit keto", "gave up on vegetarianism"
+    r"\b(?:quit|quitting|stopped|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|giving\s+up(?:\s+on)?)"
+    r"\s*$",
     r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b" + _NOT_NEG_EN,
     r"\binstead of\b", r"\brather than\b",
     _NOT_READ + r"|很少用|不常用|不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|"
-    r"退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|"
+    r"退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|戒了|戒掉|"
     r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是",
     r"不\s*$")  # right before the value: "我不吃素"
 # "短信通知就不要了": the negation follows the value in Chinese.
@@ -357,7 +374,11 @@ _ANY_THEN_OFF = _rx(r"(?:所有|全部|一切|任何)的?(?:通知|提醒|消息
                     r"(?:关了|关掉|关闭|不要了?|取消|退订|停了|别发了)",
                     r"\b(?:all|every)\s+(?:\w+\s+)?notifications?\s+off\b",
                     rf"\b{_SWITCH_OFF}\s+(?:all|every|any)\s+(?:the\s+)?notifications?\b",
-                    rf"^\s*(?:把)?(?:通知|推送|提醒)(?:都|全){_SWITCH_OFF_ZH}")
+                    rf"^\s*(?:把)?(?:通知|推送|提醒)(?:都|全){_SWITCH_OFF_ZH}",
+                    r"什么(?:通知|提醒|消息|推送)都(?:别|不要|不用)(?:再)?(?:发|推|提醒)?")
+_MY_THING = re.compile(r"(?:\bmy\s+|我的?)$", re.I)
+_IS_AFTER = re.compile(r"\s*(?:(?:is|was|'s|keeps|has|died|broke)\b|总是|一直|老是|经常|又|坏了|"
+                       r"静音)", re.I)
 _UNIVERSAL = _rx(r"\b(?:any|all|every)\b", r"任何|所有|一切|全部")
 _PREFER_OVER = re.compile(r"\b(?:prefer|rather)\b.*\bover\b", re.I)
 _OVER = re.compile(r"\bover\b", re.I)
@@ -637,6 +658,12 @@ class RuleExtractor:
             if changes and pos:
                 later = [m for m in pos if m.start >= changes[-1]]
                 pos = later or pos
+            if len({_key(m.value) for m in pos}) > 1:
+                # "Slack from now on, my phone is always on silent": the user's own device,
+                # described, is not a second value beside the one asked for
+                owned = [m for m in pos if _MY_THING.search(text, 0, m.start)
+                         and _IS_AFTER.match(text, m.end)]
+                pos = [m for m in pos if m not in owned] or pos
             values = list({_key(m.value): m.value for m in pos}.values())
             rejected = [x for x in {_key(m.value): m.value for m in neg}.values()
                         if _key(x) not in {_key(y) for y in values}]

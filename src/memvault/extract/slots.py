@@ -550,7 +550,11 @@ _EN_PLACE = (r"[a-z][\w.'’\- ]{0,40}?(?=\s*(?:[,;!?]|[^\w\s.'’\-]|\.(?:\s|$)
              r"\bbut\b|\bnow\b|\b(?:fyi|btw|lol|haha|tbh|rn|tho)\b|"
              r"\bwith\b|\bsince\b|\bfor\b|\bso\b|\bbecause\b|\b(?:last|this|next)\s+"
              r"(?:week|month|year|spring|summer|autumn|fall|winter)\b|\byesterday\b|\brecently\b|"
-             r"\b(?:a few|two|three|several)\s+\w+\s+ago\b|\bin\s+(?:19|20)\d\d\b))")
+             r"\b(?:a few|two|three|several)\s+\w+\s+ago\b|\bin\s+(?:19|20)\d\d\b|"
+             # "moved to Denver in March", "… back in May"
+             r"\b(?:in|back in|since|during)\s+(?:early\s+|late\s+)?(?:january|february|march|"
+             r"april|may|june|july|august|september|october|november|december|spring|summer|"
+             r"autumn|fall|winter)\b))")
 
 BUILTIN: tuple[SlotSpec, ...] = (
     SlotSpec(
