@@ -377,8 +377,8 @@ _ANY_THEN_OFF = _rx(r"(?:所有|全部|一切|任何)的?(?:通知|提醒|消息
                     rf"^\s*(?:把)?(?:通知|推送|提醒)(?:都|全){_SWITCH_OFF_ZH}",
                     r"什么(?:通知|提醒|消息|推送)都(?:别|不要|不用)(?:再)?(?:发|推|提醒)?")
 _MY_THING = re.compile(r"(?:\bmy\s+|我的?)$", re.I)
-_IS_AFTER = re.compile(r"\s*(?:(?:is|was|'s|keeps|has|died|broke)\b|总是|一直|老是|经常|又|坏了|"
-                       r"静音)", re.I)
+_IS_AFTER = re.compile(r"\s*(?:(?:is|isn't|was|wasn't|'s|keeps|has|hasn't|died|broke)\b|总是|一直|"
+                       r"老是|经常|又|还|不|很|太|坏了|静音)", re.I)
 _UNIVERSAL = _rx(r"\b(?:any|all|every)\b", r"任何|所有|一切|全部")
 _PREFER_OVER = re.compile(r"\b(?:prefer|rather)\b.*\bover\b", re.I)
 _OVER = re.compile(r"\bover\b", re.I)
