@@ -31,7 +31,8 @@ def remember(**kw: Any) -> Callable[[Vault, str], Any]:
 
 def call(name: str, *args: Any, **kw: Any) -> Callable[[Vault, str], Any]:
     def run(vault: Vault, mid: str) -> Any:
-        real = [mid if a == "$id" else a for a in args]
+        real = [a.replace("$id", mid, 1) if isinstance(a, str) and a.startswith("$id") else a
+                for a in args]
         return getattr(vault, name)(*real, **kw)
     return run
 
@@ -194,6 +195,13 @@ CASES: list[tuple[str, Callable[[Vault, str], Any], type[Exception], str]] = [
     ("edit_blank_slot_value", call("edit", ME, "$id", value=" "), ValidationError, "value"),
     ("edit_zero_width_content", call("edit", ME, "$id", content="\u200b"), ValidationError,
      "content"),
+    # a trailing newline (which a regex's $ lets through) is no part of a name
+    ("slot_trailing_newline", remember(content="x", slot="report.format\n", value="x"),
+     ValidationError, "slot"),
+    ("actor_trailing_newline", remember(actor="bob\n"), ValidationError, "actor"),
+    ("id_trailing_newline", call("get", ME, "$id\n"), ValidationError, "id"),
+    ("user_trailing_newline", remember(scope={"tenant": "acme", "user": "alice\n"}),
+     ScopeError, "user"),
     ("blank_id", call("get", ME, "   "), ValidationError, "id"),
     ("long_id", call("get", ME, "m" * 200), ValidationError, "200 characters"),
     ("list_reversed_range", call("list", ME, since="2025-01-01", until="2024-01-01"),

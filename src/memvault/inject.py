@@ -33,11 +33,13 @@ Design decisions, and why:
   `<`, `>`, `&` (so no tag, marker, `<|im_start|>` or HTML/XML closer can appear anywhere
   in a memory's text); every character whose compatibility decomposition (NFKD)
   contains one of `<>&"\\` (full-width ＜＞＂＼, small-form ﹤﹥, ≮≯); other angle-bracket
-  look-alikes (‹›〈〉⟨⟩❮❯˂˃ᐸᐳ…); all control, format, surrogate, private-use and
-  unassigned code points (zero-width space and joiners, BOM, the bidi embeddings,
-  overrides and isolates such as U+202E, tag characters);
-  line and paragraph separators (U+2028/9, U+0085, which `str.splitlines` and some
-  tokenizers treat as line breaks); every space but U+0020; variation selectors and
+  look-alikes (‹›〈〉⟨⟩❮❯˂˃ᐸᐳ…, and every character whose Unicode name says angle
+  bracket, pointing angle, less-than or greater-than: ⧼⧽ ⦑⦒ ⋖⋗ ⧀⧁ ⪡⪢ ︿﹀ ⸖); all
+  control, format, surrogate, private-use and unassigned code points (zero-width space
+  and joiners, BOM, the bidi embeddings, overrides and isolates such as U+202E, tag
+  characters); line and paragraph separators (U+2028/9, U+0085, which `str.splitlines`
+  and some tokenizers treat as line breaks); every space but U+0020; variation selectors
+  (also Mongolian's free ones, U+180B–U+180F) and
   invisible fillers (U+115F, U+3164, U+2800, ...). The escaping is lossless:
   `json.loads(literal)` returns the stored text exactly, so nothing is silently changed
   (the one normalised form: a lone surrogate code point, which is not valid Unicode and
@@ -104,8 +106,8 @@ Lang = Literal["en", "zh"]
 LANGS: tuple[str, ...] = ("en", "zh")
 
 BEGIN_TAG = "memory-context"
-_NONCE = re.compile(r"^[0-9a-f]{8,64}$")
-_SAFE_META = re.compile(r"^[A-Za-z0-9_.,=\-]{1,64}$")
+_NONCE = re.compile(r"^[0-9a-f]{8,64}\Z")
+_SAFE_META = re.compile(r"^[A-Za-z0-9_.,=\-]{1,64}\Z")
 
 # --- data ---------------------------------------------------------------------------------
 
@@ -207,6 +209,11 @@ _ANGLE_LOOKALIKES = frozenset(
     "\u2190\u2192"                            # ← →
     "\uff5f\uff60"                            # ｟ ｠
 )
+# Unicode names of the rest of the family (curved, dotted, nested, circled, arc and
+# vertical-form angle brackets, less-than and greater-than signs of every kind).
+_ANGLE_NAMES = ("ANGLE BRACKET", "POINTING ANGLE", "LESS-THAN", "GREATER-THAN")
+# Quotation marks of Chinese and French text (book titles, guillemets), named like them.
+_QUOTE_MARKS = frozenset("\u300a\u300b\ufe3d\ufe3e\u00ab\u00bb")   # 《 》 ︽ ︾ « »
 # Invisible or blank characters that Unicode files as letters or symbols.
 _INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180e\u2800\u3164\uffa0")
 
@@ -221,10 +228,13 @@ def _needs_escape(ch: str) -> bool:
     if cat == "Zs":
         return ch != " "
     o = ord(ch)
-    if 0xFE00 <= o <= 0xFE0F or 0xE0100 <= o <= 0xE01EF:   # variation selectors
+    # variation selectors, and Mongolian's free ones (U+180B-U+180F)
+    if 0xFE00 <= o <= 0xFE0F or 0xE0100 <= o <= 0xE01EF or 0x180B <= o <= 0x180F:
         return True
     if o < 0x80:
         return False
+    if ch not in _QUOTE_MARKS and any(n in unicodedata.name(ch, "") for n in _ANGLE_NAMES):
+        return True
     # NFKD rather than NFKC: it also exposes the "<" inside ≮ and the ">" inside ≯.
     norm = unicodedata.normalize("NFKD", ch)
     return any(c in _NFKD_DANGEROUS for c in norm)
@@ -259,9 +269,18 @@ def escape_literal(text: str) -> str:
     return "".join(out)
 
 
+# Longer than any label memvault itself makes (an origin of two 128-character ids is
+# 271), so two stored origins never render alike; a longer one is cut visibly.
+_META_CHARS = 300
+
+
 def _meta(value: str) -> str:
     """A caller-supplied label: bare when plainly safe, else an escaped literal."""
-    return value if _SAFE_META.match(value) else escape_literal(value[:200])
+    if _SAFE_META.match(value):
+        return value
+    if len(value) <= _META_CHARS:
+        return escape_literal(value)
+    return escape_literal(value[:_META_CHARS]) + f" (+{len(value) - _META_CHARS} chars)"
 
 
 # --- templates ----------------------------------------------------------------------------

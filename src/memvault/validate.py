@@ -21,8 +21,8 @@ MAX_TAG_CHARS = 64
 MAX_METADATA_BYTES = 16_384
 MAX_ID_CHARS = 128
 
-_ID = re.compile(r"^[^\x00-\x1f\x7f]{1,128}$")
-_SLOT = re.compile(r"^[a-z0-9_]+(?:[.\-][a-z0-9_]+)*$")
+_ID = re.compile(r"^[^\x00-\x1f\x7f]{1,128}\Z")
+_SLOT = re.compile(r"^[a-z0-9_]+(?:[.\-][a-z0-9_]+)*\Z")
 
 
 def text(value: Any, field: str, *, max_chars: int, required: bool = True) -> str | None:
