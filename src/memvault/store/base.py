@@ -103,8 +103,10 @@ class Store(Protocol):
 
     def close(self) -> None: ...
 
-    def schema_version(self) -> int:
-        """The highest migration applied (migrations run when the store opens)."""
+    def schema_version(self, timeout: float | None = None) -> int:
+        """The highest migration applied (migrations run when the store opens). `timeout`:
+        at most this many seconds waiting for a connection (a readiness probe must not hang
+        while a server reconnects to a database that is gone)."""
         ...
 
     def transaction(self) -> AbstractContextManager[Tx]:

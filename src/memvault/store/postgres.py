@@ -56,7 +56,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..bm25 import TextCandidates
 from ..errors import ConflictError, StoreError
@@ -398,8 +398,9 @@ class PostgresStore(ServerTables):
                              "(extract(epoch FROM clock_timestamp()) * 1000)::bigint)",
                              (version, name))
 
-    def schema_version(self) -> int:
-        return int(self._q("SELECT coalesce(max(version), 0) AS v FROM schema_migrations")[0]["v"])
+    def schema_version(self, timeout: float | None = None) -> int:
+        return int(self._q("SELECT coalesce(max(version), 0) AS v FROM schema_migrations",
+                           timeout=timeout)[0]["v"])
 
     def close(self) -> None:
         if not self._closed:
@@ -434,11 +435,14 @@ class PostgresStore(ServerTables):
         if self.fault_hook is not None:
             self.fault_hook(point)
 
-    def _q(self, query: Any, params: Any = None) -> list[dict[str, Any]]:
+    def _q(self, query: Any, params: Any = None, *,
+           timeout: float | None = None) -> list[dict[str, Any]]:
+        """One statement on a pooled connection; `timeout` bounds the wait for one (the
+        pool's own, 30 s, when None)."""
         try:
-            with self._pool.connection() as conn:
+            with self._pool.connection(timeout=timeout) as conn:
                 return conn.execute(query, params).fetchall()
-        except psycopg.OperationalError as e:
+        except (psycopg.OperationalError, PoolTimeout) as e:
             raise StoreError(f"PostgreSQL: {e}") from e
 
     _ph = staticmethod(pyformat_ph)

@@ -276,7 +276,7 @@ class SQLiteStore(ServerTables):
                 self._db.execute("ROLLBACK")
                 raise
 
-    def schema_version(self) -> int:
+    def schema_version(self, timeout: float | None = None) -> int:
         row = self._db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
         return int(row[0] or 0)
 
