@@ -166,6 +166,12 @@ _QUESTION = _rx(
     r"什么(?![^，。,.？?]{0,8}?[都也])|怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
 _PAST = _rx(r"\bI\s+(?:was|used\s+to\s+be|used\s+to)\b", r"我(?:以前|之前|曾经|过去|原来)",
             r"^\s*(?:以前|之前|曾经|过去|原来)[，,\s]*我")
+# A childhood story is the past even when it tells of a move ("we moved to Texas when I
+# was a kid", "我小时候搬到过上海").
+_CHILDHOOD = _rx(r"\bwhen I was (?:a\s+(?:kid|child|boy|girl|teen|teenager|student|baby)|little|"
+                 r"young|younger|\d+)\b", r"\b(?:as a (?:kid|child)|growing up)\b",
+                 r"小时候|小的时候|上学的时候|读书的时候")
+_NOW = _rx(r"\bnow\b|\bthese days\b", r"现在|如今|目前")
 # Not the user's wish: a denial ("I never said I wanted JSON", "我没说要改成英文"), or
 # someone else calling or writing ("我不想让他打我电话", "别让推销的打我电话").
 _DENIAL = _rx(r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|told)\b",
@@ -533,6 +539,8 @@ class RuleExtractor:
                 or ((first or progressive) and any(m.spec.stative for m in matches)))
         if _PAST.search(body) and not (command or change or standing):
             wish = False  # "I was vegetarian for a year in college": not now
+        if _CHILDHOOD.search(body) and not (command or standing or _NOW.search(body)):
+            wish = False
         # A complaint names what went wrong ("每次导出 Excel 都报错"), not what to use,
         # unless another clause asks for something ("CSV 太慢了，以后用 XLSX").
         complaint = bool(_COMPLAINT.search(body)) and not (command or change or pref

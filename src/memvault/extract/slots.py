@@ -548,7 +548,8 @@ _ZH_PLACE = r"[^\s，。,.!?！？；;、]{1,20}?"
 # An emoji or another symbol ends it too.
 _EN_PLACE = (r"[a-z][\w.'’\- ]{0,40}?(?=\s*(?:[,;!?]|[^\w\s.'’\-]|\.(?:\s|$)|$|\band\b|"
              r"\bbut\b|\bnow\b|\b(?:fyi|btw|lol|haha|tbh|rn|tho)\b|"
-             r"\bwith\b|\bsince\b|\bfor\b|\bso\b|\bbecause\b|\b(?:last|this|next)\s+"
+             r"\bwith\b|\bsince\b|\bfor\b|\bso\b|\bbecause\b|\bwhen\b|\bwhile\b|"
+             r"\bafter\b|\bbefore\b|\b(?:last|this|next)\s+"
              r"(?:week|month|year|spring|summer|autumn|fall|winter)\b|\byesterday\b|\brecently\b|"
              r"\b(?:a few|two|three|several)\s+\w+\s+ago\b|\bin\s+(?:19|20)\d\d\b|"
              # "moved to Denver in March", "… back in May"
@@ -659,6 +660,10 @@ BUILTIN: tuple[SlotSpec, ...] = (
             r"前段时间|年初|月初)\s*){0,2}(?:从[^，。,.\s]{1,10}?)?(?:住在|居住在|生活在|定居在?|"
             rf"常住在?|搬到了?|搬去了?|搬来了?|搬家到了?)\s*(?P<value>{_ZH_PLACE})"
             r"(?:了|啦|住|生活|居住)?(?=[\s，。,.!?！？；;、]|$)",
+            # the user's whole family moving ("我们全家搬来大连了"), not a company or a team
+            r"^\s*(?:我们|我)(?:全家|一家|家)(?:(?:已经|刚|刚刚|最近|上个?月|去年|今年)\s*){0,2}"
+            rf"(?:搬到了?|搬去了?|搬来了?|搬家到了?)\s*(?P<value>{_ZH_PLACE})"
+            r"(?:了|啦|住|生活|居住)?(?=[\s，。,.!?！？；;、]|$)",
             rf"我(?:现在|目前)?在(?P<value>{_ZH_PLACE})(?:住|生活|定居)",
             # 住 without 在: "我现在住北京朝阳" (not 住院, 住得远, 住这儿)
             r"我(?:现在|目前|一直)?住(?![在院宿了得的过着不一这那几两二三四五六七八九十\d])"
@@ -671,7 +676,8 @@ BUILTIN: tuple[SlotSpec, ...] = (
             rf"\bI(?:'m| am)?\s+(?:now\s+|currently\s+|still\s+)?(?:live|living|reside|"
             rf"residing|based|located)\s+in\s+(?P<value>{_EN_PLACE})",
             rf"(?:\bI(?:'ve| have)?\s+(?:just\s+|recently\s+|finally\s+)?|^\s*(?:just|recently|"
-            r"finally)\s+)(?:moved|relocated)\s+(?:from\s+[^,.;!?]{1,40}?\s+)?to\s+"
+            r"finally)\s+|^\s*we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|"
+            r"finally\s+)?)(?:moved|relocated)\s+(?:from\s+[^,.;!?]{1,40}?\s+)?to\s+"
             rf"(?P<value>{_EN_PLACE})",
         ),
         parse=parse_place, transient=False,
