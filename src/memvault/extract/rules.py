@@ -116,12 +116,14 @@ _CHANGE = _rx(
     r"改成|换成|改为|换为|改用|换用|改到|改回|换回|不再|别再|不要.{0,15}了|不用.{0,15}了|"
     r"(?<![特区分识离派级类性])别(?![人的忘])[^，。]{0,15}了|而是|其实|搬到|"
     r"搬去|搬家到|取消")
+# What a thing does, after "hate": a complaint about it, not a wish ("I hate how the PDF
+# export crops the charts"); "I hate how long your answers are" stays a wish.
+_HOW_A_THING = r"how\s+(?:the|this|that|my|it)\b"
 _PREF = _rx(
     r"\bI(?:'d| would| might| may)?\s+(?:really\s+|much\s+|strongly\s+|also\s+|still\s+|now\s+|"
     r"actually\s+|do\s+)?(?:prefer|like|love|want|need|enjoy|hate|dislike)\b"
     r"(?!\s+to\s+(?:know|ask|see|understand|learn|check|try)\b)"
-    # "I hate how the PDF export crops the charts": a complaint about a thing
-    r"(?!\s+how\s+(?:the|this|that|my|it)\b)",
+    rf"(?!\s+{_HOW_A_THING})",
     r"\bI(?:'d| would) rather\b", r"\bI\s+(?:don't|do not|never)\s+(?:like|want|need|use)\b",
     r"\bremember (?:that|this)\b", r"\bkeep in mind\b",
     r"\bmake sure (?:to|you)\b", r"\bmy preference\b",
@@ -245,7 +247,7 @@ _ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|
 _COMPLAINT = _rx(r"报错|出错|崩溃|打不开|卡死|卡住|很慢|太慢|好慢|失败了|有问题|不好用|乱码|费劲|"
                  r"看不清|不方便|看着累|太多了|\bso-so\b",
                  r"\b(?:crash(?:es|ed)?|fails?|failed|broken|breaks|errors?|bugs?|slow|"
-                 r"freezes|hangs)\b", r"\bhate\s+how\s+(?:the|this|that|my|it)\b")
+                 r"freezes|hangs)\b", rf"\bhate\s+{_HOW_A_THING}")
 _CLAUSE = re.compile(r"[，,；;]|\bbut\b|但是|不过")
 _CONDITION = _rx(r"\b(?:when|whenever|if|once)\b", r"如果|一旦|每当|的时候|时")
 # A recurring request is a standing one, not a one-off: "I need a PDF report every week".
