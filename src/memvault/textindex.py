@@ -18,8 +18,10 @@ import snowballstemmer
 
 jieba.setLogLevel(logging.WARNING)
 
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_RUN = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)", re.UNICODE)
+# The CJK scripts (Han, kana, Hangul) as the body of a regex character class; wordmatch
+# splits words with it too.
+CJK_RANGES = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_RUN = re.compile(rf"([{CJK_RANGES}]+)|([^\W_{CJK_RANGES}]+)", re.UNICODE)
 
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being
@@ -36,8 +38,8 @@ ZH_STOPWORDS = frozenset("""
 的 了 是 在 和 就 都 也 而 及 与 着 或 吗 呢 吧 啊 么 把 被 让 给 个 这 那 之
 """.split())
 
-_CJK_CHAR = re.compile(f"[{_CJK}]")
-_LATIN_WORD = re.compile(rf"[^\W\d_{_CJK}]+", re.UNICODE)
+_CJK_CHAR = re.compile(f"[{CJK_RANGES}]")
+_LATIN_WORD = re.compile(rf"[^\W\d_{CJK_RANGES}]+", re.UNICODE)
 
 
 def mostly_cjk(text: str) -> bool:

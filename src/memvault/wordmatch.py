@@ -31,11 +31,11 @@ import numpy as np
 
 from .embed import Embedder
 from .model import Memory
-from .textindex import _CJK, STOPWORDS, ZH_STOPWORDS
+from .textindex import CJK_RANGES, STOPWORDS, ZH_STOPWORDS
 
 jieba.setLogLevel(logging.WARNING)
 
-_RUN = re.compile(rf"([{_CJK}]+)|([^\W\d_{_CJK}]+)", re.UNICODE)
+_RUN = re.compile(rf"([{CJK_RANGES}]+)|([^\W\d_{CJK_RANGES}]+)", re.UNICODE)
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _JA_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}|[\u30a0-\u30ff]{2,}")
