@@ -53,7 +53,8 @@ from ..llmchat import FORMATS, JSONChat, llm_model, openai_client
 from ..llmchat import Invalid as _Invalid
 from ..llmchat import Transient as _Transient
 from ..timeutil import duration_ms
-from . import CandidateMemory, ExtractionError, Message, as_messages
+from .candidate import CandidateMemory, ExtractionError
+from .messages import Message, as_messages
 from .rules import command_reason
 from .slots import SLOTS, SlotRegistry
 

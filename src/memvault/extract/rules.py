@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Kind
-from . import CandidateMemory, Message, as_messages
+from .candidate import CandidateMemory
+from .messages import Message, as_messages
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
 
 
