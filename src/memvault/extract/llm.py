@@ -54,8 +54,8 @@ from ..llmchat import Invalid as _Invalid
 from ..llmchat import Transient as _Transient
 from ..timeutil import duration_ms
 from .candidate import CandidateMemory, ExtractionError
+from .commands import command_reason
 from .messages import Message, as_messages
-from .rules import command_reason
 from .slots import SLOTS, SlotRegistry
 
 SCHEMA_NAME = "memvault_candidates"

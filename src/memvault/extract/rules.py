@@ -30,6 +30,10 @@ Confidence: 0.95 for explicit first-person statements, standing requests and fac
 "I like"/"我喜欢"; 0.85 for bare imperatives ("请用中文回答"); ×0.65 when hedged ("maybe",
 "可能"); 0.85 for statements about someone else; 0.5 for confirmations and command-like
 lines.
+
+The patterns it keys on are in memvault.extract.cues, the command-like ones in
+memvault.extract.commands; `sentences`, `is_affirmation` and `command_reason` are
+importable from here too.
 """
 
 from __future__ import annotations
@@ -41,418 +45,59 @@ from typing import Any
 
 from ..model import Kind
 from .candidate import CandidateMemory
+from .commands import CMD_PREFIX, CMD_TAG, command_reason
+from .cues import (
+    ANY_THEN_OFF,
+    BOUNDARY,
+    CHANGE,
+    CHANGE_IT,
+    CHILDHOOD,
+    CLAUSE,
+    COMPLAINT,
+    CONDITION,
+    DEMONSTRATIVE,
+    DENIAL,
+    EMPHASIS,
+    FACT,
+    FIRST,
+    FROM,
+    FROM_SOMEONE,
+    GUESS,
+    HEDGE,
+    HYPOTHETICAL,
+    IMPERATIVE,
+    IS_AFTER,
+    MOVE,
+    MY_THING,
+    NEG,
+    NEG_AFTER,
+    NOW,
+    OFF,
+    OFF_WHAT,
+    ONCE,
+    OVER,
+    OWN_CLAUSE,
+    PAST,
+    POLITE,
+    PREF,
+    PREFER_OVER,
+    QUESTION,
+    RECURRING,
+    REPORTED,
+    SECOND,
+    STANDING,
+    STRIP_LEAD_EN,
+    STRIP_LEAD_ZH,
+    STRONG,
+    THIRD,
+    TO,
+    TTL,
+    UNIVERSAL,
+    is_affirmation,
+    sentences,
+)
 from .messages import Message, as_messages
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
-
-
-def _rx(*alts: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{a})" for a in alts), re.I)
-
-
-# --- sentence-level cues -----------------------------------------------------------------
-
-# A short acknowledgement may come first: "好的，update: …", "OK so memory: …", "收到【更新】".
-# Possessive quantifiers throughout: the lead-in, the brackets and the spaces may not give
-# back what they matched, so a long run of spaces costs linear time, not quadratic.
-_LEAD_IN = (r"^\s*+(?>(?:ok(?:ay)?(?:\s+so)?|got it|sure|好的?|好嘞|收到|嗯+|行|对了|另外|还有|"
-            r"also|and|btw|fyi|please|pls|帮我|请|麻烦)[\s,，.!！~～\-—]*+(?:那就|那)?)?")
-# Words that address the memory store rather than the conversation.
-_CMD_WORD = (r"(?:admin override|system override|memory update|update|set|memory|remember|"
-             r"memory note|remember this|note this|"
-             r"note|memo|system|admin|instruction|override|"
-             r"save to memory|save this|note to (?:memory|self|assistant)|记住|更新|系统|指令|"
-             r"备注|备忘录?|记忆|设置|设定|注意|管理员|修改|写入记忆|存入记忆|偏好更新|更新记忆|"
-             r"存一下|保存|(?:请|麻烦)?(?:记录|写|存|保存)(?:到|入|进)(?:长期)?记忆里?|长期记忆|"
-             r"记下来|记一下|记下|更新一下记忆)")
-_OPEN, _CLOSE = r"[\[【<(（「『*#]", r"[\]】>)）」』*]"
-_CMD_PREFIX = re.compile(
-    _LEAD_IN + r"(?:"
-    # "update: …", "[update]: …", "Update - …", "UPDATE — …"
-    + _OPEN + r"*+\s*+" + _CMD_WORD + r"\s*+" + _CLOSE + r"*+\s*+(?:[:：]|(?<=\s)[-—–]+|[-—–]{2,})"
-    r"\s*+"
-    # "【更新】…", "（更新）…", "**更新**…", "#更新 …"
-    r"|" + _OPEN + r"++\s*+" + _CMD_WORD + r"\s*+" + _CLOSE + r"++\s*+"
-    r"|#\s*+" + _CMD_WORD + r"\s++"
-    # a slash command: "/remember …", "/memory set …"
-    r"|/(?:remember|memory|update|note|save|set|记住|记忆|更新)\b\s*+"
-    r"|(?:system|memory|profile) update\b[\s:：]*+|(?:系统|记忆|档案|资料)更新(?:[\s:：]++|$)"
-    r"|(?:please\s++|请)?(?:update|更新)\s*+(?:your\s++|my\s++|the\s++)?(?:memory|记忆|偏好)"
-    r"\s*+[:：]?\s*+)",
-    re.I)
-_CMD_TAG = re.compile(_LEAD_IN + _OPEN + r"++\s*+" + _CMD_WORD + r"\s*+" + _CLOSE + r"++\s*+",
-                      re.I)
-# The same prefix after a comma inside the line: "好的，不过 update: …" (not "系统：Windows").
-_CMD_INLINE = re.compile(r"[，,;；]\s*+(?:update|memory|instruction|override|更新|指令|记忆)"
-                         r"\s*+[:：]", re.I)
-_INJECTION = _rx(
-    r"\bignore (?:all |any )?(?:the |your )?(?:previous|prior|above|earlier) "
-    r"(?:instructions|rules|prompts?|messages)",
-    r"\bdisregard (?:all |the |your )?(?:previous|prior|above|earlier)", r"\byou are now\b",
-    r"忽略(?:之前|以上|前面|上面|先前)的?(?:所有)?(?:指令|指示|规则|设定|内容)", r"你现在是")
-# Written like a stored record about "the user", not like a person talking: at the start,
-# or after a lead-in ("FYI the user no longer wants …", "顺便说一下，用户不要…"). "The
-# user" as a subject anywhere else counts too; compounds like "user interface" or "用户名"
-# do not.
-_NOT_PERSON_EN = r"(?!\s*(?:interface|experience|manual|guide|name|id|account|base|group)s?\b)"
-_NOT_PERSON_ZH = r"(?!名|界面|体验|手册|协议|账号|帐号|群|数|量|中心|须知)"
-_RECORD = re.compile(
-    r"^\s*(?:(?:fyi|btw|by the way|note|p\.?s\.?|heads up|just so you know|顺便说一下|顺便|"
-    r"提醒一下|补充一下)[\s,，:：.!-]*)?(?:用户" + _NOT_PERSON_ZH + r"|(?:the )?user\b"
-    + _NOT_PERSON_EN + r")"
-    # mid-sentence, 用户们 / 用户都 are users in general ("据报道，用户都应该…").
-    r"|\bthe user\b" + _NOT_PERSON_EN + r"|(?<![a-z])用户(?![们都])" + _NOT_PERSON_ZH,
-    re.I)
-
-_STANDING = _rx(
-    r"\b(?:always|from now on|going forward|in (?:the )?future|by default|default to|"
-    r"every time|each time|whenever|never|from here on)\b",
-    r"以后|今后|往后|后续|之后都|从现在起|从今天起|从现在开始|从今以后|默认|每次|一律|总是|永远|"
-    r"都用|一直用")
-_CHANGE = _rx(
-    r"\binstead\b", r"\bno longer\b", r"\bany ?more\b", r"^\s*no more\b",
-    r"\bswitch(?:ed|ing)? (?:it |that |over |back )?to\b", r"\bchange(?:d)? (?:it |that )?to\b",
-    r"\b(?:switch|change|move)\w*\b[^.,;]{0,30}\bfrom\b[^.,;]{0,30}\bto\b",
-    r"\brather than\b", r"^\s*actually\b", r"\b(?:moved|relocated) to\b",
-    r"\b(?:I'm|I am) done with\b(?!\s+(?:the|this|that|it|my|your)\b)",
-    r"改成|换成|改为|换为|改用|换用|改到|改回|换回|不再|别再|不要.{0,15}了|不用.{0,15}了|"
-    r"(?<![特区分识离派级类性])别(?![人的忘])[^，。]{0,15}了|而是|其实|搬到|"
-    r"搬去|搬家到|取消")
-# What a thing does, after "hate": a complaint about it, not a wish ("I hate how the PDF
-# export crops the charts"); "I hate how long your answers are" stays a wish.
-_HOW_A_THING = r"how\s+(?:the|this|that|my|it)\b"
-_PREF = _rx(
-    r"\bI(?:'d| would| might| may)?\s+(?:really\s+|much\s+|strongly\s+|also\s+|still\s+|now\s+|"
-    r"actually\s+|do\s+)?(?:prefer|like|love|want|need|enjoy|hate|dislike)\b"
-    r"(?!\s+to\s+(?:know|ask|see|understand|learn|check|try)\b)"
-    rf"(?!\s+{_HOW_A_THING})",
-    r"\bI(?:'d| would) rather\b", r"\bI\s+(?:don't|do not|never)\s+(?:like|want|need|use)\b",
-    r"\bremember (?:that|this)\b", r"\bkeep in mind\b",
-    r"\bmake sure (?:to|you)\b", r"\bmy preference\b",
-    r"\bstop (?:sending|using|emailing|texting|calling)\b",
-    # "WhatsApp is the best way to reach me", "telegram works way better for me"
-    r"\b(?:best|easiest|quickest|fastest) way to (?:reach|contact|notify|get (?:hold of|in touch "
-    r"with)) me\b",
-    r"我(?:自己)?(?:比较|更|很|也|还是|一直|最|非常|真的|特别|就|总是?|一向|向来|始终|通常|平时)?"
-    r"(?:喜欢|偏好|偏爱|倾向于?|希望|想要|要|"
-    r"习惯|爱|讨厌|不喜欢|不想|不要|受不了|需要)",
-    r"记住|记得|别忘了")
-# A polite request: a standing wish when it names a slot value ("请用中文回答"), a task
-# when it points at the thing at hand ("帮我看看这个报表").
-_POLITE = _rx(r"^\s*(?:please|pls|kindly)\b", r"^\s*(?:请|麻烦|劳驾|帮我|给我)(?!问)")
-# Stronger wording than a plain "I like": wanting, standing or remembering.
-_STRONG = _rx(r"\b(?:prefer|want|need|rather|remember|hate)\b", r"偏好|希望|想要|要|记住|讨厌|需要")
-_FACT = _rx(
-    r"\bI\s+(?:live|moved|relocated|work|take)\b", r"\bI(?:'m| am)\s+(?:based|allergic|from)\b",
-    r"\bI\s+have\s+an?\s+\w+\s+allergy\b",
-    r"\bmy\s+(?!question|problem|point|guess|bad|pleasure|issue|mistake|fault)\w+(?:'s \w+)?"
-    r"\s+(?:is|are|was)\b",
-    r"\bbudget\b",
-    r"我(?:现在|目前)?(?:住|搬|在.{1,12}(?:住|生活|工作|上班)|叫(?![了过])|每天|每晚|"
-    r"对.{1,10}过敏|是一名|是一个)", r"我的.{1,8}(?:是|为)", r"预算")
-# Switching something off; each rule below says what it must be switched off.
-_SWITCH_OFF = r"(?:turn\s+off|mute|disable|silence)"
-_SWITCH_OFF_ZH = r"(?:关了|关掉|关闭)"
-# Not reading a channel ("我根本不看邮箱", "微信我经常不看"), before or after its name.
-_NOT_READ = r"不看|不怎么看|很少看|不常看"
-_IMPERATIVE = _rx(
-    r"^\s*(?:please\s+)?(?:use|send|reply|respond|answer|write|email|text|notify|export|keep|"
-    r"be|give|talk|speak|stop|don't|do not|never|always|switch|change|make)\b",
-    # switching notifications off ("turn off email notifications", "mute all alerts")
-    rf"\b{_SWITCH_OFF}\s+(?:all\s+|the\s+|my\s+)?(?:\w+\s+)?(?:notifications|alerts|"
-    r"reminders)\b",
-    rf"(?:通知|推送|提醒)(?:都|全){_SWITCH_OFF_ZH}",
-    r"^\s*(?:请|麻烦|还是)?(?:用|使用|发|以(?!前)|通过|回复|回答|导出|改|换|别|不要|都)",
-    rf"(?:都|全){_SWITCH_OFF_ZH}吧")
-_QUESTION = _rx(
-    r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
-    r"should|may|shall)\b", r"[吗呢么]\s*$",
-    r"什么(?![^，。,.？?]{0,8}?[都也])|怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
-_PAST = _rx(r"\bI\s+(?:was|used\s+to\s+be|used\s+to)\b", r"我(?:以前|之前|曾经|过去|原来)",
-            r"^\s*(?:以前|之前|曾经|过去|原来)[，,\s]*我")
-# A childhood story is the past even when it tells of a move ("we moved to Texas when I
-# was a kid", "我小时候搬到过上海").
-_CHILDHOOD = _rx(r"\bwhen I was (?:a\s+(?:kid|child|boy|girl|teen|teenager|student|baby)|little|"
-                 r"young|younger|\d+)\b", r"\b(?:as a (?:kid|child)|growing up)\b",
-                 r"小时候|小的时候|上学的时候|读书的时候")
-_NOW = _rx(r"\bnow\b|\bthese days\b", r"现在|如今|目前")
-# Not the user's wish: a denial ("I never said I wanted JSON", "我没说要改成英文"), or
-# someone else calling or writing ("我不想让他打我电话", "别让推销的打我电话").
-_DENIAL = _rx(r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|told)\b",
-              r"我(?:可|又|并|从来)?没(?:有)?(?:说|让你|要求|叫你)",
-              r"(?:让|叫|被)[^，。,.]{1,6}(?:打我|给我打|发我|给我发)")
-# Thinking aloud about a choice is not making it: "what if we always used XLSX?",
-# "如果以后都用 XLSX 会怎样".
-_HYPOTHETICAL = _rx(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
-                    r"^\s*(?:suppose|imagine|say|let's say|let us say)\b",
-                    r"^\s*if\s+I\s+(?:moved|lived|were|was|had|went|switched)\b",
-                    r"^\s*(?:if|would)\b.*\?",
-                    r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
-                    r"怎么样|好不好|行不行|可以吗|行吗|呢)", r"^\s*(?:假如|假设)",
-                    # still deciding: "我在考虑要不要改成邮件", "thinking about switching"
-                    r"要不要|在考虑|考虑一下|犹豫", r"\b(?:thinking|thought) (?:about|of)\b",
-                    r"\bconsidering\b", r"\bnot sure (?:if|whether)\b")
-_ONCE = _rx(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
-            # one particular thing to export ("export last month's data to xlsx")
-            r"\bexport\s+(?:the|these|those|my|last\s+\w+'s|today's|yesterday's|this\s+\w+'s)\s",
-            r"这次|这一次|本次|这回",
-            # a request for one thing ("我要一份 XLSX 报表", "send me a PDF of it")
-            r"(?:要|来|给我|发我|做|出)一(?:份|张|个|版).{0,8}?(?:报表|报告|文件|表格|文档|副本|"
-            r"版本|pdf|csv|xlsx|excel|word|json)",
-            # sending something to someone else ("帮我给王经理发邮件通知一下进度")
-            r"给(?:我(?=[妈爸哥姐弟妹爷奶姥老儿女])|(?!我|你|出))[^，。,.\s]{1,8}(?:发|寄|打|回)",
-            r"发(?:短信|微信|邮件|消息)给(?!我)",
-            # one thing, once: "发一下昨天的纪要", "写个自我介绍", "导出成PDF发我", "给我导一个 CSV"
-            r"发一下|发个|打一下|写个|写篇|写封|给我导(?:一|个)|(?:昨天|今天|上周|这周|刚才)的",
-            r"这个问题|今天这",
-            r"\b(?:send|give|get|make|export|email)\s+me\s+(?:a|an|one)\b",
-            r"\bI\s+(?:need|want|'d like)\s+(?:a|an|one)\s+(?:\w+\s+){0,2}(?:copy|version|"
-            r"export|file|report|answer|reply|summary|explanation)\b",
-            # a chore on a thing is a task, not a wish for its format: "I need to get rid of
-            # the old CSV files", "I have to print the PDF", "我需要把旧的CSV文件删掉"
-            r"\bI\s+(?:really\s+|still\s+|just\s+)?(?:need|have|must|'ve\s+got|got)\s+(?:to\s+)?"
-            r"(?:get\s+rid\s+of|delete|remove|clean\s+up|print|convert|open|upload|download|fix|"
-            r"rename|archive|sign|fill\s+(?:in|out)|merge|compress|zip|back\s+up|find|attach|scan|"
-            r"review|proofread|check|finish|submit)\b",
-            r"我(?:还)?(?:需要|得|必须|要)把[^，。,;；]{1,20}?(?:删|清理|打印|上传|下载|改名|重命名|"
-            r"归档|签|填|合并|压缩|备份|打开|修好|修复|处理|检查|提交|找出来)",
-            # a thing sent to someone else ("Email the PDF to Mark before noon")
-            r"^\s*(?:please\s+)?(?:email|send|forward|mail|text|share)\s+(?:the|this|that|these|"
-            r"those|my)\s+[^.,;!?]{0,30}?\bto\s+(?!me\b|myself\b)\w",
-            # cooking or buying for someone else ("cooking halal for my in-laws this weekend")
-            r"\b(?:cooking|making|baking|ordering|buying|preparing|catering)\b[^.,;!?]{0,30}?\bfor\s+"
-            r"(?:my\s+(?!self\b|own\b)|our\s+|the\s+(?!next\b|rest\b|foreseeable\b)|a\s+)\w",
-            # a conversion is a task: "把 XLSX 转成 CSV", "convert the XLSX to CSV"
-            r"把.{1,20}(?:转成|转换成|转为|转换为|转化为)",
-            r"\bconvert(?:ing)?\s+(?:this|that|these|those|it)\b",
-            # a task to do now ("帮我导出成 PDF", "导出成 Excel 给我")
-            r"^\s*(?:请|麻烦你?)?帮我(?:把[^，。,]{0,12})?(?:导出|转|生成|做|整理|打印)",
-            r"^\s*导出(?:成|为)[^，。,]{0,12}(?:给我|发我)",
-            # one thing to give ("give me the long explanation about mortgages")
-            r"\bgive me (?:the|a|an|one)\s",
-            # one thing to send ("email me the PDF")
-            r"\b(?:email|send|text|mail|forward)\s+me\s+(?:the|that|this|those|these)\s+"
-            r"(?:\w+\s+)?(?:pdf|file|report|doc|document|attachment|spreadsheet|slides?|deck|"
-            r"link|invoice|contract|draft|csv|xlsx|photos?|pictures?|minutes|notes|agenda|"
-            r"summary|recording)s?\b",
-            # a contact at one time ("text me after that", "call me tomorrow at 5")
-            r"\b(?:text|call|email|ping|message|phone)\s+me\s+(?:back\s+)?(?:after\s+(?:that|this|"
-            r"lunch|dinner|work|the)|before\s+(?:noon|lunch|dinner|the)|at\s+\d|around\s+\d|"
-            r"tonight|tomorrow|later|in\s+(?:an?|\d+)\s+(?:minutes?|hours?))\b",
-            r"(?:明天|今晚|晚上|下午|上午|待会儿?|一会儿?|稍后|等下)[^，。,.]{0,4}?(?:给我)?(?:打电话|"
-            r"发短信|发微信|发邮件|回电话)",
-            # a piece of writing or a translation to make now
-            r"翻译(?:这|一下|成)", r"写一(?:封|段|篇|份|个)", r"\btranslate\b",
-            r"\bwrite\s+(?:an?|the|this|that|my)\s+(?:\w+\s+){0,2}(?:email|letter|message|"
-            r"note|post|essay|summary|reply)\b")
-# Something went wrong: a report about a value, not a wish for it.
-_COMPLAINT = _rx(r"报错|出错|崩溃|打不开|卡死|卡住|很慢|太慢|好慢|失败了|有问题|不好用|乱码|费劲|"
-                 r"看不清|不方便|看着累|太多了|\bso-so\b",
-                 r"\b(?:crash(?:es|ed)?|fails?|failed|broken|breaks|errors?|bugs?|slow|"
-                 r"freezes|hangs)\b", rf"\bhate\s+{_HOW_A_THING}")
-_CLAUSE = re.compile(r"[，,；;]|\bbut\b|但是|不过")
-_CONDITION = _rx(r"\b(?:when|whenever|if|once)\b", r"如果|一旦|每当|的时候|时")
-# A recurring request is a standing one, not a one-off: "I need a PDF report every week".
-_RECURRING = _rx(
-    r"\bevery\s+(?:day|week|month|morning|night|evening|weekday|weekend|time|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday)\b", r"\b(?:daily|weekly|monthly|nightly)\b",
-    r"\b(?:every|each|all)\s+(?:of\s+your\s+)?(?:answers?|repl(?:y|ies)|responses?|"
-    r"explanations?|questions?)\b",
-    r"每(?:天|日|周|个?星期|个?礼拜|个?月|晚|早|年|次)",
-    # a condition that recurs: "send me an email notification when the build fails"
-    r"\bwhen(?:ever)?\b", r"每当|一旦")
-# Emphasis makes a standing instruction of a plain sentence ("合同千万别寄到家里"); it
-# does not choose a slot value by itself, and not for the thing at hand ("这份务必…").
-_EMPHASIS = _rx(r"千万|务必|切记|一定要|一定不要|无论如何", r"\bunder no circumstances\b",
-                r"\bwhatever you do\b")
-_DEMONSTRATIVE = _rx(r"\b(?:this|that|these|those|it)\b", r"这个|这份|这张|这篇|那个|那份|它")
-# "change it to SMS notifications": the pronoun stands for the setting the sentence names.
-_CHANGE_IT = re.compile(r"\b(?:change|switch|set|turn)\s+(?:it|that|this|them)\s+"
-                        r"(?:over\s+|back\s+)?to\b", re.I)
-_REPORTED = _rx(
-    r"\b(?:article|post|blog|paper|study|news|website|page|tweet|book|author|he|she|they|"
-    r"friend|someone|people|experts?|report|video)\b[^.]{0,40}?\b(?:says?|said|claims?|"
-    r"claimed|writes?|wrote|argues?|suggests?|thinks?|believes?|reports?|mentions?|"
-    r"recommends?|states?)\b",
-    # documentation and chat bots: only with a verb of saying ("the README says …")
-    r"\b(?:readme|docs|documentation|tutorial|manual|guide|wiki|chatgpt|gpt|ai|bot)\b"
-    r"[^.]{0,20}?\b(?:says?|said|told me|recommends?|states?|suggests?)\b",
-    r"\baccording to\b", r"\bit says\b", r"^\s*(?:quote|excerpt)\b",
-    r"\b(?:he|she|they|someone|somebody)\s+(?:goes|went|was like|is like|were like)\b",
-    r"\bmy\s+(?!name\b)\w+\s+(?:always\s+|keeps\s+|often\s+)?(?:says?|said|tells?\s+me|told\s+me)"
-    r"\b",
-    r"\bI (?:read|heard|saw) (?:that|somewhere|online|an? )",
-    r"原话",
-    r"(?:文章|帖子|博客|新闻|报道|公众号|链接|网页|书里|书上|研究|论文|作者|他|她|他们|朋友|同事|"
-    r"有人|别人|专家|视频)[^。]{0,12}?(?:说|写道|写着|称|提到|认为|表示|指出|讲|建议)",
-    r"(?:教程|文档|说明书|手册|readme)(?:里|上|中)(?:说|写道|写着|写|提到|建议)",
-    r"据说|听说|据.{0,10}(?:报道|称)|转发|分享(?:一篇|一下|个)?(?:文章|链接)")
-_FIRST = _rx(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|im)\b", r"我",
-             # chat drops the subject: "trying to lose weight these days"
-             r"^\s*(?:been\s+)?trying\s+to\b")
-_THIRD = re.compile(
-    r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:my\s+(?P<en>wife|husband|partner|son|daughter|"
-    r"kids?|child(?:ren)?|mom|mother|dad|father|parents|brother|sister|friend|boss|colleague|"
-    r"coworker|manager|girlfriend|boyfriend|team|flatmate|roommate|housemate|in-laws|"
-    r"cousin|aunt|uncle|grandma|grandpa|grandmother|grandfather|niece|nephew|neighbou?r|"
-    r"fianc[ée]e?|landlord|landlady|tenant|client|assistant)\b|我的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
-    r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
-    r"女朋友|对象|妈|爸|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|室友|舍友|同学|邻居|房东)"
-    # someone else who says or wants something ("客户说…", "王经理希望…", "the client wants")
-    r"|(?:(?:the|our|a)\s+)?(?P<en2>client|customer|boss|manager|team|company|teacher|doctor|"
-    r"landlord|lawyer|ceo|cfo|cto|coo|vp|director|supervisor|lead|department|hr|auditor|"
-    r"accountant|partner|vendor|investor|board|team\s+lead)s?\s+(?=(?:says?|said|wants?|wanted|"
-    r"prefers?|preferred|likes?|asks?|asked|needs?|insists?|requires?|always|usually)\b)"
-    r"|(?P<en3>he|she|they)\s+(?=(?:always|usually|prefers?|wants?|likes?|needs?)\b)"
-    r"|(?!(?:please|also|and|so|then|just|maybe|now|today|actually|everyone|nobody|this|that|"
-    r"it|there|here|what|which|everything|something|nothing|each|every|all)\b)"
-    r"(?-i:(?P<en4>[A-Z][a-z]+))\s+(?=(?:says|said|wants|prefers|likes|asked|needs)\b)"
-    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|经理|主管|上司|公司|团队|部门|小组|全家|家里人|老婆|"
-    r"老公|媳妇|"
-    r"他们|她们|他|她|"
-    r"[小老][王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾]|"
-    r"[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏"
-    r"吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵万钱严武"
-    r"戴孔汤老小](?:经理|总监|主管|老师|医生|主任|总))(?:公司|家|那边|团队|部门)?"
-    # a person's hours or budget ("我们经理的上班时间是…"); a company's are the user's too
-    r"(?=(?<!公司)(?<!团队)(?<!部门)(?<!小组)的(?:上班时间|工作时间|作息|预算|地址|饮食)(?:是|为|在)"
-    r"|(?:的(?:报表|报告|文件|通知|数据|账单|周报|月报|上班时间|工作时间|作息|预算|地址))?(?:说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直|"
-    r"总是|老是|经常|常常|"
-    r"每次|平时|通常|一般)))",
-    re.I)
-# After someone else's wish, a clause in the user's own voice ("…, but I prefer PDF").
-_OWN_CLAUSE = re.compile(
-    r"[，,;；]\s*(?:(?:but|though|however|但是?|不过|而)\s*,?\s*)?"
-    r"(?=(?:I\b|I'm|I'd|my\b|我(?!们)|你|请|please\b|you\b))"
-    r"|\s+(?:but|though|however)\s*,?\s*(?=(?:I\b|I'm|I'd|my\b))"
-    r"|(?:但是?|不过)(?=(?:我(?!们)|你|请))", re.I)
-_HEDGE = _rx(
-    r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
-    r"kind of|sort of)\b",
-    r"可能|也许|或许|大概(?![\d一二两三四五六七八九十])|好像|估计|应该吧|说不定|不确定|不一定")
-# Transient states and their shelf life; the first that matches wins.
-_TTL: tuple[tuple[re.Pattern[str], str], ...] = (
-    (_rx(r"\b(?:today|tonight)\b", r"今天|今晚|今日"), "1d"),
-    (_rx(r"\bthis week\b", r"\b(?:the next|for a) few days\b", r"\bthese few days\b",
-         r"这周|这个星期|本周|这几天|这两天|这礼拜"), "7d"),
-    (_rx(r"\bthis month\b", r"这个月|本月"), "30d"),
-    (_rx(r"\b(?:for now|at the moment|for the time being|temporarily|right now)\b",
-         r"暂时|目前|眼下|暂且"), "30d"),
-    (_rx(r"\b(?:currently|lately|these days|nowadays)\b", r"最近|近期|近来|这段时间|这阵子"),
-     "90d"),
-)
-
-# --- clause-level cues (which value a negation or a change marker applies to) -------------
-
-_BOUNDARY = _rx(r"[，,；;:：]", r"\b(?:but|though|however)\b", r"\binstead\b(?!\s+of)",
-                r"\bswitch(?:ed|ing)? (?:it |over |back )?to\b", r"\bchange(?:d)? (?:it )?to\b",
-                r"而是|但是|但|改成|换成|改为|换为|改用|换用|改到",
-                # chat often separates Chinese clauses with a space, not a comma
-                r"(?<=[了吧啊呢呀嘛])\s+(?=[\u4e00-\u9fff])")
-# Verbs that switch something off, counted only right before a value that is the thing
-# switched off ("mute the phone and remind me" mutes a device, not a channel).
-_OFF = re.compile(rf"\b(?:turning\s+off|{_SWITCH_OFF}|scrap|ditch|get\s+rid\s+of|drop)\s+"
-                  r"(?:all\s+(?:the\s+)?|the\s+|my\s+|those\s+|these\s+)?$", re.I)
-_OFF_WHAT = re.compile(r"(?:\s*(?:notifications?|alerts?|messages?|reminders?|calls?|reports?|"
-                       r"exports?)\b|\s*(?:[,;.!]|$))", re.I)
-_MOVE = re.compile(r"\b(?:switch|chang|mov|go|migrat)\w*\b", re.I)
-# "no more phone calls from the bank": someone else's calls, not the user's channel
-_FROM_SOMEONE = re.compile(r"^\s*(?:calls?|messages?|texts?|emails?|notifications?)?\s*from\s+"
-                           r"(?!you\b|this app\b|the app\b|here\b|now\b|today\b|tomorrow\b|then\b|"
-                           r"this\b|next\b|that\b|\d)\w", re.I)
-_FROM, _TO = re.compile(r"\bfrom\s*$", re.I), re.compile(r"\s*(?:to|into)\b", re.I)
-# "don't forget to email me" asks for the email
-_NOT_NEG_EN = r"(?!\s+(?:forget|hesitate|fail|worry|miss)\b)"
-_NEG = _rx(
-    r"\b(?:don't|do not|doesn't|does not|never)\b" + _NOT_NEG_EN,
-    r"\b(?:no|not|stop|no longer|hate|dislike|without|avoid|blocks?|blocked)\b",
-    # giving something up: "I quit keto", "gave up on vegetarianism"
-    r"\b(?:quit|quitting|stopped|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|giving\s+up(?:\s+on)?)"
-    r"\s*$",
-    r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b" + _NOT_NEG_EN,
-    r"\binstead of\b", r"\brather than\b",
-    _NOT_READ + r"|很少用|不常用|不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|"
-    r"退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|戒了|戒掉|"
-    r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是",
-    r"不\s*$")  # right before the value: "我不吃素"
-# "短信通知就不要了": the negation follows the value in Chinese.
-_NEG_AFTER = _rx(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订|"
-                 + _NOT_READ + r"|别(?:再)?发)",
-                 r"^\s*(?:is|are)?\s*not\b")
-# "所有通知都关了吧": the universal word first, then the negation
-_ANY_THEN_OFF = _rx(r"(?:所有|全部|一切|任何)的?(?:通知|提醒|消息|推送)[^，。,.]{0,4}?(?:都|全)"
-                    r"(?:关了|关掉|关闭|不要了?|取消|退订|停了|别发了)",
-                    r"\b(?:all|every)\s+(?:\w+\s+)?notifications?\s+off\b",
-                    rf"\b{_SWITCH_OFF}\s+(?:all|every|any)\s+(?:the\s+)?notifications?\b",
-                    rf"^\s*(?:把)?(?:通知|推送|提醒)(?:都|全){_SWITCH_OFF_ZH}",
-                    r"什么(?:通知|提醒|消息|推送)都(?:别|不要|不用)(?:再)?(?:发|推|提醒)?")
-_MY_THING = re.compile(r"(?:\bmy\s+|我的?)$", re.I)
-_IS_AFTER = re.compile(r"\s*(?:(?:is|isn't|was|wasn't|'s|keeps|has|hasn't|died|broke)\b|总是|一直|"
-                       r"老是|经常|又|还|不|很|太|坏了|静音)", re.I)
-_UNIVERSAL = _rx(r"\b(?:any|all|every)\b", r"任何|所有|一切|全部")
-_PREFER_OVER = re.compile(r"\b(?:prefer|rather)\b.*\bover\b", re.I)
-_OVER = re.compile(r"\bover\b", re.I)
-
-# --- confirmations ---------------------------------------------------------------------
-
-# "hmm" hesitates, so it is not here; Chinese runs them together ("嗯嗯好的").
-_AFFIRM = re.compile(
-    r"^(?:(?:嗯+|恩+|对+|对的|是的?|是啊|是呀|没错|好的?|好啊|好滴|行|可以|当然|就是这样|没问题|"
-    r"谢谢|麻烦了)+|yes|yeah|yep|yup|ya|right|correct|sure|ok(?:ay)?|exactly|indeed|"
-    r"uh[- ]?huh|mm+|mm-hmm|please|thanks|thank you|sure thing|sounds good|go ahead|"
-    r"please do|do it|that works|perfect)$",
-    re.I)
-_GUESS = _rx(r"\b(?:guess|probably|might|maybe|seem|seems|assume|do you|are you|would you)\b",
-             r"猜|可能|是不是|应该|大概|估计|想必|吗|[?？]")
-_SECOND = _rx(r"\b(?:you|your)\b", r"您|你")
-
-_STRIP_LEAD_EN = re.compile(
-    r"^\s*(?:(?:and|also|so|ok|okay|oh|well|btw|by the way)\b[\s,]*)*(?:please\s+)?"
-    r"(?:remember (?:that\s+)?|keep in mind (?:that\s+)?|note that\s+)?", re.I)
-_STRIP_LEAD_ZH = re.compile(r"^\s*(?:请|麻烦)?(?:记住|记得|别忘了)[，,:：\s]*")
-
-_SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)|…+")
-
-
-def sentences(text: str) -> list[tuple[int, int, bool]]:
-    """(start, end, is_question) of each sentence, whitespace trimmed, terminator excluded.
-    Semicolons and commas stay inside: "不要短信，改成邮件" is one statement."""
-    out: list[tuple[int, int, bool]] = []
-    pos = 0
-    for m in [*_SENTENCE_END.finditer(text), None]:
-        end = m.start() if m else len(text)
-        chunk = text[pos:end]
-        lead = len(chunk) - len(chunk.lstrip())
-        s, e = pos + lead, pos + len(chunk.rstrip())
-        if e > s:
-            out.append((s, e, bool(m and re.search(r"[?？]", m.group(0)))))
-        if m is None:
-            break
-        pos = m.end()
-    return out
-
-
-def command_reason(text: str, *, record: bool = True) -> str | None:
-    """Why a line reads like a command to the memory rather than a person talking, or None.
-    Shared with the LLM extractor, which applies it to what the model returns.
-    `record=False` for text written by an agent, which names "the user" as a matter of
-    course: only a command prefix or override wording count there."""
-    m = _CMD_PREFIX.match(text) or _CMD_TAG.match(text) or _CMD_INLINE.search(text)
-    if m:
-        return f"has the command prefix {m.group(0).strip(' ,，;；')!r}"
-    if _INJECTION.search(text):
-        return "contains instruction-override wording"
-    if record and _RECORD.search(text):
-        return "written as a memory record about 'the user', not in the user's own voice"
-    return None
-
-
-def is_affirmation(text: str) -> bool:
-    """A bare "yes"/"嗯"/"对的" that adds no words of its own ("yes please", "嗯嗯好的")."""
-    parts = [p for p in re.split(r"[，,。.!！~～、…]+", text.strip()) if p.strip()]
-    words = [w for p in parts for w in (p.split() if _AFFIRM.match(p.strip()) is None
-                                        else [p.strip()])]
-    return bool(words) and all(_AFFIRM.match(w) for w in words) and not all(
-        w.lower() in ("please", "thanks", "thank you", "谢谢") for w in words)
 
 
 @dataclass(slots=True)
@@ -501,36 +146,36 @@ class RuleExtractor:
     def _sentence(self, msg: Message, start: int, end: int,
                   question: bool) -> list[CandidateMemory]:
         raw = msg.content[start:end]
-        prefix = _CMD_PREFIX.match(raw) or _CMD_TAG.match(raw)
+        prefix = CMD_PREFIX.match(raw) or CMD_TAG.match(raw)
         body = raw[prefix.end():] if prefix else raw
         if not body.strip():
             return []
         reason = command_reason(raw) or command_reason(body)
         command = reason is not None
-        standing = bool(_STANDING.search(body))
+        standing = bool(STANDING.search(body))
         if not command:
-            if _REPORTED.search(body) or _DENIAL.search(body):
+            if REPORTED.search(body) or DENIAL.search(body):
                 return []  # someone else's claim, or the user denying one: not a wish
-            if _HYPOTHETICAL.search(body):
+            if HYPOTHETICAL.search(body):
                 return []
-            if (question or _QUESTION.search(body)) and not standing:
+            if (question or QUESTION.search(body)) and not standing:
                 return []
-            if _ONCE.search(body) and not (standing or _RECURRING.search(body)):
+            if ONCE.search(body) and not (standing or RECURRING.search(body)):
                 return []
-        change = bool(_CHANGE.search(body))
-        pref = _PREF.search(body)
-        fact = _FACT.search(body)
-        first = _FIRST.search(body)
-        polite = _POLITE.search(body)
-        imperative = _IMPERATIVE.search(body) or polite
-        ttl_cue = next(((m, ttl) for rx, ttl in _TTL if (m := rx.search(body))), None)
-        emphasis = bool(_EMPHASIS.search(body) and not _DEMONSTRATIVE.search(body)
+        change = bool(CHANGE.search(body))
+        pref = PREF.search(body)
+        fact = FACT.search(body)
+        first = FIRST.search(body)
+        polite = POLITE.search(body)
+        imperative = IMPERATIVE.search(body) or polite
+        ttl_cue = next(((m, ttl) for rx, ttl in TTL if (m := rx.search(body))), None)
+        emphasis = bool(EMPHASIS.search(body) and not DEMONSTRATIVE.search(body)
                         and not (ttl_cue and ttl_cue[1] == "1d"))
         matches = self.registry.find(body)
         if (not command and not pref and not standing and not fact and imperative
                 and not any(m.via == "pattern" for m in matches)
-                and _DEMONSTRATIVE.search(body)
-                and not (_CHANGE_IT.search(body)
+                and DEMONSTRATIVE.search(body)
+                and not (CHANGE_IT.search(body)
                          and any(self.registry.has_cue(m.spec, body) for m in matches))):
             return []  # "export it as CSV": about the thing at hand, not a standing wish
         progressive = bool(ttl_cue and re.match(r"\s*(?:正?在|I'm|I am)", body[ttl_cue[0].end():],
@@ -540,19 +185,19 @@ class RuleExtractor:
         wish = (command or standing or change or pref or imperative
                 or any(m.via == "pattern" for m in matches)
                 or ((first or progressive) and any(m.spec.stative for m in matches)))
-        if _PAST.search(body) and not (command or change or standing):
+        if PAST.search(body) and not (command or change or standing):
             wish = False  # "I was vegetarian for a year in college": not now
-        if _CHILDHOOD.search(body) and not (command or standing or _NOW.search(body)):
+        if CHILDHOOD.search(body) and not (command or standing or NOW.search(body)):
             wish = False
         # A complaint names what went wrong ("每次导出 Excel 都报错"), not what to use,
         # unless another clause asks for something ("CSV 太慢了，以后用 XLSX").
-        complaint = bool(_COMPLAINT.search(body)) and not (command or change or pref
+        complaint = bool(COMPLAINT.search(body)) and not (command or change or pref
                                                             or imperative)
-        if complaint and not any(_STANDING.search(c) and not _COMPLAINT.search(c)
-                                 for c in _CLAUSE.split(body)):
+        if complaint and not any(STANDING.search(c) and not COMPLAINT.search(c)
+                                 for c in CLAUSE.split(body)):
             wish = False
         decisions = self._decide(body, matches) if wish else []
-        third = _THIRD.match(body)
+        third = THIRD.match(body)
         triggered = (command or standing or change or pref or fact or third or emphasis
                      or any(m.via == "pattern" for m in matches)
                      or (first and any(m.spec.stative for m in matches))
@@ -562,9 +207,9 @@ class RuleExtractor:
             return []
 
         lang = lang_of(body)
-        hedged = bool(_HEDGE.search(body))
+        hedged = bool(HEDGE.search(body))
         if standing or change or fact or any(m.via == "pattern" for m in matches) or (
-                pref and _STRONG.search(body)):
+                pref and STRONG.search(body)):
             conf = 0.95
         elif pref or first or progressive or polite:
             conf = 0.9
@@ -586,7 +231,7 @@ class RuleExtractor:
             who = next(g for g in third.group("en", "zh", "en2", "en3", "en4", "zh2")
                        if g).lower()
             # "我们老板喜欢 PDF，但我自己更喜欢 CSV": the user's own clause is theirs.
-            own = _OWN_CLAUSE.search(body, third.end())
+            own = OWN_CLAUSE.search(body, third.end())
             head = body[:own.start()] if own else body
             content = _clean(head)
             if not content:
@@ -626,17 +271,17 @@ class RuleExtractor:
 
     # --- which value of which slot a sentence states ---------------------------------------
     def _decide(self, text: str, matches: list[SlotMatch]) -> list[_Decision]:
-        bounds = [(m.start(), m.end()) for m in _BOUNDARY.finditer(text)]
-        changes = [m.end() for m in _CHANGE.finditer(text)]
-        prefer_over = bool(_PREFER_OVER.search(text))
+        bounds = [(m.start(), m.end()) for m in BOUNDARY.finditer(text)]
+        changes = [m.end() for m in CHANGE.finditer(text)]
+        prefer_over = bool(PREFER_OVER.search(text))
         by_spec: dict[str, list[SlotMatch]] = {}
         for m in matches:
             by_spec.setdefault(m.spec.key, []).append(m)
         # A negation before a universal word ("不要任何通知"): first negation vs last "any".
-        first_neg = next((n.start() for n in _NEG.finditer(text)), None)
-        last_any = max((u.start() for u in _UNIVERSAL.finditer(text)), default=None)
+        first_neg = next((n.start() for n in NEG.finditer(text)), None)
+        last_any = max((u.start() for u in UNIVERSAL.finditer(text)), default=None)
         universal_neg = (first_neg is not None and last_any is not None
-                         and first_neg < last_any) or bool(_ANY_THEN_OFF.search(text))
+                         and first_neg < last_any) or bool(ANY_THEN_OFF.search(text))
         for spec in self.registry:
             # "不要任何通知" names no channel; the universal negation is the value.
             if (spec.none_value and spec.key not in by_spec and universal_neg
@@ -652,19 +297,19 @@ class RuleExtractor:
                 seg_end = min((b_start for b_start, _ in bounds if b_start >= m.end),
                               default=len(text))
                 before, after = text[seg_start:m.start], text[m.end:seg_end]
-                if _THIRD.match(before.lstrip(" 但是而且不过")) or _FROM_SOMEONE.match(after):
+                if THIRD.match(before.lstrip(" 但是而且不过")) or FROM_SOMEONE.match(after):
                     continue  # "…，但我老婆吃素", "calls from the bank": someone else's
-                negated = bool(_NEG.search(before) or _NEG_AFTER.search(after)
+                negated = bool(NEG.search(before) or NEG_AFTER.search(after)
                                # "switch my reports from xlsx to csv"
-                               or (_FROM.search(before) and _TO.match(after)
-                                   and _MOVE.search(text))
+                               or (FROM.search(before) and TO.match(after)
+                                   and MOVE.search(text))
                                # "turn off email notifications", "scrap the PDFs,"
-                               or (_OFF.search(before) and _OFF_WHAT.match(after))
-                               or (prefer_over and _OVER.search(before))
+                               or (OFF.search(before) and OFF_WHAT.match(after))
+                               or (prefer_over and OVER.search(before))
                                # the value a complaint is about is the one left behind
                                # (not "email me when the build fails")
-                               or (_COMPLAINT.search(text, seg_start, seg_end)
-                                   and not _CONDITION.search(text, seg_start, seg_end)))
+                               or (COMPLAINT.search(text, seg_start, seg_end)
+                                   and not CONDITION.search(text, seg_start, seg_end)))
                 (neg if negated else pos).append(m)
             if changes and pos:
                 later = [m for m in pos if m.start >= changes[-1]]
@@ -672,8 +317,8 @@ class RuleExtractor:
             if len({_key(m.value) for m in pos}) > 1:
                 # "Slack from now on, my phone is always on silent": the user's own device,
                 # described, is not a second value beside the one asked for
-                owned = [m for m in pos if _MY_THING.search(text, 0, m.start)
-                         and _IS_AFTER.match(text, m.end)]
+                owned = [m for m in pos if MY_THING.search(text, 0, m.start)
+                         and IS_AFTER.match(text, m.end)]
                 pos = [m for m in pos if m not in owned] or pos
             values = list({_key(m.value): m.value for m in pos}.values())
             rejected = [x for x in {_key(m.value): m.value for m in neg}.values()
@@ -694,7 +339,7 @@ class RuleExtractor:
                 + (f" (message {reply.id})" if reply.id else ""))
         for start, end, _ in sentences(guess.content):
             text = guess.content[start:end]
-            if not (_GUESS.search(text) and _SECOND.search(text)):
+            if not (GUESS.search(text) and SECOND.search(text)):
                 continue
             common = {"source": "system_inferred", "source_text": text,
                       "message_id": guess.id, "explicit": False, "confidence": 0.5,
@@ -722,6 +367,6 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _clean(body: str) -> str:
     """A plain statement's content: the sentence without "remember that", "记住，" …"""
-    text = _STRIP_LEAD_ZH.sub("", body, count=1)
-    text = _STRIP_LEAD_EN.sub("", text, count=1).strip(" \t,，;；:：")
+    text = STRIP_LEAD_ZH.sub("", body, count=1)
+    text = STRIP_LEAD_EN.sub("", text, count=1).strip(" \t,，;；:：")
     return text[:1].upper() + text[1:] if text.isascii() else text
