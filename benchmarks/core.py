@@ -200,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             package = str(Path(memvault.__file__).resolve().parent)
             args.json.write_text(json.dumps({"command": r["command"], "date": r["date"],
                                              "memvault": package, "sources": sources,
+                                             "loadavg": r["loadavg"],
                                              "figures": key_figures(r),
                                              "machine": dict(r["machine"])}, indent=1),
                                  encoding="utf-8")
