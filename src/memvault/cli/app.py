@@ -1,0 +1,61 @@
+"""The `memvault` application: the global options and every command, registered in the
+order `memvault --help` lists them."""
+
+from __future__ import annotations
+
+import typer
+
+from .evaluation import eval_app
+from .governance import edit, expire, forget, freeze, purge, rollback, sweep, unfreeze
+from .layers import expand, graph_app, recent, summarize
+from .portability import export_, import_, migrate, reindex
+from .reads import context, diff, get, history, list_, profile, recall, trace, traces, users
+from .services import demo, mcp, serve_rest
+from .session import main_options
+from .strategy import config_app
+from .writes import observe, propose, remember, review_app
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="memvault: governed long-term memory for LLM applications.")
+app.callback()(main_options)
+
+app.command()(remember)
+app.command()(propose)
+app.command()(get)
+app.command("list")(list_)
+app.command()(recall)
+app.command()(context)
+app.command()(observe)
+app.command()(history)
+app.command()(diff)
+app.command()(rollback)
+app.command()(edit)
+app.command()(freeze)
+app.command()(unfreeze)
+app.command()(forget)
+app.command()(expire)
+app.command()(purge)
+app.command()(sweep)
+app.command()(recent)
+app.command()(summarize)
+app.command()(expand)
+app.command("export")(export_)
+app.command("import")(import_)
+app.command()(reindex)
+app.command()(trace)
+app.command()(traces)
+app.command()(profile)
+app.command()(users)
+app.command()(migrate)
+app.command()(demo)
+app.command()(mcp)
+app.command("serve")(serve_rest)
+
+app.add_typer(review_app, name="review")
+app.add_typer(graph_app, name="graph")
+app.add_typer(config_app, name="config")
+app.add_typer(eval_app, name="eval")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,95 @@
+"""Verbs that govern stored memories: rollback, edit, freeze, unfreeze, forget, expire,
+purge, sweep."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from .options import parse_json_opt
+from .render import out
+from .session import Ctx, emit, emit_mutation, run_verb
+
+
+def rollback(ctx: typer.Context, memory_id: str, to_version: int,
+             reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """Restore version N's state as a new version."""
+    emit_mutation(ctx, lambda c: c.vault().rollback(c.scope(), memory_id, to_version,
+                                                    reason=reason))
+
+
+def edit(ctx: typer.Context, memory_id: str,
+         content: Annotated[str | None, typer.Option()] = None,
+         value: Annotated[str | None, typer.Option(
+             help='Structured value as JSON (a string is quoted: \'"XLSX"\').')] = None,
+         kind: Annotated[str | None, typer.Option()] = None,
+         tag: Annotated[list[str] | None, typer.Option()] = None,
+         metadata: Annotated[str | None, typer.Option(help="JSON object.")] = None,
+         confidence: Annotated[float | None, typer.Option()] = None,
+         expires_at: Annotated[str | None, typer.Option(help="ISO time or epoch ms.")] = None,
+         reason: Annotated[str | None, typer.Option()] = None,
+         expected_version: Annotated[int | None, typer.Option()] = None) -> None:
+    """Change a memory by hand (a new version with the reason)."""
+    emit_mutation(ctx, lambda c: c.vault().edit(
+        c.scope(), memory_id, content=content, value=parse_json_opt(value, "value"),
+        kind=kind, tags=tag, metadata=parse_json_opt(metadata, "metadata"),
+        confidence=confidence, expires_at=expires_at, reason=reason,
+        expected_version=expected_version))
+
+
+def freeze(ctx: typer.Context, memory_id: str,
+           reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """Lock a memory against every change but unfreeze."""
+    emit_mutation(ctx, lambda c: c.vault().freeze(c.scope(), memory_id, reason=reason))
+
+
+def unfreeze(ctx: typer.Context, memory_id: str,
+             reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """Unlock a frozen memory."""
+    emit_mutation(ctx, lambda c: c.vault().unfreeze(c.scope(), memory_id, reason=reason))
+
+
+def forget(ctx: typer.Context, memory_id: str,
+           reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """Soft delete (kept in history; rollback restores it)."""
+    emit_mutation(ctx, lambda c: c.vault().forget(c.scope(), memory_id, reason=reason))
+
+
+def expire(ctx: typer.Context, memory_id: str,
+           reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """End a memory's shelf life now (demoted to a candidate by default)."""
+    emit_mutation(ctx, lambda c: c.vault().expire(c.scope(), memory_id, reason=reason))
+
+
+def purge(ctx: typer.Context, memory_id: str,
+          reason: Annotated[str | None, typer.Option()] = None,
+          yes: Annotated[bool, typer.Option("--yes", help="Do not ask.")] = False) -> None:
+    """Erase a memory's content from every revision and index (irreversible)."""
+    if not yes and sys.stdin.isatty() and not typer.confirm(
+            f"Erase {memory_id} permanently?"):
+        raise typer.Exit(1)
+
+    def go(c: Ctx) -> None:
+        tomb = c.vault().purge(c.scope(), memory_id, reason=reason)
+        emit(c, tomb.to_dict(), lambda: out.print(f"purged {memory_id} ({tomb.op_id})"))
+    run_verb(ctx, go)
+
+
+def sweep(ctx: typer.Context,
+          all_scopes: Annotated[bool, typer.Option("--all", help="Every scope.")] = False,
+          step: Annotated[list[str] | None, typer.Option(
+              "--step", help="Only these steps: expire, summarize, graph, caps "
+              "(repeatable; default all).")] = None) -> None:
+    """The lifecycle job: expire lapsed memories, run summary triggers, read new facts
+    into the graph, enforce per-user caps (docs/layers.md)."""
+    def go(c: Ctx) -> None:
+        rep = c.vault().maintain(None if all_scopes else c.scope(), steps=step or None)
+        d = rep.to_dict()
+        emit(c, d, lambda: out.print(
+            f"expired {d['expired']}, summaries {len(d['summaries'])}, relations "
+            f"{len(d['relations'])}, evicted {len(d['evicted'])}"
+            + "".join(f"\nerror {escape(e)}" for e in d["errors"])))
+    run_verb(ctx, go)

@@ -1,0 +1,68 @@
+"""Commands that run the vault for others: demo, MCP server, REST server."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..errors import MemvaultError
+from ..vault import default_db_path
+from .render import out
+from .session import Ctx, fail, run_verb
+
+
+def demo(ctx: typer.Context) -> None:
+    """Walk through the stale-preference story: CSV→XLSX, email→SMS, history, rollback."""
+    from ..demo import run_demo
+
+    c: Ctx = ctx.obj
+    try:
+        run_demo(c.db if c.db != str(default_db_path()) else None, embedder=c.embedder,
+                 console=out)
+    except MemvaultError as e:
+        fail(e)
+
+
+def mcp(ctx: typer.Context,
+        transport: Annotated[str, typer.Option(
+            help="stdio, or http (streamable HTTP at /mcp).")] = "stdio",
+        host: Annotated[str, typer.Option(help="http: address to bind.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option(help="http: port.")] = 8765) -> None:
+    """Serve the verbs to MCP clients, in the one scope given by --tenant/--user
+    (docs/mcp.md)."""
+    from ..mcpserver import serve, server_scope  # the MCP SDK loads only for this command
+
+    def go(c: Ctx) -> None:
+        scope = server_scope(c.scope())  # checked before the store is opened
+        if c.actor == "cli":  # the global default; revisions should say who wrote
+            c.actor = "mcp"
+        serve(c.vault, scope, transport=transport, host=host, port=port)
+    run_verb(ctx, go)
+
+
+def serve_rest(ctx: typer.Context,
+               host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
+               port: Annotated[int, typer.Option(help="Port.")] = 8765,
+               sweep_interval: Annotated[float, typer.Option(
+                   help="Seconds between TTL sweeps; 0 disables the timer.")] = 60.0,
+               max_body: Annotated[int, typer.Option(
+                   help="Largest request body in bytes (413 above).")] = 1024 * 1024,
+               no_worker: Annotated[bool, typer.Option(
+                   "--no-worker", help="Queue async writes but do not run them here.")
+                   ] = False,
+               metrics_token: Annotated[str | None, typer.Option(
+                   envvar="MEMVAULT_METRICS_TOKEN", show_default=False,
+                   help="Require this bearer token on GET /metrics (prefer the env "
+                   "var: a command line is visible to other users).")] = None) -> None:
+    """The REST API on the store (--db); OpenAPI docs at /docs (docs/server.md). On a
+    store without API keys, creates an admin key for --tenant (default: "default") and
+    prints it once."""
+    from ..server import Settings, serve  # FastAPI and uvicorn load only for this command
+
+    def go(c: Ctx) -> None:
+        serve(c.db, host=host, port=port, embedder=c.embedder, config=c.config,
+              bootstrap_tenant=c.tenant or "default",
+              settings=Settings(max_body_bytes=max_body, sweep_interval=sweep_interval,
+                                worker=not no_worker, metrics_token=metrics_token or None))
+    run_verb(ctx, go)
