@@ -27,6 +27,7 @@ from memvault import (
     VersionError,
 )
 from memvault.textindex import terms
+from memvault.writes import Writer
 
 ME = Scope("acme", "alice")
 TOKENS = ["zebracorn42", "紫色独角兽"]
@@ -494,7 +495,7 @@ def test_a_purge_and_a_summary_writer_wait_for_each_other_without_deadlock(
         {"role": "assistant", "content": "second thing"},
         {"role": "user", "content": f"third thing, my secret {SECRET_EN}"}]).turns
     locked = threading.Event()
-    real = Vault._check_sources
+    real = Writer.check_sources
 
     def paused(tx: object, scope: Scope, metadata: object, had: object = None,
                skip: object = ()) -> None:
@@ -506,7 +507,7 @@ def test_a_purge_and_a_summary_writer_wait_for_each_other_without_deadlock(
                 time.sleep(1.0)
         real(tx, scope, metadata, had, skip)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(writer, "_check_sources", paused)
+    monkeypatch.setattr(writer.engine.writes, "check_sources", paused)
     out: dict[str, object] = {}
 
     def write() -> None:

@@ -1,6 +1,6 @@
 """The lifecycle job: expiry, summary triggers, graph ingest and per-user caps.
 
-`run(vault, scope=None)` (Vault.maintain; Vault.sweep and `memvault sweep` run it) does,
+`run(eng, scope=None)` (Vault.maintain; Vault.sweep and `memvault sweep` run it) does,
 per user, in this order:
 
 1. expire   active memories whose TTL has lapsed (demoted to pending by default)
@@ -24,19 +24,18 @@ the reason "evicted: …" — not deleted: history keeps it, rollback restores i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from . import validate as v
+from .engine import Engine
 from .errors import ConflictError, FrozenError, MemvaultError, ValidationError
 from .layers import graph
 from .layers.summarize import sessions_of, summaries, summarize_session, summarize_user
-from .model import Kind, Memory, Op, Scope, Status
+from .model import Kind, Memory, Scope, Status
 from .store import ListFilter
 from .textindex import terms
-
-if TYPE_CHECKING:
-    from .vault import Vault
+from .writes.mutations import evict, expire
 
 ACTOR = "system:sweep"
 STEPS = ("expire", "summarize", "graph", "caps")
@@ -98,51 +97,43 @@ def evictable(m: Memory, exempt: set[str]) -> bool:
         and m.kind != Kind.PROFILE.value
 
 
-def enforce_cap(vault: Vault, user: Scope, *, actor: str = ACTOR) -> list[str]:
-    caps = vault.strategy.layers.caps
+def enforce_cap(eng: Engine, user: Scope, *, actor: str = ACTOR) -> list[str]:
+    caps = eng.core.strategy.layers.caps
     if caps.max_items == 0:
         return []
     exempt = set(caps.exempt_kinds)
     # Exempt kinds (the graph) neither count nor go; frozen and slot memories count.
-    active = [m for m in vault.store.list(user, ListFilter(status=Status.ACTIVE.value,
-                                                           limit=10_000_000))
+    active = [m for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value,
+                                                         limit=10_000_000))
               if m.kind not in exempt]
     over = len(active) - caps.max_items
     if over <= 0:
         return []
-    covered = kept_by_summaries(summaries(vault, user), active)
+    covered = kept_by_summaries(summaries(eng, user), active)
     out = []
     reason = (f"evicted: {len(active)} active memories, cap {caps.max_items} "
               "(policy: turns a summary kept first, then lowest importance, fewest "
               "confirmations, longest unused)")
     for m in eviction_order([m for m in active if evictable(m, exempt)], covered)[:over]:
         try:
-            vault._mutate(m.scope, m.id, Op.EXPIRE,
-                          lambda x: _evicted(x, vault.clock()), actor=actor, reason=reason)
+            evict(eng.writes, m, actor=actor, reason=reason)
             out.append(m.id)
         except (FrozenError, ConflictError):
             continue  # frozen or changed since the list: not ours to evict now
     return out
 
 
-def _evicted(m: Memory, now: int) -> Memory:
-    if m.status != Status.ACTIVE.value:
-        raise ConflictError(f"memory {m.id} is {m.status}, not active")
-    return replace(m, status=Status.EXPIRED.value, version=m.version + 1,
-                   expires_at=now if m.expires_at is None else min(m.expires_at, now))
-
-
-def run(vault: Vault, scope: Any = None, *, steps: tuple[str, ...] | list[str] = STEPS,
+def run(eng: Engine, scope: Any = None, *, steps: tuple[str, ...] | list[str] = STEPS,
         actor: str = ACTOR) -> SweepReport:
     if not isinstance(steps, tuple | list) or any(s not in STEPS for s in steps):
         raise ValidationError(f"steps: expected some of {', '.join(STEPS)}")
-    scopes = [v.scope(scope)] if scope is not None else vault.store.scopes()
+    scopes = [v.scope(scope)] if scope is not None else eng.core.store.scopes()
     rep = SweepReport()
     for sc in scopes:
         if "expire" in steps:
-            for mid in vault.store.expired_ids(sc, vault.clock()):
+            for mid in eng.core.store.expired_ids(sc, eng.core.clock()):
                 try:
-                    vault.expire(sc, mid, actor=actor, reason="ttl lapsed")
+                    expire(eng.writes, sc, mid, actor=actor, reason="ttl lapsed")
                     rep.expired += 1
                 except (FrozenError, ConflictError):
                     continue
@@ -151,25 +142,25 @@ def run(vault: Vault, scope: Any = None, *, steps: tuple[str, ...] | list[str] =
         # other steps, nor the job for everyone else.
         try:
             if "summarize" in steps:
-                targets = [sc] if sc.session else sessions_of(vault, user)
+                targets = [sc] if sc.session else sessions_of(eng, user)
                 for session in targets:
-                    rep.summaries += [m.id for m in summarize_session(vault, session)]
-                top = summarize_user(vault, user)
+                    rep.summaries += [m.id for m in summarize_session(eng, session)]
+                top = summarize_user(eng, user)
                 if top is not None:
                     rep.summaries.append(top.id)
         except MemvaultError as e:
             rep.errors.append(f"{user}: {e.code}: {e.message}")
         try:
-            if "graph" in steps and vault.strategy.layers.graph:
-                rep.relations += [m.id for m in graph.ingest(vault, user)]
+            if "graph" in steps and eng.core.strategy.layers.graph:
+                rep.relations += [m.id for m in graph.ingest(eng, user)]
         except MemvaultError as e:
             rep.errors.append(f"{user}: {e.code}: {e.message}")
         if "caps" in steps:
-            rep.evicted += enforce_cap(vault, user, actor=actor)
+            rep.evicted += enforce_cap(eng, user, actor=actor)
     return rep
 
 
-def after_observe(vault: Vault, scope: Any, result: Any) -> None:
+def after_observe(eng: Engine, scope: Any, result: Any) -> None:
     """strategy layers.on_observe: read the new memories into the graph and run the
     session's summary triggers right away, instead of at the next sweep."""
     sc = v.scope(scope)
@@ -178,12 +169,12 @@ def after_observe(vault: Vault, scope: Any, result: Any) -> None:
     # The observed writes have committed: a failing step is reported with the result
     # (result.errors), not raised as if nothing had been stored.
     try:
-        if vault.strategy.layers.graph and new:
-            graph.ingest(vault, Scope(sc.tenant, sc.user), new)  # one graph per user
+        if eng.core.strategy.layers.graph and new:
+            graph.ingest(eng, Scope(sc.tenant, sc.user), new)  # one graph per user
     except MemvaultError as e:
         result.errors.append(f"graph: {e}")
     try:
         if sc.session:
-            summarize_session(vault, sc)
+            summarize_session(eng, sc)
     except MemvaultError as e:
         result.errors.append(f"summarize: {e}")

@@ -25,6 +25,10 @@ class Kind(StrEnum):
     NOTE = "note"
 
 
+# Entities and relations: read through the graph verbs, kept out of ordinary recall.
+GRAPH_KINDS = frozenset({Kind.ENTITY.value, Kind.RELATION.value})
+
+
 class Source(StrEnum):
     USER_EXPLICIT = "user_explicit"
     SYSTEM_INFERRED = "system_inferred"

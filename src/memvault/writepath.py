@@ -1,4 +1,4 @@
-"""The gated write path: observe() and the review queue, over the Vault's commit path.
+"""The gated write path: observe() and the review queue, over the write core.
 
 observe(scope, messages) keeps every raw turn (kind `turn`, never gated: nothing an
 extractor misses is lost), extracts candidate memories, and passes each through the gate
@@ -18,18 +18,19 @@ review_reject keeps it with status `rejected` and the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import gate
 from . import validate as v
+from .engine import Engine
 from .errors import ConflictError, FrozenError, NotFoundError, ValidationError
+from .ids import content_hash, memory_hash
 from .model import Memory, Op, Revision, Scope, Status
+from .reads import records
 from .safety.pii import redact
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import turn_id, with_turn
-
-if TYPE_CHECKING:
-    from .vault import Vault
+from .writes import prepare, prepare_items
 
 
 @dataclass(slots=True)
@@ -62,7 +63,7 @@ class ObserveResult:
                 "errors": self.errors}
 
 
-def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None = None,
+def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = None,
             extractor: Any = None, actor: str | None = None, actor_role: str = "user",
             policy: gate.GatePolicy | None = None) -> ObserveResult:
     from .extract import as_messages, load_extractor
@@ -91,7 +92,7 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
         raise ValidationError("extractor: extract() must return a list of CandidateMemory")
     for n, c in enumerate(candidates, start=1):
         _check_candidate(c, n)
-    policy = policy or gate_policy(vault)
+    policy = policy or gate_policy(eng)
     result = ObserveResult()
     # Raw turns first, verbatim: they are records of what was said, not beliefs.
     origin = {"user": "user_explicit", "tool": "tool"}
@@ -112,12 +113,14 @@ def observe(vault: Vault, scope: Any, messages: Any, *, source_ref: str | None =
                                                       if m.name else {})},
                    **({"valid_from": m.at} if m.at is not None else {})}
                   for i, m in enumerate(msgs)]
-    for r in vault.remember_many(turn_items, actor=actor, reason="observed turn"):
+    turns = prepare_items(eng.core.clock, turn_items)
+    for r in eng.writes.remember_many(turns, actor=actor, reason="observed turn",
+                                      batch=256, progress=None):
         result.turns.append(r.memory.id)
     for c in candidates:
         # The turn it was read from: purging that turn erases what was made from it.
         turn = _turn_of(c, msgs, result.turns)
-        result.outcomes.append(_gated_write(vault, sc, c, actor=actor, actor_role=actor_role,
+        result.outcomes.append(_gated_write(eng, sc, c, actor=actor, actor_role=actor_role,
                                             source_ref=ref, policy=policy,
                                             metadata={"turn_id": turn} if turn else None))
     return result
@@ -171,7 +174,7 @@ def _turn_of(c: Any, msgs: list[Any], turn_ids: list[str]) -> str | None:
     return None
 
 
-def propose(vault: Vault, scope: Any, content: Any = None, *, slot: Any = None,
+def propose(eng: Engine, scope: Any, content: Any = None, *, slot: Any = None,
             value: Any = None, kind: Any = None, source: Any = "user_explicit",
             source_text: Any = None, source_ref: Any = None, confidence: Any = 1.0,
             tags: Any = None, metadata: Any = None, ttl: Any = None,
@@ -189,9 +192,9 @@ def propose(vault: Vault, scope: Any, content: Any = None, *, slot: Any = None,
     # Every field is checked as remember() checks it, before the gate sees anything.
     actor_role = v.actor(actor_role, "actor_role")
     v.caller_metadata(metadata)
-    req = vault._prepare(scope, content, slot=slot, value=value, kind=kind, source=source,
-                         source_text=source_text, source_ref=source_ref,
-                         confidence=confidence, tags=tags, metadata=metadata, ttl=ttl)
+    req = prepare(eng.core.clock, scope, content, slot=slot, value=value, kind=kind,
+                  source=source, source_text=source_text, source_ref=source_ref,
+                  confidence=confidence, tags=tags, metadata=metadata, ttl=ttl)
     why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
     if expected_version is not None:
         expected_version = v.version(expected_version, "expected_version")
@@ -204,28 +207,26 @@ def propose(vault: Vault, scope: Any, content: Any = None, *, slot: Any = None,
         explicit=req["source"] == "user_explicit" and bool(quote) and command is None,
         subject="user", ttl=ttl, flags=["command_like"] if command else [],
         note=command, extractor="agent")
-    return _gated_write(vault, req["scope"], cand, actor=actor, actor_role=actor_role,
-                        source_ref=req["source_ref"], policy=gate_policy(vault),
+    return _gated_write(eng, req["scope"], cand, actor=actor, actor_role=actor_role,
+                        source_ref=req["source_ref"], policy=gate_policy(eng),
                         tags=req["tags"], metadata=req["metadata"], reason=why,
                         expected_version=expected_version)
 
 
-def gate_policy(vault: Vault) -> gate.GatePolicy:
+def gate_policy(eng: Engine) -> gate.GatePolicy:
     """The gate's policy from the strategy file (section `write`)."""
-    w = vault.strategy.write
+    w = eng.core.strategy.write
     return gate.GatePolicy(inferred_confidence_discount=w.inferred_confidence_discount,
                            stage_below_confidence=w.stage_below_confidence,
                            pii=w.pii.model_dump(), operator_roles=frozenset(w.operator_roles),
                            stage_sources=frozenset(w.stage_sources))
 
 
-def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_role: str,
+def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_role: str,
                  source_ref: str | None, policy: gate.GatePolicy,
                  tags: list[str] | None = None, metadata: dict[str, Any] | None = None,
                  reason: str | None = None, expected_version: int | None = None) -> Outcome:
-    from .vault import content_hash
-
-    now = vault.clock()
+    now = eng.core.clock()
     ttl_ms = duration_ms(c.ttl) if getattr(c, "ttl", None) else None
     said_at = getattr(c, "at", None)
     # A shelf life runs from when it was said (replayed conversations), not from now.
@@ -233,15 +234,15 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
     extra = candidate_metadata(c, metadata)
     cand = gate.Candidate(content=c.content, slot=c.slot, value=c.value, kind=c.kind,
                           source=c.source, confidence=c.confidence, source_text=c.source_text,
-                          actor=actor or vault.actor, actor_role=actor_role,
+                          actor=actor or eng.core.actor, actor_role=actor_role,
                           explicit=bool(c.explicit), scope_key=sc.key(), subject=c.subject,
                           expires_at=expires, observed_at=said_at)
     # Redaction reads content, value and source_text only, so it (and the embedding of
     # what will be stored) can run before the transaction.
     screened = gate.screen(cand, policy)
-    vectors = vault._vectors([screened.content])[0]
-    with vault.store.transaction() as tx:
-        vault._check_sources(tx, sc, extra)
+    vectors = eng.core.vectors([screened.content])[0]
+    with eng.core.store.transaction() as tx:
+        eng.writes.check_sources(tx, sc, extra)
         slot = c.slot
         current = tx.find_slot(sc, slot) if slot else None
         active = current if current is not None and current.status == Status.ACTIVE else None
@@ -270,62 +271,62 @@ def _gated_write(vault: Vault, sc: Scope, c: Any, *, actor: str | None, actor_ro
             why = f"{reason} ({why})"
         why = with_turn(why, extra.get("turn_id"))
         if d.action in (gate.Action.ADD, gate.Action.UPDATE):
-            req = vault._prepare(sc, d.content, slot=slot, value=d.value, kind=kind,
-                                 source=c.source, source_text=d.source_text,
-                                 source_ref=source_ref, confidence=d.confidence, tags=tags,
-                                 metadata=extra or None, expires_at=expires)
-            r = vault._apply_remember(tx, req, vectors, actor=actor, reason=why,
-                                      trigger_text=screened.source_text, trace_id=None,
-                                      expected_version=expected_version, sources_checked=True)
+            req = prepare(eng.core.clock, sc, d.content, slot=slot, value=d.value, kind=kind,
+                          source=c.source, source_text=d.source_text,
+                          source_ref=source_ref, confidence=d.confidence, tags=tags,
+                          metadata=extra or None, expires_at=expires)
+            r = eng.writes.remember_in(tx, req, vectors, actor=actor, reason=why,
+                                       trigger_text=screened.source_text, trace_id=None,
+                                       expected_version=expected_version,
+                                       sources_checked=True)
             return Outcome(r.action, reasons, d.content, r.memory.id, r.memory.version,
                            d.message)
         if d.action == gate.Action.STAGE:
             review = {"reasons": reasons, "links": list(d.links), "target_id": d.target_id,
                       "message": d.message, "extractor": getattr(c, "extractor", None)}
-            req = vault._prepare(sc, d.content, slot=slot, value=d.value, kind=kind,
-                                 source=c.source, source_text=d.source_text,
-                                 source_ref=source_ref, confidence=d.confidence, tags=tags,
-                                 metadata={**extra, "review": review}, expires_at=expires)
-            m = vault._insert_pending(tx, req, vectors, actor=actor, reason=why,
+            req = prepare(eng.core.clock, sc, d.content, slot=slot, value=d.value, kind=kind,
+                          source=c.source, source_text=d.source_text,
+                          source_ref=source_ref, confidence=d.confidence, tags=tags,
+                          metadata={**extra, "review": review}, expires_at=expires)
+            m = eng.writes.pending_in(tx, req, vectors, actor=actor, reason=why,
                                       trigger_text=screened.source_text, sources_checked=True)
             return Outcome("stage", reasons, d.content, m.id, m.version, d.message)
         if d.action == gate.Action.BLOCK and d.target_id:
             target = tx.get(sc, d.target_id)
             if target is not None:
-                tx.append_revision(vault._revision(
-                    replace(target, updated_at=max(now, target.updated_at)), Op.BLOCKED,
-                    target.version, actor=actor, reason=why,
-                    trigger_text=screened.source_text, trace_id=None))
+                eng.writes.note(tx, target, Op.BLOCKED, now, actor=actor, reason=why,
+                                trigger_text=screened.source_text)
             return Outcome("block", reasons, d.content, d.target_id, None, d.message)
         if d.action == gate.Action.NOOP:
             same = dup or active
             if same is not None:
-                kept = vault._reinforce(tx, same, actor=actor, trigger_text=screened.source_text,
-                                        reason=with_turn(reason or "restated",
-                                                         extra.get("turn_id")))
+                kept = eng.writes.reinforce_in(tx, same, actor=actor,
+                                               trigger_text=screened.source_text,
+                                               reason=with_turn(reason or "restated",
+                                                                extra.get("turn_id")))
                 return Outcome("noop", reasons, d.content, kept.id, kept.version, d.message)
         return Outcome(d.action.value, reasons, d.content, d.target_id, None, d.message)
 
 
-def review_list(vault: Vault, scope: Any, *, limit: int = 100) -> list[Memory]:
-    return vault.list(scope, status="pending", limit=limit)
+def review_list(eng: Engine, scope: Any, *, limit: int = 100) -> list[Memory]:
+    return records.list_memories(eng.core, scope, status="pending", limit=limit)
 
 
-def review_show(vault: Vault, scope: Any, memory_id: str) -> dict[str, Any]:
-    m = vault.get(scope, memory_id)
+def review_show(eng: Engine, scope: Any, memory_id: str) -> dict[str, Any]:
+    m = records.get(eng.core, scope, memory_id)
     if m.status != Status.PENDING:
         raise NotFoundError(f"memory {memory_id} is not waiting for review ({m.status})")
     links = []
     for lid in (m.metadata.get("review") or {}).get("links", []):
         try:
-            links.append(vault.get(scope, lid).to_dict())
+            links.append(records.get(eng.core, scope, lid).to_dict())
         except NotFoundError:
             continue
     return {"memory": m.to_dict(), "review": m.metadata.get("review") or {},
             "linked": links}
 
 
-def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | None = None,
+def review_approve(eng: Engine, scope: Any, memory_id: str, *, actor: str | None = None,
                    reason: str | None = None) -> Memory:
     """Apply a pending candidate. With an active value of its slot, that memory gets the
     candidate's value as its next version and the candidate is marked superseded; so it
@@ -333,7 +334,7 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
     sc = v.scope(scope)
     mid = v.memory_id(memory_id)
     why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
-    with vault.store.transaction() as tx:
+    with eng.core.store.transaction() as tx:
         cand = tx.get(sc, mid, for_update=True)
         if cand is None:
             raise NotFoundError(f"no memory {mid} in scope {sc}")
@@ -341,7 +342,7 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
             raise ConflictError(f"memory {mid} is {cand.status}, not pending review")
         if cand.frozen:
             raise FrozenError(f"memory {mid} is frozen; unfreeze it before approving it")
-        now = vault.clock()
+        now = eng.core.clock()
         target = tx.find_slot(cand.scope, cand.slot) if cand.slot else None
         if target is not None and target.id != cand.id and target.status == Status.ACTIVE:
             if target.frozen:
@@ -358,21 +359,22 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
                           version=target.version + 1, recorded_at=now,
                           updated_at=max(now, target.updated_at),
                           expires_at=cand.expires_at)
-            tx.update(new, _hash(new), vault._terms(new), vault._vectors([new.content])[0])
-            tx.append_revision(vault._revision(new, Op.APPROVE, target.version, actor=actor,
-                                               reason=why or f"approved candidate {cand.id}",
-                                               trigger_text=cand.source_text, trace_id=None))
-            _supersede(vault, tx, cand, now, actor=actor,
+            eng.writes.write_version(tx, new, Op.APPROVE, target.version,
+                                     terms=eng.writes.terms(new),
+                                     vectors=eng.core.vectors([new.content])[0], actor=actor,
+                                     reason=why or f"approved candidate {cand.id}",
+                                     trigger_text=cand.source_text)
+            _supersede(eng, tx, cand, now, actor=actor,
                        reason=why or f"applied to {target.id}")
             return new
-        dup = tx.find_duplicate(cand.scope, _hash(cand), cand.kind)
+        dup = tx.find_duplicate(cand.scope, memory_hash(cand), cand.kind)
         if dup is not None and dup.id != cand.id and dup.status == Status.ACTIVE:
             # Said again since it was staged: the stored memory is confirmed (as a
             # duplicate write would confirm it), never doubled.
-            kept = vault._reinforce(tx, dup, actor=actor, trigger_text=cand.source_text,
-                                    reason=with_turn(why or f"approved candidate {cand.id}",
-                                                     turn_id(cand)))
-            _supersede(vault, tx, cand, now, actor=actor,
+            kept = eng.writes.reinforce_in(
+                tx, dup, actor=actor, trigger_text=cand.source_text,
+                reason=with_turn(why or f"approved candidate {cand.id}", turn_id(cand)))
+            _supersede(eng, tx, cand, now, actor=actor,
                        reason=why or f"already stored as {dup.id}")
             return kept
         # Approved, it is an ordinary memory: the gate's record moves to `reviewed`, so a
@@ -381,35 +383,27 @@ def review_approve(vault: Vault, scope: Any, memory_id: str, *, actor: str | Non
         meta["reviewed"] = cand.metadata.get("review")
         done = replace(cand, status=Status.ACTIVE.value, version=cand.version + 1,
                        metadata=meta, recorded_at=now, updated_at=max(now, cand.updated_at))
-        tx.update(done, _hash(done), None, None)
-        tx.append_revision(vault._revision(done, Op.APPROVE, cand.version, actor=actor,
-                                           reason=why, trigger_text=None, trace_id=None))
-        return done
+        return eng.writes.write_version(tx, done, Op.APPROVE, cand.version, terms=None,
+                                        vectors=None, actor=actor, reason=why,
+                                        trigger_text=None)
 
 
-def _supersede(vault: Vault, tx: Any, cand: Memory, now: int, *, actor: str | None,
+def _supersede(eng: Engine, tx: Any, cand: Memory, now: int, *, actor: str | None,
                reason: str) -> None:
     """An approved candidate that went into another memory: superseded, never served."""
     done = replace(cand, status=Status.SUPERSEDED.value, version=cand.version + 1,
                    updated_at=max(now, cand.updated_at))
-    tx.update(done, _hash(done), None, None)
-    tx.append_revision(vault._revision(done, Op.APPROVE, cand.version, actor=actor,
-                                       reason=reason, trigger_text=None, trace_id=None))
+    eng.writes.write_version(tx, done, Op.APPROVE, cand.version, terms=None, vectors=None,
+                             actor=actor, reason=reason, trigger_text=None)
 
 
-def review_reject(vault: Vault, scope: Any, memory_id: str, *, actor: str | None = None,
+def review_reject(eng: Engine, scope: Any, memory_id: str, *, actor: str | None = None,
                   reason: str | None = None) -> Memory:
     def change(m: Memory) -> Memory:
         if m.status != Status.PENDING:
             raise ConflictError(f"memory {m.id} is {m.status}, not pending review")
         return replace(m, status=Status.REJECTED.value, version=m.version + 1)
-    return vault._mutate(scope, memory_id, Op.REJECT, change, actor=actor, reason=reason)
-
-
-def _hash(m: Memory) -> str:
-    from .vault import content_hash
-
-    return content_hash(m.content, m.slot, m.value)
+    return eng.writes.mutate(scope, memory_id, Op.REJECT, change, actor=actor, reason=reason)
 
 
 __all__ = ["ObserveResult", "Outcome", "Revision", "observe", "review_approve",

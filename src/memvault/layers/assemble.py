@@ -15,9 +15,10 @@ import contextlib
 import json
 import secrets
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..clashes import declared_conflicts
+from ..engine import Engine
 from ..errors import NotFoundError
 from ..inject import ContextItem, Lang, frame_tokens, unit_text
 from ..model import Hit, Kind, Memory, Scope, ScoreParts, Status
@@ -30,9 +31,6 @@ from .router import Route, route
 from .shortterm import recent
 from .summarize import summaries
 from .summarizers import STAMP, sentences
-
-if TYPE_CHECKING:
-    from ..vault import Vault
 
 MAX_FACTS = 8
 MAX_BACKGROUND = 2
@@ -197,20 +195,20 @@ def excerpt(summary: str, terms: set[str], keep: int) -> str | None:
             + (" …" if best[-1] < len(parts) - 1 else ""))
 
 
-def assemble(vault: Vault, sc: Scope, query: str, outcome: RetrievalOutcome, *,
+def assemble(eng: Engine, sc: Scope, query: str, outcome: RetrievalOutcome, *,
              session: str | None = None) -> Assembly:
     """`session`: the current conversation inside `sc` (a user scope keeps every layer
     user-wide; a session scope narrows them all, as it does recall)."""
-    cfg = vault.strategy.layers
+    cfg = eng.core.strategy.layers
     now = outcome.now
     a = Assembly(terms=set(query_terms(query)))
-    slots = vault.store.list(sc, ListFilter(status=Status.ACTIVE.value, slotted=True,
-                                            limit=10_000))
+    slots = eng.reads.list(sc, ListFilter(status=Status.ACTIVE.value, slotted=True,
+                                          limit=10_000))
     slot_mems = sorted((m for m in slots if m.slot and m.is_live(now)),
                        key=lambda m: (-m.updated_at, m.id))  # newest first: see add()
-    names = graph.known_names(vault, sc) if cfg.graph else {}
+    names = graph.known_names(eng, sc) if cfg.graph else {}
     r = route(query, now=now, slots={m.slot for m in slot_mems if m.slot}, names=names,
-              time_filter=vault.strategy.retrieval.query_time_filter)
+              time_filter=eng.core.strategy.retrieval.query_time_filter)
     a.route = r
 
     if r.profile_slots:
@@ -222,16 +220,16 @@ def assemble(vault: Vault, sc: Scope, query: str, outcome: RetrievalOutcome, *,
     current = sc if sc.session else (Scope(sc.tenant, sc.user, sc.agent, session)
                                      if session else None)
     if current is not None:
-        ids = [m.id for m in recent(vault, current) if a.add("recent", m)]
+        ids = [m.id for m in recent(eng, current) if a.add("recent", m)]
         a.note("recent", f"last turns of session {current.session}", ids)
 
     if cfg.graph and (r.entities or r.self_facts):
-        rels = [m for m in graph._active(vault, sc, Kind.RELATION.value)
-                if graph._holds(m, now) and m.status == Status.ACTIVE.value]
+        rels = [m for m in graph.active(eng, sc, Kind.RELATION.value)
+                if graph.holds(m, now) and m.status == Status.ACTIVE.value]
         wanted = set(r.entities.values())
         if r.self_facts:
             with contextlib.suppress(NotFoundError):  # no self entity yet
-                wanted.add(graph.resolve(vault, sc, graph.SELF).id)
+                wanted.add(graph.resolve(eng, sc, graph.SELF).id)
         picked = [m for m in rels if wanted & {m.metadata.get("subject"),
                                                m.metadata.get("object")}]
         picked.sort(key=lambda m: -(m.valid_from or 0))
@@ -241,9 +239,9 @@ def assemble(vault: Vault, sc: Scope, query: str, outcome: RetrievalOutcome, *,
     if r.time_range is not None and not r.time_explicit:
         # Relative times ("yesterday") only boost recall; here they also pull what is
         # dated inside them.
-        dated = vault._retrieve(sc, query, top_k=5, kind=None, tags=None,
-                                since=r.time_range[0], until=r.time_range[1], as_of=None,
-                                min_score=None)
+        dated = eng.reads.retrieve(sc, query, top_k=5, kind=None, tags=None,
+                                   since=r.time_range[0], until=r.time_range[1],
+                                   as_of=None, min_score=None)
         ids = [h.memory.id for h in dated.hits if a.add("time", h.memory, h)]
         a.note("time", r.reasons["time"], ids)
 
@@ -261,7 +259,7 @@ def assemble(vault: Vault, sc: Scope, query: str, outcome: RetrievalOutcome, *,
             # share two of the query's words (one, for a one-word query: a single common
             # word pulls in chit-chat) come with the summary, best match first.
             need = max(1, min(2, len(terms)))
-            covered = [(n, scored.get(t.id, 0.0), t) for t in expand(vault, sc, h.memory.id)
+            covered = [(n, scored.get(t.id, 0.0), t) for t in expand(eng, sc, h.memory.id)
                        if (n := _overlap(terms, t)) >= need]
             covered.sort(key=lambda x: (-x[0], -x[1]))
             turns = [t for _, _, t in covered[:cfg.expand_turns]]
@@ -280,7 +278,7 @@ def assemble(vault: Vault, sc: Scope, query: str, outcome: RetrievalOutcome, *,
     matching = sum(1 for h in outcome.hits if h.parts.bm25 > 0
                    and h.memory.kind != Kind.SUMMARY.value)
     if matching < cfg.background_below:
-        pool = [s for s in summaries(vault, sc) if s.is_live(now)]
+        pool = [s for s in summaries(eng, sc) if s.is_live(now)]
         pool.sort(key=lambda s: (s.metadata.get("level") != "user", -s.updated_at))
         ids = [s.id for s in pool[:MAX_BACKGROUND]]
         for s in pool[:MAX_BACKGROUND]:

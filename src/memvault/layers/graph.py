@@ -23,29 +23,27 @@ entity is added to its aliases (a revision of the entity).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import validate as v
+from ..engine import Engine
 from ..errors import NotFoundError, ValidationError
 from ..model import Kind, Memory, Op, Scope, Source, Status
 from ..store import ListFilter
 from ..timeutil import TimeLike, to_ms
+from ..writes import prepare
 from .graphvocab import ALIASES, SELF, VOCAB, Mention, is_self, norm
 
-if TYPE_CHECKING:
-    from ..vault import Vault
-
 ACTOR = "system:graph"
-GRAPH_KINDS = frozenset({Kind.ENTITY.value, Kind.RELATION.value})
 # What facts are read from: statements and what the user said (not summaries, not the
 # graph itself, not the assistant's turns).
 SOURCE_KINDS = frozenset({"fact", "preference", "profile", "episode", "note", "turn"})
 
 
-def _active(vault: Vault, sc: Scope, kind: str) -> list[Memory]:
+def active(eng: Engine, sc: Scope, kind: str) -> list[Memory]:
     # The caller's scope, never wider: a session scope sees only that session's graph.
-    return vault.store.list(sc, ListFilter(kind=kind, status=Status.ACTIVE.value,
-                                           limit=1_000_000))
+    return eng.reads.list(sc, ListFilter(kind=kind, status=Status.ACTIVE.value,
+                                         limit=1_000_000))
 
 
 def entity_keys(m: Memory) -> set[str]:
@@ -86,33 +84,30 @@ def _date(m: Memory) -> int:
     return m.recorded_at or m.created_at
 
 
-def _write(vault: Vault, tx: Any, sc: Scope, content: str, kind: str, *, value: Any = None,
+def _write(eng: Engine, tx: Any, sc: Scope, content: str, kind: str, *, value: Any = None,
            metadata: dict[str, Any], valid_from: int | None = None,
            valid_to: int | None = None, confidence: float = 1.0, reason: str,
            trigger: str | None = None) -> Memory:
-    req = vault._prepare(sc, content, kind=kind, value=value, metadata=metadata,
-                         source=Source.SYSTEM_INFERRED.value, confidence=confidence,
-                         valid_from=valid_from, valid_to=valid_to)
-    r = vault._apply_remember(tx, req, vault._vectors([req["content"]])[0], actor=ACTOR,
-                              reason=reason, trigger_text=trigger, trace_id=None,
-                              expected_version=None)
+    req = prepare(eng.core.clock, sc, content, kind=kind, value=value, metadata=metadata,
+                  source=Source.SYSTEM_INFERRED.value, confidence=confidence,
+                  valid_from=valid_from, valid_to=valid_to)
+    r = eng.writes.remember_in(tx, req, eng.core.vectors([req["content"]])[0], actor=ACTOR,
+                               reason=reason, trigger_text=trigger, trace_id=None,
+                               expected_version=None)
     return r.memory
 
 
-def _revise(vault: Vault, tx: Any, old: Memory, new: Memory, reason: str,
+def _revise(eng: Engine, tx: Any, old: Memory, new: Memory, reason: str,
             trigger: str | None) -> Memory:
-    from ..vault import content_hash
-
-    new = replace(new, version=old.version + 1, recorded_at=vault.clock(),
-                  updated_at=max(vault.clock(), old.updated_at))
-    tx.update(new, content_hash(new.content, new.slot, new.value),
-              vault._terms(new) if new.valid_from != old.valid_from else None, None)
-    tx.append_revision(vault._revision(new, Op.UPDATE, old.version, actor=ACTOR,
-                                       reason=reason, trigger_text=trigger, trace_id=None))
-    return new
+    new = replace(new, version=old.version + 1, recorded_at=eng.core.clock(),
+                  updated_at=max(eng.core.clock(), old.updated_at))
+    return eng.writes.write_version(
+        tx, new, Op.UPDATE, old.version,
+        terms=eng.writes.terms(new) if new.valid_from != old.valid_from else None,
+        vectors=None, actor=ACTOR, reason=reason, trigger_text=trigger)
 
 
-def _entity(vault: Vault, tx: Any, sc: Scope, idx: _Index, name: str,
+def _entity(eng: Engine, tx: Any, sc: Scope, idx: _Index, name: str,
             source_id: str) -> Memory:
     # An entity outlives the memory it was first read from, so its revisions name that
     # memory by id and never quote it: purging the memory leaves nothing of it here.
@@ -122,12 +117,12 @@ def _entity(vault: Vault, tx: Any, sc: Scope, idx: _Index, name: str,
         if norm(canonical) not in entity_keys(found) and not found.frozen:
             meta = dict(found.metadata)
             meta["aliases"] = [*meta.get("aliases", []), canonical]
-            found = _revise(vault, tx, found, replace(found, metadata=meta),
+            found = _revise(eng, tx, found, replace(found, metadata=meta),
                             f"graph: alias {canonical!r} (memory {source_id})", None)
             idx.add(found)
         return found
     aliases = sorted(a for a in ALIASES.of(canonical) if a != norm(canonical))
-    e = _write(vault, tx, sc, canonical, Kind.ENTITY.value,
+    e = _write(eng, tx, sc, canonical, Kind.ENTITY.value,
                metadata={"name": canonical, "norm": norm(canonical), "aliases": aliases},
                reason=f"graph: new entity (memory {source_id})")
     idx.add(e)
@@ -139,15 +134,15 @@ def _open(relations: list[Memory], sid: str, rel: str) -> list[Memory]:
             and r.metadata.get("relation") == rel and r.valid_to is None]
 
 
-def _apply(vault: Vault, sc: Scope, src: Memory, mention: Mention, idx: _Index,
+def _apply(eng: Engine, sc: Scope, src: Memory, mention: Mention, idx: _Index,
            relations: list[Memory]) -> Memory | None:
     spec = VOCAB.get(mention.relation)
     if spec is None:
         return None
     at = _date(src)
-    with vault.store.transaction() as tx:
-        subj = _entity(vault, tx, sc, idx, mention.subject or SELF, src.id)
-        obj = _entity(vault, tx, sc, idx, mention.object, src.id)
+    with eng.core.store.transaction() as tx:
+        subj = _entity(eng, tx, sc, idx, mention.subject or SELF, src.id)
+        obj = _entity(eng, tx, sc, idx, mention.object, src.id)
         same = [r for r in _open(relations, subj.id, spec.name)
                 if r.metadata.get("object") == obj.id]
         if same:
@@ -164,7 +159,7 @@ def _apply(vault: Vault, sc: Scope, src: Memory, mention: Mention, idx: _Index,
             return None
         name_s, name_o = subj.metadata.get("name", subj.content), obj.content
         rel = _write(
-            vault, tx, sc, f"{name_s} {spec.name} {name_o}",
+            eng, tx, sc, f"{name_s} {spec.name} {name_o}",
             Kind.RELATION.value, value={"s": subj.id, "r": spec.name, "o": obj.id, "since": at},
             metadata={"subject": subj.id, "subject_name": name_s, "relation": spec.name,
                       "object": obj.id, "object_name": name_o, "source_memory": src.id,
@@ -174,7 +169,7 @@ def _apply(vault: Vault, sc: Scope, src: Memory, mention: Mention, idx: _Index,
         for old in closed:
             # Close, never delete: "as of" before `at` still answers with the old fact.
             meta = {**old.metadata, "closed_by": rel.id}
-            new = _revise(vault, tx, old, replace(old, valid_to=max(at, _date(old) + 1),
+            new = _revise(eng, tx, old, replace(old, valid_to=max(at, _date(old) + 1),
                                                   metadata=meta),
                           f"graph: superseded by fact {rel.id} (memory {src.id})", None)
             relations[relations.index(old)] = new
@@ -187,7 +182,7 @@ def _speaker_ok(m: Memory) -> bool:
     return m.kind != Kind.TURN.value or m.metadata.get("role", "user") == "user"
 
 
-def ingest(vault: Vault, scope: Any, memory_ids: list[str] | None = None) -> list[Memory]:
+def ingest(eng: Engine, scope: Any, memory_ids: list[str] | None = None) -> list[Memory]:
     """Read facts from the scope's memories (or the given ones) that have not been read
     yet, oldest first; returns the relations added. Idempotent. The graph is written in
     the caller's exact scope: call it with the user scope (as sweep does) for one graph
@@ -197,27 +192,27 @@ def ingest(vault: Vault, scope: Any, memory_ids: list[str] | None = None) -> lis
         if not isinstance(memory_ids, list | tuple):
             raise ValidationError("memory_ids: expected a list of memory ids")
         wanted = [v.memory_id(i) for i in memory_ids]
-        found = vault.store.fetch(sc, wanted)
+        found = eng.reads.fetch(sc, wanted)
         missing = set(wanted) - {m.id for m in found}
         if missing:
             raise NotFoundError(f"no memory {sorted(missing)[0]} in scope {sc}")
         sources = [m for m in found if m.status == Status.ACTIVE.value]
     else:
-        sources = vault.store.list(sc, ListFilter(status=Status.ACTIVE.value,
-                                                  limit=1_000_000))
-    relations = _active(vault, sc, Kind.RELATION.value)
+        sources = eng.reads.list(sc, ListFilter(status=Status.ACTIVE.value,
+                                                limit=1_000_000))
+    relations = active(eng, sc, Kind.RELATION.value)
     # Read = (memory, version) pairs some relation came from, forgotten relations
     # included (forgetting is a decision); a new version of a memory is read again.
     read = {(r.metadata.get("source_memory"), r.metadata.get("source_version"))
-            for r in vault.store.list(sc, ListFilter(kind=Kind.RELATION.value,
-                                                     limit=1_000_000))}
-    idx = _Index(_active(vault, sc, Kind.ENTITY.value))
+            for r in eng.reads.list(sc, ListFilter(kind=Kind.RELATION.value,
+                                                   limit=1_000_000))}
+    idx = _Index(active(eng, sc, Kind.ENTITY.value))
     added = []
     for m in sorted(sources, key=lambda x: (_date(x), x.created_at, x.id)):
         if m.kind not in SOURCE_KINDS or (m.id, m.version) in read or not _speaker_ok(m):
             continue
         for mention in VOCAB.find(m.content):
-            rel = _apply(vault, sc, m, mention, idx, relations)
+            rel = _apply(eng, sc, m, mention, idx, relations)
             if rel is not None:
                 added.append(rel)
     return added
@@ -225,12 +220,12 @@ def ingest(vault: Vault, scope: Any, memory_ids: list[str] | None = None) -> lis
 
 # --- queries -------------------------------------------------------------------------------
 
-def resolve(vault: Vault, scope: Any, entity: Any) -> Memory:
+def resolve(eng: Engine, scope: Any, entity: Any) -> Memory:
     """An entity by id, name or alias; NotFoundError if the graph has none."""
     sc = v.scope(scope)
     name = v.text(entity, "entity", max_chars=v.MAX_ID_CHARS)
     assert name is not None
-    ents = _active(vault, sc, Kind.ENTITY.value)
+    ents = active(eng, sc, Kind.ENTITY.value)
     for e in ents:
         if e.id == name:
             return e
@@ -249,37 +244,37 @@ def _fact(r: Memory) -> dict[str, Any]:
             "confidence": r.confidence}
 
 
-def _holds(r: Memory, at: int | None) -> bool:
+def holds(r: Memory, at: int | None) -> bool:
     if at is None:
         return True
     return (r.valid_from is None or r.valid_from <= at) and (r.valid_to is None
                                                              or at < r.valid_to)
 
 
-def facts(vault: Vault, scope: Any, entity: Any, *, as_of: TimeLike = None,
+def facts(eng: Engine, scope: Any, entity: Any, *, as_of: TimeLike = None,
           history: bool = False) -> list[dict[str, Any]]:
     """Facts about an entity (as subject or object) that held at `as_of` (default: now;
     valid time, read from what the graph knows now). history=True: every fact, closed
     ones included."""
     if not isinstance(history, bool):
         raise ValidationError("history: expected true or false")
-    e = resolve(vault, scope, entity)
-    at = None if history else (vault.clock() if as_of is None else to_ms(as_of,
+    e = resolve(eng, scope, entity)
+    at = None if history else (eng.core.clock() if as_of is None else to_ms(as_of,
                                                                           field="as_of"))
-    rels = [r for r in _active(vault, v.scope(scope), Kind.RELATION.value)
+    rels = [r for r in active(eng, v.scope(scope), Kind.RELATION.value)
             if e.id in (r.metadata.get("subject"), r.metadata.get("object"))
-            and _holds(r, at)]
+            and holds(r, at)]
     rels.sort(key=lambda r: (r.valid_from or 0, r.id))
     return [_fact(r) for r in rels]
 
 
-def neighbours(vault: Vault, scope: Any, entity: Any, *, as_of: TimeLike = None,
+def neighbours(eng: Engine, scope: Any, entity: Any, *, as_of: TimeLike = None,
                history: bool = False) -> list[dict[str, Any]]:
     """Entities one relation away: {entity, entity_id, relation, direction (out: the
     entity is the subject), valid_from, valid_to, relation_id}."""
-    e = resolve(vault, scope, entity)
+    e = resolve(eng, scope, entity)
     out = []
-    for f in facts(vault, scope, e.id, as_of=as_of, history=history):
+    for f in facts(eng, scope, e.id, as_of=as_of, history=history):
         outgoing = f["subject_id"] == e.id
         out.append({"entity": f["object"] if outgoing else f["subject"],
                     "entity_id": f["object_id"] if outgoing else f["subject_id"],
@@ -289,11 +284,11 @@ def neighbours(vault: Vault, scope: Any, entity: Any, *, as_of: TimeLike = None,
     return out
 
 
-def known_names(vault: Vault, scope: Scope) -> dict[str, str]:
+def known_names(eng: Engine, scope: Scope) -> dict[str, str]:
     """surface name (as stored, with aliases) -> entity id, for the router. The user's
     own entity is left out: "I" and "我" are in nearly every query."""
     out: dict[str, str] = {}
-    for e in _active(vault, scope, Kind.ENTITY.value):
+    for e in active(eng, scope, Kind.ENTITY.value):
         name = e.metadata.get("name") or e.content
         if is_self(name):
             continue

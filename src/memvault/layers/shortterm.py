@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import validate as v
+from ..engine import Engine
 from ..errors import ValidationError
 from ..model import Kind, Memory, Scope, Status
 from ..store import ListFilter
 from ..tokens import count_tokens
 
 if TYPE_CHECKING:
-    from ..vault import Vault
+    pass
 
 
 def _whole(value: Any, name: str, hi: int) -> int:
@@ -24,11 +25,11 @@ def _whole(value: Any, name: str, hi: int) -> int:
     return value
 
 
-def session_turns(vault: Vault, scope: Scope, *, limit: int = 10_000) -> list[Memory]:
+def session_turns(eng: Engine, scope: Scope, *, limit: int = 10_000) -> list[Memory]:
     """Active turns of the scope (a session when it names one), oldest first."""
-    rows = vault.store.list(scope, ListFilter(kind=Kind.TURN.value,
-                                              status=Status.ACTIVE.value, limit=limit))
-    now = vault.clock()
+    rows = eng.reads.list(scope, ListFilter(kind=Kind.TURN.value,
+                                            status=Status.ACTIVE.value, limit=limit))
+    now = eng.core.clock()
     # Not is_live(): a turn's valid_from is when it was said, not a validity window.
     live = [m for m in rows if m.expires_at is None or m.expires_at > now]
     return sorted(live, key=turn_order)
@@ -41,17 +42,17 @@ def turn_order(m: Memory) -> tuple[int, int, int, str]:
             pos if isinstance(pos, int) else 0, m.id)
 
 
-def recent(vault: Vault, scope: Any, *, n: int | None = None,
+def recent(eng: Engine, scope: Any, *, n: int | None = None,
            max_tokens: int | None = None) -> list[Memory]:
     """The last `n` turns of the scope's session (of the user when no session is named),
     at most `max_tokens` tokens of content in total; oldest first."""
     sc = v.scope(scope)
-    cfg = vault.strategy.layers.short_term
+    cfg = eng.core.strategy.layers.short_term
     n_ = cfg.turns if n is None else _whole(n, "n", 1000)
     cap = cfg.max_tokens if max_tokens is None else _whole(max_tokens, "max_tokens", 200_000)
     if n_ == 0 or cap == 0:
         return []
-    turns = session_turns(vault, sc, limit=max(50, n_ * 4))[-n_:]
+    turns = session_turns(eng, sc, limit=max(50, n_ * 4))[-n_:]
     kept: list[Memory] = []
     used = 0
     for m in reversed(turns):  # newest first: the latest turn matters most

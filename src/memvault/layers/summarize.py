@@ -22,15 +22,17 @@ import numpy as np
 
 from .. import validate as v
 from ..config import Summaries
+from ..engine import Engine
 from ..errors import NotFoundError, ValidationError
 from ..model import Kind, Memory, Scope, Source, Status
 from ..store import ListFilter
 from ..tokens import count_tokens
+from ..writes import prepare
 from .shortterm import session_turns, turn_order
 from .summarizers import Summarizer, load_summarizer
 
 if TYPE_CHECKING:
-    from ..vault import Vault
+    pass
 
 ACTOR = "system:summarize"
 MAX_CHUNK = 200  # turn ids in one summary's metadata stay well under the metadata limit
@@ -42,32 +44,32 @@ class Chunk:
     trigger: str  # turns | tokens | topic_shift | manual
 
 
-def summarizer_for(vault: Vault, summarizer: Summarizer | str | None = None) -> Summarizer:
-    cfg = vault.strategy.layers.summaries
+def summarizer_for(eng: Engine, summarizer: Summarizer | str | None = None) -> Summarizer:
+    cfg = eng.core.strategy.layers.summaries
     if isinstance(summarizer, str):  # a spec, as in the strategy ("extractive", "llm:…")
-        return load_summarizer(summarizer, vault.embedders[0].embed_documents,
+        return load_summarizer(summarizer, eng.core.embedders[0].embed_documents,
                                max_sentences=cfg.max_sentences)
     if summarizer is not None:
         if not callable(getattr(summarizer, "summarize", None)):
             raise ValidationError("summarizer: expected a spec such as 'extractive' or an "
                                   "object with summarize(texts)")
         return summarizer
-    own = getattr(vault, "summarizer", None)  # Vault(...).summarizer = X overrides config
+    own = eng.core.summarizer  # Vault(...).summarizer = X overrides config
     if own is not None:
         return own  # type: ignore[no-any-return]
-    return load_summarizer(cfg.summarizer, vault.embedders[0].embed_documents,
+    return load_summarizer(cfg.summarizer, eng.core.embedders[0].embed_documents,
                            max_sentences=cfg.max_sentences)
 
 
-def summaries(vault: Vault, scope: Scope) -> list[Memory]:
+def summaries(eng: Engine, scope: Scope) -> list[Memory]:
     """Active summaries of the scope (and, for a user scope, of its sessions)."""
-    return vault.store.list(scope, ListFilter(kind=Kind.SUMMARY.value,
-                                              status=Status.ACTIVE.value, limit=100_000))
+    return eng.reads.list(scope, ListFilter(kind=Kind.SUMMARY.value,
+                                            status=Status.ACTIVE.value, limit=100_000))
 
 
-def uncovered_turns(vault: Vault, session: Scope) -> list[Memory]:
-    covered = {t for s in summaries(vault, session) for t in s.metadata.get("covers", [])}
-    return [m for m in session_turns(vault, session) if m.id not in covered]
+def uncovered_turns(eng: Engine, session: Scope) -> list[Memory]:
+    covered = {t for s in summaries(eng, session) for t in s.metadata.get("covers", [])}
+    return [m for m in session_turns(eng, session) if m.id not in covered]
 
 
 def topic_shift_at(vectors: np.ndarray, window: int, threshold: float,
@@ -128,7 +130,7 @@ def _date(m: Memory) -> int:
     return m.valid_from if m.valid_from is not None else m.created_at
 
 
-def write_summary(vault: Vault, scope: Scope, text: str, *, level: str, trigger: str,
+def write_summary(eng: Engine, scope: Scope, text: str, *, level: str, trigger: str,
                   summarizer: str, turns: Sequence[Memory] = (),
                   parts: Sequence[Memory] = ()) -> Memory | None:
     meta: dict[str, Any] = {"level": level, "trigger": trigger, "summarizer": summarizer}
@@ -139,57 +141,60 @@ def write_summary(vault: Vault, scope: Scope, text: str, *, level: str, trigger:
         meta["covers_summaries"] = [m.id for m in parts]
         meta["turns"] = sum(len(p.metadata.get("covers", [])) for p in parts)
     meta["from"], meta["to"] = min(map(_date, dated)), max(map(_date, dated))
-    r = vault.remember(scope, text, kind=Kind.SUMMARY.value,
-                       source=Source.SYSTEM_INFERRED.value, confidence=0.8, metadata=meta,
-                       valid_from=meta["from"], actor=ACTOR, reason=f"summary ({trigger})")
+    req = prepare(eng.core.clock, scope, text, kind=Kind.SUMMARY.value,
+                  source=Source.SYSTEM_INFERRED.value, confidence=0.8, metadata=meta,
+                  valid_from=meta["from"])
+    r = eng.writes.remember(req, actor=ACTOR, reason=f"summary ({trigger})",
+                            trigger_text=None, trace_id=None, expected_version=None)
     # A noop means the very same text already summarises other turns: its covers stand.
     return r.memory if r.action == "added" else None
 
 
-def summarize_session(vault: Vault, session: Scope, *, force: bool = False,
+def summarize_session(eng: Engine, session: Scope, *, force: bool = False,
                       summarizer: Summarizer | None = None) -> list[Memory]:
     """Summarise what the session's triggers call for (with force: every uncovered turn)."""
-    cfg = vault.strategy.layers.summaries
-    turns = uncovered_turns(vault, session)
+    cfg = eng.core.strategy.layers.summaries
+    turns = uncovered_turns(eng, session)
     if not turns:
         return []
     vectors = None
     if cfg.topic_shift > 0 and len(turns) >= 2 * cfg.window:
-        vectors = np.asarray(vault.embedders[0].embed_documents([m.content for m in turns]))
+        embed = eng.core.embedders[0].embed_documents
+        vectors = np.asarray(embed([m.content for m in turns]))
     chunks = due_chunks(turns, cfg, vectors, force=force)
     if not chunks:
         return []
-    summ = summarizer_for(vault, summarizer)
+    summ = summarizer_for(eng, summarizer)
     made = []
     for c in chunks:
         text = summ.summarize([m.content for m in c.turns])
-        m = write_summary(vault, c.turns[0].scope, text, level="session", trigger=c.trigger,
+        m = write_summary(eng, c.turns[0].scope, text, level="session", trigger=c.trigger,
                           summarizer=summ.name, turns=c.turns)
         if m is not None:
             made.append(m)
     return made
 
 
-def summarize_user(vault: Vault, user: Scope, *, force: bool = False,
+def summarize_user(eng: Engine, user: Scope, *, force: bool = False,
                    summarizer: Summarizer | None = None) -> Memory | None:
     """Roll the session summaries no user summary covers yet into one user summary, once
     there are `user_every` of them (with force: any)."""
-    cfg = vault.strategy.layers.summaries
-    every = summaries(vault, user)
+    cfg = eng.core.strategy.layers.summaries
+    every = summaries(eng, user)
     rolled = {i for s in every if s.metadata.get("level") == "user"
               for i in s.metadata.get("covers_summaries", [])}
     fresh = sorted((s for s in every if s.metadata.get("level") == "session"
                     and s.id not in rolled), key=_date)[:MAX_CHUNK]
     if not fresh or (not force and (cfg.user_every == 0 or len(fresh) < cfg.user_every)):
         return None
-    summ = summarizer_for(vault, summarizer)
+    summ = summarizer_for(eng, summarizer)
     text = summ.summarize([s.content for s in fresh])
-    return write_summary(vault, Scope(user.tenant, user.user), text, level="user",
+    return write_summary(eng, Scope(user.tenant, user.user), text, level="user",
                          trigger="manual" if force else "sessions", summarizer=summ.name,
                          parts=fresh)
 
 
-def summarize(vault: Vault, scope: Any, *, force: bool = True,
+def summarize(eng: Engine, scope: Any, *, force: bool = True,
               summarizer: Summarizer | None = None) -> list[Memory]:
     """The verb: a session scope summarises that session; a user scope every session of
     the user, then the user-level roll-up."""
@@ -197,30 +202,30 @@ def summarize(vault: Vault, scope: Any, *, force: bool = True,
     if not isinstance(force, bool):
         raise ValidationError("force: expected true or false")
     if sc.session:
-        return summarize_session(vault, sc, force=force, summarizer=summarizer)
+        return summarize_session(eng, sc, force=force, summarizer=summarizer)
     made: list[Memory] = []
-    for session in sessions_of(vault, sc):
-        made += summarize_session(vault, session, force=force, summarizer=summarizer)
-    top = summarize_user(vault, sc, force=force, summarizer=summarizer)
+    for session in sessions_of(eng, sc):
+        made += summarize_session(eng, session, force=force, summarizer=summarizer)
+    top = summarize_user(eng, sc, force=force, summarizer=summarizer)
     return made + ([top] if top is not None else [])
 
 
-def sessions_of(vault: Vault, user: Scope) -> list[Scope]:
+def sessions_of(eng: Engine, user: Scope) -> list[Scope]:
     """Every (agent, session) scope of the user that holds turns, with a session."""
     seen: dict[str, Scope] = {}
-    for m in vault.store.list(user, ListFilter(kind=Kind.TURN.value,
-                                               status=Status.ACTIVE.value, limit=100_000)):
+    for m in eng.reads.list(user, ListFilter(kind=Kind.TURN.value,
+                                             status=Status.ACTIVE.value, limit=100_000)):
         if m.scope.session:
             seen.setdefault(m.scope.key(), m.scope)
     return [seen[k] for k in sorted(seen)]
 
 
-def expand(vault: Vault, scope: Any, summary_id: Any) -> list[Memory]:
+def expand(eng: Engine, scope: Any, summary_id: Any) -> list[Memory]:
     """The turns a summary covers (a user summary: those of its session summaries),
     oldest first. Turns forgotten or purged since are left out; turns are returned even
     if a cap has demoted them, since a summary's detail must stay reachable."""
     sc, sid = v.scope(scope), v.memory_id(summary_id)
-    root = vault.store.get(sc, sid)
+    root = eng.reads.get(sc, sid)
     if root is None:
         raise NotFoundError(f"no memory {sid} in scope {sc}")
     if root.kind != Kind.SUMMARY.value:
@@ -232,8 +237,8 @@ def expand(vault: Vault, scope: Any, summary_id: Any) -> list[Memory]:
         subs = [i for i in s.metadata.get("covers_summaries", []) if isinstance(i, str)
                 and i not in seen]
         seen.update(subs)
-        todo += [m for m in vault.store.fetch(sc, subs) if m.kind == Kind.SUMMARY.value]
+        todo += [m for m in eng.reads.fetch(sc, subs) if m.kind == Kind.SUMMARY.value]
     # Fetched through the caller's scope: metadata cannot reach past it.
-    turns = [m for m in vault.store.fetch(sc, list(dict.fromkeys(ids)))
+    turns = [m for m in eng.reads.fetch(sc, list(dict.fromkeys(ids)))
              if m.kind == Kind.TURN.value and m.status != Status.DELETED.value]
     return sorted(turns, key=turn_order)

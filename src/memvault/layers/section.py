@@ -1,0 +1,73 @@
+"""The context verb's pipeline: retrieve, assemble the layers the query needs, annotate
+turns whose request is not in effect, pack within the budget, render, and record the
+trace. Its result is what `Vault.context` returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .. import turnctx
+from .. import validate as v
+from ..clashes import declared_conflicts
+from ..engine import Engine
+from ..inject import render
+from ..model import Hit
+from ..turnnotes import turn_notes
+from .assemble import assemble, recall_only
+
+
+@dataclass(slots=True)
+class ContextResult:
+    """A rendered memory section: paste `text` into the prompt; `trace_id` explains it."""
+
+    text: str
+    tokens: int
+    hits: list[Hit]
+    dropped: list[dict[str, Any]]
+    conflicts: list[list[str]]
+    trace_id: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "tokens": self.tokens, "trace_id": self.trace_id,
+                "included": [h.to_dict() for h in self.hits], "dropped": self.dropped,
+                "conflicts": self.conflicts}
+
+
+def build_context(eng: Engine, scope: Any, query: Any, *, budget: int, lang: str,
+                  kind: Any, tags: Any, as_of: Any, trace_id: str | None,
+                  session: Any) -> ContextResult:
+    """`budget` and `lang` are checked by the caller; the rest here or in retrieval."""
+    cfg = eng.core.strategy.context
+    outcome = eng.reads.retrieve(scope, query, top_k=cfg.max_items, kind=kind, tags=tags,
+                                 since=None, until=None, as_of=as_of, min_score=None)
+    # Layers (docs/layers.md) unless a filter asks for recall only.
+    shown = (recall_only(outcome, "kind, tags or as_of given: recall only")
+             if kind or tags or as_of is not None
+             else assemble(eng, outcome.scope, outcome.query, outcome,
+                           session=v.text(session, "session", max_chars=v.MAX_ID_CHARS,
+                                          required=False)))
+    # A turn whose request is not in effect says so (turnnotes.py); before packing, so
+    # the note is counted against the budget.
+    notes = turn_notes(eng.core.store, outcome.scope,
+                       {it.id for it in shown.items if it.kind == turnctx.TURN_KIND})
+    shown.items = [replace(it, note=notes[it.id]) if it.id in notes else it
+                   for it in shown.items]
+    shown.pack(budget, lang, outcome.now)  # the most relevant units that fit first
+    rendered = render(shown.items, budget_tokens=budget, lang=lang, now_ms=outcome.now,
+                      nonce=shown.nonce,
+                      conflicts=declared_conflicts([h.memory for h in shown.hits.values()]))
+    injected = {"text": rendered.text, "tokens": rendered.tokens,
+                "budget_tokens": budget, "lang": lang, "block_id": rendered.block_id,
+                "included": rendered.included, "conflicts": rendered.conflicts,
+                "dropped": [{"id": d.id, "version": d.version, "reason": d.reason}
+                            for d in rendered.dropped], "note": rendered.note,
+                "counter": rendered.counter,
+                "layers": shown.finish(rendered.included),
+                "route": shown.route.to_dict() if shown.route else None}
+    tid = eng.reads.record_trace("context", outcome, trace_id=trace_id, injected=injected)
+    by_id = shown.hits
+    return ContextResult(text=rendered.text, tokens=rendered.tokens,
+                         hits=[by_id[i] for i in rendered.included if i in by_id],
+                         dropped=injected["dropped"], conflicts=rendered.conflicts,
+                         trace_id=tid)

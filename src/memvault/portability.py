@@ -1,0 +1,237 @@
+"""Export and import: JSONL with a header line, then one line per memory with its full
+history (original timestamps, actors and reasons), so a round trip is byte-identical.
+
+An import is checked line by line like a write (every field, every revision's scope)
+before anything is stored, and never brings rows outside the caller's scope.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import fields, replace
+from typing import IO, Any
+
+from . import validate as v
+from .core import Core
+from .engine import Engine
+from .errors import ConflictError, ScopeError, ValidationError
+from .ids import content_hash
+from .model import Memory, Op, Revision, Scope
+from .textindex import memory_index_text
+
+EXPORT_FORMAT = "memvault-export"
+EXPORT_FORMAT_VERSION = 1
+
+
+def export_jsonl(core: Core, scope: Any, out: IO[str]) -> int:
+    """Write one header line, then one line per memory with its full history."""
+    sc = v.scope(scope)
+    store = core.store
+    if not callable(getattr(out, "write", None)):
+        raise ValidationError("out: expected a text stream to write the export to")
+    header = {"format": EXPORT_FORMAT, "format_version": EXPORT_FORMAT_VERSION,
+              "scope": sc.as_dict()}
+    out.write(json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n")
+    n = 0
+    for mid, revs in store.scope_revisions(sc):
+        current = store.get(Scope(revs[0].scope.tenant, revs[0].scope.user), mid)
+        line = {"id": mid, "memory": current.to_dict() if current else None,
+                "revisions": [r.to_dict() for r in revs]}
+        out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+        n += 1
+    return n
+
+def import_jsonl(eng: Engine, lines: Iterable[str], *, batch: int = 512, atomic: bool = True,
+                 progress: Callable[[int], None] | None = None,
+                 scope: Any = None) -> int:
+    """Load an export. With atomic=True (default) it is all or nothing: a bad line or an
+    id that exists fails the lot. atomic=False commits every `batch` memories (bulk
+    loads); a failure then leaves the earlier batches in place and names the line.
+    With `scope`, every memory and revision must lie inside it (ScopeError otherwise):
+    a caller allowed one scope cannot load rows into another."""
+    batch = v.batch_size(batch)
+    v.callback(progress, "progress")
+    if not isinstance(atomic, bool):
+        raise ValidationError("atomic: expected true or false")
+    if isinstance(lines, str | bytes) or not isinstance(lines, Iterable):
+        raise ValidationError("import: expected the lines of an export (an iterable of "
+                              "text)")
+    store = eng.core.store
+    records = parse_export(lines, v.scope(scope) if scope is not None else None)
+    total = 0
+    brought: set[str] = set()  # ids this import has loaded so far
+
+    def load(tx: Any, chunk: list[tuple[Memory | None, list[Revision]]]) -> None:
+        mems = [m for m, _ in chunk if m is not None]
+        ids = {m.id if m is not None else revs[0].memory_id
+               for m, revs in chunk if m is not None or revs}
+        # Any scope: history under another user's id would be that user's to purge.
+        for mid in ids:
+            if tx.id_in_use(mid):
+                raise ConflictError(f"memory {mid} already exists in this store")
+        brought.update(ids)
+        for m in mems:
+            eng.writes.check_sources(tx, m.scope, m.metadata, skip=brought)
+        vectors = eng.core.vectors([m.content for m in mems])
+        rows = []
+        for m, vec in zip(mems, vectors, strict=True):
+            m = replace(m, embedding_model=eng.core.embedding_model)
+            rows.append((m, content_hash(m.content, m.slot, m.value),
+                         memory_index_text(m.content, m.valid_from), vec))
+        tx.insert_many(rows)
+        tx.append_revisions([r for _, revs in chunk for r in revs])
+        if progress:
+            progress(len(chunk))
+
+    def chunks() -> Iterator[list[tuple[Memory | None, list[Revision]]]]:
+        buf: list[tuple[Memory | None, list[Revision]]] = []
+        for rec in records:
+            mem = Memory.from_dict(rec["memory"]) if rec["memory"] is not None else None
+            buf.append((mem, [Revision.from_dict(r) for r in rec["revisions"]]))
+            if len(buf) >= batch:
+                yield buf
+                buf = []
+        if buf:
+            yield buf
+
+    if atomic:
+        # Parse everything first: a malformed last line must not cost a rollback of work.
+        parsed = list(chunks())
+        with store.transaction() as tx:
+            for chunk in parsed:
+                load(tx, chunk)
+                total += len(chunk)
+        return total
+    with store.bulk_load():
+        for chunk in chunks():
+            with store.transaction() as tx:
+                load(tx, chunk)
+            total += len(chunk)
+    return total
+
+
+
+def _inside(sc: Scope, within: Scope | None) -> bool:
+    return within is None or (
+        sc.tenant == within.tenant and sc.user == within.user
+        and all(not w or getattr(sc, f) == w for f, w in (("agent", within.agent),
+                                                             ("session", within.session))))
+
+
+_MEMORY_FIELDS = frozenset(f.name for f in fields(Memory))
+_REVISION_FIELDS = frozenset(f.name for f in fields(Revision))
+
+
+def _check_fields(m: dict[str, Any]) -> None:
+    """An imported memory's fields, checked like a write's: a bad date or kind stored
+    here would only fail later, on a read."""
+    v.text(m["content"], "content", max_chars=v.MAX_CONTENT_CHARS)
+    v.kind(m["kind"])
+    v.source(m["source"])
+    v.status(m["status"])
+    v.confidence(m["confidence"])
+    v.tags(m["tags"])
+    v.metadata(m["metadata"])
+    v.version(m["version"])
+    if m["slot"] is not None:
+        v.slot(m["slot"])
+    for f in ("recorded_at", "created_at", "updated_at"):
+        v.epoch_ms(m[f], f)
+    for f in ("valid_from", "valid_to", "expires_at"):
+        if m[f] is not None:
+            v.epoch_ms(m[f], f)
+    if not isinstance(m["frozen"], bool):
+        raise ValidationError("frozen: expected true or false")
+    for f in ("source_text", "source_ref", "embedding_model"):
+        v.text(m[f], f, max_chars=v.MAX_CONTENT_CHARS, required=False)
+    v.memory_id(m["id"])
+
+
+def _check_revision(r: dict[str, Any], memory_id: str, scope: Scope | None) -> Scope:
+    """An imported revision, checked like a memory: history that a later read, rollback
+    or audit cannot parse would fail there, far from the import. Returns its scope."""
+    sc = v.scope(r["scope"])
+    if scope is not None and sc != scope:
+        raise ValidationError(f"revision {r.get('op_id')}: scope {sc} is not its memory's "
+                              f"scope {scope}")
+    if r["memory_id"] != memory_id:
+        raise ValidationError("a revision of another memory")
+    v.text(r["op_id"], "op_id", max_chars=v.MAX_ID_CHARS)
+    v.enum_value(r["op"], Op, "op")
+    v.actor(r["actor"])
+    v.text(r["actor_role"], "actor_role", max_chars=v.MAX_ID_CHARS)
+    for f in ("reason", "trigger_text"):
+        v.text(r[f], f, max_chars=v.MAX_CONTENT_CHARS, required=False)
+    v.text(r["trace_id"], "trace_id", max_chars=v.MAX_ID_CHARS, required=False)
+    v.epoch_ms(r["at"], "at")
+    v.version(r["to_version"])
+    if r["from_version"] is not None:
+        v.version(r["from_version"])
+    if r["state"] is not None:
+        if not isinstance(r["state"], dict):
+            raise ValidationError("state: expected an object or null")
+        state = Memory.from_dict(r["state"])
+        _check_fields(r["state"])
+        if state.id != memory_id or state.scope != sc:
+            raise ValidationError(f"revision {r['op_id']}: its state is another memory's")
+    return sc
+
+
+def parse_export(lines: Iterable[str], within: Scope | None = None
+                  ) -> Iterator[dict[str, Any]]:
+    it = iter(lines)
+    try:
+        header = json.loads(next(it))
+    except StopIteration:
+        raise ValidationError("import: empty input") from None
+    except json.JSONDecodeError as e:
+        raise ValidationError(f"import: line 1 is not JSON ({e.msg})") from None
+    if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
+        raise ValidationError(f"import: not a memvault export (line 1 must be the header, "
+                              f'with "format": "{EXPORT_FORMAT}")')
+    if header.get("format_version") != EXPORT_FORMAT_VERSION:
+        raise ValidationError(f"import: unsupported format_version {header.get('format_version')}")
+    seen: set[Any] = set()
+    for n, line in enumerate(it, start=2):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValidationError(f"import: line {n} is not JSON ({e.msg})") from None
+        if (not isinstance(rec, dict) or not isinstance(rec.get("revisions"), list)
+                or not rec["revisions"]):
+            raise ValidationError(f"import: line {n} has no revisions")
+        try:
+            mid = v.memory_id(rec.get("id"))
+            owner: Scope | None = None
+            if rec.get("memory") is not None:
+                m = rec["memory"]
+                if not isinstance(m, dict) or set(m) != _MEMORY_FIELDS:
+                    raise ValidationError("the memory's fields are not those of an export")
+                owner = v.scope(m["scope"])
+                if not _inside(owner, within):
+                    raise ScopeError(f"import: line {n} is outside the scope {within}")
+                if m["id"] != mid:
+                    raise ValidationError(f"import: line {n}: id does not match its memory")
+                Memory.from_dict(m)
+                _check_fields(m)
+            if mid in seen:
+                raise ValidationError(f"import: line {n}: memory {mid} appears twice")
+            seen.add(mid)
+            for r in rec["revisions"]:
+                if not isinstance(r, dict) or set(r) != _REVISION_FIELDS:
+                    raise ValidationError("a revision's fields are not those of an export")
+                if not _inside(v.scope(r["scope"]), within):
+                    raise ScopeError(f"import: line {n} is outside the scope {within}")
+                # A tombstone line has no memory: its revisions share one scope.
+                owner = _check_revision(r, mid, owner)
+                Revision.from_dict(r)
+        except ValidationError as e:
+            if not e.message.startswith("import:"):
+                raise type(e)(f"import: line {n}: {e.message}") from None
+            raise
+        except (KeyError, TypeError) as e:
+            raise ValidationError(f"import: line {n} is malformed ({e})") from None
+        yield rec

@@ -1,0 +1,188 @@
+"""The read core's retrieval: candidates from the store inside the scope, ranking, the
+filters, one winner per slot, and the trace of what was decided.
+
+`Reader` is the read core's interface: `recall` and `context` use it, and so do the
+layers (the time layer retrieves inside a range; the others list the scope through it).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import bm25
+from .. import validate as v
+from ..core import Core
+from ..embed import embed_queries, votes_on
+from ..errors import ValidationError
+from ..ids import new_id
+from ..model import GRAPH_KINDS, Hit, Memory, Scope
+from ..querylines import query_lines
+from ..recall import (
+    RetrievalOutcome,
+    add_coverage,
+    best_of,
+    collapse_slots,
+    fuse,
+    memory_date,
+    rank,
+    snapshot_candidates,
+)
+from ..store import ListFilter
+from ..textindex import query_terms
+from ..timeexpr import named_range
+from ..timeutil import TimeLike, to_ms
+from ..traces import build_trace
+
+
+def time_range(since: TimeLike, until: TimeLike) -> tuple[int | None, int | None]:
+    """since/until as epoch ms, checked to be in order."""
+    lo, hi = to_ms(since, field="since"), to_ms(until, field="until")
+    if lo is not None and hi is not None and lo >= hi:
+        raise ValidationError("since: must be before until")
+    return lo, hi
+
+
+class Reader:
+    def __init__(self, core: Core) -> None:
+        self.core = core
+
+    # --- scoped reads for the layers --------------------------------------------------------
+    def list(self, scope: Scope, flt: ListFilter) -> list[Memory]:
+        return self.core.store.list(scope, flt)
+
+    def fetch(self, scope: Scope, ids: list[str]) -> list[Memory]:
+        return self.core.store.fetch(scope, ids)
+
+    def get(self, scope: Scope, memory_id: str) -> Memory | None:
+        return self.core.store.get(scope, memory_id)
+
+    # --- retrieval --------------------------------------------------------------------------
+    def retrieve(self, scope: Any, query: Any, *, top_k: int | None, kind: Any, tags: Any,
+                 since: TimeLike, until: TimeLike, as_of: TimeLike,
+                 min_score: float | None) -> RetrievalOutcome:
+        core = self.core
+        store = core.store
+        r = core.strategy.retrieval
+        sc = v.scope(scope)
+        q = v.text(query, "query", max_chars=v.MAX_CONTENT_CHARS)
+        assert q is not None
+        k = r.top_k if top_k is None else top_k
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
+            raise ValidationError("top_k: expected a whole number in 1..1000")
+        threshold = r.min_score if min_score is None else min_score
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
+                or not math.isfinite(threshold):
+            raise ValidationError("min_score: expected a finite number")
+        kind_ = v.kind(kind) if kind is not None else None
+        tags_ = v.tags(tags)
+        lo, hi = time_range(since, until)
+        now = core.clock() if as_of is None else to_ms(as_of, field="as_of")
+        assert now is not None
+        found = named_range(q, now) if r.query_time_filter else None
+        named = found[:2] if found is not None and found[2] else None
+        soft = found[:2] if found is not None and not found[2] else None
+        if named is not None:
+            lo = named[0] if lo is None else max(lo, named[0])
+            hi = named[1] if hi is None else min(hi, named[1])
+        terms = query_terms(q)
+        out = RetrievalOutcome(scope=sc, query=q, now=now, as_of=as_of is not None,
+                               time_range=(lo, hi) if (lo is not None or hi is not None)
+                               else None)
+        if as_of is not None:
+            snapshot = [Memory.from_dict(rv.state) for rv in store.revisions_as_of(sc, now)
+                        if rv.state is not None]
+            pool = {m.id: m for m in snapshot if m.is_live(now)}
+            parts = snapshot_candidates(list(pool.values()), terms, q, core.embedders, r)
+        else:
+            # Filters shrink the pool after candidate generation; widen it so top_k survives.
+            n = r.candidates * (4 if (kind_ or tags_ or out.time_range) else 1)
+            text = bm25.score(store.text_candidates(sc, terms, now, n), terms,
+                              context_weight=r.turn_context.text_weight)
+            lines = query_lines(q, r.query_lines) if r.weights.lines > 0 else []
+            dense: dict[str, list[tuple[str, float]]] = {}
+            line_votes: dict[str, list[tuple[str, float]]] = {}
+            for e in (e for e in core.embedders if votes_on(e, q)):
+                if not lines:
+                    dense[e.name] = store.vector_candidates(sc, e.name, e.embed_query(q),
+                                                            now, n)
+                    continue
+                # The whole query and its lines: one embedding batch, one store pass.
+                each = store.vector_candidates_each(
+                    sc, e.name, embed_queries(e, [q, *lines]), now, n)
+                dense[e.name], line_votes[e.name] = each[0], best_of(each[1:])
+            parts = fuse(text, dense, r.weights, line_votes or None)
+            pool = {m.id: m for m in store.fetch(sc, list(parts))}
+        add_coverage(parts, pool, q, core.embedders, r, sc.tenant)
+        ranked = rank(pool, parts, r, now, q)
+        if soft is not None:
+            for h in ranked:
+                if soft[0] <= memory_date(h.memory) < soft[1]:
+                    h.parts.time_match = 1.0
+                    h.parts.total += r.weights.time
+                    h.score = h.parts.total
+            ranked.sort(key=lambda h: (-h.score, -h.memory.updated_at, h.memory.id))
+
+        def in_range(m: Memory) -> bool:
+            d = memory_date(m)
+            return (lo is None or d >= lo) and (hi is None or d < hi)
+
+        if named is not None and since is None and until is None \
+                and not any(in_range(h.memory) for h in ranked):
+            # A range read from the query narrows only if some memory is dated inside it:
+            # "today" in a chat about last year's trip must not empty the result.
+            out.time_range = None
+            out.time_range_ignored = True
+        kept: list[Hit] = []
+        for h in ranked:
+            m = h.memory
+            reason = None
+            if not m.is_live(now):
+                reason = "not_live"  # changed between candidate generation and fetch
+            elif kind_ is not None and m.kind != kind_:
+                reason = "kind_filter"
+            elif kind_ is None and m.kind in GRAPH_KINDS:
+                reason = "graph_kind"  # entities/relations: graph verbs, or kind= asks
+            elif any(t not in m.tags for t in tags_):
+                reason = "tag_filter"
+            elif out.time_range is not None and not in_range(m):
+                reason = "time_range"
+            elif h.parts.bm25 <= 0 and r.min_similarity > 0 and max(
+                    [*h.parts.dense.values(), *h.parts.lines.values()],
+                    default=0.0) < r.min_similarity:
+                reason = "no_match"  # no query word, and not similar enough either
+            if reason:
+                out.filtered.append((h, reason))
+            else:
+                kept.append(h)
+        kept, superseded = collapse_slots(kept)
+        out.filtered.extend((h, "slot_superseded") for h in superseded)
+        final = []
+        for h in kept:
+            if h.score < threshold:
+                out.filtered.append((h, "below_threshold"))
+            else:
+                final.append(h)
+        if core.reranker is not None:
+            final = list(core.reranker(q, final))
+            out.reranked = True
+        out.filtered.extend((h, "top_k") for h in final[k:])
+        out.hits = final[:k]
+        return out
+
+    def record_trace(self, kind: str, outcome: RetrievalOutcome, *, trace_id: str | None,
+                     injected: dict[str, Any] | None = None) -> str | None:
+        """Keep what a recall or a context build decided (strategy `traces`); its id."""
+        core = self.core
+        cfg = core.strategy.traces
+        if not cfg.enabled:
+            return None
+        tid = v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS,
+                     required=False) or new_id("tr")
+        at = core.clock()
+        trace = build_trace(tid, kind, outcome, strategy_hash=core.strategy.hash, at=at,
+                            injected=injected)
+        core.store.write_trace(outcome.scope, trace,
+                               keep_after=at - int(cfg.retention_days * 86_400_000),
+                               max_per_scope=cfg.max_per_scope)
+        return tid

@@ -1,0 +1,121 @@
+"""The governance verbs as changes to one memory: edit, forget, freeze, unfreeze,
+expire, rollback. Each is a `change(current) -> new` committed by Writer.mutate, so it
+is one transaction with its revision; the arguments were validated by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .. import validate as v
+from ..errors import ConflictError, FrozenError, ValidationError, VersionError
+from ..model import STATE_FIELDS, Memory, Op, Scope, Source, Status
+from ..reads.records import states
+from .commit import Writer
+
+
+def edit(w: Writer, scope: Any, memory_id: Any, updates: dict[str, Any], *,
+         actor: str | None, reason: str | None, expected_version: int | None) -> Memory:
+    """Fields changed by hand (`updates`, validated): a new version, source admin_manual."""
+    def change(m: Memory) -> Memory:
+        if m.status == Status.DELETED:
+            raise ConflictError(f"memory {m.id} is forgotten; roll it back before editing it")
+        new = dict(updates)
+        v.slot_value(m.slot, new.get("value"))
+        if "metadata" in new and "turn_id" in m.metadata and "turn_id" not in new["metadata"]:
+            # The version still quotes that turn (source_text): purge must find it.
+            new["metadata"] = {**new["metadata"], "turn_id": m.metadata["turn_id"]}
+        if "metadata" in new:
+            # The gate's review record stays as the gate wrote it (an edit of a staged
+            # candidate may send it back unchanged, or leave it out).
+            rec = m.metadata.get("review")
+            if new["metadata"].get("review", rec) != rec:
+                raise ValidationError("metadata.review is written by the gate, not by "
+                                      "callers")
+            if rec is not None:
+                new["metadata"] = {**new["metadata"], "review": rec}
+        return replace(m, **new, version=m.version + 1, source=Source.ADMIN_MANUAL.value,
+                       recorded_at=w.core.clock())
+    return w.mutate(scope, memory_id, Op.UPDATE, change, actor=actor, reason=reason,
+                    expected_version=expected_version)
+
+
+def forget(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
+           reason: str | None, trigger_text: str | None = None) -> Memory:
+    """Soft delete: the memory stops being served; history keeps it; rollback undoes it."""
+    def change(m: Memory) -> Memory:
+        if m.status == Status.DELETED:
+            raise ConflictError(f"memory {m.id} is already forgotten")
+        return replace(m, status=Status.DELETED.value, version=m.version + 1)
+    return w.mutate(scope, memory_id, Op.DELETE, change, actor=actor, reason=reason,
+                    trigger_text=trigger_text)
+
+
+def freeze(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
+           reason: str | None) -> Memory:
+    """Lock a memory: no verb but unfreeze may change it."""
+    def change(m: Memory) -> Memory:
+        if m.frozen:
+            raise FrozenError(f"memory {m.id} is already frozen")
+        return replace(m, frozen=True)
+    return w.mutate(scope, memory_id, Op.FREEZE, change, actor=actor, reason=reason,
+                    allow_frozen=True)
+
+
+def unfreeze(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
+             reason: str | None) -> Memory:
+    def change(m: Memory) -> Memory:
+        if not m.frozen:
+            raise ConflictError(f"memory {m.id} is not frozen")
+        return replace(m, frozen=False)
+    return w.mutate(scope, memory_id, Op.UNFREEZE, change, actor=actor, reason=reason,
+                    allow_frozen=True)
+
+
+def expire(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
+           reason: str | None) -> Memory:
+    """Stop serving a memory whose shelf life is over: demoted to a candidate (pending)
+    or expired, as the Vault's `on_expire` says."""
+    target = (Status.PENDING.value if w.core.on_expire == "demote"
+              else Status.EXPIRED.value)
+
+    def change(m: Memory) -> Memory:
+        if m.status != Status.ACTIVE:
+            raise ConflictError(f"memory {m.id} is {m.status}, not active")
+        now = w.core.clock()
+        exp = now if m.expires_at is None else min(m.expires_at, now)
+        return replace(m, status=target, expires_at=exp, version=m.version + 1)
+    return w.mutate(scope, memory_id, Op.EXPIRE, change, actor=actor,
+                    reason=reason or "expired")
+
+
+def evict(w: Writer, m: Memory, *, actor: str, reason: str) -> Memory:
+    """A cap's eviction (lifecycle.py): an `expire` to status expired, undoable."""
+    def change(x: Memory) -> Memory:
+        if x.status != Status.ACTIVE.value:
+            raise ConflictError(f"memory {x.id} is {x.status}, not active")
+        now = w.core.clock()
+        return replace(x, status=Status.EXPIRED.value, version=x.version + 1,
+                       expires_at=now if x.expires_at is None else min(x.expires_at, now))
+    return w.mutate(m.scope, m.id, Op.EXPIRE, change, actor=actor, reason=reason)
+
+
+def rollback(w: Writer, scope: Scope, memory_id: str, target: int, *, actor: str | None,
+             reason: str | None) -> Memory:
+    """Restore the state of version `target` as a new version (undoable the same way)."""
+    known = states(w.core, scope, memory_id)
+
+    def change(m: Memory) -> Memory:
+        if target >= m.version:
+            raise VersionError(f"memory {m.id} is at version {m.version}; roll back to an "
+                               f"earlier version (1..{m.version - 1})")
+        state = known.get(target)
+        if state is None:
+            raise VersionError(f"memory {m.id} has no version {target}" + (
+                " left: its content was erased with a purged source"
+                if 1 <= target < m.version else ""))
+        return replace(m, **{f: state[f] for f in STATE_FIELDS}, version=m.version + 1,
+                       recorded_at=w.core.clock())
+    return w.mutate(scope, memory_id, Op.ROLLBACK, change, actor=actor, reason=reason,
+                    trigger_text=f"rollback to version {target}")
