@@ -75,236 +75,19 @@ from .codec import (
     revision_params,
     scope_where,
 )
+from .postgres_locks import xact_lock
+from .postgres_schema import MIGRATIONS, migrate
 from .server_tables import ServerTables
 
 # pgvector's HNSW index takes vectors of at most 2000 dimensions; above, scans are exact.
 MAX_HNSW_DIM = 2000
 
-MIGRATIONS: list[tuple[int, str, str]] = [
-    (1, "core tables", r"""
-CREATE EXTENSION IF NOT EXISTS vector;
-
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-
--- Index terms -> lexemes, without any text-search parsing: the first 64 bits of each
--- term's SHA-256, so the GIN index never holds a term itself (GIN keeps entry keys even
--- after the last row using them is gone). Keep in step with _lexeme().
-CREATE FUNCTION memvault_lexeme(term TEXT) RETURNS TEXT
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-    SELECT left(encode(sha256(convert_to(term, 'UTF8')), 'hex'), 16)
-$$;
-CREATE FUNCTION memvault_lexemes(terms TEXT) RETURNS TEXT[]
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-    SELECT coalesce(array_agg(memvault_lexeme(t)), '{}')
-    FROM unnest(string_to_array(terms, ' ')) AS t WHERE t <> ''
-$$;
-
-CREATE TABLE memories (
-    mrow BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    id TEXT COLLATE "C" NOT NULL UNIQUE,
-    tenant TEXT COLLATE "C" NOT NULL CHECK (tenant <> ''),
-    user_id TEXT COLLATE "C" NOT NULL CHECK (user_id <> ''),
-    agent TEXT COLLATE "C" NOT NULL DEFAULT '',
-    session TEXT COLLATE "C" NOT NULL DEFAULT '',
-    kind TEXT NOT NULL,
-    content TEXT NOT NULL,
-    content_hash TEXT COLLATE "C" NOT NULL,
-    slot TEXT COLLATE "C",
-    value TEXT,
-    tags TEXT NOT NULL DEFAULT '[]',
-    metadata TEXT NOT NULL DEFAULT '{}',
-    source TEXT NOT NULL,
-    source_text TEXT,
-    source_ref TEXT,
-    confidence DOUBLE PRECISION NOT NULL,
-    status TEXT COLLATE "C" NOT NULL,
-    frozen INTEGER NOT NULL DEFAULT 0,
-    version INTEGER NOT NULL,
-    valid_from BIGINT,
-    valid_to BIGINT,
-    recorded_at BIGINT NOT NULL,
-    expires_at BIGINT,
-    embedding_model TEXT,
-    created_at BIGINT NOT NULL,
-    updated_at BIGINT NOT NULL,
-    -- Full text: the terms verbatim, their count (BM25 length) and the lexeme set.
-    terms TEXT NOT NULL DEFAULT '',
-    n_terms INTEGER GENERATED ALWAYS AS (cardinality(memvault_lexemes(terms))) STORED,
-    tsv TSVECTOR GENERATED ALWAYS AS (array_to_tsvector(memvault_lexemes(terms))) STORED
-);
-CREATE INDEX memories_scope ON memories (tenant, user_id, status, updated_at);
-CREATE INDEX memories_hash ON memories (tenant, user_id, content_hash);
-CREATE INDEX memories_slot ON memories (tenant, user_id, slot) WHERE slot IS NOT NULL;
-CREATE UNIQUE INDEX memories_one_active_slot
-    ON memories (tenant, user_id, agent, session, slot)
-    WHERE slot IS NOT NULL AND status = 'active';
-CREATE INDEX memories_expiry ON memories (tenant, user_id, expires_at)
-    WHERE expires_at IS NOT NULL AND status = 'active';
-CREATE INDEX memories_tsv ON memories USING gin (tsv);
-
-CREATE TABLE revisions (
-    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    op_id TEXT COLLATE "C" NOT NULL UNIQUE,
-    memory_id TEXT COLLATE "C" NOT NULL,
-    tenant TEXT COLLATE "C" NOT NULL CHECK (tenant <> ''),
-    user_id TEXT COLLATE "C" NOT NULL CHECK (user_id <> ''),
-    agent TEXT COLLATE "C" NOT NULL,
-    session TEXT COLLATE "C" NOT NULL,
-    op TEXT NOT NULL,
-    from_version INTEGER,
-    to_version INTEGER NOT NULL,
-    state TEXT,
-    actor TEXT NOT NULL,
-    actor_role TEXT NOT NULL,
-    reason TEXT,
-    trigger_text TEXT,
-    trace_id TEXT,
-    at BIGINT NOT NULL
-);
-CREATE INDEX revisions_memory ON revisions (memory_id, seq);
-CREATE INDEX revisions_scope ON revisions (tenant, user_id, at);
-
--- History is append-only. The one exception, purge, sets the transaction-local setting
--- memvault.purging to the memory id and may then only blank state, reason and
--- trigger_text of that memory's rows; every other column must stay as it was.
-CREATE FUNCTION memvault_revisions_guard() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
-    blanked revisions;
-BEGIN
-    IF TG_OP = 'UPDATE' THEN
-        IF current_setting('memvault.purging', true) = OLD.memory_id THEN
-            blanked := OLD;
-            blanked.state := NULL;
-            blanked.reason := NULL;
-            blanked.trigger_text := NULL;
-            IF NEW IS NOT DISTINCT FROM blanked THEN
-                RETURN NEW;
-            END IF;
-        END IF;
-    END IF;
-    RAISE EXCEPTION 'revisions are append-only'
-        USING ERRCODE = 'integrity_constraint_violation';
-END
-$$;
-CREATE TRIGGER revisions_no_update BEFORE UPDATE ON revisions
-    FOR EACH ROW EXECUTE FUNCTION memvault_revisions_guard();
-CREATE TRIGGER revisions_no_delete BEFORE DELETE ON revisions
-    FOR EACH ROW EXECUTE FUNCTION memvault_revisions_guard();
-CREATE TRIGGER revisions_no_truncate BEFORE TRUNCATE ON revisions
-    FOR EACH STATEMENT EXECUTE FUNCTION memvault_revisions_guard();
-
--- One vector table per embedding model, created on first use (PostgresStore._vec_table).
-CREATE TABLE vector_models (
-    model TEXT PRIMARY KEY,
-    dim INTEGER NOT NULL CHECK (dim > 0),
-    tbl TEXT NOT NULL UNIQUE
-);
-"""),
-    (2, "retrieval traces", r"""
-CREATE TABLE traces (
-    trace_id TEXT COLLATE "C" PRIMARY KEY,
-    tenant TEXT COLLATE "C" NOT NULL,
-    user_id TEXT COLLATE "C" NOT NULL,
-    kind TEXT NOT NULL,
-    at BIGINT NOT NULL,
-    strategy_hash TEXT NOT NULL,
-    memory_ids TEXT[] NOT NULL,
-    payload TEXT NOT NULL
-);
-CREATE INDEX traces_scope ON traces (tenant, user_id, at);
-CREATE INDEX traces_memory_ids ON traces USING gin (memory_ids);
-"""),
-    (3, "server: api keys, job queue, access log", r"""
-CREATE TABLE api_keys (
-    key_id TEXT COLLATE "C" PRIMARY KEY,
-    tenant TEXT COLLATE "C" NOT NULL CHECK (tenant <> ''),
-    role TEXT NOT NULL,
-    user_id TEXT COLLATE "C" NOT NULL DEFAULT '',
-    name TEXT NOT NULL DEFAULT '',
-    secret_hash TEXT NOT NULL,
-    created_at BIGINT NOT NULL,
-    created_by TEXT NOT NULL DEFAULT '',
-    expires_at BIGINT,
-    revoked_at BIGINT
-);
-CREATE INDEX api_keys_tenant ON api_keys (tenant, created_at);
-CREATE TABLE jobs (
-    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    job_id TEXT COLLATE "C" NOT NULL UNIQUE,
-    tenant TEXT COLLATE "C" NOT NULL CHECK (tenant <> ''),
-    user_id TEXT COLLATE "C" NOT NULL CHECK (user_id <> ''),
-    kind TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    status TEXT COLLATE "C" NOT NULL,
-    result TEXT,
-    error TEXT,
-    key_id TEXT NOT NULL DEFAULT '',
-    created_at BIGINT NOT NULL,
-    finished_at BIGINT
-);
-CREATE INDEX jobs_queue ON jobs (status, seq);
-CREATE INDEX jobs_scope ON jobs (tenant, user_id, seq);
-CREATE TABLE access_log (
-    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    at BIGINT NOT NULL,
-    tenant TEXT COLLATE "C" NOT NULL,
-    user_id TEXT COLLATE "C" NOT NULL,
-    key_id TEXT NOT NULL,
-    role TEXT NOT NULL,
-    action TEXT NOT NULL,
-    memory_ids TEXT NOT NULL,
-    trace_id TEXT
-);
-CREATE INDEX access_log_scope ON access_log (tenant, user_id, seq);
-CREATE INDEX access_log_tenant ON access_log (tenant, seq);
-"""),
-    (4, "purge may blank content columns one by one", r"""
--- A memory that stays but had revisions read from, or triggered by, a purged turn: a
--- revision that kept another version's state loses only its reason and trigger text.
--- Each of the three content columns may be blanked or left; nothing else may change.
-CREATE OR REPLACE FUNCTION memvault_revisions_guard() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
-    kept revisions;
-BEGIN
-    IF TG_OP = 'UPDATE' THEN
-        IF current_setting('memvault.purging', true) = OLD.memory_id THEN
-            kept := NEW;
-            kept.state := coalesce(NEW.state, OLD.state);
-            kept.reason := coalesce(NEW.reason, OLD.reason);
-            kept.trigger_text := coalesce(NEW.trigger_text, OLD.trigger_text);
-            IF kept IS NOT DISTINCT FROM OLD THEN
-                RETURN NEW;
-            END IF;
-        END IF;
-    END IF;
-    RAISE EXCEPTION 'revisions are append-only'
-        USING ERRCODE = 'integrity_constraint_violation';
-END
-$$;
-"""),
-    (5, "trace ids are unique per user, not per store", r"""
--- A caller-chosen trace id (a request id, say) must not collide with, reveal, or block
--- another tenant's trace of the same id.
-ALTER TABLE traces DROP CONSTRAINT traces_pkey;
-ALTER TABLE traces ADD PRIMARY KEY (tenant, user_id, trace_id);
-"""),
-]
+__all__ = ["MIGRATIONS", "PostgresStore"]
 
 _LIVE = live_where(pyformat_ph)
 
 _MEM_SELECT = "SELECT " + ", ".join(f"m.{c}" for c in MEMORY_COLUMNS) + " FROM memories m"
 _REV_SELECT = "SELECT " + ", ".join(f"r.{c}" for c in REVISION_COLUMNS) + " FROM revisions r"
-
-
-def _lock_key(name: str) -> int:
-    """A stable signed 64-bit advisory lock key (hashed client-side: no server function)."""
-    return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big",
-                          signed=True)
-
-
-_MIGRATION_LOCK = _lock_key("memvault.migrate")
 
 
 def _scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
@@ -357,7 +140,7 @@ class PostgresStore(ServerTables):
                 if enc is None or enc["server_encoding"] != "UTF8":
                     # Content is Unicode, and lexemes hash the UTF-8 bytes on both sides.
                     raise StoreError("the PostgreSQL database must use UTF8 encoding")
-                self._migrate(c)
+                migrate(c)
                 row = c.execute("SELECT extversion FROM pg_extension "
                                 "WHERE extname = 'vector'").fetchone()
                 self._iterative_scan = (row is not None and
@@ -379,24 +162,6 @@ class PostgresStore(ServerTables):
     def _configure(conn: psycopg.Connection[Any]) -> None:
         register_vector(conn)
         conn.commit()  # the pool wants connections back idle
-
-    @staticmethod
-    def _migrate(conn: psycopg.Connection[dict[str, Any]]) -> None:
-        # The advisory lock makes concurrent first opens wait for one another; being
-        # transaction-scoped, it is released on commit and also if this process dies.
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-            conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                         "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-                         "applied_at BIGINT NOT NULL)")
-            done = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
-            for version, name, script in MIGRATIONS:
-                if version in done:
-                    continue
-                conn.execute(script)  # static DDL, several statements, no parameters
-                conn.execute("INSERT INTO schema_migrations VALUES (%s, %s, "
-                             "(extract(epoch FROM clock_timestamp()) * 1000)::bigint)",
-                             (version, name))
 
     def schema_version(self, timeout: float | None = None) -> int:
         return int(self._q("SELECT coalesce(max(version), 0) AS v FROM schema_migrations",
@@ -800,9 +565,6 @@ class _PgTx:
         row = self.conn.execute(query, params).fetchone()
         return memory_from_row(row) if row else None
 
-    def _lock(self, key: str) -> None:
-        self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key(key),))
-
     def get(self, scope: Scope, memory_id: str, *, for_update: bool = False) -> Memory | None:
         where, params = _scope_sql(scope)
         lock = " FOR UPDATE OF m" if for_update else ""
@@ -813,7 +575,7 @@ class _PgTx:
         # Lock the (exact scope, slot) key before reading, so that a concurrent writer of
         # the same slot waits here and then reads what this transaction committed (READ
         # COMMITTED takes a fresh snapshot per statement) even if no row existed yet.
-        self._lock("slot\x1f" + scope.key() + "\x1f" + slot)
+        xact_lock(self.conn, "slot\x1f" + scope.key() + "\x1f" + slot)
         where, params = _exact_scope_sql(scope)
         return self._one(
             f"{_MEM_SELECT} WHERE {where} AND m.slot = %(slot)s "
@@ -823,7 +585,7 @@ class _PgTx:
 
     def find_duplicate(self, scope: Scope, content_hash: str, kind: str) -> Memory | None:
         # Same reason as find_slot: two identical remembers must not both insert.
-        self._lock("dup\x1f" + scope.key() + "\x1f" + content_hash + "\x1f" + kind)
+        xact_lock(self.conn, "dup\x1f" + scope.key() + "\x1f" + content_hash + "\x1f" + kind)
         where, params = _exact_scope_sql(scope)
         return self._one(
             f"{_MEM_SELECT} WHERE {where} AND m.content_hash = %(h)s AND m.kind = %(kind)s "
@@ -836,7 +598,7 @@ class _PgTx:
             # Serialise creators of the same model; the loser re-reads the registry after
             # the winner commits. Only the new table is locked, so no writer of other
             # tables can deadlock with this.
-            self._lock("vector_model\x1f" + model)
+            xact_lock(self.conn, "vector_model\x1f" + model)
             info = self.store._model(self.conn, model)
             if info is None:
                 info = (_vec_table_name(model), dim)

@@ -42,172 +42,9 @@ from .codec import (
     sqlite_ph,
 )
 from .server_tables import ServerTables
+from .sqlite_schema import MIGRATIONS, migrate
 
-MIGRATIONS: list[tuple[int, str, str]] = [
-    (1, "core tables", """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE memories (
-    id TEXT NOT NULL UNIQUE,
-    tenant TEXT NOT NULL CHECK (tenant <> ''),
-    user_id TEXT NOT NULL CHECK (user_id <> ''),
-    agent TEXT NOT NULL DEFAULT '',
-    session TEXT NOT NULL DEFAULT '',
-    kind TEXT NOT NULL,
-    content TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
-    slot TEXT,
-    value TEXT,
-    tags TEXT NOT NULL DEFAULT '[]',
-    metadata TEXT NOT NULL DEFAULT '{}',
-    source TEXT NOT NULL,
-    source_text TEXT,
-    source_ref TEXT,
-    confidence REAL NOT NULL,
-    status TEXT NOT NULL,
-    frozen INTEGER NOT NULL DEFAULT 0,
-    version INTEGER NOT NULL,
-    valid_from INTEGER,
-    valid_to INTEGER,
-    recorded_at INTEGER NOT NULL,
-    expires_at INTEGER,
-    embedding_model TEXT,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    n_terms INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX memories_scope ON memories (tenant, user_id, status, updated_at);
-CREATE INDEX memories_hash ON memories (tenant, user_id, content_hash);
-CREATE INDEX memories_slot ON memories (tenant, user_id, slot) WHERE slot IS NOT NULL;
-CREATE UNIQUE INDEX memories_one_active_slot
-    ON memories (tenant, user_id, agent, session, slot)
-    WHERE slot IS NOT NULL AND status = 'active';
-CREATE INDEX memories_expiry ON memories (tenant, user_id, expires_at)
-    WHERE expires_at IS NOT NULL AND status = 'active';
-
-CREATE TABLE revisions (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    op_id TEXT NOT NULL UNIQUE,
-    memory_id TEXT NOT NULL,
-    tenant TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    session TEXT NOT NULL,
-    op TEXT NOT NULL,
-    from_version INTEGER,
-    to_version INTEGER NOT NULL,
-    state TEXT,
-    actor TEXT NOT NULL,
-    actor_role TEXT NOT NULL,
-    reason TEXT,
-    trigger_text TEXT,
-    trace_id TEXT,
-    at INTEGER NOT NULL
-);
-CREATE INDEX revisions_memory ON revisions (memory_id, seq);
-CREATE INDEX revisions_scope ON revisions (tenant, user_id, at);
-
--- History is append-only. The one exception, purge, marks itself in `meta` inside its
--- own transaction and may then only blank the content-bearing columns.
-CREATE TRIGGER revisions_no_delete BEFORE DELETE ON revisions
-BEGIN SELECT RAISE(ABORT, 'revisions are append-only'); END;
-CREATE TRIGGER revisions_no_update BEFORE UPDATE ON revisions
-WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'purging' AND value = OLD.memory_id)
-  OR NEW.op_id IS NOT OLD.op_id OR NEW.op IS NOT OLD.op OR NEW.at IS NOT OLD.at
-  OR NEW.actor IS NOT OLD.actor OR NEW.to_version IS NOT OLD.to_version
-BEGIN SELECT RAISE(ABORT, 'revisions are append-only'); END;
-
--- A rowid table, not WITHOUT ROWID: a 2 KiB vector in a clustered index spills to an
--- overflow page per row (measured 4.7 KB/row and 5x slower scope reads).
-CREATE TABLE vectors (
-    mrow INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    vec BLOB NOT NULL
-);
-CREATE UNIQUE INDEX vectors_key ON vectors (mrow, model);
-
-CREATE VIRTUAL TABLE memories_fts USING fts5 (
-    scope, body, tokenize = "unicode61 remove_diacritics 0"
-);
-INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1);
-"""),
-    (2, "retrieval traces", """
-CREATE TABLE traces (
-    trace_id TEXT PRIMARY KEY,
-    tenant TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    at INTEGER NOT NULL,
-    strategy_hash TEXT NOT NULL,
-    memory_ids TEXT NOT NULL,
-    payload TEXT NOT NULL
-);
-CREATE INDEX traces_scope ON traces (tenant, user_id, at);
-"""),
-    (3, "server: api keys, job queue, access log", """
-CREATE TABLE api_keys (
-    key_id TEXT PRIMARY KEY,
-    tenant TEXT NOT NULL CHECK (tenant <> ''),
-    role TEXT NOT NULL,
-    user_id TEXT NOT NULL DEFAULT '',
-    name TEXT NOT NULL DEFAULT '',
-    secret_hash TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    created_by TEXT NOT NULL DEFAULT '',
-    expires_at INTEGER,
-    revoked_at INTEGER
-);
-CREATE INDEX api_keys_tenant ON api_keys (tenant, created_at);
-CREATE TABLE jobs (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    job_id TEXT NOT NULL UNIQUE,
-    tenant TEXT NOT NULL CHECK (tenant <> ''),
-    user_id TEXT NOT NULL CHECK (user_id <> ''),
-    kind TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    result TEXT,
-    error TEXT,
-    key_id TEXT NOT NULL DEFAULT '',
-    created_at INTEGER NOT NULL,
-    finished_at INTEGER
-);
-CREATE INDEX jobs_queue ON jobs (status, seq);
-CREATE INDEX jobs_scope ON jobs (tenant, user_id, seq);
-CREATE TABLE access_log (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    at INTEGER NOT NULL,
-    tenant TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    key_id TEXT NOT NULL,
-    role TEXT NOT NULL,
-    action TEXT NOT NULL,
-    memory_ids TEXT NOT NULL,
-    trace_id TEXT
-);
-CREATE INDEX access_log_scope ON access_log (tenant, user_id, seq);
-CREATE INDEX access_log_tenant ON access_log (tenant, seq);
-"""),
-    (4, "trace ids are unique per user, not per store", """
--- A caller-chosen trace id (a request id, say) must not collide with, reveal, or block
--- another tenant's trace of the same id.
-CREATE TABLE traces_by_scope (
-    trace_id TEXT NOT NULL,
-    tenant TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    at INTEGER NOT NULL,
-    strategy_hash TEXT NOT NULL,
-    memory_ids TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    PRIMARY KEY (tenant, user_id, trace_id)
-);
-INSERT INTO traces_by_scope SELECT trace_id, tenant, user_id, kind, at, strategy_hash,
-    memory_ids, payload FROM traces;
-DROP TABLE traces;
-ALTER TABLE traces_by_scope RENAME TO traces;
-CREATE INDEX traces_scope ON traces (tenant, user_id, at);
-"""),
-]
+__all__ = ["MIGRATIONS", "SQLiteStore", "scope_term"]
 
 _LIVE = live_where(sqlite_ph)
 
@@ -250,32 +87,12 @@ class SQLiteStore(ServerTables):
             self._db.execute(f"PRAGMA synchronous = {synchronous}")
             self._db.execute("PRAGMA secure_delete = ON")
             self._db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            with self._lock:
+                migrate(self._db)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: cannot open as a memvault store ({e})") from None
 
     # --- plumbing ---------------------------------------------------------------------
-    def _migrate(self) -> None:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                                 "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-                                 "applied_at INTEGER NOT NULL)")
-                done = {r[0] for r in self._db.execute("SELECT version FROM schema_migrations")}
-                for version, name, sql in MIGRATIONS:
-                    if version in done:
-                        continue
-                    for statement in _split_sql(sql):
-                        self._db.execute(statement)
-                    self._db.execute("INSERT INTO schema_migrations VALUES (?, ?, "
-                                     "CAST(unixepoch('subsec') * 1000 AS INTEGER))",
-                                     (version, name))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-
     def schema_version(self, timeout: float | None = None) -> int:
         row = self._db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
         return int(row[0] or 0)
@@ -669,19 +486,3 @@ class _SQLiteTx:
                         "(SELECT 1 FROM json_each(traces.memory_ids) WHERE value = ?)",
                         (scope.tenant, scope.user, memory_id))
 
-
-def _split_sql(script: str) -> list[str]:
-    """Split a migration into statements, keeping trigger bodies (BEGIN ... END;) whole."""
-    statements: list[str] = []
-    buf: list[str] = []
-    for line in script.splitlines():
-        if line.strip().startswith("--") or not line.strip():
-            continue
-        buf.append(line)
-        joined = "\n".join(buf)
-        if sqlite3.complete_statement(joined):
-            statements.append(joined)
-            buf = []
-    if buf and "\n".join(buf).strip():
-        raise StoreError("migration has an incomplete statement")
-    return statements

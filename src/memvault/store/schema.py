@@ -1,0 +1,150 @@
+"""The tables both backends create, written once: their columns, constraints and indexes.
+
+A backend's migration scripts name these parts by marker (`{memory_columns}`, ...) and
+`render` puts them in, written in the backend's own column types:
+
+    key       text compared byte for byte (ids, scope, hashes, statuses)
+    time      epoch milliseconds (64-bit)
+    real      a double
+    serial    a generated integer row key
+    id_list   a list of ids (traces.memory_ids)
+    revisions_tenant, revisions_user   those columns of the revisions table (PostgreSQL
+              also checks them non-empty; SQLite's first schema did not)
+
+What only one backend has (SQLite's full-text table, PostgreSQL's lexeme columns, vector
+tables, the append-only guards) stays in its own migrations.
+"""
+
+from __future__ import annotations
+
+_MEMORY_COLUMNS = """\
+    id {key} NOT NULL UNIQUE,
+    tenant {key} NOT NULL CHECK (tenant <> ''),
+    user_id {key} NOT NULL CHECK (user_id <> ''),
+    agent {key} NOT NULL DEFAULT '',
+    session {key} NOT NULL DEFAULT '',
+    kind TEXT NOT NULL,
+    content TEXT NOT NULL,
+    content_hash {key} NOT NULL,
+    slot {key},
+    value TEXT,
+    tags TEXT NOT NULL DEFAULT '[]',
+    metadata TEXT NOT NULL DEFAULT '{{}}',
+    source TEXT NOT NULL,
+    source_text TEXT,
+    source_ref TEXT,
+    confidence {real} NOT NULL,
+    status {key} NOT NULL,
+    frozen INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL,
+    valid_from {time},
+    valid_to {time},
+    recorded_at {time} NOT NULL,
+    expires_at {time},
+    embedding_model TEXT,
+    created_at {time} NOT NULL,
+    updated_at {time} NOT NULL,"""
+
+_MEMORY_INDEXES = """\
+CREATE INDEX memories_scope ON memories (tenant, user_id, status, updated_at);
+CREATE INDEX memories_hash ON memories (tenant, user_id, content_hash);
+CREATE INDEX memories_slot ON memories (tenant, user_id, slot) WHERE slot IS NOT NULL;
+CREATE UNIQUE INDEX memories_one_active_slot
+    ON memories (tenant, user_id, agent, session, slot)
+    WHERE slot IS NOT NULL AND status = 'active';
+CREATE INDEX memories_expiry ON memories (tenant, user_id, expires_at)
+    WHERE expires_at IS NOT NULL AND status = 'active';"""
+
+_REVISIONS = """\
+CREATE TABLE revisions (
+    seq {serial},
+    op_id {key} NOT NULL UNIQUE,
+    memory_id {key} NOT NULL,
+    tenant {revisions_tenant},
+    user_id {revisions_user},
+    agent {key} NOT NULL,
+    session {key} NOT NULL,
+    op TEXT NOT NULL,
+    from_version INTEGER,
+    to_version INTEGER NOT NULL,
+    state TEXT,
+    actor TEXT NOT NULL,
+    actor_role TEXT NOT NULL,
+    reason TEXT,
+    trigger_text TEXT,
+    trace_id TEXT,
+    at {time} NOT NULL
+);
+CREATE INDEX revisions_memory ON revisions (memory_id, seq);
+CREATE INDEX revisions_scope ON revisions (tenant, user_id, at);"""
+
+# After trace_id, whose key changed (migration "trace ids are unique per user").
+_TRACE_COLUMNS = """\
+    tenant {key} NOT NULL,
+    user_id {key} NOT NULL,
+    kind TEXT NOT NULL,
+    at {time} NOT NULL,
+    strategy_hash TEXT NOT NULL,
+    memory_ids {id_list} NOT NULL,
+    payload TEXT NOT NULL"""
+
+# Migration 3, the same on both backends.
+_SERVER_TABLES = """\
+CREATE TABLE api_keys (
+    key_id {key} PRIMARY KEY,
+    tenant {key} NOT NULL CHECK (tenant <> ''),
+    role TEXT NOT NULL,
+    user_id {key} NOT NULL DEFAULT '',
+    name TEXT NOT NULL DEFAULT '',
+    secret_hash TEXT NOT NULL,
+    created_at {time} NOT NULL,
+    created_by TEXT NOT NULL DEFAULT '',
+    expires_at {time},
+    revoked_at {time}
+);
+CREATE INDEX api_keys_tenant ON api_keys (tenant, created_at);
+CREATE TABLE jobs (
+    seq {serial},
+    job_id {key} NOT NULL UNIQUE,
+    tenant {key} NOT NULL CHECK (tenant <> ''),
+    user_id {key} NOT NULL CHECK (user_id <> ''),
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status {key} NOT NULL,
+    result TEXT,
+    error TEXT,
+    key_id TEXT NOT NULL DEFAULT '',
+    created_at {time} NOT NULL,
+    finished_at {time}
+);
+CREATE INDEX jobs_queue ON jobs (status, seq);
+CREATE INDEX jobs_scope ON jobs (tenant, user_id, seq);
+CREATE TABLE access_log (
+    seq {serial},
+    at {time} NOT NULL,
+    tenant {key} NOT NULL,
+    user_id {key} NOT NULL,
+    key_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    action TEXT NOT NULL,
+    memory_ids TEXT NOT NULL,
+    trace_id TEXT
+);
+CREATE INDEX access_log_scope ON access_log (tenant, user_id, seq);
+CREATE INDEX access_log_tenant ON access_log (tenant, seq);"""
+
+_PARTS = {
+    "memory_columns": _MEMORY_COLUMNS,
+    "memory_indexes": _MEMORY_INDEXES,
+    "revisions": _REVISIONS,
+    "trace_columns": _TRACE_COLUMNS,
+    "server_tables": _SERVER_TABLES,
+}
+
+
+def render(script: str, types: dict[str, str]) -> str:
+    """`script` with each marker of a shared part replaced by that part in these types.
+    Only the markers are touched: the rest of the script needs no escaping."""
+    for name, part in _PARTS.items():
+        script = script.replace("{" + name + "}", part.format(**types))
+    return script
