@@ -20,7 +20,8 @@ from memvault import bm25
 from memvault.errors import ConflictError, StoreError
 from memvault.model import Memory, Revision, Scope
 from memvault.store.base import ListFilter
-from memvault.store.postgres import MIGRATIONS, PostgresStore, _lexeme
+from memvault.store.postgres import MIGRATIONS, PostgresStore
+from memvault.store.postgres_text import lexeme as _lexeme
 
 pg_server_dsn = pgserver.pg_server_dsn
 pg_dsn = pgserver.pg_dsn

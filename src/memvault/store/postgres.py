@@ -12,29 +12,7 @@ yet to lock, and `get(for_update=True)` / `find_slot` lock the row (FOR UPDATE).
 violation that still happens becomes ConflictError, as in SQLite. PostgreSQL aborts the
 transaction on any error, so a Tx that raised cannot be used further (Vault never does).
 
-Full text. The index terms from memvault.textindex are stored verbatim (`terms`, the same
-space-joined string SQLite's FTS5 gets; BM25 in the core reads them back) and turned into
-a tsvector by a generated column with `array_to_tsvector` — no text-search parser or
-dictionary touches them, so both backends match exactly the same terms. Each lexeme is the
-first 64 bits of the term's SHA-256, not the term: GIN never deletes an entry key once
-written (VACUUM only empties its posting list; measured, a purged word stays readable in
-the index file until REINDEX), so plain-text lexemes would defeat purge; hashing also
-sidesteps array_to_tsvector's silent corruption of lexemes over 2046 bytes. The query is
-an OR of quoted lexemes, a tsquery, which the GIN index serves. tsquery rather than
-`text[] && text[]` because the tsvector also gives per-term tests (`tsv @@ 'lexeme'`, a
-binary search over the sorted, deduplicated lexemes) for the document frequencies and the
-cheap candidate rank.
-
-Vectors. One table per embedding model (`vec_<hash of model>`, listed in vector_models),
-created the first time the model is seen: `vec vector(DIM)` so the dimension is enforced
-by the column type, tenant/user_id copied from the memory for a scoped btree, and an HNSW
-cosine index. A table per model rather than a partial expression index on one shared
-table because creating an index on a shared table takes a SHARE lock that waits for (and
-can deadlock with) every concurrent writer of other models, and a partial index is only
-used when the planner can prove `model = '...'`; a new table locks nothing anyone else
-holds. Small scopes (up to `exact_scan_limit` vectors for the tenant and user) are ranked
-exactly through the btree, like SQLite; larger ones go through HNSW with pgvector's
-iterative scan so the scope and liveness filters do not starve the result.
+Full text: postgres_text.py. Vectors: postgres_vectors.py. Schema: postgres_schema.py.
 
 Scope at the index level: every query carries `tenant = ... AND user_id = ...` (and agent
 and session when given) in its WHERE clause, served by btree indexes that lead with
@@ -43,7 +21,6 @@ and session when given) in its WHERE clause, served by btree indexes that lead w
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -61,6 +38,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..bm25 import TextCandidates
 from ..errors import ConflictError, StoreError
 from ..model import Memory, Revision, Scope
+from . import postgres_vectors as pgvec
 from .base import FaultHook, ListFilter
 from .codec import (
     MEMORY_COLUMNS,
@@ -77,10 +55,8 @@ from .codec import (
 )
 from .postgres_locks import xact_lock
 from .postgres_schema import MIGRATIONS, migrate
+from .postgres_text import text_candidates
 from .server_tables import ServerTables
-
-# pgvector's HNSW index takes vectors of at most 2000 dimensions; above, scans are exact.
-MAX_HNSW_DIM = 2000
 
 __all__ = ["MIGRATIONS", "PostgresStore"]
 
@@ -96,28 +72,6 @@ def _scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
 
 def _exact_scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
     return scope_where(scope, pyformat_ph, alias=alias, exact=True)
-
-
-def _lexeme(term: str) -> str:
-    """The tsvector lexeme of an index term; mirrors memvault_lexeme() in the schema."""
-    return hashlib.sha256(term.encode("utf-8")).hexdigest()[:16]
-
-
-def _tsquery_literal(lexeme: str) -> str:
-    """One lexeme as a quoted tsquery operand (lexemes are hex, quoting is belt and braces)."""
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def _split_terms(terms: str) -> list[str]:
-    return [t for t in terms.split(" ") if t]
-
-
-def _vec_table_name(model: str) -> str:
-    return "vec_" + hashlib.sha256(model.encode("utf-8")).hexdigest()[:16]
-
-
-def _pg_version_tuple(v: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in v.split(".") if p.isdigit())
 
 
 class PostgresStore(ServerTables):
@@ -141,10 +95,7 @@ class PostgresStore(ServerTables):
                     # Content is Unicode, and lexemes hash the UTF-8 bytes on both sides.
                     raise StoreError("the PostgreSQL database must use UTF8 encoding")
                 migrate(c)
-                row = c.execute("SELECT extversion FROM pg_extension "
-                                "WHERE extname = 'vector'").fetchone()
-                self._iterative_scan = (row is not None and
-                                        _pg_version_tuple(row["extversion"]) >= (0, 8))
+                self._iterative_scan = pgvec.has_iterative_scan(c)
             self._pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
                 dsn, min_size=min_size, max_size=max_size, open=False, timeout=timeout,
                 kwargs={"row_factory": dict_row}, configure=self._configure,
@@ -291,49 +242,8 @@ class PostgresStore(ServerTables):
     def text_candidates(self, scope: Scope, terms: list[str], now: int,
                         limit: int) -> TextCandidates:
         where, params = _scope_sql(scope)
-        qterms = list(dict.fromkeys(t for t in terms if t))
-        p: dict[str, Any] = {"now": now, **params}
-        stats = (f"SELECT 0 AS part, NULL::bigint AS k, count(*) AS n, "
-                 f"avg(m.n_terms)::float8 AS avg_len, NULL::text AS id, NULL::text AS terms "
-                 f"FROM memories m WHERE {where} AND {_LIVE}")
-        if not qterms:
-            row = self._q(stats, p)[0]
-            return TextCandidates(n_docs=int(row["n"]), avg_len=float(row["avg_len"] or 0.0))
-        lexemes = [_tsquery_literal(_lexeme(t)) for t in qterms]
-        p.update({"any": " | ".join(lexemes), "each": lexemes, "limit": max(0, limit)})
-        # One statement, so the statistics and the candidates come from one snapshot.
-        # hits: live matching docs of the scope (GIN on tsv + scope btree); matched: which
-        # query terms each contains (one binary search per term and doc); the candidates
-        # are the docs matching most distinct query terms, then the most recent.
-        query = f"""
-WITH hits AS MATERIALIZED (
-    SELECT m.mrow, m.id, m.updated_at, m.tsv FROM memories m
-    WHERE {where} AND {_LIVE} AND m.tsv @@ %(any)s::tsquery),
-matched AS MATERIALIZED (
-    SELECT h.mrow, q.i FROM hits h
-    JOIN unnest(%(each)s::tsquery[]) WITH ORDINALITY AS q(tq, i) ON h.tsv @@ q.tq),
-top AS (
-    SELECT h.mrow, h.id,
-           row_number() OVER (ORDER BY count(*) DESC, h.updated_at DESC, h.id) AS pos
-    FROM hits h JOIN matched x ON x.mrow = h.mrow
-    GROUP BY h.mrow, h.id, h.updated_at
-    ORDER BY pos LIMIT %(limit)s)
-{stats}
-UNION ALL
-SELECT 1, x.i, count(*), NULL, NULL, NULL FROM matched x GROUP BY x.i
-UNION ALL
-SELECT 2, t.pos, NULL, NULL, t.id, m.terms FROM top t JOIN memories m ON m.mrow = t.mrow
-ORDER BY 1, 2"""
-        out = TextCandidates(df=dict.fromkeys(qterms, 0))
-        for r in self._q(query, p):
-            if r["part"] == 0:
-                out.n_docs = int(r["n"])
-                out.avg_len = float(r["avg_len"] or 0.0)
-            elif r["part"] == 1:
-                out.df[qterms[int(r["k"]) - 1]] = int(r["n"])
-            else:
-                out.docs.append((r["id"], _split_terms(r["terms"])))
-        return out
+        return text_candidates(self._q, f"{where} AND {_LIVE}", {"now": now, **params},
+                               terms, limit)
 
     def vector_candidates(self, scope: Scope, model: str, query: np.ndarray, now: int,
                           limit: int) -> list[tuple[str, float]]:
@@ -344,8 +254,7 @@ ORDER BY 1, 2"""
 
     def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
                                now: int, limit: int) -> list[list[tuple[str, float]]]:
-        # One connection, one model lookup and one scope count. A small scope is scanned
-        # once for all queries in one statement; a large one takes one HNSW search per query.
+        # One connection, one model lookup and one scope count for all the queries.
         qs = np.asarray(queries, dtype=np.float32)
         where, params = _scope_sql(scope)
         p: dict[str, Any] = {"now": now, "limit": max(0, limit), **params}
@@ -360,49 +269,11 @@ ORDER BY 1, 2"""
                                      f"{qs.shape[-1]}; run `memvault reindex`")
                 if not len(qs):
                     return []
-                t = sql.Identifier(tbl)
-                n = conn.execute(
-                    sql.SQL("SELECT count(*) AS n FROM (SELECT 1 FROM {} v WHERE v.tenant = "
-                            "%(s_tenant)s AND v.user_id = %(s_user)s LIMIT %(cap)s) s").format(t),
-                    {**p, "cap": self.exact_scan_limit + 1}).fetchone()
-                base = ("FROM {} v JOIN memories m ON m.mrow = v.mrow "
-                        "WHERE v.tenant = %(s_tenant)s AND v.user_id = %(s_user)s "
-                        f"AND {where} AND {_LIVE}")
-                exact = (n is not None and n["n"] <= self.exact_scan_limit) or dim > MAX_HNSW_DIM
-                if exact:
-                    return self._exact_each(conn, t, base, p, qs)
-                return self._hnsw_each(conn, t, base, p, qs, limit)
+                return pgvec.nearest_each(conn, tbl, dim, f"{where} AND {_LIVE}", p, qs, limit,
+                                          exact_scan_limit=self.exact_scan_limit,
+                                          iterative_scan=self._iterative_scan)
         except psycopg.OperationalError as e:
             raise StoreError(f"PostgreSQL: {e}") from e
-
-    @staticmethod
-    def _exact_each(conn: Any, t: sql.Identifier, base: str, p: dict[str, Any],
-                    qs: np.ndarray) -> list[list[tuple[str, float]]]:
-        # Every vector of the scope via the btree, read once (the materialised CTE also
-        # keeps the planner off the HNSW index); each query ranks them in a lateral join.
-        stmt = sql.SQL(
-            "WITH c AS MATERIALIZED (SELECT m.id, v.vec " + base + "), "
-            "q AS (SELECT ord, qv FROM unnest(%(qs)s::vector[]) WITH ORDINALITY AS u(qv, ord)) "
-            "SELECT q.ord, s.id, s.d FROM q CROSS JOIN LATERAL (SELECT c.id, c.vec <=> q.qv "
-            "AS d FROM c ORDER BY d, c.id LIMIT %(limit)s) s ORDER BY q.ord, s.d, s.id"
-        ).format(t)
-        out: list[list[tuple[str, float]]] = [[] for _ in range(len(qs))]
-        for r in conn.execute(stmt, {**p, "qs": list(qs)}).fetchall():
-            out[int(r["ord"]) - 1].append((r["id"], 1.0 - float(r["d"])))
-        return out
-
-    def _hnsw_each(self, conn: Any, t: sql.Identifier, base: str, p: dict[str, Any],
-                   qs: np.ndarray, limit: int) -> list[list[tuple[str, float]]]:
-        if self._iterative_scan:
-            # Keep walking the graph until `limit` rows pass the scope and liveness
-            # filters (bounded by hnsw.max_scan_tuples).
-            conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true), "
-                         "set_config('hnsw.ef_search', %s, true)",
-                         (str(min(1000, max(40, limit))),))
-        query = sql.SQL("SELECT m.id, v.vec <=> %(q)s AS d " + base
-                        + " ORDER BY v.vec <=> %(q)s LIMIT %(limit)s").format(t)
-        return [[(r["id"], 1.0 - float(r["d"])) for r in conn.execute(query, {**p, "q": q})]
-                for q in qs]
 
     # --- maintenance -------------------------------------------------------------------
     def scopes(self) -> list[Scope]:
@@ -435,8 +306,7 @@ ORDER BY 1, 2"""
             for model in drop_models:
                 info = self._model(tx.conn, model)
                 if info is not None:
-                    tx.conn.execute(sql.SQL("DELETE FROM {} WHERE mrow = ANY(%s)").format(
-                        sql.Identifier(info[0])), (mrows,))
+                    pgvec.delete_rows(tx.conn, info[0], mrows)
             for mrow, vectors in rows:
                 tx.put_vectors(mrow, vectors)
 
@@ -449,8 +319,7 @@ ORDER BY 1, 2"""
         models = self._q("SELECT tbl, dim FROM vector_models ORDER BY tbl")
         with self.transaction() as tx:
             for r in models:
-                tx.conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(
-                    sql.Identifier(r["tbl"] + "_hnsw")))
+                pgvec.drop_hnsw(tx.conn, r["tbl"])
         self._defer_hnsw = True
         try:
             yield
@@ -467,15 +336,7 @@ ORDER BY 1, 2"""
         with self._pool.connection() as conn:
             conn.autocommit = True
             try:
-                conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(
-                    sql.Literal(maintenance_work_mem)))
-                for r in models:
-                    if r["dim"] <= MAX_HNSW_DIM:
-                        conn.execute(sql.SQL(
-                            "CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw "
-                            "(vec vector_cosine_ops)").format(
-                            sql.Identifier(r["tbl"] + "_hnsw"), sql.Identifier(r["tbl"])))
-                conn.execute("RESET maintenance_work_mem")
+                pgvec.build_hnsw(conn, models, maintenance_work_mem)
             finally:
                 conn.autocommit = False
 
@@ -539,7 +400,7 @@ ORDER BY 1, 2"""
         purge, so that is left to autovacuum. Limits: pruning compacts the page, which
         overwrites the dead bytes only if live tuples move over them; the HNSW index keeps
         the vector until its next index vacuum; the WAL, replicas and backups keep
-        everything until recycled. The GIN index holds only term hashes (see above)."""
+        everything until recycled. The GIN index holds only term hashes (postgres_text.py)."""
         tables = ["memories", "revisions", "traces"] + [
             r["tbl"] for r in self._q("SELECT tbl FROM vector_models ORDER BY tbl")]
         stmt = sql.SQL("VACUUM (INDEX_CLEANUP OFF, TRUNCATE OFF, SKIP_LOCKED) {}").format(
@@ -601,18 +462,8 @@ class _PgTx:
             xact_lock(self.conn, "vector_model\x1f" + model)
             info = self.store._model(self.conn, model)
             if info is None:
-                info = (_vec_table_name(model), dim)
-                t = sql.Identifier(info[0])
-                self.conn.execute(sql.SQL(
-                    "CREATE TABLE {} (mrow BIGINT PRIMARY KEY, tenant TEXT COLLATE \"C\" "
-                    "NOT NULL, user_id TEXT COLLATE \"C\" NOT NULL, vec vector({}) NOT NULL)"
-                ).format(t, sql.Literal(dim)))
-                self.conn.execute(sql.SQL("CREATE INDEX {} ON {} (tenant, user_id)").format(
-                    sql.Identifier(info[0] + "_scope"), t))
-                if dim <= MAX_HNSW_DIM and not self.store._defer_hnsw:
-                    self.conn.execute(sql.SQL(
-                        "CREATE INDEX {} ON {} USING hnsw (vec vector_cosine_ops)").format(
-                        sql.Identifier(info[0] + "_hnsw"), t))
+                info = (pgvec.table_name(model), dim)
+                pgvec.create_table(self.conn, info[0], dim, hnsw=not self.store._defer_hnsw)
                 self.conn.execute("INSERT INTO vector_models (model, dim, tbl) "
                                   "VALUES (%s, %s, %s)", (model, dim, info[0]))
             self.new_models[model] = info
@@ -624,13 +475,7 @@ class _PgTx:
     def put_vectors(self, mrow: int, vectors: dict[str, np.ndarray]) -> None:
         for model, vec in vectors.items():
             v = np.asarray(vec, dtype=np.float32).reshape(-1)
-            tbl = self._vec_table(model, int(v.shape[0]))
-            # tenant/user_id copied from the memory row itself, so they cannot drift.
-            self.conn.execute(sql.SQL(
-                "INSERT INTO {} (mrow, tenant, user_id, vec) SELECT mrow, tenant, user_id, "
-                "%(vec)s FROM memories WHERE mrow = %(mrow)s "
-                "ON CONFLICT (mrow) DO UPDATE SET vec = excluded.vec").format(
-                sql.Identifier(tbl)), {"vec": v, "mrow": mrow})
+            pgvec.upsert(self.conn, self._vec_table(model, int(v.shape[0])), mrow, v)
 
     def insert(self, memory: Memory, content_hash: str, terms: str,
                vectors: dict[str, np.ndarray]) -> None:
@@ -679,13 +524,7 @@ class _PgTx:
                 by_model.setdefault(model, []).append(
                     (mrow, tenant, user_id, np.asarray(vec, dtype=np.float32).reshape(-1)))
         for model, rows in by_model.items():
-            tbl = self._vec_table(model, int(rows[0][3].shape[0]))
-            with self.conn.cursor() as cur, cur.copy(sql.SQL(
-                    "COPY {} (mrow, tenant, user_id, vec) FROM STDIN WITH (FORMAT BINARY)"
-            ).format(sql.Identifier(tbl))) as copy:
-                copy.set_types(["int8", "text", "text", "vector"])
-                for row in rows:
-                    copy.write_row(row)
+            pgvec.copy_rows(self.conn, self._vec_table(model, int(rows[0][3].shape[0])), rows)
         self.store._fault("after_vectors")
 
     def append_revisions(self, revisions: list[Revision]) -> None:
@@ -741,8 +580,7 @@ class _PgTx:
             raise StoreError(f"memory {memory_id} vanished inside a transaction")
         mrow = int(row["mrow"])
         for r in self.conn.execute("SELECT tbl FROM vector_models").fetchall():
-            self.conn.execute(sql.SQL("DELETE FROM {} WHERE mrow = %s").format(
-                sql.Identifier(r["tbl"])), (mrow,))
+            pgvec.delete_rows(self.conn, r["tbl"], [mrow])
         # The terms and tsv are columns of the row: they go with it.
         self.conn.execute("DELETE FROM memories WHERE mrow = %s", (mrow,))
         # The marker is transaction-local (set_config(..., true) = SET LOCAL) and names
