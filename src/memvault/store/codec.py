@@ -143,6 +143,18 @@ def list_where(flt: Any, ph: Any) -> tuple[list[str], dict[str, Any]]:
     return clauses, params
 
 
+MEMORY_SELECT = "SELECT " + ", ".join(f"m.{c}" for c in MEMORY_COLUMNS) + " FROM memories m"
+REVISION_FIELDS = ", ".join(f"r.{c}" for c in REVISION_COLUMNS)
+REVISION_SELECT = f"SELECT {REVISION_FIELDS} FROM revisions r"
+
+
+def insert_sql(table: str, columns: Iterable[str], ph: Any) -> str:
+    """INSERT of one row whose parameters are named after its columns."""
+    cols = list(columns)
+    return (f"INSERT INTO {table} ({', '.join(cols)}) VALUES "
+            f"({', '.join(ph(c) for c in cols)})")
+
+
 def group_revisions(revisions: Iterable[Revision]) -> Iterator[tuple[str, list[Revision]]]:
     """(memory_id, its revisions) in order of each memory's first revision."""
     grouped: dict[str, list[Revision]] = {}

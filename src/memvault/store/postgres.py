@@ -39,12 +39,13 @@ from ..bm25 import TextCandidates
 from ..errors import ConflictError, StoreError
 from ..model import Memory, Revision, Scope
 from . import postgres_vectors as pgvec
-from .base import FaultHook, ListFilter
+from .base import FaultHook
 from .codec import (
     MEMORY_COLUMNS,
+    MEMORY_SELECT,
     REVISION_COLUMNS,
-    group_revisions,
-    list_where,
+    REVISION_FIELDS,
+    insert_sql,
     live_where,
     memory_from_row,
     memory_params,
@@ -56,25 +57,23 @@ from .codec import (
 from .postgres_locks import xact_lock
 from .postgres_schema import MIGRATIONS, migrate
 from .postgres_text import text_candidates
-from .server_tables import ServerTables
+from .sql_store import SQLStore
+from .sql_tx import SQLTx, vanished
 
 __all__ = ["MIGRATIONS", "PostgresStore"]
 
 _LIVE = live_where(pyformat_ph)
 
-_MEM_SELECT = "SELECT " + ", ".join(f"m.{c}" for c in MEMORY_COLUMNS) + " FROM memories m"
-_REV_SELECT = "SELECT " + ", ".join(f"r.{c}" for c in REVISION_COLUMNS) + " FROM revisions r"
 
+class PostgresStore(SQLStore):
+    _ph = staticmethod(pyformat_ph)
+    _ROW_KEY = "mrow"
+    _IntegrityError = psycopg.IntegrityError
+    _TRIM_TRACES = ("DELETE FROM traces WHERE tenant = %(tenant)s AND user_id = %(user)s AND "
+                    "trace_id IN (SELECT trace_id FROM traces WHERE tenant = %(tenant)s AND "
+                    "user_id = %(user)s ORDER BY at DESC, trace_id DESC OFFSET %(keep)s)")
+    _id_list = staticmethod(list)  # traces.memory_ids is a text[]
 
-def _scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
-    return scope_where(scope, pyformat_ph, alias=alias)
-
-
-def _exact_scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
-    return scope_where(scope, pyformat_ph, alias=alias, exact=True)
-
-
-class PostgresStore(ServerTables):
     def __init__(self, dsn: str, *, min_size: int = 1, max_size: int = 8,
                  exact_scan_limit: int = 10_000, timeout: float = 30.0) -> None:
         self.dsn = dsn
@@ -147,10 +146,6 @@ class PostgresStore(ServerTables):
         with self._models_lock:
             self._models.update(tx.new_models)
 
-    def _fault(self, point: str) -> None:
-        if self.fault_hook is not None:
-            self.fault_hook(point)
-
     def _q(self, query: Any, params: Any = None, *,
            timeout: float | None = None) -> list[dict[str, Any]]:
         """One statement on a pooled connection; `timeout` bounds the wait for one (the
@@ -161,15 +156,13 @@ class PostgresStore(ServerTables):
         except (psycopg.OperationalError, PoolTimeout) as e:
             raise StoreError(f"PostgreSQL: {e}") from e
 
-    _ph = staticmethod(pyformat_ph)
-
-    def _execute(self, query: str, params: dict[str, Any]) -> int:
-        with self.transaction() as tx:
-            return int(tx.conn.execute(query, params).rowcount)
-
     def _execute_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
         with self.transaction() as tx, tx.conn.cursor() as cur:
             cur.executemany(query, list(rows))
+
+    def _tags_where(self, tags: list[str]) -> tuple[list[str], dict[str, Any]]:
+        # tags is a JSON array as text (same bytes as SQLite); jsonb @> = has all tags.
+        return ["m.tags::jsonb @> %(tags)s::jsonb"], {"tags": json.dumps(list(tags))}
 
     def _model(self, conn: psycopg.Connection[Any], model: str) -> tuple[str, int] | None:
         """(table, dim) of a model's vector table, or None if the model was never stored."""
@@ -182,66 +175,30 @@ class PostgresStore(ServerTables):
         return None if row is None else (row["tbl"], int(row["dim"]))
 
     # --- meta ---------------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        rows = self._q("SELECT value FROM meta WHERE key = %s", (key,))
-        return rows[0]["value"] if rows else None
-
     def set_meta(self, key: str, value: str) -> None:
         self._q("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) "
                 "DO UPDATE SET value = excluded.value RETURNING key", (key, value))
 
     # --- reads ---------------------------------------------------------------------------
-    def get(self, scope: Scope, memory_id: str) -> Memory | None:
-        where, params = _scope_sql(scope)
-        rows = self._q(f"{_MEM_SELECT} WHERE m.id = %(id)s AND {where}",
-                       {"id": memory_id, **params})
-        return memory_from_row(rows[0]) if rows else None
-
     def fetch(self, scope: Scope, ids: list[str]) -> list[Memory]:
         if not ids:
             return []
-        where, params = _scope_sql(scope)
-        rows = self._q(f"{_MEM_SELECT} WHERE m.id = ANY(%(ids)s) AND {where}",
+        where, params = scope_where(scope, pyformat_ph)
+        rows = self._q(f"{MEMORY_SELECT} WHERE m.id = ANY(%(ids)s) AND {where}",
                        {"ids": list(ids), **params})
         return [memory_from_row(r) for r in rows]
 
-    def list(self, scope: Scope, flt: ListFilter) -> list[Memory]:
-        where, params = _scope_sql(scope)
-        filters, fparams = list_where(flt, pyformat_ph)
-        clauses = [where, *filters]
-        p: dict[str, Any] = {**params, **fparams}
-        if flt.tags:
-            # tags is a JSON array as text (same bytes as SQLite); jsonb @> = has all tags.
-            clauses.append("m.tags::jsonb @> %(tags)s::jsonb")
-            p["tags"] = json.dumps(list(flt.tags))
-        p.update({"limit": flt.limit, "offset": flt.offset})
-        rows = self._q(f"{_MEM_SELECT} WHERE {' AND '.join(clauses)} "
-                       "ORDER BY m.updated_at DESC, m.id LIMIT %(limit)s OFFSET %(offset)s", p)
-        return [memory_from_row(r) for r in rows]
-
-    def revisions(self, scope: Scope, memory_id: str) -> list[Revision]:
-        where, params = _scope_sql(scope, alias="r")
-        rows = self._q(f"{_REV_SELECT} WHERE r.memory_id = %(mid)s AND {where} ORDER BY r.seq",
-                       {"mid": memory_id, **params})
-        return [revision_from_row(r) for r in rows]
-
     def revisions_as_of(self, scope: Scope, at: int) -> list[Revision]:
-        where, params = _scope_sql(scope, alias="r")
+        where, params = scope_where(scope, pyformat_ph, alias="r")
         rows = self._q(
-            f"SELECT * FROM (SELECT DISTINCT ON (r.memory_id) r.seq, "
-            f"{', '.join('r.' + c for c in REVISION_COLUMNS)} FROM revisions r "
-            f"WHERE {where} AND r.at <= %(at)s ORDER BY r.memory_id, r.seq DESC) last "
-            "ORDER BY last.seq", {"at": at, **params})
+            f"SELECT * FROM (SELECT DISTINCT ON (r.memory_id) r.seq, {REVISION_FIELDS} "
+            f"FROM revisions r WHERE {where} AND r.at <= %(at)s "
+            "ORDER BY r.memory_id, r.seq DESC) last ORDER BY last.seq", {"at": at, **params})
         return [revision_from_row(r) for r in rows]
-
-    def scope_revisions(self, scope: Scope) -> Iterator[tuple[str, list[Revision]]]:
-        where, params = _scope_sql(scope, alias="r")
-        rows = self._q(f"{_REV_SELECT} WHERE {where} ORDER BY r.seq", params)
-        yield from group_revisions(revision_from_row(r) for r in rows)
 
     def text_candidates(self, scope: Scope, terms: list[str], now: int,
                         limit: int) -> TextCandidates:
-        where, params = _scope_sql(scope)
+        where, params = scope_where(scope, pyformat_ph)
         return text_candidates(self._q, f"{where} AND {_LIVE}", {"now": now, **params},
                                terms, limit)
 
@@ -256,7 +213,7 @@ class PostgresStore(ServerTables):
                                now: int, limit: int) -> list[list[tuple[str, float]]]:
         # One connection, one model lookup and one scope count for all the queries.
         qs = np.asarray(queries, dtype=np.float32)
-        where, params = _scope_sql(scope)
+        where, params = scope_where(scope, pyformat_ph)
         p: dict[str, Any] = {"now": now, "limit": max(0, limit), **params}
         try:
             with self._pool.connection() as conn:
@@ -276,27 +233,6 @@ class PostgresStore(ServerTables):
             raise StoreError(f"PostgreSQL: {e}") from e
 
     # --- maintenance -------------------------------------------------------------------
-    def scopes(self) -> list[Scope]:
-        rows = self._q("SELECT DISTINCT tenant, user_id FROM revisions ORDER BY tenant, user_id")
-        return [Scope(r["tenant"], r["user_id"]) for r in rows]
-
-    def expired_ids(self, scope: Scope, now: int) -> list[str]:
-        where, params = _scope_sql(scope)
-        rows = self._q(f"SELECT m.id FROM memories m WHERE {where} AND m.status = 'active' "
-                       "AND m.expires_at IS NOT NULL AND m.expires_at <= %(now)s ORDER BY m.id",
-                       {"now": now, **params})
-        return [r["id"] for r in rows]
-
-    def iter_all_for_reindex(self, batch: int) -> Iterator[list[tuple[int, str]]]:
-        last = 0
-        while True:
-            rows = self._q("SELECT mrow, content FROM memories WHERE mrow > %s "
-                           "ORDER BY mrow LIMIT %s", (last, batch))
-            if not rows:
-                return
-            last = int(rows[-1]["mrow"])
-            yield [(int(r["mrow"]), str(r["content"])) for r in rows]
-
     def replace_vectors(self, rows: list[tuple[int, dict[str, np.ndarray]]],
                         drop_models: list[str], embedding_model: str) -> None:
         with self.transaction() as tx:
@@ -340,39 +276,6 @@ class PostgresStore(ServerTables):
             finally:
                 conn.autocommit = False
 
-    # --- traces ------------------------------------------------------------------------
-    def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
-                    max_per_scope: int) -> None:
-        with self.transaction() as tx:
-            try:
-                tx.conn.execute(
-                    "INSERT INTO traces (trace_id, tenant, user_id, kind, at, strategy_hash, "
-                    "memory_ids, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                    (trace["trace_id"], scope.tenant, scope.user, trace["kind"], trace["at"],
-                     trace["strategy_hash"], list(trace["memory_ids"]),
-                     json.dumps(trace, ensure_ascii=False, sort_keys=True)))
-            except psycopg.IntegrityError:
-                raise ConflictError(f"trace id {trace['trace_id']} is already in use; "
-                                    "leave it out to get a new one") from None
-            tx.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s AND at < %s",
-                            (scope.tenant, scope.user, keep_after))
-            tx.conn.execute(
-                "DELETE FROM traces WHERE tenant = %(t)s AND user_id = %(u)s AND trace_id IN "
-                "(SELECT trace_id FROM traces WHERE tenant = %(t)s AND user_id = %(u)s "
-                "ORDER BY at DESC, trace_id DESC OFFSET %(n)s)",
-                {"t": scope.tenant, "u": scope.user, "n": max_per_scope})
-
-    def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None:
-        rows = self._q("SELECT payload FROM traces WHERE trace_id = %s AND tenant = %s "
-                       "AND user_id = %s", (trace_id, scope.tenant, scope.user))
-        return json.loads(rows[0]["payload"]) if rows else None
-
-    def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]:
-        rows = self._q("SELECT payload FROM traces WHERE tenant = %s AND user_id = %s "
-                       "ORDER BY at DESC, trace_id DESC LIMIT %s",
-                       (scope.tenant, scope.user, limit))
-        return [json.loads(r["payload"]) for r in rows]
-
     def drop_vector_models(self, models: list[str]) -> None:
         with self.transaction() as tx:
             for model in models:
@@ -384,9 +287,6 @@ class PostgresStore(ServerTables):
         with self._models_lock:
             for model in models:
                 self._models.pop(model, None)
-
-    def count(self) -> int:
-        return int(self._q("SELECT count(*) AS n FROM memories")[0]["n"])
 
     def compact(self) -> None:
         """What erasure means on PostgreSQL. When a purge commits, no query can see the
@@ -416,41 +316,27 @@ class PostgresStore(ServerTables):
             raise StoreError(f"PostgreSQL: {e}") from e
 
 
-class _PgTx:
+
+class _PgTx(SQLTx):
+    store: PostgresStore
+    _ph = staticmethod(pyformat_ph)
+    _IntegrityError = psycopg.IntegrityError
+    _ROW_LOCK = " FOR UPDATE OF m"
+    # The marker is transaction-local (set_config(..., true) = SET LOCAL) and names this one
+    # memory; it is cleared before anything else runs in the transaction.
+    _MARK_PURGE = "SELECT set_config('memvault.purging', %(mid)s, true)"
+    _UNMARK_PURGE = "SELECT set_config('memvault.purging', '', true)"
+    _DROP_TRACES_OF = ("DELETE FROM traces WHERE tenant = %(tenant)s AND user_id = %(user)s "
+                       "AND memory_ids @> ARRAY[%(mid)s]::text[]")
+
     def __init__(self, store: PostgresStore, conn: psycopg.Connection[dict[str, Any]]) -> None:
-        self.store = store
-        self.conn = conn
+        super().__init__(store, conn)
         self.new_models: dict[str, tuple[str, int]] = {}
 
-    def _one(self, query: str, params: Any) -> Memory | None:
-        row = self.conn.execute(query, params).fetchone()
-        return memory_from_row(row) if row else None
-
-    def get(self, scope: Scope, memory_id: str, *, for_update: bool = False) -> Memory | None:
-        where, params = _scope_sql(scope)
-        lock = " FOR UPDATE OF m" if for_update else ""
-        return self._one(f"{_MEM_SELECT} WHERE m.id = %(id)s AND {where}{lock}",
-                         {"id": memory_id, **params})
-
-    def find_slot(self, scope: Scope, slot: str) -> Memory | None:
-        # Lock the (exact scope, slot) key before reading, so that a concurrent writer of
-        # the same slot waits here and then reads what this transaction committed (READ
-        # COMMITTED takes a fresh snapshot per statement) even if no row existed yet.
-        xact_lock(self.conn, "slot\x1f" + scope.key() + "\x1f" + slot)
-        where, params = _exact_scope_sql(scope)
-        return self._one(
-            f"{_MEM_SELECT} WHERE {where} AND m.slot = %(slot)s "
-            "AND m.status IN ('active', 'pending', 'expired') "
-            "ORDER BY m.status = 'active' DESC, m.updated_at DESC LIMIT 1 FOR UPDATE OF m",
-            {"slot": slot, **params})
-
-    def find_duplicate(self, scope: Scope, content_hash: str, kind: str) -> Memory | None:
-        # Same reason as find_slot: two identical remembers must not both insert.
-        xact_lock(self.conn, "dup\x1f" + scope.key() + "\x1f" + content_hash + "\x1f" + kind)
-        where, params = _exact_scope_sql(scope)
-        return self._one(
-            f"{_MEM_SELECT} WHERE {where} AND m.content_hash = %(h)s AND m.kind = %(kind)s "
-            "AND m.status = 'active' LIMIT 1", {"h": content_hash, "kind": kind, **params})
+    def _serialise(self, key: str) -> None:
+        # READ COMMITTED takes a fresh snapshot per statement: whoever waited here reads
+        # what the holder committed.
+        xact_lock(self.conn, key)
 
     def _vec_table(self, model: str, dim: int) -> str:
         """The model's vector table, created (with its indexes) the first time it is seen."""
@@ -477,43 +363,42 @@ class _PgTx:
             v = np.asarray(vec, dtype=np.float32).reshape(-1)
             pgvec.upsert(self.conn, self._vec_table(model, int(v.shape[0])), mrow, v)
 
-    def insert(self, memory: Memory, content_hash: str, terms: str,
-               vectors: dict[str, np.ndarray]) -> None:
-        p = memory_params(memory, content_hash)
-        p["terms"] = terms
-        cols = (*MEMORY_COLUMNS, "terms")
-        try:
-            row = self.conn.execute(
-                f"INSERT INTO memories ({', '.join(cols)}) VALUES "
-                f"({', '.join(f'%({c})s' for c in cols)}) RETURNING mrow", p).fetchone()
-        except psycopg.IntegrityError as e:
-            raise ConflictError(f"cannot store memory {memory.id}: {e}") from None
+    def _insert_row(self, params: dict[str, Any], terms: str) -> int:
+        row = self.conn.execute(insert_sql("memories", (*MEMORY_COLUMNS, "terms"), pyformat_ph)
+                                + " RETURNING mrow", {**params, "terms": terms}).fetchone()
         assert row is not None
-        mrow = int(row["mrow"])
-        self.store._fault("after_memory_row")
-        # The terms went in with the row (tsv is a generated column of it).
-        self.store._fault("after_text_index")
-        self.put_vectors(mrow, vectors)
-        self.store._fault("after_vectors")
+        return int(row["mrow"])
+
+    def _update_row(self, params: dict[str, Any], terms: str | None) -> int:
+        sets = [f"{c} = %({c})s" for c in MEMORY_COLUMNS if c != "id"]
+        if terms is not None:
+            sets.append("terms = %(terms)s")
+            params = {**params, "terms": terms}
+        row = self.conn.execute(
+            f"UPDATE memories SET {', '.join(sets)} WHERE id = %(id)s "
+            "AND tenant = %(tenant)s AND user_id = %(user_id)s RETURNING mrow",
+            params).fetchone()
+        if row is None:
+            raise vanished(params["id"])
+        return int(row["mrow"])
+
+    def _put_terms(self, mrow: int, scope: Scope, terms: str) -> None:
+        pass  # the terms went in with the row (tsv is a generated column of it)
 
     def insert_many(self, items: list[tuple[Memory, str, str, dict[str, np.ndarray]]]) -> None:
         """Bulk insert (import): pipelined INSERTs for the rows, binary COPY for vectors."""
         if not items:
             return
-        cols = (*MEMORY_COLUMNS, "terms")
-        params = []
-        for memory, content_hash, terms, _ in items:
-            p = memory_params(memory, content_hash)
-            p["terms"] = terms
-            params.append(p)
+        params = [{**memory_params(memory, content_hash), "terms": terms}
+                  for memory, content_hash, terms, _ in items]
         try:
             with self.conn.cursor() as cur:
-                cur.executemany(f"INSERT INTO memories ({', '.join(cols)}) VALUES "
-                                f"({', '.join(f'%({c})s' for c in cols)})", params)
+                cur.executemany(insert_sql("memories", (*MEMORY_COLUMNS, "terms"),
+                                           pyformat_ph), params)
         except psycopg.IntegrityError as e:
             raise ConflictError(f"cannot store memories: {e}") from None
-        self.store._fault("after_memory_row")
-        self.store._fault("after_text_index")
+        self._fault("after_memory_row")
+        self._fault("after_text_index")
         ids = [m.id for m, *_ in items]
         mrows = {r["id"]: (int(r["mrow"]), r["tenant"], r["user_id"]) for r in self.conn.execute(
             "SELECT id, mrow, tenant, user_id FROM memories WHERE id = ANY(%s)", (ids,))}
@@ -525,109 +410,32 @@ class _PgTx:
                     (mrow, tenant, user_id, np.asarray(vec, dtype=np.float32).reshape(-1)))
         for model, rows in by_model.items():
             pgvec.copy_rows(self.conn, self._vec_table(model, int(rows[0][3].shape[0])), rows)
-        self.store._fault("after_vectors")
+        self._fault("after_vectors")
 
     def append_revisions(self, revisions: list[Revision]) -> None:
         if not revisions:
             return
         try:
             with self.conn.cursor() as cur:
-                cur.executemany(
-                    f"INSERT INTO revisions ({', '.join(REVISION_COLUMNS)}) VALUES "
-                    f"({', '.join(f'%({c})s' for c in REVISION_COLUMNS)})",
-                    [revision_params(r) for r in revisions])
+                cur.executemany(insert_sql("revisions", REVISION_COLUMNS, pyformat_ph),
+                                [revision_params(r) for r in revisions])
         except psycopg.IntegrityError as e:
             raise ConflictError(f"cannot record revisions: {e}") from None
-        self.store._fault("after_revision")
+        self._fault("after_revision")
 
-    def update(self, memory: Memory, content_hash: str, terms: str | None,
-               vectors: dict[str, np.ndarray] | None) -> None:
-        p = memory_params(memory, content_hash)
-        sets = [f"{c} = %({c})s" for c in MEMORY_COLUMNS if c != "id"]
-        if terms is not None:
-            sets.append("terms = %(terms)s")
-            p["terms"] = terms
-        try:
-            row = self.conn.execute(
-                f"UPDATE memories SET {', '.join(sets)} WHERE id = %(id)s "
-                "AND tenant = %(tenant)s AND user_id = %(user_id)s RETURNING mrow", p).fetchone()
-        except psycopg.IntegrityError as e:
-            raise ConflictError(f"cannot update memory {memory.id}: {e}") from None
-        if row is None:
-            raise StoreError(f"memory {memory.id} vanished inside a transaction")
-        mrow = int(row["mrow"])
-        self.store._fault("after_memory_row")
-        self.store._fault("after_text_index")
-        if vectors is not None:
-            self.put_vectors(mrow, vectors)
-        self.store._fault("after_vectors")
-
-    def append_revision(self, revision: Revision) -> None:
-        p = revision_params(revision)
-        try:
-            self.conn.execute(
-                f"INSERT INTO revisions ({', '.join(REVISION_COLUMNS)}) VALUES "
-                f"({', '.join(f'%({c})s' for c in REVISION_COLUMNS)})", p)
-        except psycopg.IntegrityError as e:
-            raise ConflictError(f"cannot record revision {revision.op_id}: {e}") from None
-        self.store._fault("after_revision")
-
-    def erase(self, scope: Scope, memory_id: str, tombstone: Revision) -> None:
-        where, params = _scope_sql(scope)
+    def _delete_memory(self, scope: Scope, memory_id: str) -> None:
+        where, params = scope_where(scope, pyformat_ph)
         row = self.conn.execute(f"SELECT m.mrow FROM memories m WHERE m.id = %(id)s "
                                 f"AND {where} FOR UPDATE", {"id": memory_id, **params}).fetchone()
         if row is None:
-            raise StoreError(f"memory {memory_id} vanished inside a transaction")
+            raise vanished(memory_id)
         mrow = int(row["mrow"])
         for r in self.conn.execute("SELECT tbl FROM vector_models").fetchall():
             pgvec.delete_rows(self.conn, r["tbl"], [mrow])
         # The terms and tsv are columns of the row: they go with it.
         self.conn.execute("DELETE FROM memories WHERE mrow = %s", (mrow,))
-        # The marker is transaction-local (set_config(..., true) = SET LOCAL) and names
-        # this one memory; it is cleared before anything else runs in the transaction.
-        self.conn.execute("SELECT set_config('memvault.purging', %s, true)", (memory_id,))
-        # Scoped: a memory id is only unique within its owner's rows.
-        self.conn.execute("UPDATE revisions SET state = NULL, reason = NULL, "
-                          "trigger_text = NULL WHERE memory_id = %s AND tenant = %s "
-                          "AND user_id = %s", (memory_id, scope.tenant, scope.user))
-        self.conn.execute("SELECT set_config('memvault.purging', '', true)")
-        self._drop_traces_of(scope, memory_id)
-        self.append_revision(tombstone)
 
-    def redact(self, scope: Scope, memory_id: str, blank: list[str], unquote: list[str],
-               note: Revision) -> None:
-        self.conn.execute("SELECT set_config('memvault.purging', %s, true)", (memory_id,))
-        self.conn.execute("UPDATE revisions SET state = NULL, reason = NULL, "
-                          "trigger_text = NULL WHERE memory_id = %s AND tenant = %s "
-                          "AND user_id = %s AND op_id = ANY(%s)",
-                          (memory_id, scope.tenant, scope.user, blank))
-        self.conn.execute("UPDATE revisions SET reason = NULL, trigger_text = NULL "
-                          "WHERE memory_id = %s AND tenant = %s AND user_id = %s "
-                          "AND op_id = ANY(%s)", (memory_id, scope.tenant, scope.user, unquote))
-        self.conn.execute("SELECT set_config('memvault.purging', '', true)")
-        self._drop_traces_of(scope, memory_id)
-        self.append_revision(note)
-
-    def id_in_use(self, memory_id: str) -> bool:
-        row = self.conn.execute(
-            "SELECT EXISTS (SELECT 1 FROM memories WHERE id = %s) "
-            "OR EXISTS (SELECT 1 FROM revisions WHERE memory_id = %s) AS used",
-            (memory_id, memory_id)).fetchone()
-        return bool(row and row["used"])
-
-    def purged(self, scope: Scope, memory_id: str) -> bool:
-        row = self.conn.execute(
-            "SELECT EXISTS (SELECT 1 FROM revisions WHERE memory_id = %s AND tenant = %s "
-            "AND user_id = %s AND op = 'purge') AS gone",
-            (memory_id, scope.tenant, scope.user)).fetchone()
-        return bool(row and row["gone"])
-
-    def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
-        self.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s "
-                          "AND trace_id = ANY(%s)", (scope.tenant, scope.user, trace_ids))
-
-    def _drop_traces_of(self, scope: Scope, memory_id: str) -> None:
-        """Traces that saw this memory may hold its erased text (the injected block)."""
-        self.conn.execute("DELETE FROM traces WHERE tenant = %s AND user_id = %s "
-                          "AND memory_ids @> ARRAY[%s]::text[]",
-                          (scope.tenant, scope.user, memory_id))
+    def _for_each(self, query: str, params: dict[str, Any], column: str,
+                  values: list[str]) -> None:
+        self.conn.execute(f"{query} AND {column} = ANY(%(each)s)",
+                          {**params, "each": list(values)})

@@ -24,24 +24,23 @@ import numpy as np
 import sqlean as sqlite3
 
 from ..bm25 import TextCandidates
-from ..errors import ConflictError, StoreError
+from ..errors import StoreError
 from ..model import Memory, Revision, Scope
 from ..vecsearch import nearest_each
-from .base import FaultHook, ListFilter
+from .base import FaultHook
 from .codec import (
     MEMORY_COLUMNS,
-    REVISION_COLUMNS,
-    group_revisions,
-    list_where,
+    MEMORY_SELECT,
+    REVISION_FIELDS,
+    insert_sql,
     live_where,
     memory_from_row,
-    memory_params,
     revision_from_row,
-    revision_params,
     scope_where,
     sqlite_ph,
 )
-from .server_tables import ServerTables
+from .sql_store import SQLStore
+from .sql_tx import SQLTx, vanished
 from .sqlite_schema import MIGRATIONS, migrate
 
 __all__ = ["MIGRATIONS", "SQLiteStore", "scope_term"]
@@ -55,23 +54,19 @@ def scope_term(scope: Scope) -> str:
     return "s" + digest.hexdigest()
 
 
-def _scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
-    return scope_where(scope, sqlite_ph, alias=alias)
-
-
-def _exact_scope_sql(scope: Scope, alias: str = "m") -> tuple[str, dict[str, str]]:
-    return scope_where(scope, sqlite_ph, alias=alias, exact=True)
-
-
 def _fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-_MEM_SELECT = "SELECT " + ", ".join(f"m.{c}" for c in MEMORY_COLUMNS) + " FROM memories m"
-_REV_SELECT = "SELECT " + ", ".join(REVISION_COLUMNS) + " FROM revisions"
+class SQLiteStore(SQLStore):
+    _ph = staticmethod(sqlite_ph)
+    _ROW_KEY = "rowid"
+    _IntegrityError = sqlite3.IntegrityError
+    _TRIM_TRACES = ("DELETE FROM traces WHERE tenant = :tenant AND user_id = :user AND "
+                    "trace_id NOT IN (SELECT trace_id FROM traces WHERE tenant = :tenant "
+                    "AND user_id = :user ORDER BY at DESC, trace_id DESC LIMIT :keep)")
+    _id_list = staticmethod(json.dumps)  # traces.memory_ids is a JSON array as text
 
-
-class SQLiteStore(ServerTables):
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL") -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -110,7 +105,7 @@ class SQLiteStore(ServerTables):
                 # a verb's writes together with its own bookkeeping, or none of them.
                 self._db.execute("SAVEPOINT nested")
                 try:
-                    yield _SQLiteTx(self)
+                    yield _SQLiteTx(self, self._db)
                 except BaseException:
                     self._db.execute("ROLLBACK TO nested")
                     self._db.execute("RELEASE nested")
@@ -119,93 +114,54 @@ class SQLiteStore(ServerTables):
                 return
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                yield _SQLiteTx(self)
+                yield _SQLiteTx(self, self._db)
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             else:
                 self._db.execute("COMMIT")
 
-    def _fault(self, point: str) -> None:
-        if self.fault_hook is not None:
-            self.fault_hook(point)
-
     def _q(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
-    _ph = staticmethod(sqlite_ph)
-
-    def _execute(self, query: str, params: dict[str, Any]) -> int:
-        with self.transaction() as tx:
-            return int(tx.db.execute(query, params).rowcount)
-
     def _execute_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
         with self.transaction() as tx:
-            tx.db.executemany(query, rows)
+            tx.conn.executemany(query, rows)
+
+    def _tags_where(self, tags: list[str]) -> tuple[list[str], dict[str, Any]]:
+        return ([f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = :tag{i})"
+                 for i in range(len(tags))], {f"tag{i}": tag for i, tag in enumerate(tags)})
 
     # --- meta ---------------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        rows = self._q("SELECT value FROM meta WHERE key = ?", (key,))
-        return rows[0][0] if rows else None
-
     def set_meta(self, key: str, value: str) -> None:
         with self._lock:
             self._db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) "
                              "DO UPDATE SET value = excluded.value", (key, value))
 
     # --- reads ---------------------------------------------------------------------------
-    def get(self, scope: Scope, memory_id: str) -> Memory | None:
-        where, params = _scope_sql(scope)
-        rows = self._q(f"{_MEM_SELECT} WHERE m.id = :id AND {where}", {"id": memory_id, **params})
-        return memory_from_row(rows[0]) if rows else None
-
     def fetch(self, scope: Scope, ids: list[str]) -> list[Memory]:
         if not ids:
             return []
-        where, params = _scope_sql(scope)
+        where, params = scope_where(scope, sqlite_ph)
         marks = ", ".join(f":id{i}" for i in range(len(ids)))
         params.update({f"id{i}": v for i, v in enumerate(ids)})
         return [memory_from_row(r) for r in
-                self._q(f"{_MEM_SELECT} WHERE m.id IN ({marks}) AND {where}", params)]
-
-    def list(self, scope: Scope, flt: ListFilter) -> list[Memory]:
-        where, params = _scope_sql(scope)
-        filters, fparams = list_where(flt, sqlite_ph)
-        clauses = [where, *filters]
-        params.update(fparams)
-        for i, tag in enumerate(flt.tags):
-            clauses.append(f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = :tag{i})")
-            params[f"tag{i}"] = tag
-        params.update({"limit": flt.limit, "offset": flt.offset})
-        sql = (f"{_MEM_SELECT} WHERE {' AND '.join(clauses)} "
-               "ORDER BY m.updated_at DESC, m.id LIMIT :limit OFFSET :offset")
-        return [memory_from_row(r) for r in self._q(sql, params)]
-
-    def revisions(self, scope: Scope, memory_id: str) -> list[Revision]:
-        where, params = _scope_sql(scope, alias="revisions")
-        rows = self._q(f"{_REV_SELECT} WHERE memory_id = :mid AND {where} ORDER BY seq",
-                       {"mid": memory_id, **params})
-        return [revision_from_row(r) for r in rows]
+                self._q(f"{MEMORY_SELECT} WHERE m.id IN ({marks}) AND {where}", params)]
 
     def revisions_as_of(self, scope: Scope, at: int) -> list[Revision]:
-        where, params = _scope_sql(scope, alias="r")
-        sql = (f"SELECT {', '.join('r.' + c for c in REVISION_COLUMNS)} FROM revisions r "
+        where, params = scope_where(scope, sqlite_ph, alias="r")
+        sql = (f"SELECT {REVISION_FIELDS} FROM revisions r "
                f"JOIN (SELECT memory_id, MAX(seq) AS seq FROM revisions r WHERE {where} "
                "AND r.at <= :at GROUP BY memory_id) last ON last.seq = r.seq ORDER BY r.seq")
         return [revision_from_row(r) for r in self._q(sql, {"at": at, **params})]
-
-    def scope_revisions(self, scope: Scope) -> Iterator[tuple[str, list[Revision]]]:
-        where, params = _scope_sql(scope, alias="revisions")
-        rows = self._q(f"{_REV_SELECT} WHERE {where} ORDER BY seq", params)
-        yield from group_revisions(revision_from_row(r) for r in rows)
 
     def text_candidates(self, scope: Scope, terms: list[str], now: int,
                         limit: int) -> TextCandidates:
         tc = TextCandidates()
         if not terms:
             return tc
-        where, params = _scope_sql(scope)
+        where, params = scope_where(scope, sqlite_ph)
         params["now"] = now
         row = self._q(f"SELECT COUNT(*), AVG(m.n_terms) FROM memories m WHERE {where} "
                       f"AND {_LIVE}", params)[0]
@@ -237,7 +193,7 @@ class SQLiteStore(ServerTables):
     def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
                                now: int, limit: int) -> list[list[tuple[str, float]]]:
         # Exact search: one read of the scope's vectors, one product for all queries.
-        where, params = _scope_sql(scope)
+        where, params = scope_where(scope, sqlite_ph)
         sql = (f"SELECT m.id, v.vec FROM memories m JOIN vectors v ON v.mrow = m.rowid "
                f"AND v.model = :model WHERE {where} AND {_LIVE}")
         qs = np.asarray(queries, dtype=np.float32)
@@ -251,70 +207,16 @@ class SQLiteStore(ServerTables):
                              f"the query has {qs.shape[1]}; run `memvault reindex`")
         return nearest_each([r[0] for r in rows], matrix, qs, limit)
 
-    # --- traces ------------------------------------------------------------------------
-    def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
-                    max_per_scope: int) -> None:
-        with self.transaction() as tx:
-            try:
-                tx.db.execute(
-                    "INSERT INTO traces (trace_id, tenant, user_id, kind, at, strategy_hash, "
-                    "memory_ids, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (trace["trace_id"], scope.tenant, scope.user, trace["kind"], trace["at"],
-                     trace["strategy_hash"], json.dumps(trace["memory_ids"]),
-                     json.dumps(trace, ensure_ascii=False, sort_keys=True)))
-            except sqlite3.IntegrityError:
-                raise ConflictError(f"trace id {trace['trace_id']} is already in use; "
-                                    "leave it out to get a new one") from None
-            # Retention: by age, and a cap per scope (oldest go first).
-            tx.db.execute("DELETE FROM traces WHERE tenant = ? AND user_id = ? AND at < ?",
-                          (scope.tenant, scope.user, keep_after))
-            tx.db.execute(
-                "DELETE FROM traces WHERE tenant = ? AND user_id = ? AND trace_id NOT IN "
-                "(SELECT trace_id FROM traces WHERE tenant = ? AND user_id = ? "
-                "ORDER BY at DESC, trace_id DESC LIMIT ?)",
-                (scope.tenant, scope.user, scope.tenant, scope.user, max_per_scope))
-
-    def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None:
-        rows = self._q("SELECT payload FROM traces WHERE trace_id = ? AND tenant = ? "
-                       "AND user_id = ?", (trace_id, scope.tenant, scope.user))
-        return json.loads(rows[0][0]) if rows else None
-
-    def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]:
-        rows = self._q("SELECT payload FROM traces WHERE tenant = ? AND user_id = ? "
-                       "ORDER BY at DESC, trace_id DESC LIMIT ?",
-                       (scope.tenant, scope.user, limit))
-        return [json.loads(r[0]) for r in rows]
-
-    def scopes(self) -> list[Scope]:
-        rows = self._q("SELECT DISTINCT tenant, user_id FROM revisions ORDER BY tenant, user_id")
-        return [Scope(r[0], r[1]) for r in rows]
-
-    def expired_ids(self, scope: Scope, now: int) -> list[str]:
-        where, params = _scope_sql(scope)
-        rows = self._q(f"SELECT m.id FROM memories m WHERE {where} AND m.status = 'active' "
-                       "AND m.expires_at IS NOT NULL AND m.expires_at <= :now ORDER BY m.id",
-                       {"now": now, **params})
-        return [r[0] for r in rows]
-
-    def iter_all_for_reindex(self, batch: int) -> Iterator[list[tuple[int, str]]]:
-        last = 0
-        while True:
-            rows = self._q("SELECT rowid, content FROM memories WHERE rowid > ? "
-                           "ORDER BY rowid LIMIT ?", (last, batch))
-            if not rows:
-                return
-            last = rows[-1][0]
-            yield [(int(r[0]), str(r[1])) for r in rows]
-
+    # --- maintenance -------------------------------------------------------------------
     def replace_vectors(self, rows: list[tuple[int, dict[str, np.ndarray]]],
                         drop_models: list[str], embedding_model: str) -> None:
         with self.transaction() as tx:
             for mrow, vectors in rows:
-                tx.db.execute("UPDATE memories SET embedding_model = ? WHERE rowid = ?",
-                              (embedding_model, mrow))
+                tx.conn.execute("UPDATE memories SET embedding_model = ? WHERE rowid = ?",
+                                (embedding_model, mrow))
                 for model in drop_models:
-                    tx.db.execute("DELETE FROM vectors WHERE mrow = ? AND model = ?",
-                                  (mrow, model))
+                    tx.conn.execute("DELETE FROM vectors WHERE mrow = ? AND model = ?",
+                                    (mrow, model))
                 tx.put_vectors(mrow, vectors)
 
     @contextmanager
@@ -325,164 +227,60 @@ class SQLiteStore(ServerTables):
     def drop_vector_models(self, models: list[str]) -> None:
         with self.transaction() as tx:
             for model in models:
-                tx.db.execute("DELETE FROM vectors WHERE model = ?", (model,))
-
-    def count(self) -> int:
-        return int(self._q("SELECT COUNT(*) FROM memories")[0][0])
+                tx.conn.execute("DELETE FROM vectors WHERE model = ?", (model,))
 
     def compact(self) -> None:
         with self._lock:
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-class _SQLiteTx:
-    def __init__(self, store: SQLiteStore) -> None:
-        self.store = store
-        self.db = store._db
-
-    def _one(self, sql: str, params: Any) -> Memory | None:
-        row = self.db.execute(sql, params).fetchone()
-        return memory_from_row(row) if row else None
-
-    def get(self, scope: Scope, memory_id: str, *, for_update: bool = False) -> Memory | None:
-        # BEGIN IMMEDIATE already holds the write lock: reads here are serialised.
-        where, params = _scope_sql(scope)
-        return self._one(f"{_MEM_SELECT} WHERE m.id = :id AND {where}",
-                         {"id": memory_id, **params})
-
-    def find_slot(self, scope: Scope, slot: str) -> Memory | None:
-        where, params = _exact_scope_sql(scope)
-        return self._one(
-            f"{_MEM_SELECT} WHERE {where} AND m.slot = :slot "
-            "AND m.status IN ('active', 'pending', 'expired') "
-            "ORDER BY m.status = 'active' DESC, m.updated_at DESC LIMIT 1",
-            {"slot": slot, **params})
-
-    def find_duplicate(self, scope: Scope, content_hash: str, kind: str) -> Memory | None:
-        where, params = _exact_scope_sql(scope)
-        return self._one(
-            f"{_MEM_SELECT} WHERE {where} "
-            "AND m.content_hash = :h AND m.kind = :kind AND m.status = 'active' LIMIT 1",
-            {"h": content_hash, "kind": kind, **params})
+class _SQLiteTx(SQLTx):
+    # BEGIN IMMEDIATE already holds the write lock: reads here are serialised, so nothing
+    # to lock (SQLTx._serialise, _ROW_LOCK).
+    _ph = staticmethod(sqlite_ph)
+    _IntegrityError = sqlite3.IntegrityError
+    # The mark the revisions_no_update trigger looks for, in meta.
+    _MARK_PURGE = "INSERT INTO meta (key, value) VALUES ('purging', :mid)"
+    _UNMARK_PURGE = "DELETE FROM meta WHERE key = 'purging'"
+    _DROP_TRACES_OF = ("DELETE FROM traces WHERE tenant = :tenant AND user_id = :user AND "
+                       "EXISTS (SELECT 1 FROM json_each(traces.memory_ids) WHERE value = :mid)")
 
     def _rowid(self, memory_id: str) -> int:
-        row = self.db.execute("SELECT rowid FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        row = self.conn.execute("SELECT rowid FROM memories WHERE id = ?",
+                                (memory_id,)).fetchone()
         if row is None:
-            raise StoreError(f"memory {memory_id} vanished inside a transaction")
+            raise vanished(memory_id)
         return int(row[0])
 
     def put_vectors(self, mrow: int, vectors: dict[str, np.ndarray]) -> None:
         for model, vec in vectors.items():
-            self.db.execute("INSERT OR REPLACE INTO vectors (mrow, model, vec) VALUES (?, ?, ?)",
-                            (mrow, model, np.asarray(vec, dtype=np.float32).tobytes()))
+            self.conn.execute("INSERT OR REPLACE INTO vectors (mrow, model, vec) "
+                              "VALUES (?, ?, ?)",
+                              (mrow, model, np.asarray(vec, dtype=np.float32).tobytes()))
 
     def _put_terms(self, mrow: int, scope: Scope, terms: str) -> None:
-        self.db.execute("DELETE FROM memories_fts WHERE rowid = ?", (mrow,))
-        self.db.execute("INSERT INTO memories_fts (rowid, scope, body) VALUES (?, ?, ?)",
-                        (mrow, scope_term(scope), terms))
-        self.db.execute("UPDATE memories SET n_terms = ? WHERE rowid = ?",
-                        (len(terms.split()), mrow))
+        self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (mrow,))
+        self.conn.execute("INSERT INTO memories_fts (rowid, scope, body) VALUES (?, ?, ?)",
+                          (mrow, scope_term(scope), terms))
+        self.conn.execute("UPDATE memories SET n_terms = ? WHERE rowid = ?",
+                          (len(terms.split()), mrow))
 
-    def insert(self, memory: Memory, content_hash: str, terms: str,
-               vectors: dict[str, np.ndarray]) -> None:
-        p = memory_params(memory, content_hash)
-        try:
-            cur = self.db.execute(
-                f"INSERT INTO memories ({', '.join(MEMORY_COLUMNS)}) VALUES "
-                f"({', '.join(':' + c for c in MEMORY_COLUMNS)})", p)
-        except sqlite3.IntegrityError as e:
-            raise ConflictError(f"cannot store memory {memory.id}: {e}") from None
-        mrow = int(cur.lastrowid)
-        self.store._fault("after_memory_row")
-        self._put_terms(mrow, memory.scope, terms)
-        self.store._fault("after_text_index")
-        self.put_vectors(mrow, vectors)
-        self.store._fault("after_vectors")
+    def _insert_row(self, params: dict[str, Any], terms: str) -> int:
+        cur = self.conn.execute(insert_sql("memories", MEMORY_COLUMNS, sqlite_ph), params)
+        return int(cur.lastrowid)
 
-    def update(self, memory: Memory, content_hash: str, terms: str | None,
-               vectors: dict[str, np.ndarray] | None) -> None:
-        p = memory_params(memory, content_hash)
+    def _update_row(self, params: dict[str, Any], terms: str | None) -> int:
         sets = ", ".join(f"{c} = :{c}" for c in MEMORY_COLUMNS if c != "id")
-        try:
-            self.db.execute(f"UPDATE memories SET {sets} WHERE id = :id", p)
-        except sqlite3.IntegrityError as e:
-            raise ConflictError(f"cannot update memory {memory.id}: {e}") from None
-        self.store._fault("after_memory_row")
-        mrow = self._rowid(memory.id)
-        if terms is not None:
-            self._put_terms(mrow, memory.scope, terms)
-        self.store._fault("after_text_index")
-        if vectors is not None:
-            self.put_vectors(mrow, vectors)
-        self.store._fault("after_vectors")
+        self.conn.execute(f"UPDATE memories SET {sets} WHERE id = :id", params)
+        return self._rowid(params["id"])
 
-    def insert_many(self, items: list[tuple[Memory, str, str, dict[str, np.ndarray]]]) -> None:
-        # In-process SQLite has no round trips to save: the row-at-a-time path is the bulk
-        # path, inside the caller's single transaction.
-        for memory, content_hash, terms, vectors in items:
-            self.insert(memory, content_hash, terms, vectors)
-
-    def append_revisions(self, revisions: list[Revision]) -> None:
-        for rev in revisions:
-            self.append_revision(rev)
-
-    def append_revision(self, revision: Revision) -> None:
-        p = revision_params(revision)
-        try:
-            self.db.execute(f"INSERT INTO revisions ({', '.join(REVISION_COLUMNS)}) VALUES "
-                            f"({', '.join(':' + c for c in REVISION_COLUMNS)})", p)
-        except sqlite3.IntegrityError as e:  # op_id taken: e.g. the same export imported twice
-            raise ConflictError(f"cannot record revision {revision.op_id}: {e}") from None
-        self.store._fault("after_revision")
-
-    def erase(self, scope: Scope, memory_id: str, tombstone: Revision) -> None:
+    def _delete_memory(self, scope: Scope, memory_id: str) -> None:
         mrow = self._rowid(memory_id)
-        self.db.execute("DELETE FROM memories_fts WHERE rowid = ?", (mrow,))
-        self.db.execute("DELETE FROM vectors WHERE mrow = ?", (mrow,))
-        self.db.execute("DELETE FROM memories WHERE rowid = ?", (mrow,))
-        self.db.execute("INSERT INTO meta (key, value) VALUES ('purging', ?)", (memory_id,))
-        # Scoped: a memory id is only unique within its owner's rows.
-        self.db.execute("UPDATE revisions SET state = NULL, reason = NULL, trigger_text = NULL "
-                        "WHERE memory_id = ? AND tenant = ? AND user_id = ?",
-                        (memory_id, scope.tenant, scope.user))
-        self.db.execute("DELETE FROM meta WHERE key = 'purging'")
-        self._drop_traces_of(scope, memory_id)
-        self.append_revision(tombstone)
+        self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (mrow,))
+        self.conn.execute("DELETE FROM vectors WHERE mrow = ?", (mrow,))
+        self.conn.execute("DELETE FROM memories WHERE rowid = ?", (mrow,))
 
-    def redact(self, scope: Scope, memory_id: str, blank: list[str], unquote: list[str],
-               note: Revision) -> None:
-        self.db.execute("INSERT INTO meta (key, value) VALUES ('purging', ?)", (memory_id,))
-        key = (memory_id, scope.tenant, scope.user)
-        self.db.executemany("UPDATE revisions SET state = NULL, reason = NULL, "
-                            "trigger_text = NULL WHERE memory_id = ? AND tenant = ? "
-                            "AND user_id = ? AND op_id = ?", [(*key, o) for o in blank])
-        self.db.executemany("UPDATE revisions SET reason = NULL, trigger_text = NULL "
-                            "WHERE memory_id = ? AND tenant = ? AND user_id = ? AND op_id = ?",
-                            [(*key, o) for o in unquote])
-        self.db.execute("DELETE FROM meta WHERE key = 'purging'")
-        self._drop_traces_of(scope, memory_id)
-        self.append_revision(note)
-
-    def id_in_use(self, memory_id: str) -> bool:
-        return bool(self.db.execute(
-            "SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?) "
-            "OR EXISTS (SELECT 1 FROM revisions WHERE memory_id = ?)",
-            (memory_id, memory_id)).fetchone()[0])
-
-    def purged(self, scope: Scope, memory_id: str) -> bool:
-        return bool(self.db.execute(
-            "SELECT EXISTS (SELECT 1 FROM revisions WHERE memory_id = ? AND tenant = ? "
-            "AND user_id = ? AND op = 'purge')",
-            (memory_id, scope.tenant, scope.user)).fetchone()[0])
-
-    def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
-        self.db.executemany("DELETE FROM traces WHERE tenant = ? AND user_id = ? "
-                            "AND trace_id = ?", [(scope.tenant, scope.user, t)
-                                                 for t in trace_ids])
-
-    def _drop_traces_of(self, scope: Scope, memory_id: str) -> None:
-        """Traces that saw this memory may hold its erased text (the injected block)."""
-        self.db.execute("DELETE FROM traces WHERE tenant = ? AND user_id = ? AND EXISTS "
-                        "(SELECT 1 FROM json_each(traces.memory_ids) WHERE value = ?)",
-                        (scope.tenant, scope.user, memory_id))
-
+    def _for_each(self, query: str, params: dict[str, Any], column: str,
+                  values: list[str]) -> None:
+        self.conn.executemany(f"{query} AND {column} = :each",
+                              [{**params, "each": v} for v in values])

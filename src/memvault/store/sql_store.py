@@ -1,0 +1,150 @@
+"""What both SQL stores do the same way, written once: scoped reads of memories and
+revisions, the metadata read, the maintenance reads, the retrieval traces and the
+server's tables (ServerTables). A backend keeps only what differs: SQL its engine alone
+speaks, its index specifics and its connection handling. It supplies the hooks declared
+at the top of SQLStore, and those of ServerTables (`_ph`, `_q`, `_execute_many`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from typing import Any
+
+from ..errors import ConflictError
+from ..model import Memory, Revision, Scope
+from .base import FaultHook, ListFilter
+from .codec import (
+    MEMORY_SELECT,
+    REVISION_SELECT,
+    group_revisions,
+    insert_sql,
+    list_where,
+    memory_from_row,
+    revision_from_row,
+    scope_where,
+)
+from .server_tables import ServerTables
+
+_TRACE_COLUMNS = ("trace_id", "tenant", "user_id", "kind", "at", "strategy_hash",
+                  "memory_ids", "payload")
+
+
+class SQLStore(ServerTables):
+    fault_hook: FaultHook | None
+    # --- what a backend supplies ------------------------------------------------------
+    _ROW_KEY: str  # the memories table's integer row key (rowid, mrow)
+    _IntegrityError: type[Exception]  # the driver's error for a violated constraint
+    # Delete all but the newest `keep` traces of a scope (parameters tenant, user, keep).
+    _TRIM_TRACES: str
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        """See Store.transaction; the Tx has the connection as `conn`."""
+        raise NotImplementedError
+
+    def _tags_where(self, tags: list[str]) -> tuple[list[str], dict[str, Any]]:
+        """Clauses (and their parameters) for "m.tags, a JSON array as text, holds every
+        one of these tags"."""
+        raise NotImplementedError
+
+    def _id_list(self, ids: list[str]) -> Any:
+        """A list of ids as the traces.memory_ids column holds it."""
+        raise NotImplementedError
+
+    # --- plumbing -----------------------------------------------------------------------
+    def _execute(self, query: str, params: dict[str, Any]) -> int:
+        with self.transaction() as tx:
+            return int(tx.conn.execute(query, params).rowcount)
+
+    # --- meta ---------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        rows = self._q(f"SELECT value FROM meta WHERE key = {self._ph('key')}", {"key": key})
+        return rows[0]["value"] if rows else None
+
+    # --- reads ---------------------------------------------------------------------------
+    def get(self, scope: Scope, memory_id: str) -> Memory | None:
+        where, params = scope_where(scope, self._ph)
+        rows = self._q(f"{MEMORY_SELECT} WHERE m.id = {self._ph('id')} AND {where}",
+                       {"id": memory_id, **params})
+        return memory_from_row(rows[0]) if rows else None
+
+    def list(self, scope: Scope, flt: ListFilter) -> list[Memory]:
+        where, params = scope_where(scope, self._ph)
+        filters, fparams = list_where(flt, self._ph)
+        tags, tparams = self._tags_where(flt.tags) if flt.tags else ([], {})
+        p: dict[str, Any] = {**params, **fparams, **tparams,
+                             "limit": flt.limit, "offset": flt.offset}
+        rows = self._q(f"{MEMORY_SELECT} WHERE {' AND '.join([where, *filters, *tags])} "
+                       f"ORDER BY m.updated_at DESC, m.id "
+                       f"LIMIT {self._ph('limit')} OFFSET {self._ph('offset')}", p)
+        return [memory_from_row(r) for r in rows]
+
+    def revisions(self, scope: Scope, memory_id: str) -> list[Revision]:
+        where, params = scope_where(scope, self._ph, alias="r")
+        rows = self._q(f"{REVISION_SELECT} WHERE r.memory_id = {self._ph('mid')} AND {where} "
+                       "ORDER BY r.seq", {"mid": memory_id, **params})
+        return [revision_from_row(r) for r in rows]
+
+    def scope_revisions(self, scope: Scope) -> Iterator[tuple[str, list[Revision]]]:
+        where, params = scope_where(scope, self._ph, alias="r")
+        rows = self._q(f"{REVISION_SELECT} WHERE {where} ORDER BY r.seq", params)
+        yield from group_revisions(revision_from_row(r) for r in rows)
+
+    # --- maintenance -------------------------------------------------------------------
+    def scopes(self) -> list[Scope]:
+        rows = self._q("SELECT DISTINCT tenant, user_id FROM revisions ORDER BY tenant, user_id")
+        return [Scope(r["tenant"], r["user_id"]) for r in rows]
+
+    def expired_ids(self, scope: Scope, now: int) -> list[str]:
+        where, params = scope_where(scope, self._ph)
+        rows = self._q(f"SELECT m.id FROM memories m WHERE {where} AND m.status = 'active' "
+                       f"AND m.expires_at IS NOT NULL AND m.expires_at <= {self._ph('now')} "
+                       "ORDER BY m.id", {"now": now, **params})
+        return [r["id"] for r in rows]
+
+    def iter_all_for_reindex(self, batch: int) -> Iterator[list[tuple[int, str]]]:
+        k, last = self._ROW_KEY, 0
+        while True:
+            rows = self._q(f"SELECT {k} AS k, content FROM memories WHERE {k} > "
+                           f"{self._ph('last')} ORDER BY {k} LIMIT {self._ph('batch')}",
+                           {"last": last, "batch": batch})
+            if not rows:
+                return
+            last = int(rows[-1]["k"])
+            yield [(int(r["k"]), str(r["content"])) for r in rows]
+
+    def count(self) -> int:
+        return int(self._q("SELECT count(*) AS n FROM memories")[0]["n"])
+
+    # --- traces ------------------------------------------------------------------------
+    def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
+                    max_per_scope: int) -> None:
+        owner = {"tenant": scope.tenant, "user": scope.user}
+        row = {"trace_id": trace["trace_id"], "tenant": scope.tenant, "user_id": scope.user,
+               "kind": trace["kind"], "at": trace["at"], "strategy_hash": trace["strategy_hash"],
+               "memory_ids": self._id_list(trace["memory_ids"]),
+               "payload": json.dumps(trace, ensure_ascii=False, sort_keys=True)}
+        with self.transaction() as tx:
+            try:
+                tx.conn.execute(insert_sql("traces", _TRACE_COLUMNS, self._ph), row)
+            except self._IntegrityError:
+                raise ConflictError(f"trace id {trace['trace_id']} is already in use; "
+                                    "leave it out to get a new one") from None
+            # Retention: by age, and a cap per scope (oldest go first).
+            tx.conn.execute(f"DELETE FROM traces WHERE tenant = {self._ph('tenant')} AND "
+                            f"user_id = {self._ph('user')} AND at < {self._ph('before')}",
+                            {**owner, "before": keep_after})
+            tx.conn.execute(self._TRIM_TRACES, {**owner, "keep": max_per_scope})
+
+    def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None:
+        rows = self._q(f"SELECT payload FROM traces WHERE trace_id = {self._ph('trace_id')} "
+                       f"AND tenant = {self._ph('tenant')} AND user_id = {self._ph('user')}",
+                       {"trace_id": trace_id, "tenant": scope.tenant, "user": scope.user})
+        return json.loads(rows[0]["payload"]) if rows else None
+
+    def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]:
+        rows = self._q(f"SELECT payload FROM traces WHERE tenant = {self._ph('tenant')} AND "
+                       f"user_id = {self._ph('user')} ORDER BY at DESC, trace_id DESC "
+                       f"LIMIT {self._ph('limit')}",
+                       {"tenant": scope.tenant, "user": scope.user, "limit": limit})
+        return [json.loads(r["payload"]) for r in rows]

@@ -1,0 +1,216 @@
+"""What a transaction does the same way on both SQL backends, written once: the reads
+that lock, the order of a write's steps and its failure injection points, revisions, and
+purge. A backend's Tx supplies the hooks declared at the top of SQLTx: how a row is
+written, where its terms and vectors go, and how its engine marks a purge."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConflictError, StoreError
+from ..model import Memory, Revision, Scope
+from .base import Store
+from .codec import (
+    MEMORY_SELECT,
+    REVISION_COLUMNS,
+    insert_sql,
+    memory_from_row,
+    memory_params,
+    revision_params,
+    scope_where,
+)
+
+# What a purge blanks in a revision: the content it drew on, and what quoted the turn.
+CONTENT_COLUMNS = ("state", "reason", "trigger_text")
+QUOTE_COLUMNS = ("reason", "trigger_text")
+
+
+def vanished(memory_id: str) -> StoreError:
+    return StoreError(f"memory {memory_id} vanished inside a transaction")
+
+
+class SQLTx:
+    """One transaction on the connection `conn` of `store`."""
+
+    # --- what a backend supplies ------------------------------------------------------
+    _ph: Callable[[str], str]  # a named placeholder in the driver's style
+    _IntegrityError: type[Exception]  # the driver's error for a violated constraint
+    _ROW_LOCK = ""  # appended to a read that must lock the row it finds
+    # Purge: put on and take off the mark that lets the append-only guard allow blanking
+    # content columns of one memory's revisions (parameter mid; the mark is this
+    # transaction's alone), and delete the scope's traces that saw the memory (parameters
+    # tenant, user, mid).
+    _MARK_PURGE: str
+    _UNMARK_PURGE: str
+    _DROP_TRACES_OF: str
+
+    def __init__(self, store: Store, conn: Any) -> None:
+        self.store = store
+        self.conn = conn
+
+    def _serialise(self, key: str) -> None:
+        """Make other writers of `key` (a slot, a statement) wait for this transaction,
+        even where no row exists yet to lock. Nothing here: a backend whose transactions
+        already serialise every writer (SQLite's BEGIN IMMEDIATE) needs no more."""
+
+    def _insert_row(self, params: dict[str, Any], terms: str) -> int:
+        """Insert the memory row (memory_params); its row key."""
+        raise NotImplementedError
+
+    def _update_row(self, params: dict[str, Any], terms: str | None) -> int:
+        """Replace the memory row (terms None: unchanged); its row key, or raise
+        vanished()."""
+        raise NotImplementedError
+
+    def _put_terms(self, mrow: int, scope: Scope, terms: str) -> None:
+        """Index the row's terms for full text (where they are not a column of it)."""
+        raise NotImplementedError
+
+    def put_vectors(self, mrow: int, vectors: dict[str, np.ndarray]) -> None:
+        raise NotImplementedError
+
+    def _delete_memory(self, scope: Scope, memory_id: str) -> None:
+        """Delete the memory row, its terms and its vectors."""
+        raise NotImplementedError
+
+    def _for_each(self, query: str, params: dict[str, Any], column: str,
+                  values: list[str]) -> None:
+        """Run `query` (a WHERE without its last condition) for the rows whose `column`
+        is one of `values`."""
+        raise NotImplementedError
+
+    # --- the shared part ----------------------------------------------------------------
+    def _fault(self, point: str) -> None:
+        """A failure injection point of a write (Store.fault_hook; tests crash here)."""
+        if self.store.fault_hook is not None:
+            self.store.fault_hook(point)
+
+    def _one(self, query: str, params: Any) -> Memory | None:
+        row = self.conn.execute(query, params).fetchone()
+        return memory_from_row(row) if row else None
+
+    def get(self, scope: Scope, memory_id: str, *, for_update: bool = False) -> Memory | None:
+        where, params = scope_where(scope, self._ph)
+        lock = self._ROW_LOCK if for_update else ""
+        return self._one(f"{MEMORY_SELECT} WHERE m.id = {self._ph('id')} AND {where}{lock}",
+                         {"id": memory_id, **params})
+
+    def find_slot(self, scope: Scope, slot: str) -> Memory | None:
+        # Serialised on the (exact scope, slot) key before reading, so that a concurrent
+        # writer of the same slot waits here and then reads what this transaction
+        # committed even if no row existed yet.
+        self._serialise("slot\x1f" + scope.key() + "\x1f" + slot)
+        where, params = scope_where(scope, self._ph, exact=True)
+        return self._one(
+            f"{MEMORY_SELECT} WHERE {where} AND m.slot = {self._ph('slot')} "
+            "AND m.status IN ('active', 'pending', 'expired') "
+            f"ORDER BY m.status = 'active' DESC, m.updated_at DESC LIMIT 1{self._ROW_LOCK}",
+            {"slot": slot, **params})
+
+    def find_duplicate(self, scope: Scope, content_hash: str, kind: str) -> Memory | None:
+        # Same reason as find_slot: two identical remembers must not both insert.
+        self._serialise("dup\x1f" + scope.key() + "\x1f" + content_hash + "\x1f" + kind)
+        where, params = scope_where(scope, self._ph, exact=True)
+        return self._one(
+            f"{MEMORY_SELECT} WHERE {where} AND m.content_hash = {self._ph('h')} "
+            f"AND m.kind = {self._ph('kind')} AND m.status = 'active' LIMIT 1",
+            {"h": content_hash, "kind": kind, **params})
+
+    def insert(self, memory: Memory, content_hash: str, terms: str,
+               vectors: dict[str, np.ndarray]) -> None:
+        try:
+            mrow = self._insert_row(memory_params(memory, content_hash), terms)
+        except self._IntegrityError as e:
+            raise ConflictError(f"cannot store memory {memory.id}: {e}") from None
+        self._fault("after_memory_row")
+        self._put_terms(mrow, memory.scope, terms)
+        self._fault("after_text_index")
+        self.put_vectors(mrow, vectors)
+        self._fault("after_vectors")
+
+    def update(self, memory: Memory, content_hash: str, terms: str | None,
+               vectors: dict[str, np.ndarray] | None) -> None:
+        try:
+            mrow = self._update_row(memory_params(memory, content_hash), terms)
+        except self._IntegrityError as e:
+            raise ConflictError(f"cannot update memory {memory.id}: {e}") from None
+        self._fault("after_memory_row")
+        if terms is not None:
+            self._put_terms(mrow, memory.scope, terms)
+        self._fault("after_text_index")
+        if vectors is not None:
+            self.put_vectors(mrow, vectors)
+        self._fault("after_vectors")
+
+    def insert_many(self, items: list[tuple[Memory, str, str, dict[str, np.ndarray]]]) -> None:
+        # Row at a time, inside the caller's single transaction: the bulk path where there
+        # are no round trips to save (in-process SQLite).
+        for memory, content_hash, terms, vectors in items:
+            self.insert(memory, content_hash, terms, vectors)
+
+    def append_revisions(self, revisions: list[Revision]) -> None:
+        for rev in revisions:
+            self.append_revision(rev)
+
+    def append_revision(self, revision: Revision) -> None:
+        try:
+            self.conn.execute(insert_sql("revisions", REVISION_COLUMNS, self._ph),
+                              revision_params(revision))
+        except self._IntegrityError as e:  # op_id taken: e.g. the same export imported twice
+            raise ConflictError(f"cannot record revision {revision.op_id}: {e}") from None
+        self._fault("after_revision")
+
+    def erase(self, scope: Scope, memory_id: str, tombstone: Revision) -> None:
+        self._delete_memory(scope, memory_id)
+        self._purge_history(scope, memory_id, (CONTENT_COLUMNS, None))
+        self.append_revision(tombstone)
+
+    def redact(self, scope: Scope, memory_id: str, blank: list[str], unquote: list[str],
+               note: Revision) -> None:
+        self._purge_history(scope, memory_id, (CONTENT_COLUMNS, blank),
+                            (QUOTE_COLUMNS, unquote))
+        self.append_revision(note)
+
+    def _purge_history(self, scope: Scope, memory_id: str,
+                       *blanks: tuple[tuple[str, ...], list[str] | None]) -> None:
+        """Set columns NULL in the memory's revisions (each: those of the op ids, or all
+        for None), then drop the traces that saw it: they may hold its erased text (the
+        injected block). Scoped: a memory id is only unique within its owner's rows."""
+        ph = self._ph
+        owner = {"mid": memory_id, "tenant": scope.tenant, "user": scope.user}
+        self.conn.execute(self._MARK_PURGE, {"mid": memory_id})
+        for columns, op_ids in blanks:
+            query = (f"UPDATE revisions SET {', '.join(c + ' = NULL' for c in columns)} "
+                     f"WHERE memory_id = {ph('mid')} AND tenant = {ph('tenant')} "
+                     f"AND user_id = {ph('user')}")
+            if op_ids is None:
+                self.conn.execute(query, owner)
+            else:
+                self._for_each(query, owner, "op_id", op_ids)
+        # Only if all went well is the mark taken off: an error aborts the transaction.
+        self.conn.execute(self._UNMARK_PURGE)
+        self.conn.execute(self._DROP_TRACES_OF, owner)
+
+    def id_in_use(self, memory_id: str) -> bool:
+        mid = self._ph("id")
+        row = self.conn.execute(
+            f"SELECT EXISTS (SELECT 1 FROM memories WHERE id = {mid}) "
+            f"OR EXISTS (SELECT 1 FROM revisions WHERE memory_id = {mid}) AS used",
+            {"id": memory_id}).fetchone()
+        return bool(row and row["used"])
+
+    def purged(self, scope: Scope, memory_id: str) -> bool:
+        ph = self._ph
+        row = self.conn.execute(
+            f"SELECT EXISTS (SELECT 1 FROM revisions WHERE memory_id = {ph('id')} AND "
+            f"tenant = {ph('tenant')} AND user_id = {ph('user')} AND op = 'purge') AS gone",
+            {"id": memory_id, "tenant": scope.tenant, "user": scope.user}).fetchone()
+        return bool(row and row["gone"])
+
+    def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
+        self._for_each(f"DELETE FROM traces WHERE tenant = {self._ph('tenant')} AND "
+                       f"user_id = {self._ph('user')}",
+                       {"tenant": scope.tenant, "user": scope.user}, "trace_id", trace_ids)
