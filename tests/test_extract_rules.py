@@ -122,7 +122,8 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("I live in a small apartment", [_c(None, None, "fact")]),
     ("我住在一个小公寓里", [_c(None, None, "fact")]),
     ("I live in fear of spiders", [_c(None, None, "fact")]),
-    ("我家在学校旁边", NONE),
+    # A fact about the user with no slot: an open-vocabulary statement (issue 18).
+    ("我家在学校旁边", [_c(None, None, "fact")]),
     ("I moved to Paris last week.", [_c("user.location", "Paris", "profile", com=True)]),
     ("I moved to New York City in 2021",
      [_c("user.location", "New York City", "profile", com=True)]),
@@ -355,8 +356,8 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
      [_c("diet.restriction", None, "profile", replaces="vegetarian",
          flags=["negative_only"])]),
     ("小李以后通知都发微信", [_c(None, None, "fact", subject="小李", flags=["third_party"])]),
-    # Not memory commands (and nothing the rules store).
-    ("我的电脑，系统：Windows 11", NONE),
+    # Not memory commands; the first is a plain fact about the user (open vocabulary).
+    ("我的电脑，系统：Windows 11", [_c(None, None, "fact")]),
     ("资料更新后请用邮件通知我", NONE),
     # A fact about the user, but "email" without a notification cue is not a channel.
     ("my email is alice@example.com", [_c(None, None, "fact")]),

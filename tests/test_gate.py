@@ -29,6 +29,7 @@ from memvault.gate import (
     decide,
     screen,
 )
+from memvault.gatetypes import MESSAGES
 from memvault.model import Memory, Scope
 
 T0 = 1_700_000_000_000
@@ -400,9 +401,9 @@ def test_decision_to_dict_is_json() -> None:
 
 
 def test_every_reason_has_a_message_and_informational_reasons_never_stage() -> None:
-    assert set(gate._MESSAGES) == set(Reason)
+    assert set(MESSAGES) == set(Reason)
     informational = {R.PII_REDACTED, R.PII_ALLOWED, R.COMMAND_COMPLETE, R.TARGET_EXPIRED,
-                     R.RESTATED, R.SUPERSEDES}
+                     R.RESTATED, R.SUPERSEDES, R.TOPIC_MATCH, R.RETRACTED}
     assert not gate.STAGE_REASONS & informational
     assert R.COMMAND_LIKE in gate.STAGE_REASONS and R.FROZEN_TARGET not in gate.STAGE_REASONS
 
@@ -427,20 +428,35 @@ def test_policy_refuses_nonsense(kw: dict[str, Any]) -> None:
         GatePolicy(**kw)
 
 
-def test_gate_does_no_io() -> None:
-    # The gate must stay a pure policy: only pure modules may be imported.
-    tree = ast.parse(Path(gate.__file__).read_text(encoding="utf-8"))
+def _imports(path: Path) -> tuple[set[str], set[str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     modules = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             modules |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             modules.add("." * node.level + (node.module or ""))
+    return modules, {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def test_gate_does_no_io() -> None:
+    # The gate must stay a pure policy: only pure modules may be imported, and what it
+    # reads a statement with (its vocabulary, understand/) is pure text processing too.
+    src = Path(gate.__file__).parent
+    modules, names = _imports(src / "gate.py")
     allowed = {"__future__", "math", "unicodedata", "collections.abc", "dataclasses", "enum",
-               "typing", ".model", ".safety.instructions", ".safety.pii", ".validate"}
+               "typing", ".model", ".safety.instructions", ".safety.pii", ".validate",
+               ".gatetypes", ".understand.relate"}
     assert modules <= allowed, modules - allowed
-    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     assert not names & {"open", "print", "input", "time", "datetime"}
+    text_only = {"__future__", "re", "difflib", "collections.abc", "dataclasses", "enum",
+                 "typing", "jieba", ".model", ".safety.instructions", ".safety.pii",
+                 ".validate", ".understand.relate", ".discourse", ".stance", ".topics",
+                 "..textindex"}
+    for path in [src / "gatetypes.py", *sorted((src / "understand").glob("*.py"))]:
+        modules, names = _imports(path)
+        assert modules <= text_only, (path.name, modules - text_only)
+        assert not names & {"open", "print", "input", "time", "datetime"}, path.name
 
 
 def test_decide_is_deterministic_and_leaves_inputs_alone() -> None:

@@ -20,7 +20,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
                "memvault.eval")),
     ("package", ("memvault",)),  # memvault/__init__.py: the public names
     ("facade", ("memvault.vault",)),
-    ("paths", ("memvault.writepath", "memvault.lifecycle", "memvault.portability",
+    ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
+               "memvault.portability",
                "memvault.layers.assemble", "memvault.layers.graph",
                "memvault.layers.section", "memvault.layers.shortterm",
                "memvault.layers.summarize")),

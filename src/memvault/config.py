@@ -98,6 +98,9 @@ class Context(_Strict):
     lang: Literal["en", "zh"] = "en"
     # Recalled memories offered to the renderer; the budget decides how many fit.
     max_items: int = Field(20, ge=1, le=500)
+    # A raw turn whose request is not in effect (blocked, pending review, rejected, taken
+    # back, superseded): shown with its status, after what is current, or left out.
+    unapplied_turns: Literal["annotate", "omit"] = "annotate"
 
 
 PiiAction = Literal["redact", "stage", "allow"]

@@ -28,6 +28,7 @@ class ContextItem:
     scope: str = ""                # Scope.key(): superseding only happens within a scope
     origin: str | None = None      # where it was said, e.g. "agent=support,session=s1"
     note: str | None = None        # a turn's fate (turnnotes.py): rendered from _T, never raw
+    topic: str | None = None       # what it is about when no slot names it
 
     @classmethod
     def from_memory(cls, m: Memory, score: float = 0.0) -> ContextItem:
@@ -38,7 +39,7 @@ class ContextItem:
                    confidence=m.confidence, date=date or None,
                    updated_at=m.updated_at or m.recorded_at, score=score, slot=m.slot,
                    value=m.value, version=m.version, scope=m.scope.key(),
-                   origin=origin or None)
+                   origin=origin or None, topic=m.topic)
 
     @classmethod
     def from_hit(cls, hit: Hit) -> ContextItem:

@@ -16,6 +16,15 @@ Rules, in the order they run (the first three end the decision):
 3. duplicate -> NOOP (the caller may reinforce): an identical active memory; or the slot
    already holds the same value and the candidate is not an explicit, newer user statement
    (`same_value`).
+3b. the memories the semantic lookup matched (GateState.matches), when no slot value
+   decides: understand/relate.py says whether the candidate restates one (NOOP
+   `restates`), changes or contradicts one (its target: UPDATE under the conflict rules
+   below, `topic_match`), takes one back (FORGET under the same rules, `retracted`;
+   several as close: STAGE `ambiguous_target`; none: NOOP `no_target`), or is new. An
+   `tentative` candidate (a sentence kept only if it changes something) that is new is a
+   NOOP `not_a_statement`. An extractor's own reading (Candidate.intent, the LLM's) is
+   taken instead, but its target must be one of the matches (else STAGE
+   `unknown_target`).
 4. the remaining checks all run and their reasons are collected:
    frozen target (slot or conflicting same-subject memory) -> BLOCK;
    instruction-like text -> stage; command-like text -> stage unless it is a complete
@@ -24,8 +33,9 @@ Rules, in the order they run (the first three end the decision):
    threshold -> stage; a different value for the slot or the same subject -> UPDATE only
    when explicit, from the user and not older, else stage with both sides linked.
 5. BLOCK if anything frozen was hit (its reasons also list every other concern found, for
-   the record of the attempt), else STAGE if any stage reason, else UPDATE (the slot has
-   a current memory) or ADD. Informational reasons (pii_redacted, command_complete,
+   the record of the attempt), else STAGE if any stage reason (its target: what approving
+   it changes), else FORGET (a retraction), else UPDATE (the slot's current memory, or
+   the matched one) or ADD. Informational reasons (pii_redacted, command_complete,
    restated, target_expired, supersedes, pii_allowed) never change the action.
 
 Source legitimacy: user_explicit > admin_manual (operator role required) > document, tool,
@@ -37,274 +47,28 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from typing import Any
 
-from .model import Kind, Memory, Source
+from .gatetypes import (
+    MESSAGES,
+    SOURCE_RANK,
+    STAGE_REASONS,
+    Action,
+    Candidate,
+    Decision,
+    GatePolicy,
+    GateState,
+    MemoryView,
+    Reason,
+)
+from .model import Kind, Source
 from .safety.instructions import InstructionFinding, scan
-from .safety.pii import PLACEHOLDERS, PiiFinding, find_pii, redact
-from .validate import MAX_CONTENT_CHARS
+from .safety.pii import PiiFinding, find_pii, redact
+from .understand.relate import Match, Related, Relation, relate
 
 __all__ = ["SOURCE_RANK", "STAGE_REASONS", "Action", "Candidate", "Decision", "GatePolicy",
            "GateState", "MemoryView", "Reason", "Screened", "decide", "screen"]
-
-
-class Action(StrEnum):
-    ADD = "add"          # store as a new active memory
-    UPDATE = "update"    # new version of Decision.target_id (the slot's current memory)
-    NOOP = "noop"        # already known; the caller may reinforce Decision.target_id
-    STAGE = "stage"      # store as pending for review, with reasons and links
-    BLOCK = "block"      # refused because of what it would touch; the caller records it
-    REJECT = "reject"    # invalid input; nothing is stored
-
-
-class Reason(StrEnum):
-    # reject
-    EMPTY = "empty"
-    TOO_LONG = "too_long"
-    BAD_SOURCE = "bad_source"
-    BAD_KIND = "bad_kind"
-    BAD_CONFIDENCE = "bad_confidence"
-    ALREADY_EXPIRED = "already_expired"
-    ADMIN_WITHOUT_OPERATOR = "admin_without_operator"
-    # block
-    SCOPE_MISMATCH = "scope_mismatch"
-    FROZEN_TARGET = "frozen_target"
-    # noop
-    DUPLICATE = "duplicate"
-    SAME_VALUE = "same_value"
-    # stage
-    PII_STAGED = "pii_staged"
-    INJECTION_LIKE = "injection_like"
-    COMMAND_LIKE = "command_like"
-    INCOMPLETE_UPDATE = "incomplete_update"
-    SOURCE_UNTRUSTED = "source_untrusted"
-    INFERRED_LOW_CONFIDENCE = "inferred_low_confidence"
-    LOW_CONFIDENCE = "low_confidence"
-    CONFLICT_NOT_EXPLICIT = "conflict_not_explicit"
-    CONFLICT_OLDER = "conflict_older"
-    SOURCE_OUTRANKED = "source_outranked"
-    # informational (recorded, do not change the action)
-    PII_REDACTED = "pii_redacted"
-    PII_ALLOWED = "pii_allowed"
-    COMMAND_COMPLETE = "command_complete"
-    TARGET_EXPIRED = "target_expired"
-    RESTATED = "restated"
-    SUPERSEDES = "supersedes"
-
-
-STAGE_REASONS = frozenset({
-    Reason.PII_STAGED, Reason.INJECTION_LIKE, Reason.COMMAND_LIKE, Reason.INCOMPLETE_UPDATE,
-    Reason.SOURCE_UNTRUSTED, Reason.INFERRED_LOW_CONFIDENCE, Reason.LOW_CONFIDENCE,
-    Reason.CONFLICT_NOT_EXPLICIT, Reason.CONFLICT_OLDER, Reason.SOURCE_OUTRANKED})
-
-_MESSAGES: dict[Reason, str] = {
-    Reason.EMPTY: "the content is empty",
-    Reason.TOO_LONG: "the content is longer than the policy allows",
-    Reason.BAD_SOURCE: "the source is not a known source",
-    Reason.BAD_KIND: "the kind is not a known kind",
-    Reason.BAD_CONFIDENCE: "confidence must be a number in 0..1",
-    Reason.ALREADY_EXPIRED: "the memory would already be expired",
-    Reason.ADMIN_WITHOUT_OPERATOR: "source admin_manual requires an operator role",
-    Reason.SCOPE_MISMATCH: "the state was read for another scope",
-    Reason.FROZEN_TARGET: "it would change a frozen memory",
-    Reason.DUPLICATE: "an identical active memory exists",
-    Reason.SAME_VALUE: "the slot already holds this value",
-    Reason.PII_STAGED: "it contains sensitive data the policy sends to review",
-    Reason.INJECTION_LIKE: "the text reads like instructions to a model",
-    Reason.COMMAND_LIKE: "the text reads like a memory command, which is never executed",
-    Reason.INCOMPLETE_UPDATE: "an update must name both the slot and the new value",
-    Reason.SOURCE_UNTRUSTED: "the policy reviews everything from this source",
-    Reason.INFERRED_LOW_CONFIDENCE: "inferred, and below the confidence threshold after "
-                                    "the inference discount",
-    Reason.LOW_CONFIDENCE: "below the confidence threshold",
-    Reason.CONFLICT_NOT_EXPLICIT: "it contradicts an active memory and is not an explicit "
-                                  "statement of the user",
-    Reason.CONFLICT_OLDER: "it contradicts a newer active memory",
-    Reason.SOURCE_OUTRANKED: "the memory it contradicts comes from a more legitimate source",
-    Reason.PII_REDACTED: "sensitive data was replaced by placeholders",
-    Reason.PII_ALLOWED: "sensitive data kept as the policy allows",
-    Reason.COMMAND_COMPLETE: "command-like, accepted as a complete explicit statement of "
-                             "the user",
-    Reason.TARGET_EXPIRED: "the current value had expired",
-    Reason.RESTATED: "the same value, restated by the user",
-    Reason.SUPERSEDES: "it replaces a contradicting memory of the same subject",
-}
-
-# Higher wins. import is a restore of exported data; through the gate it is treated like
-# any other document.
-SOURCE_RANK: dict[str, int] = {
-    Source.USER_EXPLICIT: 3, Source.ADMIN_MANUAL: 2, Source.DOCUMENT: 1, Source.TOOL: 1,
-    Source.IMPORT: 1, Source.SYSTEM_INFERRED: 0,
-}
-
-_PII_ACTIONS = ("redact", "stage", "allow")
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A memory someone wants stored. Times are epoch ms.
-
-    explicit: the user stated it directly (not paraphrased, guessed or quoted).
-    observed_at: when the statement was made; None means now (newer than anything stored).
-    subject: what the statement is about ("medication"), for same-subject conflicts
-    between memories without a common slot.
-    """
-
-    content: str
-    slot: str | None = None
-    value: Any = None
-    kind: str | None = None            # None: preference with a slot, fact without
-    source: str = Source.USER_EXPLICIT.value
-    confidence: float = 1.0
-    source_text: str | None = None
-    actor: str = ""
-    actor_role: str = "user"
-    explicit: bool = False
-    scope_key: str = ""                # Scope.key() of the write
-    subject: str | None = None
-    expires_at: int | None = None
-    observed_at: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryView:
-    """The parts of a stored memory the gate looks at."""
-
-    id: str
-    content: str
-    value: Any = None
-    slot: str | None = None
-    kind: str | None = None
-    subject: str | None = None
-    version: int = 1
-    frozen: bool = False
-    source: str = Source.USER_EXPLICIT.value
-    recorded_at: int = 0
-    updated_at: int = 0
-    expires_at: int | None = None
-    # When the stored statement was made, if known (a replayed conversation's message
-    # time): "newer" compares what was said when, not when it reached the store.
-    said_at: int | None = None
-
-    @classmethod
-    def of(cls, m: Memory, subject: str | None = None) -> MemoryView:
-        """From a Memory; the subject defaults to metadata["subject"]."""
-        subj = subject if subject is not None else m.metadata.get("subject")
-        return cls(id=m.id, content=m.content, value=m.value, slot=m.slot, kind=m.kind,
-                   subject=subj if isinstance(subj, str) else None, version=m.version,
-                   frozen=m.frozen, source=m.source, recorded_at=m.recorded_at,
-                   updated_at=m.updated_at, expires_at=m.expires_at,
-                   said_at=said if isinstance(said := m.metadata.get("said_at"), int)
-                   and not isinstance(said, bool) else None)
-
-
-@dataclass(frozen=True, slots=True)
-class GateState:
-    """What the store holds that the candidate could touch, read in the write transaction.
-
-    current: the active memory of the candidate's slot, if any.
-    same_subject: other active memories whose subject is the candidate's subject.
-    duplicate_id: an active memory identical to the candidate AS IT WILL BE STORED (look it
-    up with the content `screen()` returns, or a redacted candidate never matches).
-    now: the time of the write, epoch ms (expiry checks are skipped when None).
-    scope_key: Scope.key() the state was read for; "" skips the check.
-    """
-
-    current: MemoryView | None = None
-    same_subject: tuple[MemoryView, ...] = ()
-    duplicate_id: str | None = None
-    now: int | None = None
-    scope_key: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class GatePolicy:
-    """The gate's knobs. Defaults follow the seed article: inferred facts count half, and
-    with a 0.6 threshold that means no inferred fact is activated without review.
-
-    inferred_confidence_discount: multiplier for system_inferred confidence (models
-      overrate themselves: "the user likes coffee" at 0.98 from a shared article).
-    stage_below_confidence: effective confidence below this is staged, for every source.
-    pii: per kind (phone, id_number, card, email): "redact" (default), "stage" or "allow".
-    max_content_chars: longer content is rejected.
-    operator_roles: actor roles allowed to write source admin_manual.
-    stage_sources: sources whose candidates always go to review (e.g. {"tool"}).
-    """
-
-    inferred_confidence_discount: float = 0.5
-    stage_below_confidence: float = 0.6
-    pii: Mapping[str, str] = field(default_factory=lambda: dict.fromkeys(PLACEHOLDERS,
-                                                                          "redact"))
-    max_content_chars: int = MAX_CONTENT_CHARS
-    operator_roles: frozenset[str] = frozenset({"admin", "operator"})
-    stage_sources: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        for name in ("inferred_confidence_discount", "stage_below_confidence"):
-            x = getattr(self, name)
-            if not isinstance(x, int | float) or isinstance(x, bool) or not 0.0 <= x <= 1.0:
-                raise ValueError(f"GatePolicy.{name}: expected a number in 0..1, got {x!r}")
-        unknown = set(self.pii) - set(PLACEHOLDERS)
-        if unknown:
-            raise ValueError(f"GatePolicy.pii: unknown kind(s) {sorted(unknown)}")
-        bad = {k: a for k, a in self.pii.items() if a not in _PII_ACTIONS}
-        if bad:
-            raise ValueError(f"GatePolicy.pii: actions must be one of {_PII_ACTIONS}, got {bad}")
-        if self.max_content_chars < 1:
-            raise ValueError("GatePolicy.max_content_chars: must be >= 1")
-
-    def pii_action(self, kind: str) -> str:
-        return self.pii.get(kind, "redact")
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What to do with a candidate, and why.
-
-    content, value, source_text: what to store (redacted when the policy says so); store
-      these, never the candidate's originals.
-    confidence: the effective confidence (after the inference discount) to store.
-    target_id: the memory to update (update, and stage on a slot that has a value), the
-      duplicate (noop), or the frozen memory (block).
-    links: memories a staged conflict contradicts (the reviewer sees both sides).
-    supersedes: memories without the candidate's slot that an accepted candidate replaces
-      (mark them superseded in the same transaction).
-    pii: sensitive spans found in the ORIGINAL content (kinds only, never the values).
-    flags: (field, finding) for command/injection matches; field is content, source_text
-      or value, and the span indexes that field as stored (after redaction).
-    """
-
-    action: Action
-    reasons: tuple[Reason, ...]
-    content: str
-    value: Any
-    source_text: str | None
-    confidence: float
-    target_id: str | None = None
-    links: tuple[str, ...] = ()
-    supersedes: tuple[str, ...] = ()
-    message: str = ""
-    pii: tuple[PiiFinding, ...] = ()
-    flags: tuple[tuple[str, InstructionFinding], ...] = ()
-
-    @property
-    def status(self) -> str | None:
-        """The status to store the candidate with, or None when nothing is stored."""
-        return {Action.ADD: "active", Action.UPDATE: "active",
-                Action.STAGE: "pending"}.get(self.action)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action.value, "reasons": [r.value for r in self.reasons],
-                "content": self.content, "value": self.value, "source_text": self.source_text,
-                "confidence": self.confidence, "target_id": self.target_id,
-                "links": list(self.links), "supersedes": list(self.supersedes),
-                "message": self.message,
-                "pii": [{"kind": f.kind, "start": f.start, "end": f.end} for f in self.pii],
-                "flags": [{"field": name, "kind": f.kind, "code": f.code, "start": f.start,
-                           "end": f.end} for name, f in self.flags]}
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -425,13 +189,35 @@ def _expired(view: MemoryView, now: int | None) -> bool:
 def _message(action: Action, reasons: list[Reason]) -> str:
     if not reasons:
         return f"{action.value}: passed every check"
-    return f"{action.value}: " + "; ".join(f"{_MESSAGES[r]} ({r.value})" for r in reasons)
+    return f"{action.value}: " + "; ".join(f"{MESSAGES[r]} ({r.value})" for r in reasons)
 
 
 def _add(reasons: list[Reason], *new: Reason) -> None:
     for r in new:
         if r not in reasons:
             reasons.append(r)
+
+
+def _relation(c: Candidate, cur: MemoryView | None, state: GateState,
+              policy: GatePolicy) -> Related | None:
+    """What the candidate does to the memories it matched, or None when the slot's
+    current value decides (a slot with a value, and not a retraction)."""
+    if c.intent == "add":
+        return Related(Relation.NEW)
+    if c.intent in ("update", "forget"):
+        rel = Relation.UPDATE if c.intent == "update" else Relation.FORGET
+        return Related(rel, c.intent_target)
+    if cur is not None and c.retraction is None:
+        return None
+    if c.subject not in (None, "user"):
+        return None  # about someone else: it changes nothing the user holds
+    # A memory of another slot is not this statement's business; nor is the slot's own
+    # (not active) value, which the slot rules handle.
+    matches = [Match(view.id, view.content, score, dense)
+               for view, score, dense in state.matches
+               if not (c.slot is not None and view.slot is not None)]
+    return relate(c.source_text or c.content, matches, retraction=c.retraction,
+                  thresholds=policy.thresholds)
 
 
 # --- the decision --------------------------------------------------------------------------
@@ -492,6 +278,20 @@ def decide(candidate: Candidate, state: GateState | None = None,
             return out(Action.NOOP, [*reasons, Reason.SAME_VALUE], target_id=cur.id)
         restated = True
 
+    # 3b. the memory the candidate concerns by meaning, when no slot value decides it:
+    # restated, changed, contradicted or taken back (understand/relate.py).
+    if c.intent == "none":  # the extractor's own reading: nothing to keep
+        return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
+    rel = _relation(c, cur, state, policy)
+    views = {view.id: view for view, _, _ in state.matches}
+    if rel is not None:
+        if rel.relation == Relation.NO_TARGET:
+            return out(Action.NOOP, [*reasons, Reason.NO_TARGET])
+        if rel.relation == Relation.SAME and rel.target_id in views:
+            return out(Action.NOOP, [*reasons, Reason.RESTATES], target_id=rel.target_id)
+        if rel.relation == Relation.NEW and c.tentative:
+            return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
+
     # 4. everything else, reasons collected in rule order.
     frozen_id: str | None = None
     if cur is not None and cur.frozen:
@@ -547,6 +347,22 @@ def decide(candidate: Candidate, state: GateState | None = None,
         elif not _claims_equal(s.content, s.value, cur):
             conflict(cur)
 
+    # The matched memory a change or a retraction is about, once the gate allows it.
+    matched: MemoryView | None = None
+    if rel is not None and rel.relation == Relation.AMBIGUOUS:
+        _add(reasons, Reason.AMBIGUOUS_TARGET)
+        links += [i for i in rel.links if i not in links]
+    elif rel is not None and rel.relation in (Relation.UPDATE, Relation.FORGET):
+        view = views.get(rel.target_id or "")
+        if view is None:
+            _add(reasons, Reason.UNKNOWN_TARGET)  # an extractor named what was not found
+        elif view.frozen:
+            frozen_id = frozen_id or view.id
+        elif conflict(view):
+            matched = view
+        elif view.id not in links:
+            links.append(view.id)
+
     if c.subject is not None:
         for view in state.same_subject:
             if cur is not None and view.id == cur.id:
@@ -575,7 +391,16 @@ def decide(candidate: Candidate, state: GateState | None = None,
         return out(Action.BLOCK, [*s.reasons, Reason.FROZEN_TARGET, *rs],
                    target_id=frozen_id, **kw)
     if staged:
-        return out(Action.STAGE, reasons, target_id=cur.id if cur else None, links=links, **kw)
+        # The target is what approving it changes: the slot's value, or the memory the
+        # lookup matched (review_approve applies it there, never beside it).
+        aim = cur.id if cur else (rel.target_id if rel is not None
+                                  and rel.target_id in views else None)
+        return out(Action.STAGE, reasons, target_id=aim, links=links, **kw)
+    if matched is not None and rel is not None and rel.relation == Relation.FORGET:
+        return out(Action.FORGET, [*reasons, Reason.RETRACTED], target_id=matched.id, **kw)
+    if cur is None and matched is not None:
+        return out(Action.UPDATE, [*reasons, Reason.TOPIC_MATCH], target_id=matched.id,
+                   supersedes=supersedes, **kw)
     if cur is not None:
         return out(Action.UPDATE, reasons, target_id=cur.id, supersedes=supersedes, **kw)
     return out(Action.ADD, reasons, supersedes=supersedes, **kw)

@@ -116,6 +116,8 @@ class Memory:
     embedding_model: str | None = None
     created_at: int = 0
     updated_at: int = 0
+    # What the memory is about when no slot names it ("quiet cafes"): understand/topics.py.
+    topic: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -145,7 +147,9 @@ class Memory:
 # Fields a rollback restores. Bookkeeping (version, timestamps, frozen) is not "state".
 STATE_FIELDS = ("kind", "content", "slot", "value", "tags", "metadata", "source",
                 "source_text", "source_ref", "confidence", "status", "valid_from",
-                "valid_to", "expires_at")
+                "valid_to", "expires_at", "topic")
+# State fields a revision written before they existed may lack (read as None).
+LATER_STATE_FIELDS = frozenset({"topic"})
 
 
 @dataclass(slots=True)

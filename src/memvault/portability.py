@@ -17,11 +17,13 @@ from .core import Core
 from .engine import Engine
 from .errors import ConflictError, ScopeError, ValidationError
 from .ids import content_hash
-from .model import Memory, Op, Revision, Scope
+from .model import LATER_STATE_FIELDS, Memory, Op, Revision, Scope
 from .textindex import memory_index_text
 
 EXPORT_FORMAT = "memvault-export"
-EXPORT_FORMAT_VERSION = 1
+# 2: memories carry `topic`. Version 1 exports (no topic) still import.
+EXPORT_FORMAT_VERSION = 2
+READABLE_VERSIONS = frozenset({1, 2})
 
 
 def export_jsonl(core: Core, scope: Any, out: IO[str]) -> int:
@@ -120,6 +122,8 @@ def _inside(sc: Scope, within: Scope | None) -> bool:
 
 
 _MEMORY_FIELDS = frozenset(f.name for f in fields(Memory))
+# What a memory of an older export version may lack.
+_LATER_FIELDS = LATER_STATE_FIELDS
 _REVISION_FIELDS = frozenset(f.name for f in fields(Revision))
 
 
@@ -136,6 +140,7 @@ def _check_fields(m: dict[str, Any]) -> None:
     v.version(m["version"])
     if m["slot"] is not None:
         v.slot(m["slot"])
+    v.topic(m.get("topic"))
     for f in ("recorded_at", "created_at", "updated_at"):
         v.epoch_ms(m[f], f)
     for f in ("valid_from", "valid_to", "expires_at"):
@@ -190,7 +195,7 @@ def parse_export(lines: Iterable[str], within: Scope | None = None
     if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
         raise ValidationError(f"import: not a memvault export (line 1 must be the header, "
                               f'with "format": "{EXPORT_FORMAT}")')
-    if header.get("format_version") != EXPORT_FORMAT_VERSION:
+    if header.get("format_version") not in READABLE_VERSIONS:
         raise ValidationError(f"import: unsupported format_version {header.get('format_version')}")
     seen: set[Any] = set()
     for n, line in enumerate(it, start=2):
@@ -208,7 +213,8 @@ def parse_export(lines: Iterable[str], within: Scope | None = None
             owner: Scope | None = None
             if rec.get("memory") is not None:
                 m = rec["memory"]
-                if not isinstance(m, dict) or set(m) != _MEMORY_FIELDS:
+                if not isinstance(m, dict) or not (
+                        _MEMORY_FIELDS - _LATER_FIELDS <= set(m) <= _MEMORY_FIELDS):
                     raise ValidationError("the memory's fields are not those of an export")
                 owner = v.scope(m["scope"])
                 if not _inside(owner, within):

@@ -54,6 +54,11 @@ _lock = threading.Lock()
 _stemmer = snowballstemmer.stemmer("english")
 
 
+def stem(word: str) -> str:
+    """The Snowball stem of one English word (what index terms are made of)."""
+    return _stem(word)
+
+
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     with _lock:  # snowballstemmer objects are not thread-safe

@@ -137,6 +137,24 @@ def slot(value: Any) -> str | None:
     return value
 
 
+MAX_TOPIC_CHARS = 64
+_TOPIC = re.compile(r"^[^\x00-\x1f\x7f\u2028\u2029<>]{1,64}\Z")
+
+
+def topic(value: Any) -> str | None:
+    """What a memory is about, in a few words ("quiet cafes"): one line of visible text,
+    without angle brackets (it is printed in the context section like a slot)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValidationError(f"topic: expected text, got {type(value).__name__}")
+    if not _TOPIC.match(value) or not visible(value) or value != value.strip():
+        raise ValidationError(f"topic: {value!r} is not a topic (one line of at most "
+                              f"{MAX_TOPIC_CHARS} visible characters, no < or >, no "
+                              "surrounding spaces)")
+    return value
+
+
 def slot_value(slot_: str | None, value: Any) -> None:
     """A slot's value must show: a blank one would look like a cleared slot but keep it."""
     if slot_ is not None and isinstance(value, str) and not visible(value):

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 import platformdirs
 
-from . import lifecycle, portability, writepath
+from . import lifecycle, portability, review, writepath
 from . import validate as v
 from .config import Strategy, Weights, load_strategy
 from .core import Core
@@ -186,19 +186,19 @@ class Vault:
                                  expected_version=expected_version)
 
     def review_list(self, scope: Scope | dict[str, str], *, limit: int = 100) -> list[Memory]:
-        return writepath.review_list(self.engine, scope, limit=limit)
+        return review.review_list(self.engine, scope, limit=limit)
 
     def review_show(self, scope: Scope | dict[str, str], memory_id: str) -> dict[str, Any]:
-        return writepath.review_show(self.engine, scope, memory_id)
+        return review.review_show(self.engine, scope, memory_id)
 
     def review_approve(self, scope: Scope | dict[str, str], memory_id: str, *,
                        actor: str | None = None, reason: str | None = None) -> Memory:
-        return writepath.review_approve(self.engine, scope, memory_id, actor=actor,
+        return review.review_approve(self.engine, scope, memory_id, actor=actor,
                                         reason=reason)
 
     def review_reject(self, scope: Scope | dict[str, str], memory_id: str, *,
                       actor: str | None = None, reason: str | None = None) -> Memory:
-        return writepath.review_reject(self.engine, scope, memory_id, actor=actor,
+        return review.review_reject(self.engine, scope, memory_id, actor=actor,
                                        reason=reason)
 
     # --- governance (writes/mutations.py, writes/erase.py) ---------------------------------

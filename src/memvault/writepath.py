@@ -23,13 +23,16 @@ from typing import Any
 from . import gate
 from . import validate as v
 from .engine import Engine
-from .errors import ConflictError, FrozenError, NotFoundError, ValidationError
-from .ids import content_hash, memory_hash
-from .model import Memory, Op, Revision, Scope, Status
-from .reads import records
+from .errors import ConflictError, ValidationError
+from .ids import content_hash
+from .model import Kind, Op, Revision, Scope, Status
+from .reads.related import NOT_MATCHED
 from .safety.pii import redact
+from .store import ListFilter
 from .timeutil import MAX_MS, duration_ms
-from .turnnotes import turn_id, with_turn
+from .turnnotes import with_turn
+from .understand.discourse import settles
+from .understand.topics import topic_of
 from .writes import prepare, prepare_items
 
 
@@ -117,12 +120,16 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     for r in eng.writes.remember_many(turns, actor=actor, reason="observed turn",
                                       batch=256, progress=None):
         result.turns.append(r.memory.id)
+    changed: dict[str | None, list[str]] = {}  # turn -> memories its sentences changed
     for c in candidates:
         # The turn it was read from: purging that turn erases what was made from it.
         turn = _turn_of(c, msgs, result.turns)
-        result.outcomes.append(_gated_write(eng, sc, c, actor=actor, actor_role=actor_role,
-                                            source_ref=ref, policy=policy,
-                                            metadata={"turn_id": turn} if turn else None))
+        o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
+                         policy=policy, metadata={"turn_id": turn} if turn else None,
+                         continues=changed.get(turn, []))
+        if o.action == "updated" and o.memory_id:
+            changed.setdefault(turn, []).append(o.memory_id)
+        result.outcomes.append(o)
     return result
 
 
@@ -225,22 +232,45 @@ def gate_policy(eng: Engine) -> gate.GatePolicy:
 def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_role: str,
                  source_ref: str | None, policy: gate.GatePolicy,
                  tags: list[str] | None = None, metadata: dict[str, Any] | None = None,
-                 reason: str | None = None, expected_version: int | None = None) -> Outcome:
+                 reason: str | None = None, expected_version: int | None = None,
+                 continues: list[str] | None = None) -> Outcome:
+    """`continues`: memories earlier sentences of the same message changed; a later
+    sentence that announces a change goes on with them ("Dropped Spanish. It's Japanese
+    on Duolingo now")."""
     now = eng.core.clock()
     ttl_ms = duration_ms(c.ttl) if getattr(c, "ttl", None) else None
     said_at = getattr(c, "at", None)
     # A shelf life runs from when it was said (replayed conversations), not from now.
     expires = min((said_at or now) + ttl_ms, MAX_MS) if ttl_ms else None
     extra = candidate_metadata(c, metadata)
+    retraction = getattr(c, "retraction", None)
     cand = gate.Candidate(content=c.content, slot=c.slot, value=c.value, kind=c.kind,
                           source=c.source, confidence=c.confidence, source_text=c.source_text,
                           actor=actor or eng.core.actor, actor_role=actor_role,
                           explicit=bool(c.explicit), scope_key=sc.key(), subject=c.subject,
-                          expires_at=expires, observed_at=said_at)
+                          expires_at=expires, observed_at=said_at,
+                          topic=getattr(c, "topic", None), retraction=retraction,
+                          tentative=bool(getattr(c, "tentative", False)),
+                          intent=getattr(c, "intent", None),
+                          intent_target=getattr(c, "intent_target", None))
     # Redaction reads content, value and source_text only, so it (and the embedding of
     # what will be stored) can run before the transaction.
     screened = gate.screen(cand, policy)
     vectors = eng.core.vectors([screened.content])[0]
+    # The memories it may concern, by meaning (the read core), looked up before the
+    # transaction and read again inside it. A memory of the user's other sessions counts:
+    # a change of mind is about the user, whichever conversation it was said in.
+    user = Scope(sc.tenant, sc.user, sc.agent)
+    topic = c.topic or (topic_of(screened.content) if c.slot is None else None)
+    found = eng.reads.related(sc, screened.content, vectors, topic=topic, slot=c.slot)
+    # Named too little to match, but continuing or settling a change: what the same
+    # message changed, else what the conversation changed last ("changed my mind again:
+    # Inverness"). Offered at the change threshold: only a statement of change takes it.
+    offered = list(continues or [])
+    if not offered and settles(c.source_text or c.content):
+        offered = _last_changed(eng, user, now)
+    derived = _made_from(eng, user, [r.memory.id for r in found]) if retraction is not None \
+        else {}
     with eng.core.store.transaction() as tx:
         eng.writes.check_sources(tx, sc, extra)
         slot = c.slot
@@ -261,44 +291,79 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         kind = c.kind or ("preference" if slot else "fact")
         cand = replace(cand, slot=slot, kind=kind)
         dup = tx.find_duplicate(sc, content_hash(screened.content, slot, screened.value), kind)
+        fresh = [(m, r.score, r.dense) for r in found
+                 if (m := tx.get(user, r.memory.id)) is not None and m.status == Status.ACTIVE]
+        floor = policy.thresholds.change
+        for mid in offered:
+            if (m := tx.get(user, mid)) is not None and m.status == Status.ACTIVE:
+                known = [x for x in fresh if x[0].id == mid]
+                fresh = [x for x in fresh if x[0].id != mid]
+                fresh.insert(0, (m, max([floor, *(x[1] for x in known)]),
+                                 max([floor, *(x[2] for x in known)])))
         state = gate.GateState(current=gate.MemoryView.of(active) if active and slot else None,
                                duplicate_id=dup.id if dup else None, now=now,
-                               scope_key=sc.key())
+                               scope_key=sc.key(),
+                               matches=tuple((gate.MemoryView.of(m), sc_, dn)
+                                             for m, sc_, dn in fresh))
         d = gate.decide(cand, state, policy)
         reasons = [r.value for r in d.reasons]
         why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"
         if reason:
             why = f"{reason} ({why})"
         why = with_turn(why, extra.get("turn_id"))
+        target = (tx.get(user, d.target_id, for_update=True)
+                  if d.target_id and (active is None or d.target_id != active.id) else None)
         if d.action in (gate.Action.ADD, gate.Action.UPDATE):
             req = prepare(eng.core.clock, sc, d.content, slot=slot, value=d.value, kind=kind,
                           source=c.source, source_text=d.source_text,
                           source_ref=source_ref, confidence=d.confidence, tags=tags,
-                          metadata=extra or None, expires_at=expires)
+                          metadata=extra or None, expires_at=expires,
+                          topic=getattr(c, "topic", None))
+            if d.action == gate.Action.UPDATE and target is not None:
+                m = eng.writes.update_in(tx, target, req, vectors, actor=actor, reason=why,
+                                         trigger_text=screened.source_text)
+                return Outcome("updated", reasons, d.content, m.id, m.version, d.message)
             r = eng.writes.remember_in(tx, req, vectors, actor=actor, reason=why,
                                        trigger_text=screened.source_text, trace_id=None,
                                        expected_version=expected_version,
                                        sources_checked=True)
             return Outcome(r.action, reasons, d.content, r.memory.id, r.memory.version,
                            d.message)
+        if d.action == gate.Action.FORGET and target is not None:
+            gone = eng.writes.forget_in(tx, target, actor=actor, reason=why,
+                                        trigger_text=screened.source_text)
+            # What was read from it goes with it (the graph's facts); the profile reads
+            # the memory itself.
+            for mid in derived.get(target.id, []):
+                if (m := tx.get(user, mid, for_update=True)) is not None \
+                        and m.status == Status.ACTIVE and not m.frozen:
+                    eng.writes.forget_in(tx, m, actor=actor,
+                                         reason=f"made from forgotten memory {target.id}",
+                                         trigger_text=screened.source_text)
+            return Outcome("forget", reasons, d.content, gone.id, gone.version, d.message)
         if d.action == gate.Action.STAGE:
             review = {"reasons": reasons, "links": list(d.links), "target_id": d.target_id,
                       "message": d.message, "extractor": getattr(c, "extractor", None)}
-            req = prepare(eng.core.clock, sc, d.content, slot=slot, value=d.value, kind=kind,
+            if retraction is not None:
+                review["retract"] = True  # approving it forgets the target, adds nothing
+            req = prepare(eng.core.clock, sc, d.content, slot=slot, value=d.value,
+                          kind="note" if retraction is not None else kind,
                           source=c.source, source_text=d.source_text,
                           source_ref=source_ref, confidence=d.confidence, tags=tags,
-                          metadata={**extra, "review": review}, expires_at=expires)
+                          metadata={**extra, "review": review}, expires_at=expires,
+                          topic=getattr(c, "topic", None))
             m = eng.writes.pending_in(tx, req, vectors, actor=actor, reason=why,
                                       trigger_text=screened.source_text, sources_checked=True)
             return Outcome("stage", reasons, d.content, m.id, m.version, d.message)
         if d.action == gate.Action.BLOCK and d.target_id:
-            target = tx.get(sc, d.target_id)
-            if target is not None:
-                eng.writes.note(tx, target, Op.BLOCKED, now, actor=actor, reason=why,
+            blocked = tx.get(user, d.target_id)
+            if blocked is not None:
+                eng.writes.note(tx, blocked, Op.BLOCKED, now, actor=actor, reason=why,
                                 trigger_text=screened.source_text)
             return Outcome("block", reasons, d.content, d.target_id, None, d.message)
         if d.action == gate.Action.NOOP:
-            same = dup or active
+            same = dup or active or (target if target is not None
+                                     and target.status == Status.ACTIVE else None)
             if same is not None:
                 kept = eng.writes.reinforce_in(tx, same, actor=actor,
                                                trigger_text=screened.source_text,
@@ -308,103 +373,32 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         return Outcome(d.action.value, reasons, d.content, d.target_id, None, d.message)
 
 
-def review_list(eng: Engine, scope: Any, *, limit: int = 100) -> list[Memory]:
-    return records.list_memories(eng.core, scope, status="pending", limit=limit)
+# How long "what the conversation changed last" stays the thing a settling line is about.
+LAST_CHANGE_MS = 3 * 86_400_000
 
 
-def review_show(eng: Engine, scope: Any, memory_id: str) -> dict[str, Any]:
-    m = records.get(eng.core, scope, memory_id)
-    if m.status != Status.PENDING:
-        raise NotFoundError(f"memory {memory_id} is not waiting for review ({m.status})")
-    links = []
-    for lid in (m.metadata.get("review") or {}).get("links", []):
-        try:
-            links.append(records.get(eng.core, scope, lid).to_dict())
-        except NotFoundError:
-            continue
-    return {"memory": m.to_dict(), "review": m.metadata.get("review") or {},
-            "linked": links}
+def _last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
+    """The user's statement changed most recently (within LAST_CHANGE_MS), if any."""
+    for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value, limit=200)):
+        if m.updated_at < now - LAST_CHANGE_MS:
+            break
+        if m.kind not in NOT_MATCHED and m.version > 1:
+            return [m.id]
+    return []
 
 
-def review_approve(eng: Engine, scope: Any, memory_id: str, *, actor: str | None = None,
-                   reason: str | None = None) -> Memory:
-    """Apply a pending candidate. With an active value of its slot, that memory gets the
-    candidate's value as its next version and the candidate is marked superseded; so it
-    is when the same statement was stored meanwhile (that memory is confirmed)."""
-    sc = v.scope(scope)
-    mid = v.memory_id(memory_id)
-    why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
-    with eng.core.store.transaction() as tx:
-        cand = tx.get(sc, mid, for_update=True)
-        if cand is None:
-            raise NotFoundError(f"no memory {mid} in scope {sc}")
-        if cand.status != Status.PENDING:
-            raise ConflictError(f"memory {mid} is {cand.status}, not pending review")
-        if cand.frozen:
-            raise FrozenError(f"memory {mid} is frozen; unfreeze it before approving it")
-        now = eng.core.clock()
-        target = tx.find_slot(cand.scope, cand.slot) if cand.slot else None
-        if target is not None and target.id != cand.id and target.status == Status.ACTIVE:
-            if target.frozen:
-                raise FrozenError(f"memory {target.id} (slot {target.slot}) is frozen; "
-                                  "unfreeze it before approving a change to it")
-            # The new version is the candidate's: it links to the candidate's turn, if any,
-            # and no longer to the one the old value was read from (purge follows the link).
-            meta = {k: x for k, x in target.metadata.items() if k != "turn_id"}
-            if (t := turn_id(cand)) is not None:
-                meta["turn_id"] = t
-            new = replace(target, content=cand.content, value=cand.value, kind=cand.kind,
-                          metadata=meta, source=cand.source, source_text=cand.source_text,
-                          source_ref=cand.source_ref, confidence=cand.confidence,
-                          version=target.version + 1, recorded_at=now,
-                          updated_at=max(now, target.updated_at),
-                          expires_at=cand.expires_at)
-            eng.writes.write_version(tx, new, Op.APPROVE, target.version,
-                                     terms=eng.writes.terms(new),
-                                     vectors=eng.core.vectors([new.content])[0], actor=actor,
-                                     reason=why or f"approved candidate {cand.id}",
-                                     trigger_text=cand.source_text)
-            _supersede(eng, tx, cand, now, actor=actor,
-                       reason=why or f"applied to {target.id}")
-            return new
-        dup = tx.find_duplicate(cand.scope, memory_hash(cand), cand.kind)
-        if dup is not None and dup.id != cand.id and dup.status == Status.ACTIVE:
-            # Said again since it was staged: the stored memory is confirmed (as a
-            # duplicate write would confirm it), never doubled.
-            kept = eng.writes.reinforce_in(
-                tx, dup, actor=actor, trigger_text=cand.source_text,
-                reason=with_turn(why or f"approved candidate {cand.id}", turn_id(cand)))
-            _supersede(eng, tx, cand, now, actor=actor,
-                       reason=why or f"already stored as {dup.id}")
-            return kept
-        # Approved, it is an ordinary memory: the gate's record moves to `reviewed`, so a
-        # later expiry demotes it like any other (and writing the slot revives it).
-        meta = {k: x for k, x in cand.metadata.items() if k != "review"}
-        meta["reviewed"] = cand.metadata.get("review")
-        done = replace(cand, status=Status.ACTIVE.value, version=cand.version + 1,
-                       metadata=meta, recorded_at=now, updated_at=max(now, cand.updated_at))
-        return eng.writes.write_version(tx, done, Op.APPROVE, cand.version, terms=None,
-                                        vectors=None, actor=actor, reason=why,
-                                        trigger_text=None)
+def _made_from(eng: Engine, user: Scope, ids: list[str]) -> dict[str, list[str]]:
+    """memory id -> the live graph facts read from it (a retraction takes them along)."""
+    if not ids:
+        return {}
+    wanted = set(ids)
+    out: dict[str, list[str]] = {}
+    for r in eng.reads.list(user, ListFilter(kind=Kind.RELATION.value,
+                                             status=Status.ACTIVE.value, limit=100_000)):
+        src = r.metadata.get("source_memory")
+        if src in wanted:
+            out.setdefault(src, []).append(r.id)
+    return out
 
 
-def _supersede(eng: Engine, tx: Any, cand: Memory, now: int, *, actor: str | None,
-               reason: str) -> None:
-    """An approved candidate that went into another memory: superseded, never served."""
-    done = replace(cand, status=Status.SUPERSEDED.value, version=cand.version + 1,
-                   updated_at=max(now, cand.updated_at))
-    eng.writes.write_version(tx, done, Op.APPROVE, cand.version, terms=None, vectors=None,
-                             actor=actor, reason=reason, trigger_text=None)
-
-
-def review_reject(eng: Engine, scope: Any, memory_id: str, *, actor: str | None = None,
-                  reason: str | None = None) -> Memory:
-    def change(m: Memory) -> Memory:
-        if m.status != Status.PENDING:
-            raise ConflictError(f"memory {m.id} is {m.status}, not pending review")
-        return replace(m, status=Status.REJECTED.value, version=m.version + 1)
-    return eng.writes.mutate(scope, memory_id, Op.REJECT, change, actor=actor, reason=reason)
-
-
-__all__ = ["ObserveResult", "Outcome", "Revision", "observe", "review_approve",
-           "review_list", "review_reject", "review_show"]
+__all__ = ["ObserveResult", "Outcome", "Revision", "gate_policy", "observe", "propose"]

@@ -57,6 +57,16 @@ class CandidateMemory:
     note: str | None = None
     at: int | None = None
     extractor: str | None = None
+    # What it is about when no slot names it; None: derived from the content when stored.
+    topic: str | None = None
+    # What the statement takes back ("" when it names nothing); None: not a retraction.
+    retraction: str | None = None
+    # Kept only if it changes or takes back a memory it matches (flag "tentative").
+    tentative: bool = False
+    # The extractor's own reading of what it does to stored memory ("add", "update",
+    # "forget", "none") and the memory it names (an LLM's; the gate checks the id).
+    intent: str | None = None
+    intent_target: str | None = None
 
     def __post_init__(self) -> None:
         # A bad candidate is a bug in an extractor: fail where it is made, not in the gate.
@@ -71,6 +81,9 @@ class CandidateMemory:
             raise ValidationError("candidate: content and source_text must not be empty")
         if self.explicit and self.source != "user_explicit":
             raise ValidationError("candidate: only a user_explicit candidate can be explicit")
+        if self.intent not in (None, "add", "update", "forget", "none"):
+            raise ValidationError(f"candidate intent: {self.intent!r} is not add, update, "
+                                  "forget or none")
 
     def to_dict(self) -> dict[str, Any]:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

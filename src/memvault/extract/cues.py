@@ -100,6 +100,7 @@ DENIAL = any_of(r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|
 HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
                       r"^\s*(?:suppose|imagine|say|let's say|let us say)\b",
                       r"^\s*if\s+I\s+(?:moved|lived|were|was|had|went|switched)\b",
+                      r"^\s*if\s+(?:I|we)\b.*\bwould\s+(?:I|we|it|that)\b",
                       r"^\s*(?:if|would)\b.*\?",
                       r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
                       r"怎么样|好不好|行不行|可以吗|行吗|呢)", r"^\s*(?:假如|假设)",

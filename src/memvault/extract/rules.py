@@ -44,6 +44,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Kind
+from ..safety.instructions import scan
+from ..understand.discourse import beyond_change, changes_mind, one_time, retraction
+from ..understand.stance import core
+from ..understand.topics import content_words
 from .candidate import CandidateMemory
 from .commands import CMD_PREFIX, CMD_TAG, command_reason
 from .cues import (
@@ -98,6 +102,8 @@ from .cues import (
 )
 from .messages import Message, as_messages
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
+from .statements import names_something, open_statement, quoted_spans
+from .statements import standing as is_statement
 
 
 @dataclass(slots=True)
@@ -138,8 +144,18 @@ class RuleExtractor:
                 if prev is not None and prev.role == "assistant":
                     out.extend(self._confirmation(prev, msg))
                 continue
-            for start, end, question in sentences(msg.content):
-                out.extend(self._sentence(msg, start, end, question))
+            found: list[CandidateMemory] = []
+            for start, end, question in _spans(msg.content):
+                found.extend(self._sentence(msg, start, end, question))
+            if any("command_like" in c.flags for c in found) or any(
+                    f.kind == "injection" for f in scan(msg.content)):
+                # A message that carries an instruction to the memory: nothing else in it
+                # is taken on trust either (the gate stages what is below its threshold).
+                for c in found:
+                    if "command_like" not in c.flags:
+                        c.confidence = min(c.confidence, 0.5)
+                        c.flags.append("suspicious_message")
+            out.extend(found)
         return out
 
     # --- one user sentence -------------------------------------------------------------------
@@ -153,6 +169,10 @@ class RuleExtractor:
         reason = command_reason(raw) or command_reason(body)
         command = reason is not None
         standing = bool(STANDING.search(body))
+        taken_back = retraction(body)
+        if taken_back is not None and not command and not HYPOTHETICAL.search(body) \
+                and not (question and not REQUEST.search(body)):
+            return [self._retraction(msg, start, end, body, taken_back)]
         if not command:
             if REPORTED.search(body) or DENIAL.search(body):
                 return []  # someone else's claim, or the user denying one: not a wish
@@ -174,7 +194,7 @@ class RuleExtractor:
         matches = self.registry.find(body)
         if (not command and not pref and not standing and not fact and imperative
                 and not any(m.via == "pattern" for m in matches)
-                and DEMONSTRATIVE.search(body)
+                and DEMONSTRATIVE.search(body) and not is_statement(body)
                 and not (CHANGE_IT.search(body)
                          and any(self.registry.has_cue(m.spec, body) for m in matches))):
             return []  # "export it as CSV": about the thing at hand, not a standing wish
@@ -198,16 +218,32 @@ class RuleExtractor:
             wish = False
         decisions = self._decide(body, matches) if wish else []
         third = THIRD.match(body)
+        # Any topic: the user speaking of themselves now, or asking how things should
+        # be done from now on (statements.py), unless it only complains.
+        statement = (is_statement(body) and not (complaint and not wish)
+                     and not (PAST.search(body) and not (change or standing)))
+        if statement and changes_mind(body) and not content_words(beyond_change(core(body))):
+            statement = False  # "we moved!": kept only if it changes what it matches
+        if one_time(body) and not STANDING.search(body) and not (ttl_cue and first):
+            # "明天早上的日程先别发了": one occasion, not how things stand
+            change = statement = False
         triggered = (command or standing or change or pref or fact or third or emphasis
+                     or statement
                      or any(m.via == "pattern" for m in matches)
                      or (first and any(m.spec.stative for m in matches))
                      or (ttl_cue and (first or progressive))
                      or (imperative and decisions))
         if not triggered:
+            if open_statement(body) and not complaint and not question:
+                # "move my digest to Mondays", "oat milk is out": kept only if it changes
+                # a memory it matches by meaning (the gate decides).
+                return self._open(msg, start, end, body)
             return []
 
         lang = lang_of(body)
-        hedged = bool(HEDGE.search(body))
+        # A hedge in a clause of its own ("I'm a firefighter, so I might vanish") does not
+        # make the statement itself uncertain.
+        hedged = bool(HEDGE.search(CLAUSE.split(body)[0] if statement else body))
         if standing or change or fact or any(m.via == "pattern" for m in matches) or (
                 pref and STRONG.search(body)):
             conf = 0.95
@@ -268,6 +304,32 @@ class RuleExtractor:
         return [CandidateMemory(content=content, kind=kind, slot=None, value=None,
                                 confidence=round(conf, 3), subject="user",
                                 ttl=ttl_cue[1] if ttl_cue else None, flags=flags, **common)]
+
+    # --- what no rule names -------------------------------------------------------------
+    def _retraction(self, msg: Message, start: int, end: int, body: str,
+                    what: str) -> CandidateMemory:
+        """The user takes a stored statement back: the candidate names what (its content);
+        the gate finds the memory by meaning and forgets it, never stores this."""
+        s, e = _trim(msg.content, start, end)
+        return CandidateMemory(
+            content=what or _clean(body) or body.strip(), kind=Kind.NOTE.value, slot=None,
+            value=None, source="user_explicit", confidence=0.95,
+            source_text=msg.content[s:e], message_id=msg.id, explicit=True,
+            subject="user", flags=["retraction"], at=msg.at, extractor=self.name,
+            retraction=what)
+
+    def _open(self, msg: Message, start: int, end: int,
+              body: str) -> list[CandidateMemory]:
+        content = _clean(body)
+        if not content:
+            return []
+        s, e = _trim(msg.content, start, end)
+        return [CandidateMemory(
+            content=content, kind=Kind.PREFERENCE.value if IMPERATIVE.search(body)
+            else Kind.FACT.value, slot=None, value=None, source="user_explicit",
+            confidence=0.9, source_text=msg.content[s:e], message_id=msg.id, explicit=True,
+            change_of_mind=True, subject="user", flags=["tentative"], at=msg.at,
+            extractor=self.name, tentative=True)]
 
     # --- which value of which slot a sentence states ---------------------------------------
     def _decide(self, text: str, matches: list[SlotMatch]) -> list[_Decision]:
@@ -357,6 +419,30 @@ class RuleExtractor:
                 out.append(CandidateMemory(content=text, kind=Kind.PREFERENCE.value, slot=None,
                                            value=None, **common))  # type: ignore[arg-type]
         return out
+
+
+# A request put as a question is still a request ("can you forget the divorce stuff?").
+REQUEST = re.compile(r"^\s*(?:can|could|would|will)\s+you\b|能不能|可不可以|能否|可以.{0,10}吗",
+                     re.I)
+
+
+def _spans(text: str) -> list[tuple[int, int, bool]]:
+    """The sentences of a message to read: not those inside quotation marks; a sentence
+    that names nothing but what came before ("I hate them.") joins the one before."""
+    quoted = quoted_spans(text)
+    out: list[tuple[int, int, bool]] = []
+    for start, end, question in sentences(text):
+        if any(q0 <= start < q1 for q0, q1 in quoted):
+            continue
+        # What is said before a quotation is the user's; the quotation is not.
+        end = min([end, *(q0 for q0, _ in quoted if start < q0 < end)])
+        if not text[start:end].strip(" \t,，:：\"'“‘「『"):
+            continue
+        if out and not names_something(text[start:end]) and not out[-1][2]:
+            out[-1] = (out[-1][0], end, question)
+            continue
+        out.append((start, end, question))
+    return out
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

@@ -13,7 +13,8 @@ from ..clashes import declared_conflicts
 from ..engine import Engine
 from ..inject import render
 from ..model import Hit
-from ..turnnotes import turn_notes
+from ..safety.instructions import scan
+from ..turnnotes import FLAGGED, NOT_IN_EFFECT, turn_notes
 from .assemble import assemble, recall_only
 
 
@@ -47,12 +48,21 @@ def build_context(eng: Engine, scope: Any, query: Any, *, budget: int, lang: str
              else assemble(eng, outcome.scope, outcome.query, outcome,
                            session=v.text(session, "session", max_chars=v.MAX_ID_CHARS,
                                           required=False)))
-    # A turn whose request is not in effect says so (turnnotes.py); before packing, so
-    # the note is counted against the budget.
+    # A turn whose request is not in effect says so (turnnotes.py), and any text that reads
+    # like an instruction is flagged, however it was stored (remember, import, REST): before
+    # packing, so the note is counted against the budget.
     notes = turn_notes(eng.core.store, outcome.scope,
                        {it.id for it in shown.items if it.kind == turnctx.TURN_KIND})
+    for it in shown.items:
+        if it.id not in notes and scan(it.content):
+            notes[it.id] = FLAGGED
     shown.items = [replace(it, note=notes[it.id]) if it.id in notes else it
                    for it in shown.items]
+    # What is not in effect never outranks what is: after everything current, or gone.
+    unapplied = {i for i, n in notes.items() if n in NOT_IN_EFFECT}
+    shown.items = ([it for it in shown.items if it.id not in unapplied]
+                   + ([] if cfg.unapplied_turns == "omit"
+                      else [it for it in shown.items if it.id in unapplied]))
     shown.pack(budget, lang, outcome.now)  # the most relevant units that fit first
     rendered = render(shown.items, budget_tokens=budget, lang=lang, now_ms=outcome.now,
                       nonce=shown.nonce,

@@ -80,6 +80,7 @@ def matches(m: Memory, flt: ListFilter) -> bool:
     """What the store's list filter keeps, for a memory read from history (as of)."""
     return not ((flt.kind and m.kind != flt.kind) or (flt.status and m.status != flt.status)
                 or (flt.slot and m.slot != flt.slot)
+                or (flt.topic and m.topic != flt.topic)
                 or any(t not in m.tags for t in flt.tags)
                 or (flt.since is not None and m.updated_at < flt.since)
                 or (flt.until is not None and m.updated_at >= flt.until)
@@ -88,7 +89,8 @@ def matches(m: Memory, flt: ListFilter) -> bool:
                 or (flt.expires_before is not None and (
                     m.expires_at is None or m.expires_at >= flt.expires_before))
                 or (flt.q and flt.q.casefold() not in m.content.casefold())
-                or (flt.slotted is not None and (m.slot is not None) != flt.slotted))
+                or (flt.slotted is not None and (m.slot is not None) != flt.slotted)
+                or (flt.topicked is not None and (m.topic is not None) != flt.topicked))
 
 
 def profile(core: Core, scope: Any, *, as_of: TimeLike = None) -> dict[str, dict[str, Any]]:

@@ -33,6 +33,7 @@ from ..textindex import query_terms
 from ..timeexpr import named_range
 from ..timeutil import TimeLike, to_ms
 from ..traces import build_trace
+from .related import Related, related
 
 
 def time_range(since: TimeLike, until: TimeLike) -> tuple[int | None, int | None]:
@@ -56,6 +57,13 @@ class Reader:
 
     def get(self, scope: Scope, memory_id: str) -> Memory | None:
         return self.core.store.get(scope, memory_id)
+
+    def related(self, scope: Scope, text: str, vectors: dict[str, Any], *,
+                topic: str | None = None, slot: str | None = None,
+                limit: int = 5) -> list[Related]:
+        """The user's live memories closest in meaning to `text` (reads/related.py)."""
+        return related(self.core, scope, text, vectors, topic=topic, slot=slot,
+                       now=self.core.clock(), limit=limit)
 
     # --- retrieval --------------------------------------------------------------------------
     def retrieve(self, scope: Any, query: Any, *, top_k: int | None, kind: Any, tags: Any,

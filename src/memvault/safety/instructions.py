@@ -166,6 +166,27 @@ _PATTERNS: list[tuple[str, str, str]] = [
      r"|(?<!#)#{2,}+\s*+(?:instructions?|system|response)\b"),
     ("injection", "new_instructions",
      r"\bnew\s+(?:instructions?|rules?|directives?)\s*:|新的?(?:指令|指示|规则)\s*:"),
+    # words addressed to the assistant or its memory from inside a message: a tag ("[assistant
+    # memory update]", "【系统提示】"), a note ("note to the AI", "备注给AI"), a call
+    # ("memory.update(…)", "user.favorite_genre = …") or an aside ("assistant, from now on
+    # remember…", "record that the user…")
+    ("injection", "memory_tag",
+     r"[\[【(<#{]\s*+(?:assistant|ai|bot|system|admin|memory|mem|note\s+to\s+(?:the\s+)?"
+     r"(?:ai|assistant|bot|model)|系统|助手|记忆|管理员)\b[^\]】)>#}\n]{0,40}?[\]】)>#}]"),
+    ("injection", "memory_tag", r"[\[【]\s*+(?:系统|助手|记忆|管理员|ai)[^\]】\n]{0,20}[\]】]"),
+    ("injection", "memory_call",
+     r"\b(?:memory|memories|user|profile|prefs?|preferences?)\.(?:update|set|add|delete"
+     r"|[a-z_]+\s*=)"),
+    ("injection", "note_to_assistant",
+     r"\b(?:note|message|instruction|reminder|memo)s?\s+(?:to|for)\s+(?:the\s+)?(?:ai|"
+     r"assistant|bot|model|chatbot|llm)\b"
+     r"|\b(?:assistant|ai|bot|chatgpt|claude|gpt|model)\s*[,:]\s*(?:from\s+now\s+on|please\s+"
+     r"remember|remember|record|note\s+that|update|set|save|store)\b"
+     r"|\b(?:record|note|store|save|log|remember)\s+(?:that\s+)?the\s+user(?:'s)?\b"),
+    ("injection", "note_to_assistant",
+     r"(?:备注|提示|注意|留言)(?:给|:)\s*(?:ai|助手|机器人|模型)|给(?:ai|助手|机器人)的(?:备注|提示|留言)"
+     r"|(?:ai|助手|机器人)[,，:：]?请(?:记住|注意|更新|记录|把)"
+     r"|(?:记录|记下|记住|更新)(?:一下)?用户(?:的)?(?:偏好|信息|资料|喜好|住址|地址|身份)?"),
 ]
 
 # ASCII mode: \b must see a boundary between "说" and "ignore" (in Unicode mode both are

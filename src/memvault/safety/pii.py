@@ -10,8 +10,9 @@ the hidden characters.
 
 Findings carry the kind and the span, never the matched value: they travel into gate
 decisions, review queues and logs, which must not become a second copy of the data.
-Numbers are validated (ID checksum and date, Luhn for cards) to keep ordinary numbers
-(order ids, amounts, dates) out of the result.
+Unlabelled numbers are validated (ID checksum and date, Luhn for cards) to keep ordinary
+numbers (order ids, amounts, dates) out of the result; a number the user labels ("card
+number", "身份证号", "passport", "IBAN", "手机号" …) is sensitive whatever its checksum.
 """
 
 from __future__ import annotations
@@ -102,6 +103,50 @@ def _always(m: re.Match[str]) -> bool:
     return True
 
 
+# A number the user labels as sensitive is sensitive whatever its checksum ("my card
+# number is 4000 1234 5678 9011", "身份证号 330106198805120011"): the label names the
+# kind. Labels, longest first within a kind; the number follows within a few characters
+# ("is", "no.", "：", "是") and holds at least six digits (a card's last four is not it).
+_LABELS: dict[str, tuple[str, ...]] = {
+    "card": ("银行卡号码", "银行卡号", "信用卡号", "储蓄卡号", "借记卡号", "银行账号", "银行账户",
+             "卡号", "账号", "账户号", "银行卡", "信用卡",
+             r"(?:credit|debit|bank|payment)\s+card(?:\s+(?:number|no\.?|#))?",
+             r"card\s+(?:number|no\.?|#)", r"(?:bank\s+)?account\s+(?:number|no\.?|#)",
+             r"acct\.?\s*(?:number|no\.?|#)?", r"iban", r"routing\s+number",
+             r"sort\s+code", r"(?:my|the|this|a)\s+card"),
+    "id_number": ("身份证号码", "身份证号", "身份证", "护照号码", "护照号", "护照", "证件号码",
+                  "证件号", "社保号", "社保卡号", "驾驶证号", "驾照号", "税号",
+                  r"passport(?:\s+(?:number|no\.?|#))?", r"social\s+security(?:\s+number)?",
+                  r"ssn", r"national\s+(?:id|insurance)(?:\s+(?:number|no\.?))?",
+                  r"id\s+(?:number|no\.?|#)", r"driver'?s\s+licen[cs]e(?:\s+number)?",
+                  r"tax\s+(?:id|number)",
+                  r"(?:nin|dni|nie|nif|cpf|aadhaar|bsn|tfn|pesel|nric|hkid)"
+                  r"(?:\s+(?:number|no\.?|#))?", r"(?:pan|sin)\s+(?:card|number|no\.?)"),
+    "phone": ("手机号码", "手机号", "电话号码", "联系电话", "电话", "手机",
+              r"(?:phone|mobile|cell)(?:\s+(?:number|no\.?|#))?"),
+}
+_LABEL_RX = re.compile(
+    r"(?i:(?P<label>" + "|".join(
+        f"(?P<{kind}>" + "|".join(
+            f"(?<![A-Za-z]){alt}(?![A-Za-z])" if alt[:1].isascii() else alt
+            for alt in alts) + ")"
+        for kind, alts in _LABELS.items()) + r"))"
+    r"(?i:\s*(?:is|was|are|=|:|：|#|是|为|：|号|no\.?|number|of|of\s+mine|就是|:)?\s*){0,3}"
+    r"(?P<number>[A-Z0-9](?:[ -]?[A-Z0-9]){5,40})(?![0-9A-Za-z])")
+
+
+def _labelled(norm: str) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of the numbers a label names, in the normalised text."""
+    out = []
+    for m in _LABEL_RX.finditer(norm):
+        number = m.group("number")
+        if sum(ch.isdigit() for ch in number) < 6:
+            continue
+        kind = next(k for k in _LABELS if m.group(k))
+        out.append((kind, m.start("number"), m.end("number")))
+    return out
+
+
 # (kind, pattern, validator), in priority order: a span taken by an earlier detector is
 # not reported again by a later one (an ID number is not also a card or a phone).
 _DETECTORS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], bool]]] = [
@@ -139,6 +184,8 @@ def find_pii(text: str) -> list[PiiFinding]:
     norm = "".join(str(unicodedata.decimal(ch)) if not ch.isascii() and ch.isdecimal()
                    else ch for ch in norm)
     taken: list[PiiFinding] = []
+    for kind, lo, hi in _labelled(norm):
+        taken.append(PiiFinding(kind, index[lo], index[hi - 1] + 1))
     for kind, rx, valid in _DETECTORS:
         for m in rx.finditer(norm):
             if not valid(m):

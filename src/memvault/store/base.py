@@ -35,6 +35,8 @@ class ListFilter:
     expires_before: int | None = None  # expires_at < expires_before (no TTL: excluded)
     q: str | None = None  # case-insensitive substring of content
     slotted: bool | None = None  # True: holds a slot; False: holds none
+    topic: str | None = None
+    topicked: bool | None = None  # True: has a topic; False: has none
     limit: int = 100
     offset: int = 0
 

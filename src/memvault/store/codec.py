@@ -12,7 +12,7 @@ MEMORY_COLUMNS = (
     "id", "tenant", "user_id", "agent", "session", "kind", "content", "content_hash", "slot",
     "value", "tags", "metadata", "source", "source_text", "source_ref", "confidence", "status",
     "frozen", "version", "valid_from", "valid_to", "recorded_at", "expires_at",
-    "embedding_model", "created_at", "updated_at",
+    "embedding_model", "created_at", "updated_at", "topic",
 )
 
 REVISION_COLUMNS = (
@@ -37,7 +37,7 @@ def memory_params(m: Memory, content_hash: str) -> dict[str, Any]:
         "version": m.version, "valid_from": m.valid_from, "valid_to": m.valid_to,
         "recorded_at": m.recorded_at, "expires_at": m.expires_at,
         "embedding_model": m.embedding_model, "created_at": m.created_at,
-        "updated_at": m.updated_at,
+        "updated_at": m.updated_at, "topic": m.topic,
     }
 
 
@@ -54,7 +54,7 @@ def memory_from_row(r: Any) -> Memory:
         version=int(r["version"]), valid_from=r["valid_from"], valid_to=r["valid_to"],
         recorded_at=r["recorded_at"], expires_at=r["expires_at"],
         embedding_model=r["embedding_model"], created_at=r["created_at"],
-        updated_at=r["updated_at"],
+        updated_at=r["updated_at"], topic=r["topic"],
     )
 
 
@@ -118,7 +118,8 @@ def list_where(flt: Any, ph: Any) -> tuple[list[str], dict[str, Any]]:
     clauses: list[str] = []
     params: dict[str, Any] = {}
     for field, column, op in (("kind", "kind", "="), ("status", "status", "="),
-                              ("slot", "slot", "="), ("since", "updated_at", ">="),
+                              ("slot", "slot", "="), ("topic", "topic", "="),
+                              ("since", "updated_at", ">="),
                               ("until", "updated_at", "<")):
         value = getattr(flt, field)
         if value is not None and value != "":
@@ -132,6 +133,8 @@ def list_where(flt: Any, ph: Any) -> tuple[list[str], dict[str, Any]]:
         params["frozen"] = int(flt.frozen)
     if flt.slotted is not None:
         clauses.append("m.slot IS NOT NULL" if flt.slotted else "m.slot IS NULL")
+    if flt.topicked is not None:
+        clauses.append("m.topic IS NOT NULL" if flt.topicked else "m.topic IS NULL")
     if flt.expires_before is not None:
         clauses.append(f"m.expires_at IS NOT NULL AND m.expires_at < {ph('expires_before')}")
         params["expires_before"] = flt.expires_before

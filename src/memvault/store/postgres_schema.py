@@ -130,6 +130,9 @@ $$;
 ALTER TABLE traces DROP CONSTRAINT traces_pkey;
 ALTER TABLE traces ADD PRIMARY KEY (tenant, user_id, trace_id);
 """),
+    (6, "memories have a topic", """
+{memory_topic}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))

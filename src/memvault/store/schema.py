@@ -55,6 +55,11 @@ CREATE UNIQUE INDEX memories_one_active_slot
 CREATE INDEX memories_expiry ON memories (tenant, user_id, expires_at)
     WHERE expires_at IS NOT NULL AND status = 'active';"""
 
+# Migration 5 (SQLite) / 6 (PostgreSQL): what a memory without a slot is about.
+_MEMORY_TOPIC = """\
+ALTER TABLE memories ADD COLUMN topic TEXT;
+CREATE INDEX memories_topic ON memories (tenant, user_id, topic) WHERE topic IS NOT NULL;"""
+
 _REVISIONS = """\
 CREATE TABLE revisions (
     seq {serial},
@@ -135,6 +140,7 @@ CREATE INDEX access_log_tenant ON access_log (tenant, seq);"""
 
 _PARTS = {
     "memory_columns": _MEMORY_COLUMNS,
+    "memory_topic": _MEMORY_TOPIC,
     "memory_indexes": _MEMORY_INDEXES,
     "revisions": _REVISIONS,
     "trace_columns": _TRACE_COLUMNS,

@@ -74,6 +74,9 @@ DROP TABLE traces;
 ALTER TABLE traces_by_scope RENAME TO traces;
 CREATE INDEX traces_scope ON traces (tenant, user_id, at);
 """),
+    (5, "memories have a topic", """
+{memory_topic}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))

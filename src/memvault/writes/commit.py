@@ -59,7 +59,7 @@ class Writer:
             confidence=req["confidence"], status=status.value, frozen=False, version=1,
             valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
             expires_at=req["expires_at"], embedding_model=self.core.embedding_model,
-            created_at=now, updated_at=now)
+            created_at=now, updated_at=now, topic=req.get("topic"))
 
     @staticmethod
     def terms(m: Memory) -> str:
@@ -144,7 +144,7 @@ class Writer:
                 status=Status.ACTIVE.value, version=current.version + 1,
                 valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
                 expires_at=req["expires_at"], embedding_model=self.core.embedding_model,
-                updated_at=now)
+                updated_at=now, topic=req.get("topic") or current.topic)
             changed_text = new.content != current.content
             reindex = changed_text or new.valid_from != current.valid_from
             self.write_version(tx, new, Op.UPDATE, current.version,
@@ -190,6 +190,47 @@ class Writer:
         tx.append_revision(self.revision(mem, Op.CREATE, None, actor=actor, reason=reason,
                                          trigger_text=trigger_text, trace_id=None))
         return mem
+
+    def update_in(self, tx: Any, current: Memory, req: Request, vectors: Vectors, *,
+                  actor: str | None, reason: str | None, trigger_text: str | None,
+                  op: Op = Op.UPDATE) -> Memory:
+        """The next version of `current` (a memory the gate matched by meaning) with the
+        request's statement. The request's slot replaces the memory's, unless another
+        memory holds it in that scope; a slot the new statement does not name is dropped
+        (its value would be stale) and kept as the topic, so the key stays."""
+        now = self.core.clock()
+        slot = req["slot"]
+        if slot is not None and slot != current.slot:
+            holder = tx.find_slot(current.scope, slot)
+            if holder is not None and holder.id != current.id and holder.status == "active":
+                slot = None
+        new = replace(
+            current, kind=req["kind"], content=req["content"], slot=slot,
+            value=req["value"] if slot is not None else None,
+            topic=req.get("topic") or current.topic or current.slot,
+            tags=req["tags"] if req["tags"] is not None else current.tags,
+            metadata=req["metadata"] if req["metadata"] is not None else current.metadata,
+            source=req["source"], source_text=req["source_text"],
+            source_ref=req["source_ref"], confidence=req["confidence"],
+            status=Status.ACTIVE.value, version=current.version + 1,
+            valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
+            expires_at=req["expires_at"], embedding_model=self.core.embedding_model,
+            updated_at=max(now, current.updated_at))
+        changed_text = new.content != current.content
+        return self.write_version(
+            tx, new, op, current.version,
+            terms=self.terms(new) if changed_text or new.valid_from != current.valid_from
+            else None, vectors=vectors if changed_text else None, actor=actor, reason=reason,
+            trigger_text=trigger_text)
+
+    def forget_in(self, tx: Any, m: Memory, *, actor: str | None, reason: str | None,
+                  trigger_text: str | None) -> Memory:
+        """Soft delete inside the caller's transaction (a retraction the gate allowed):
+        the memory stops being served; rollback brings it back."""
+        new = replace(m, status=Status.DELETED.value, version=m.version + 1,
+                      updated_at=max(self.core.clock(), m.updated_at))
+        return self.write_version(tx, new, Op.DELETE, m.version, terms=None, vectors=None,
+                                  actor=actor, reason=reason, trigger_text=trigger_text)
 
     # --- whole writes -------------------------------------------------------------------------
     def remember(self, req: Request, *, actor: str | None, reason: str | None,

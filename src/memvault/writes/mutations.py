@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import validate as v
 from ..errors import ConflictError, FrozenError, ValidationError, VersionError
-from ..model import STATE_FIELDS, Memory, Op, Scope, Source, Status
+from ..model import LATER_STATE_FIELDS, STATE_FIELDS, Memory, Op, Scope, Source, Status
 from ..reads.records import states
 from .commit import Writer
 
@@ -115,7 +115,8 @@ def rollback(w: Writer, scope: Scope, memory_id: str, target: int, *, actor: str
             raise VersionError(f"memory {m.id} has no version {target}" + (
                 " left: its content was erased with a purged source"
                 if 1 <= target < m.version else ""))
-        return replace(m, **{f: state[f] for f in STATE_FIELDS}, version=m.version + 1,
+        return replace(m, **{f: state.get(f) if f in LATER_STATE_FIELDS else state[f]
+                              for f in STATE_FIELDS}, version=m.version + 1,
                        recorded_at=w.core.clock())
     return w.mutate(scope, memory_id, Op.ROLLBACK, change, actor=actor, reason=reason,
                     trigger_text=f"rollback to version {target}")

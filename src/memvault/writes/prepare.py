@@ -16,13 +16,18 @@ from ..errors import ValidationError
 from ..ids import value_text
 from ..model import Kind, Source
 from ..timeutil import MAX_MS, duration_ms, to_ms
+from ..understand.topics import topic_of
 
 MAX_SOURCE_REF_CHARS = 512
 
 # What one remember_many item may hold: remember's per-memory arguments and its scope.
 ITEM_KEYS = frozenset({"scope", "content", "slot", "value", "kind", "source", "source_text",
                        "source_ref", "confidence", "tags", "metadata", "ttl", "expires_at",
-                       "valid_from", "valid_to"})
+                       "valid_from", "valid_to", "topic"})
+# Kinds whose statements get a topic derived from their text when none is given: what
+# the user prefers or is (turns, summaries and the graph are about many things at once).
+TOPIC_KINDS = frozenset({Kind.PREFERENCE.value, Kind.FACT.value, Kind.PROFILE.value,
+                         Kind.NOTE.value, Kind.EPISODE.value})
 
 Request = dict[str, Any]
 
@@ -31,8 +36,11 @@ def prepare(clock: Callable[[], int], scope: Any, content: Any, *, slot: Any = N
             value: Any = None, kind: Any = None, source: Any = Source.USER_EXPLICIT.value,
             source_text: Any = None, source_ref: Any = None, confidence: Any = 1.0,
             tags: Any = None, metadata: Any = None, ttl: Any = None,
-            expires_at: Any = None, valid_from: Any = None, valid_to: Any = None) -> Request:
-    """`clock`: read once, where a ttl starts counting."""
+            expires_at: Any = None, valid_from: Any = None, valid_to: Any = None,
+            topic: Any = None) -> Request:
+    """`clock`: read once, where a ttl starts counting. `topic`: what the statement is
+    about; derived from the content (understand/topics.py) for a statement without a
+    slot when not given."""
     sc = v.scope(scope)
     slot_ = v.slot(slot)
     value_ = None if value is None else v.json_value(value, "value")
@@ -52,10 +60,14 @@ def prepare(clock: Callable[[], int], scope: Any, content: Any, *, slot: Any = N
     vf, vt = to_ms(valid_from, field="valid_from"), to_ms(valid_to, field="valid_to")
     if vf is not None and vt is not None and vt <= vf:
         raise ValidationError("valid_to must be after valid_from")
+    kind_ = v.kind(kind) if kind is not None else (
+        Kind.PREFERENCE.value if slot_ else Kind.FACT.value)
+    topic_ = v.topic(topic)
+    if topic_ is None and slot_ is None and kind_ in TOPIC_KINDS:
+        topic_ = topic_of(content_)
     return {
-        "scope": sc, "content": content_, "slot": slot_, "value": value_,
-        "kind": v.kind(kind) if kind is not None else (
-            Kind.PREFERENCE.value if slot_ else Kind.FACT.value),
+        "scope": sc, "content": content_, "slot": slot_, "value": value_, "kind": kind_,
+        "topic": topic_,
         "source": v.source(source),
         "source_text": v.text(source_text, "source_text", max_chars=v.MAX_SOURCE_TEXT_CHARS,
                               required=False),

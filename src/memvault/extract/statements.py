@@ -1,0 +1,140 @@
+"""Open-vocabulary statements: a sentence about the user that no slot names.
+
+A memory does not need a vocabulary: "I bank with Barclays", "我写代码用Vim", "Show me
+temperatures in Celsius", "跟我说话直接点" are lasting facts and wishes whatever they are
+about. What marks them is their form, not their topic: the user speaking about
+themselves in the present (a first-person subject), or asking for how things should be
+done from now on (a standing imperative) — and not asking a question, asking for a task
+to be done now, or musing aloud. These patterns are of that form only; the rule
+extractor's other filters (what-ifs, quotes, someone else, one-offs, the past) run first.
+
+A sentence that is neither but announces a change ("move my digest to Mondays", "还是
+…吧") is kept as a *tentative* candidate: it is stored only if it changes a memory it
+matches by meaning (the gate decides, understand/relate.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..understand.discourse import changes_mind, one_time, settles
+from ..understand.stance import core
+from ..understand.topics import content_words
+from .cues import any_of
+
+_OPENER_EN = (r"(?:oh|btw|fyi|also|and|so|well|ok|okay|honestly|actually|anyway|plus|"
+              r"just\s+so\s+you\s+know|for\s+the\s+record|note\s+that|remember\s+that|"
+              r"by\s+the\s+way|heads\s+up|for\s+context|quick\s+note)")
+SELF_SUBJECT = any_of(
+    # "I"/"we" as the subject, anywhere in the sentence ("For diagrams I also use …")
+    r"\b(?:I|I'm|I've|I'd|I'll|Im|we|we're|we've|we'd)\b(?!['’]\w)|\bi'm\b",
+    # "my …" opening a clause, or "my X is …" anywhere
+    rf"(?:^|[,;:–—-]\s*|\b(?:and|but|so)\s+)(?:{_OPENER_EN}[,:!-]?\s+)*(?:my|our|"
+    r"me\s+and\s+my)\b",
+    r"\b(?:my|our)\s+(?:\w+\s+){0,2}(?:is|are|was|were|has|have)\b",
+    r"(?:^|[，,；;：:])\s*(?:其实|对了|顺便说一下|顺便|补充一下|另外|还有|记一下|说一下|跟你说|"
+    r"告诉你|哦|嗯|诶|对|是这样|现在|最近)?[，,：:]?\s*(?:我|我们|我家|咱们|咱|俺)",
+    # Chinese puts the topic first: "新海诚的片子我也挺爱看的", "早饭我一直都不吃"
+    r"(?:我|我们|咱们|咱)(?:也|都|还|就|只|一般|平时|经常|通常|每天|最|很|挺|比较|特别|超|更|"
+    r"不太|不|没|一直|现在|已经|以前|向来|从来)*(?:爱|喜欢|讨厌|用|吃|喝|看|听|玩|去|会|要|想|"
+    r"在|是|有|养|住|做|打|买|学|开|坐|穿|读|写|练|跑|骑|睡|起|戴|习惯|偏好|受不了)")
+# Thinking aloud about the conversation, not a statement about oneself.
+MUSING = any_of(
+    r"^\s*(?:I|we)\s+(?:think|guess|suppose|know|see|mean|agree|understand|hope|wonder|bet|"
+    r"doubt|forgot|believe|feel\s+like|was\s+wondering|am\s+wondering|just\s+(?:wanted|"
+    r"realized|realised|saw|got|came|remembered)|can'?t\s+(?:decide|remember|believe)|"
+    r"have\s+a\s+question|need\s+(?:help|advice|some\s+help|a\s+hand))\b",
+    r"^\s*(?:I'm|I\s+am)\s+(?:not\s+sure|wondering|curious|confused|stuck|trying\s+to\s+"
+    r"(?:figure|decide|understand|work\s+out))\b",
+    r"^\s*我(?:觉得|认为|想问|想知道|看看|知道了|明白|同意|问一下|刚|刚才|刚刚|不太确定|不确定|"
+    r"在想|好奇|纠结|有个问题|有点疑问|需要帮助)",
+    # regret about telling, not a statement: "I shouldn't have shared it"
+    r"\bI\s+(?:shouldn'?t|should\s+not)\s+have\s+(?:shared|said|told|mentioned)\b",
+    r"\bI(?:'d|\s+would)\s+like\s+to\s+know\b|\bI\s+want\s+to\s+know\b",
+    r"\bI'?m\s+done\s+with\s+(?:the|this|that|it|these|those)\b",
+    r"你(?:给我|发我|发给我|说|写|做)的",
+    r"\bI\s+(?:don'?t|do\s+not)\s+want\s+(?:it|that|this)\s+(?:stored|kept|saved|"
+    r"remembered|on\s+file)\b",
+    r"不想(?:留|存|让你记)")
+# A task for the assistant now, not a standing wish.
+TASK = any_of(
+    r"\b(?:can|could|would|will)\s+you\b", r"\bhelp\s+me\b",
+    r"\bI\s+(?:need|want|'d\s+like|would\s+like)\s+(?:the|a|an|some|your)\s+(?:\w+\s+){0,3}"
+    r"(?:explanation|answer|summary|overview|breakdown|list|example|version|copy|draft|"
+    r"review|help|advice|info|information|details|opinion|feedback)\b",
+    r"\b(?:I|we)\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b", r"\blet'?s\b",
+    r"能不能|能否|可不可以|你能|你可以|帮忙",
+    r"帮我(?![^。]*(?:的时候|每次|以后|一般|总是|优先|都))")
+_VERBS_EN = (r"use|show|give|address|call|sign|reply|respond|answer|write|send|remind|keep|"
+             r"format|put|list|include|avoid|stop|start|tell|notify|text|email|ping|message|"
+             r"round|convert|quote|display|express|measure|spell|refer\s+to|default\s+to|"
+             r"book|order|schedule|suggest|recommend|assume|treat|speak|talk")
+STANDING_IMPERATIVE = any_of(
+    rf"^\s*(?:please\s+|pls\s+|kindly\s+)?(?:always\s+|never\s+|don'?t\s+|do\s+not\s+)?"
+    rf"(?:{_VERBS_EN})\b(?!\s+(?:me\s+|us\s+)?(?:this|that|these|those|it)\b)",
+    r"^\s*(?:请|以后|今后|往后|每次|每天|每周|每月|每晚|每早|平时|一律|所有|回复|回答|跟我|和我|"
+    r"给我|发给我|发我|文件|表格|报告|推荐|提醒)[^。！？]*?(?:我|都|别|不要|要|用|发|按|保留|"
+    r"优先|先)",
+    r"^\s*(?:请|麻烦)?帮我[^。！？]*(?:的时候|每次|以后|一般|总是|优先)",
+    r"(?:每天|每周|每月|每晚|每早|每个?(?:周|星期|礼拜)[一二三四五六日天]|工作日)[^。！？]*?"
+    r"(?:发给我|给我发|提醒我|告诉我|通知我|推送给我|给我推送)")
+
+
+# For now, not from now on.
+_FROM_NOW_ON = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|always|every|whenever)\b|"
+                          r"以后|今后|往后|每次|每天|每周|总是|一直", re.I)
+
+
+def standing(text: str) -> bool:
+    """A statement about the user or a standing wish, of any topic."""
+    if MUSING.search(text) or TASK.search(text):
+        return False
+    if one_time(text) and not _FROM_NOW_ON.search(text):
+        return False
+    if not names_something(text):
+        return False  # "I love it!", "我也是": about what came before
+    return bool(SELF_SUBJECT.search(text) or STANDING_IMPERATIVE.search(text))
+
+
+# Someone or something else as the subject: "There are no more emails", "The explanation
+# was too long", "你还是先休息吧", "这份报告…".
+OTHER_SUBJECT = any_of(
+    r"^\s*(?:there|the|this|that|these|those|it|it's|he|she|they|you|your|his|her|their|"
+    r"everyone|everybody|nobody|someone|people)\b",
+    r"^\s*(?:你|您|他|她|它|他们|她们|这|那|大家|别人|有人|客户|老板|同事|领导|公司|文章|新闻|"
+    r"书上|网上|看看|听说)")
+_SELF_ANYWHERE = any_of(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|us|our)\b|\bi'm\b",
+                        r"我|咱")
+
+
+def open_statement(text: str) -> bool:
+    """A sentence that may change what it matches though it is not a statement on its
+    own: about the user ("Wingspan has overtaken Catan as my favourite"), settling a
+    change ("Malta is booked! Final."), or announcing one with no one else as its subject
+    ("ditched notion for obsidian", "oat milk is out"). Never a task, a question to the
+    assistant, thinking aloud or one occasion."""
+    if not names_something(text) or MUSING.search(text) or TASK.search(text):
+        return False
+    if one_time(text) and not _FROM_NOW_ON.search(text):
+        return False
+    if _SELF_ANYWHERE.search(text):
+        return True
+    return not OTHER_SUBJECT.search(text) and (settles(text) or changes_mind(text))
+
+
+def names_something(text: str) -> bool:
+    """Does the sentence say what it is about, beyond pronouns and framing?"""
+    return bool(content_words(core(text)))
+
+
+# Words inside quotation marks are someone else's (a line of an e-mail, a T-shirt's
+# slogan, what the barista said), never the user's statement.
+_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|"
+                     r"(?:(?<=^)|(?<=[\s:(\[]))'[^']{3,}?'(?=[\s.,;:!?)\]]|$)")
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """Quotations (a quoted phrase of several words); a quoted single term ("don't call
+    me 'buddy'") is the user's own word for something."""
+    return [(m.start(), m.end()) for m in _QUOTED.finditer(text)
+            if len(m.group()) > 12 or " " in m.group().strip()]

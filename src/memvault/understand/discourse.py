@@ -1,0 +1,170 @@
+"""The discourse moves around a statement: the speaker changing their mind, taking a
+statement back, or adding to what they said.
+
+These are the ways people signal a move in any conversation, whatever it is about, so
+one short lexicon per move covers statements no rule was written for: "move my digest to
+Mondays", "we're in Lisbon now", "其实我现在用…了" all carry a change marker; which memory
+they change is found by meaning (reads/related.py), not by these words.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CHANGE_EN = (
+    r"now|nowadays|these\s+days|lately|any\s*more|no\s+longer|instead|actually|"
+    r"switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|relocat\w*|migrat\w*|"
+    r"going\s+forward|from\s+now\s+on|from\s+here\s+on|not\s+anymore|rather|"
+    r"changed\s+my\s+mind|on\s+second\s+thought|scrap|ditch|drop|make\s+it|"
+    r"turns\s+out|these\s+days|at\s+this\s+point|update[ds]?|swap(?:ped)?|"
+    r"replac\w*|new\s+(?:one|plan|place|job|address|number)|used\s+to|"
+    r"works?\s+better|better\s+for\s+me|stopped|quit|gave\s+up|started|"
+    r"i'?m\s+(?:over|done\s+with)|not\s+\w+\s+(?:but|anymore)|these\s+days|"
+    r"postpon\w*|reschedul\w*|push(?:ed)?\s+(?:it\s+)?(?:back|forward)|delay(?:ed)?|"
+    r"brought\s+forward|moved\s+up|promoted|overt(?:ook|aken|ake)|ditch(?:ed)?|"
+    r"dropp?(?:ed)?|is\s+out|are\s+out|no\s+more|went\s+with|going\s+with|"
+    r"settled\s+on|ended\s+up|in\s+the\s+end|final(?:ly)?|after\s+all|"
+    r"sold\s+out|signed\s+up|booked|closed|cancel(?:l)?ed|got\s+rid\s+of|"
+    r"not\s+any\s+more|any\s+longer|these\s+days|bump(?:ed)?|raise[ds]?|lower(?:ed)?|"
+    r"push(?:ed)?\b[^.,;]{0,30}?\b(?:back|forward)|"
+    r"change[ds]?\s+my\s+mind|final\s+answer|scratch\s+that|on\s+second\s+thoughts?"
+)
+_CHANGE_ZH = (r"现在|如今|最近|目前|其实|还是|算了|改(?!善|进|革)|换|不再|已经不|"
+              r"不[^，。,.！!？?、；;]{0,6}了|"
+              r"以后|从今|今后|往后|变成|搬|转|调到|挪到|不想再|戒|开始|终于|重新|反而|"
+              r"倒是|而是|取消|停了|不干了|辞|新的")
+_CHANGE = re.compile(rf"\b(?:{_CHANGE_EN})\b|(?:{_CHANGE_ZH})", re.I)
+
+# Taking a stored statement back: a memory verb, not a plain "never mind" (which also
+# opens a change: "算了还是钉钉吧").
+_RETRACT_EN = (
+    # an imperative to the memory at the start of a clause: "forget the cello idea",
+    # "can you delete what I told you about…", "please wipe whatever you have on my ex"
+    r"(?:^|[,;:.!?]\s*|\b(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|"
+    r"just)\s+)"
+    r"(?:forget|delete|remove|erase|wipe|scratch|strike|disregard|unsay|retract)\b"
+    r"(?!\s+(?:it|about\s+it|this\s+(?:question|email|file|message))\b)|"
+    r"(?:drop|ditch|take|clear|remove|delete|erase|wipe)\b(?=[^.;!?]{0,40}?\bfrom\s+"
+    r"(?:your\s+)?(?:notes|memory|memories|records|files))|"
+    r"never\s+mind\s+(?:what|the|about|my)\b|"
+    r"(?:do\s*n[o']t|do\s+not|no\s+need\s+to|stop|never)\s+(?:remember|keep|store|save|"
+    r"record|note|hold\s+onto)(?:ing)?\b(?!\s+(?:to|it\s+in\s+mind))|"
+    r"ignore\s+what\s+i\s+(?:said|told)|take\s+(?:that|it)\s+back|i\s+take\s+"
+    r"(?:that|it|back)|"
+    r"(?:that'?s|it'?s|that\s+is|this\s+is)\s+(?:not\s+true|no\s+longer\s+true|wrong|"
+    r"outdated|not\s+relevant)\s*(?:any\s*more|now)?|"
+    r"was\s+(?:just\s+)?(?:joking|kidding)|don'?t\s+hold\s+(?:me\s+to|onto)|"
+    r"pretend\s+i\s+never\s+said"
+)
+_RETRACT_ZH = (r"别再?记|不用再?记|不要再?记|无需记|不必记|不用存|别存|不要存|不用留|别留|"
+               r"清掉|清除|清了|拿掉|移除|忘(?:了|掉|记)(?:吧|它|这|那|我说)|忘掉|删(?:了|掉|除)|"
+               r"去掉|划掉|抹掉|收回|撤回|不算(?:了|数)?|作废|当我没说|"
+               r"别当真|开玩笑的|不记了|不作数")
+_RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
+
+# What a retraction names around its verb: "what I said about", "那条", "之前说…那个".
+_ABOUT = re.compile(
+    r"\b(?:what(?:ever)?\s+(?:i\s+(?:said|told\s+you|mentioned)|you\s+(?:have|know|"
+    r"stored|saved|noted|remember))|i\s+(?:said|told\s+you|mentioned)|said|told|"
+    r"mentioned|from\s+(?:your\s+)?(?:notes|memory|records)|not\s+relevant|stuff|idea|"
+    r"the\s+(?:bit|part|thing|stuff|note|"
+    r"memory|one)|that\s+i\s+(?:said|mentioned|told\s+you)|about|regarding|re:?|please|"
+    r"pls|you|can|could|just|ok|okay|actually|also|and|my|me|i|it|that|the|earlier|before|"
+    r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you)\b"
+    r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|"
+    r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
+_SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）]+")
+_CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
+
+_ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|"
+                   r"on\s+top\s+of\s+that)\b|\btoo\b(?=\s*(?:[.!,;)]|$))"
+                   r"|也(?=喜欢|爱|想|用|会|养|学|玩|看|听|吃|喝|挺|蛮|很|有|在|要|是|常|经常)"
+                   r"|还(?=喜欢|爱|想|用|会|养|学|玩|看|听|吃|喝|挺|蛮|有)|另外|同时|以及", re.I)
+
+
+# Saying again what holds: "as I mentioned", "same as always", "一直都…", "还是老样子".
+_RESTATE = re.compile(
+    r"^\s*again\b|\b(?:as\s+i\s+(?:said|mentioned|told\s+you)|like\s+i\s+(?:said|mentioned|"
+    r"told\s+you)|"
+    r"as\s+(?:always|usual|before|ever)|same\s+as\s+(?:always|before|ever|usual)|"
+    r"still|always\s+(?:have|has|had)\s+been|as\s+i\s+always|reminder)\b"
+    r"|我说过|之前说过|说过了|一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
+    r"老规矩", re.I)
+# One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
+_ONCE = re.compile(
+    r"\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend|time|once|"
+    r"one)|just\s+this\s+once|only\s+today|for\s+now|right\s+now|at\s+the\s+moment|"
+    r"for\s+the\s+time\s+being|just\s+for\s+this|for\s+this\s+(?:one|snippet|report|file|"
+    r"email|message|doc|document|project|task|case|trip|meeting|question))\b"
+    r"|明天|今天|今晚|后天|这周|本周|这次|这一次|这回|暂时|这两天|这几天|先(?=别|不)"
+    # a request tied to one event: "资料更新后请…", "once it's done, let me know"
+    r"|(?<!以)(?<!之)后(?=请|麻烦|记得|告诉|通知)"
+    r"|\bonce\s+(?:it|this|that|the\s+\w+)\s+(?:is|are|has|have|gets?)\b", re.I)
+
+
+def beyond_change(text: str) -> str:
+    """The statement without its change markers: what is left names the new thing, if
+    anything ("we moved" leaves nothing, "started swimming" leaves "swimming")."""
+    return _CHANGE.sub(" ", text)
+
+
+def restating(text: str) -> bool:
+    """Does the statement say it repeats what held before?"""
+    return bool(_RESTATE.search(text))
+
+
+def one_time(text: str) -> bool:
+    """Is the statement about one occasion rather than how things stand?"""
+    return bool(_ONCE.search(text))
+
+
+# The last word on a thread of changes ("changed my mind again: Inverness", "算了还是钉钉吧"):
+# it is about whatever was changed last, even when it names too little to match.
+_SETTLES = re.compile(
+    r"\b(?:changed\s+my\s+mind|final\s+answer|in\s+the\s+end|after\s+all|scratch\s+that|"
+    r"on\s+second\s+thoughts?|ended\s+up|settled\s+on|went\s+with|final)\b"
+    r"|算了|不对|最后|最终|改主意|还是.{0,12}吧|定了", re.I)
+
+
+def settles(text: str) -> bool:
+    """Does the statement settle a thread of changes ("final answer", "算了…还是…吧")?"""
+    return bool(_SETTLES.search(text))
+
+
+def changes_mind(text: str) -> bool:
+    """Does the statement present itself as a change from what held before?"""
+    return bool(_CHANGE.search(text))
+
+
+def retraction(text: str) -> str | None:
+    """What a statement takes back ("" when it names nothing), or None when it takes
+    nothing back."""
+    found = list(_RETRACT.finditer(text))
+    if not found:
+        return None
+    for m in found:
+        # The clause that holds the verb names the thing ("forget the divorce stuff? I
+        # shouldn't have shared it": the divorce); when it names nothing ("that's not
+        # true any more", "我收回刚才说的"), the clause before it or after it may.
+        start = max((b.end() for b in _CLAUSE.finditer(text, 0, m.start())), default=0)
+        end = next((b.start() for b in _CLAUSE.finditer(text, m.end())), len(text))
+        named = _named(text[start:m.start()] + " " + text[m.end():end])
+        if not named and start > 0:
+            before = max((b.end() for b in _CLAUSE.finditer(text, 0, start - 1)), default=0)
+            named = _named(text[before:start])
+        if not named and end < len(text):
+            after = next((b.start() for b in _CLAUSE.finditer(text, end + 1)), len(text))
+            named = _named(text[end:after])
+        if named:
+            return named
+    return ""
+
+
+def _named(text: str) -> str:
+    words = _SPACE.sub(" ", _ABOUT.sub(" ", _RETRACT.sub(" ", text))).strip()
+    return words
+
+
+def adds(text: str) -> bool:
+    """Does the statement present itself as one more thing beside what is known?"""
+    return bool(_ALSO.search(text))

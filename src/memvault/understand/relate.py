@@ -1,0 +1,128 @@
+"""How a new statement relates to the stored memories it matches.
+
+`relate(statement, matches, thresholds)` is pure: the matches come from the semantic
+lookup (reads/related.py) with their closeness, and the statement's own words say which
+move it makes:
+
+    retraction  "forget that I…", "那条不用记了"   -> FORGET the one memory it names,
+                                                    AMBIGUOUS when two are as close,
+                                                    NO_TARGET when none is close
+    restatement same stance, nearly the same words -> SAME (the memory is confirmed)
+    contradiction  opposite stance on the same thing (like / hate, 要 / 不要)
+                                                  -> UPDATE that memory
+    change of mind "now…", "switch me to…", "还是…吧", "不再…"
+                                                  -> UPDATE that memory
+    addition    "also", "too", "也", "还"          -> NEW, beside it
+    otherwise   a statement of the same kind that cannot hold twice (where I live, what
+                I use, prefer or am) -> UPDATE; one that can (what I like) -> NEW
+
+The gate (gate.py) takes the relation and applies its rules to the target: a frozen one
+blocks, a change that is not the user's own explicit, newer statement is staged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from enum import StrEnum
+
+from .discourse import adds, changes_mind, one_time, restating
+from .stance import core, polarity
+from .topics import content_words
+
+
+class Relation(StrEnum):
+    NEW = "new"              # about nothing stored (or beside it): add
+    SAME = "same"            # restates the target: confirm it
+    UPDATE = "update"        # changes the target: its next version
+    FORGET = "forget"        # takes the target back
+    AMBIGUOUS = "ambiguous"  # takes back or changes one of several: a person decides
+    NO_TARGET = "no_target"  # takes back something nothing stored says
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A stored memory the statement may concern; `score` is its closeness (0..1)."""
+
+    id: str
+    content: str
+    score: float
+    dense: float = 0.0  # the meaning part of the score alone
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """match: closeness from which a memory is about the same thing; change: the same,
+    for a statement that announces a change of mind or takes the opposite stance. same: from which,
+    with the same stance and no change marker, it is the same statement. retract: the
+    closeness a retraction needs to name a memory. margin: a second memory this close to
+    the best one makes the target ambiguous."""
+
+    match: float = 0.4
+    change: float = 0.3
+    same: float = 0.9
+    retract: float = 0.35
+    margin: float = 0.04
+    ratio: float = 0.7
+    second: float = 0.15
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    relation: Relation
+    target_id: str | None = None
+    links: tuple[str, ...] = ()
+
+
+def relate(statement: str, matches: Sequence[Match], *, retraction: str | None = None,
+           thresholds: Thresholds | None = None) -> Related:
+    """The relation of `statement` to its matches (best first). `retraction`: what the
+    statement takes back (discourse.retraction), None when it takes nothing back."""
+    t = thresholds or Thresholds()
+    ranked = sorted(matches, key=lambda m: -m.score)
+    if retraction is not None:
+        named = [m for m in ranked if m.score >= t.retract]
+        if not named:
+            return Related(Relation.NO_TARGET)
+        # Forgetting the wrong memory is the costly mistake: a second memory close to the
+        # best, or nearly as close in meaning (`ratio` of it), makes it a person's choice.
+        top = named[0]
+        close = [m for m in ranked[:5] if m is top or top.score - m.score < t.margin
+                 or m.dense >= max(t.second, t.ratio * top.dense)]
+        if len(close) > 1 or not retraction.strip():
+            # Nothing named ("那条不用记了"), or two as close: a person picks.
+            return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in close[:5]))
+        return Related(Relation.FORGET, named[0].id)
+    if not ranked or one_time(statement):
+        # Nothing close, or about one occasion ("only today", "明天先别发了"): a
+        # standing memory is not changed by it.
+        return Related(Relation.NEW)
+    best = ranked[0]
+    mine, theirs = polarity(statement), polarity(best.content)
+    flip = bool(mine and theirs and mine != theirs)
+    if best.score < (t.change if flip or changes_mind(statement) else t.match):
+        return Related(Relation.NEW)
+    if adds(statement) and not flip:
+        return Related(Relation.NEW)  # "I also…", "我也…": beside it
+    if restating(statement):
+        return Related(Relation.SAME, best.id)  # "as I mentioned", "一直都…"
+    if flip or changes_mind(statement):
+        return Related(Relation.UPDATE, best.id)
+    if restates(statement, best.content) or best.score >= t.same:
+        return Related(Relation.SAME, best.id)
+    # Same topic, no marker of change: both can hold ("I use a Mac" and "I use Windows at
+    # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
+    # the user saying so would be a silent overwrite; keeping both loses nothing.
+    return Related(Relation.NEW)
+
+
+def restates(new: str, old: str) -> bool:
+    """Says nothing the old statement does not: (nearly) every content word of the new
+    one's core is in the old one."""
+    a = set(content_words(core(new) or new))
+    b = set(content_words(core(old) or old))
+    if not a:
+        return True
+    return len(a & b) / len(a) >= 0.7 or SequenceMatcher(
+        None, core(new).casefold(), core(old).casefold()).ratio() >= 0.85

@@ -1,0 +1,64 @@
+"""A statement's stance: for or against what it is about (polarity), and that thing
+without the stance around it (the core), so "I love quiet cafés" and "I can't stand quiet
+cafés" compare as the same thing with opposite signs.
+
+The lexicon is of stance and negation, not of topics: it is small and closed by nature
+(how people say they like or dislike something), which is why it generalises where a list
+of topics would not.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Negative stance first: "don't like" must not read as "like".
+_NEG_EN = (r"(?:do\s*n[o']t|does\s*n[o']t|did\s*n[o']t|can\s*n[o']t|cannot|can't|won't|"
+           r"wouldn't|never|no\s+longer|not)\s+(?:really\s+|much\s+|even\s+|ever\s+)?"
+           r"(?:like|love|enjoy|want|need|care\s+for|fancy|do|eat|drink|use|prefer|dig|"
+           r"stand|bear|stomach|handle|tolerate)")
+_NEG_EN_WORDS = (r"hate[sd]?|hating|dislike[sd]?|detest[s]?|loathe[sd]?|despise[sd]?|"
+                 r"abhor|can't\s+stand|cannot\s+stand|not\s+(?:a\s+)?(?:big\s+)?fan\s+of|"
+                 r"not\s+into|not\s+keen\s+on|sick\s+of|tired\s+of|fed\s+up\s+with|"
+                 r"over\s+(?:it|them)|avoid(?:s|ing)?|done\s+with|"
+                 r"not\s+for\s+me|no\s+more|stay\s+away\s+from|steer\s+clear\s+of|"
+                 r"bores?\s+me|annoy(?:s|ing)?|irritat\w*|gross|awful|terrible|the\s+worst")
+_POS_EN = (r"love[sd]?|loving|like[sd]?|liking|enjoy(?:s|ed)?|prefer(?:s|red)?|adore[sd]?|"
+           r"fond\s+of|into|a\s+(?:big\s+|huge\s+)?fan\s+of|keen\s+on|want[s]?|need[s]?|"
+           r"would\s+like|'d\s+like|'d\s+love|would\s+love|crave[s]?|dig|obsessed\s+with|"
+           r"can't\s+get\s+enough\s+of|favou?rite|the\s+best|great|awesome")
+_NEG_ZH = (r"不(?:太|怎么|大|是很|是特别|很|再)?(?:喜欢|爱|想|要|吃|喝|用|看|听|感兴趣|习惯|"
+           r"需要|想要|希望)|讨厌|受不了|烦(?:死)?|反感|厌倦|腻了|腻|恶心|别再|不要|不用|"
+           r"别给我|拒绝|没兴趣|不感冒|嫌弃|怕|忍不了|戒了|不碰|过敏")
+_POS_ZH = r"喜欢|爱吃|爱喝|爱看|爱听|爱|偏好|想要|希望|习惯|喜爱|钟爱|迷上|最爱|热爱|中意|偏爱|要"
+
+_NEG = re.compile(rf"\b(?:{_NEG_EN})\b|\b(?:{_NEG_EN_WORDS})\b|(?:{_NEG_ZH})", re.I)
+_POS = re.compile(rf"\b(?:{_POS_EN})\b|(?:{_POS_ZH})", re.I)
+
+# What frames a statement without saying what it is about: the speaker, intensifiers,
+# hedges, discourse markers and time adverbs of the present.
+_FRAME = re.compile(
+    r"\b(?:I|I'm|I've|I'd|I'll|im|me|my|mine|myself|we|we're|our|us|honestly|actually|"
+    r"really|truly|so|very|super|totally|absolutely|kinda|kind\s+of|sort\s+of|pretty|"
+    r"quite|just|now|nowadays|these\s+days|lately|anymore|any\s+more|still|always|"
+    r"also|too|though|tbh|lol|haha|well|oh|ok|okay|yeah|yes|no|the|a|an|to|of|am|is|"
+    r"are|do|does|don't|doesn't|not|it|that|this|them|they|be|been|being)\b"
+    r"|我们|我的|我|咱们|咱|它们|它|其实|说实话|真的|真|非常|特别|超级|超|很|挺|太|好|蛮|现在|如今|最近|"
+    r"一直|还是|也|都|就|了|吧|啊|呀|呢|哈|嘛|的", re.I)
+_SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）]+")
+
+
+def polarity(text: str) -> int:
+    """+1 for, -1 against, 0 when the statement takes no stance word of either kind."""
+    if _NEG.search(text):
+        return -1
+    if _POS.search(text):
+        return 1
+    return 0
+
+
+def core(text: str) -> str:
+    """The statement without its stance and framing words: what it is about."""
+    out = _NEG.sub(" ", text)
+    out = _POS.sub(" ", out)
+    out = _FRAME.sub(" ", out)
+    return _SPACE.sub(" ", out).strip()
