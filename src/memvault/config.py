@@ -113,14 +113,31 @@ class Pii(_Strict):
     email: PiiAction = "redact"
 
 
-class Write(_Strict):
-    """The gate's policy for observe() (gate.GatePolicy)."""
+class Matching(_Strict):
+    """How close (0..1, reads/related.py) a stored memory must be to be the one a new
+    statement concerns (understand/relate.py, Thresholds)."""
 
+    match: float = Field(0.4, ge=0, le=1)     # about the same thing
+    change: float = Field(0.3, ge=0, le=1)    # the same, for an announced change
+    same: float = Field(0.9, ge=0, le=1)      # the same statement again
+    retract: float = Field(0.35, ge=0, le=1)  # named by a retraction
+    margin: float = Field(0.04, ge=0, le=1)   # a second this close: ambiguous
+    ratio: float = Field(0.7, ge=0, le=1)     # or this share of the best's meaning part
+    second: float = Field(0.15, ge=0, le=1)
+
+
+class Write(_Strict):
+    """The gate's policy for observe() (gate.GatePolicy) and the extractor it runs."""
+
+    # "rules" (offline), "llm" (model from MEMVAULT_LLM_MODEL) or "llm:MODEL"; the endpoint
+    # and key come from MEMVAULT_LLM_BASE_URL / MEMVAULT_LLM_API_KEY, never from this file.
+    extractor: str = Field("rules", pattern=r"^(?:rules|llm|llm:[^\s]{1,200})$")
     inferred_confidence_discount: float = Field(0.5, ge=0, le=1)
     stage_below_confidence: float = Field(0.6, ge=0, le=1)
     pii: Pii = Pii()
     operator_roles: list[str] = Field(default_factory=lambda: ["admin", "operator"])
     stage_sources: list[str] = Field(default_factory=list)
+    matching: Matching = Matching()
 
 
 class Traces(_Strict):

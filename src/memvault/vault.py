@@ -128,13 +128,17 @@ class Vault:
                  valid_from: TimeLike = None, valid_to: TimeLike = None,
                  actor: str | None = None, reason: str | None = None,
                  trigger_text: str | None = None, trace_id: str | None = None,
-                 expected_version: int | None = None) -> RememberResult:
-        """Store a statement, or a new value of a slot. Returns added, updated or noop."""
+                 expected_version: int | None = None,
+                 topic: str | None = None) -> RememberResult:
+        """Store a statement, or a new value of a slot. Returns added, updated or noop.
+        `topic`: what it is about (derived from the content when omitted and no slot is
+        given)."""
         v.caller_metadata(metadata)
         req = prepare(self.clock, scope, content, slot=slot, value=value, kind=kind,
                       source=source, source_text=source_text, source_ref=source_ref,
                       confidence=confidence, tags=tags, metadata=metadata, ttl=ttl,
-                      expires_at=expires_at, valid_from=valid_from, valid_to=valid_to)
+                      expires_at=expires_at, valid_from=valid_from, valid_to=valid_to,
+                      topic=topic)
         if expected_version is not None:
             expected_version = v.version(expected_version, "expected_version")
         return self.engine.writes.remember(req, actor=actor, reason=reason,
@@ -175,7 +179,8 @@ class Vault:
                 tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
                 ttl: int | float | str | None = None, actor: str | None = None,
                 actor_role: str = "agent", reason: str | None = None,
-                expected_version: int | None = None) -> writepath.Outcome:
+                expected_version: int | None = None,
+                topic: str | None = None) -> writepath.Outcome:
         """A statement from a writer that cannot vouch for it (an agent, a model): through
         the gate like an observed candidate (writepath.propose). Returns the Outcome."""
         return writepath.propose(self.engine, scope, content, slot=slot, value=value,
@@ -183,7 +188,7 @@ class Vault:
                                  source_ref=source_ref, confidence=confidence, tags=tags,
                                  metadata=metadata, ttl=ttl, actor=actor,
                                  actor_role=actor_role, reason=reason,
-                                 expected_version=expected_version)
+                                 expected_version=expected_version, topic=topic)
 
     def review_list(self, scope: Scope | dict[str, str], *, limit: int = 100) -> list[Memory]:
         return review.review_list(self.engine, scope, limit=limit)
@@ -207,9 +212,11 @@ class Vault:
              tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
              confidence: float | None = None, expires_at: TimeLike = None,
              actor: str | None = None, reason: str | None = None,
-             expected_version: int | None = None) -> Memory:
+             expected_version: int | None = None, topic: str | None = None) -> Memory:
         """Change fields of a memory by hand: a new version, with the reason recorded."""
         updates: dict[str, Any] = {}
+        if topic is not None:
+            updates["topic"] = v.topic(topic)
         if content is not None:
             updates["content"] = v.text(content, "content", max_chars=v.MAX_CONTENT_CHARS)
         if value is not None:
@@ -299,15 +306,15 @@ class Vault:
              until: TimeLike = None, as_of: TimeLike = None, limit: int = 100,
              offset: int = 0, source: str | None = None, frozen: bool | None = None,
              expiring_before: TimeLike = None, q: str | None = None,
-             slotted: bool | None = None) -> list[Memory]:
+             slotted: bool | None = None, topic: str | None = None) -> list[Memory]:
         """Newest first. source, frozen, expiring_before (has a TTL ending before then),
-        q (case-insensitive substring of the content) and slotted (holds a slot, or
-        not) narrow further."""
+        q (case-insensitive substring of the content), slotted (holds a slot, or not)
+        and topic (what it is about) narrow further."""
         return records.list_memories(self.core, scope, kind=kind, status=status, slot=slot,
                                      tags=tags, since=since, until=until, as_of=as_of,
                                      limit=limit, offset=offset, source=source,
                                      frozen=frozen, expiring_before=expiring_before, q=q,
-                                     slotted=slotted)
+                                     slotted=slotted, topic=topic)
 
     def recall(self, scope: Scope | dict[str, str], query: str, *, top_k: int | None = None,
                kind: str | None = None, tags: Iterable[str] | None = None,

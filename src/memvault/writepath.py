@@ -17,6 +17,7 @@ review_reject keeps it with status `rejected` and the reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,6 +33,7 @@ from .store import ListFilter
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
 from .understand.discourse import settles
+from .understand.relate import Thresholds
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items
 
@@ -83,8 +85,9 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         v.text(m.content, "message content", max_chars=v.MAX_CONTENT_CHARS)
     ref = v.text(source_ref, "source_ref", max_chars=512, required=False)
     # A spec ("rules", "llm:MODEL") or an object with extract(messages).
-    ext = (load_extractor("rules" if extractor is None else extractor)
-           if extractor is None or isinstance(extractor, str) else extractor)
+    if extractor is None:
+        extractor = eng.core.strategy.write.extractor  # the strategy file's choice
+    ext = load_extractor(extractor) if isinstance(extractor, str) else extractor
     if not callable(getattr(ext, "extract", None)):
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")
@@ -126,7 +129,8 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         turn = _turn_of(c, msgs, result.turns)
         o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
                          policy=policy, metadata={"turn_id": turn} if turn else None,
-                         continues=changed.get(turn, []))
+                         continues=changed.get(turn, []),
+                         resolve=getattr(ext, "resolve", None))
         if o.action == "updated" and o.memory_id:
             changed.setdefault(turn, []).append(o.memory_id)
         result.outcomes.append(o)
@@ -186,7 +190,7 @@ def propose(eng: Engine, scope: Any, content: Any = None, *, slot: Any = None,
             source_text: Any = None, source_ref: Any = None, confidence: Any = 1.0,
             tags: Any = None, metadata: Any = None, ttl: Any = None,
             actor: str | None = None, actor_role: str = "agent", reason: Any = None,
-            expected_version: Any = None) -> Outcome:
+            expected_version: Any = None, topic: Any = None) -> Outcome:
     """One statement from a writer that cannot vouch for it (an agent, a model), through
     the gate like an observed candidate. It counts as the user's explicit statement only
     with the user's own words in `source_text` and no command wording in either text: an
@@ -201,7 +205,7 @@ def propose(eng: Engine, scope: Any, content: Any = None, *, slot: Any = None,
     v.caller_metadata(metadata)
     req = prepare(eng.core.clock, scope, content, slot=slot, value=value, kind=kind,
                   source=source, source_text=source_text, source_ref=source_ref,
-                  confidence=confidence, tags=tags, metadata=metadata, ttl=ttl)
+                  confidence=confidence, tags=tags, metadata=metadata, ttl=ttl, topic=topic)
     why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
     if expected_version is not None:
         expected_version = v.version(expected_version, "expected_version")
@@ -213,7 +217,7 @@ def propose(eng: Engine, scope: Any, content: Any = None, *, slot: Any = None,
         source=req["source"], confidence=req["confidence"], source_text=quote or req["content"],
         explicit=req["source"] == "user_explicit" and bool(quote) and command is None,
         subject="user", ttl=ttl, flags=["command_like"] if command else [],
-        note=command, extractor="agent")
+        note=command, extractor="agent", topic=req["topic"])
     return _gated_write(eng, req["scope"], cand, actor=actor, actor_role=actor_role,
                         source_ref=req["source_ref"], policy=gate_policy(eng),
                         tags=req["tags"], metadata=req["metadata"], reason=why,
@@ -226,17 +230,20 @@ def gate_policy(eng: Engine) -> gate.GatePolicy:
     return gate.GatePolicy(inferred_confidence_discount=w.inferred_confidence_discount,
                            stage_below_confidence=w.stage_below_confidence,
                            pii=w.pii.model_dump(), operator_roles=frozenset(w.operator_roles),
-                           stage_sources=frozenset(w.stage_sources))
+                           stage_sources=frozenset(w.stage_sources),
+                           thresholds=Thresholds(**w.matching.model_dump()))
 
 
 def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_role: str,
                  source_ref: str | None, policy: gate.GatePolicy,
                  tags: list[str] | None = None, metadata: dict[str, Any] | None = None,
                  reason: str | None = None, expected_version: int | None = None,
-                 continues: list[str] | None = None) -> Outcome:
+                 continues: list[str] | None = None,
+                 resolve: Callable[..., tuple[str, str | None]] | None = None) -> Outcome:
     """`continues`: memories earlier sentences of the same message changed; a later
     sentence that announces a change goes on with them ("Dropped Spanish. It's Japanese
-    on Duolingo now")."""
+    on Duolingo now"). `resolve`: the extractor's own reading of what the candidate does
+    to its matches (an LLM's), asked when there are matches; the gate checks it."""
     now = eng.core.clock()
     ttl_ms = duration_ms(c.ttl) if getattr(c, "ttl", None) else None
     said_at = getattr(c, "at", None)
@@ -269,6 +276,11 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     offered = list(continues or [])
     if not offered and settles(c.source_text or c.content):
         offered = _last_changed(eng, user, now)
+    if resolve is not None and found and getattr(c, "intent", None) is None:
+        action, target = resolve(c, [(r.memory.id, r.memory.content) for r in found])
+        cand = replace(cand, intent=action, intent_target=target)
+        if action == "forget":
+            retraction = retraction if retraction is not None else c.content
     derived = _made_from(eng, user, [r.memory.id for r in found]) if retraction is not None \
         else {}
     with eng.core.store.transaction() as tx:

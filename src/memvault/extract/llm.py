@@ -55,6 +55,8 @@ from ..llmchat import Transient as _Transient
 from ..timeutil import duration_ms
 from .candidate import CandidateMemory, ExtractionError
 from .commands import command_reason
+from .llmresolve import RESOLVE_SCHEMA, LLMResolver
+from .llmresolve import SCHEMA_NAME as RESOLVE_SCHEMA_NAME
 from .messages import Message, as_messages
 from .slots import SLOTS, SlotRegistry
 
@@ -180,6 +182,9 @@ I'm travelling"); null for lasting ones.
 - content: one short third-person sentence in the user's language ("用户希望通过邮件接收通知", \
 "The user lives in Berlin").
 - subject: "user", or who the memory is about when it is someone else ("wife").
+- A statement the user takes back ("forget that I…", "别记…了"): one item of kind "note" \
+whose content says what is taken back; whether it changes a stored memory is decided \
+afterwards, against the memories it matches.
 - Nothing to extract: {{"memories": []}}.
 
 Known slots:
@@ -228,6 +233,18 @@ class LLMExtractor:
                               schema_name=SCHEMA_NAME, schema=RESPONSE_SCHEMA,
                               fatal=ExtractionError, response_format=response_format,
                               temperature=temperature)
+        self._resolver = LLMResolver(
+            JSONChat(client, model=self.model, name=self.name,
+                     schema_name=RESOLVE_SCHEMA_NAME, schema=RESOLVE_SCHEMA,
+                     fatal=ExtractionError, response_format=response_format,
+                     temperature=temperature), name=self.name, retries=retries,
+            backoff=backoff)
+
+    def resolve(self, candidate: CandidateMemory,
+                matches: list[tuple[str, str]]) -> tuple[str, str | None]:
+        """What `candidate` does to the stored memories it matched, [(id, content)]:
+        (add | update | forget | none, target id). See extract/llmresolve.py."""
+        return self._resolver.resolve(candidate, matches)
 
     # --- the public call -----------------------------------------------------------------
     def extract(self, messages: list[Message]) -> list[CandidateMemory]:

@@ -44,7 +44,7 @@ def list_memories(core: Core, scope: Any, *, kind: str | None = None,
                   until: TimeLike = None, as_of: TimeLike = None, limit: int = 100,
                   offset: int = 0, source: str | None = None, frozen: bool | None = None,
                   expiring_before: TimeLike = None, q: str | None = None,
-                  slotted: bool | None = None) -> list[Memory]:
+                  slotted: bool | None = None, topic: str | None = None) -> list[Memory]:
     """Newest first; the filters of Vault.list."""
     sc = v.scope(scope)
     if frozen is not None and not isinstance(frozen, bool):
@@ -65,7 +65,7 @@ def list_memories(core: Core, scope: Any, *, kind: str | None = None,
                      frozen=frozen,
                      expires_before=to_ms(expiring_before, field="expiring_before"),
                      q=v.text(q, "q", max_chars=v.MAX_CONTENT_CHARS, required=False) or None,
-                     slotted=slotted)
+                     slotted=slotted, topic=v.topic(topic))
     if as_of is None:
         return core.store.list(sc, flt)
     at = to_ms(as_of, field="as_of")
