@@ -392,9 +392,18 @@ def decide(candidate: Candidate, state: GateState | None = None,
                    target_id=frozen_id, **kw)
     if staged:
         # The target is what approving it changes: the slot's value, or the memory the
-        # lookup matched (review_approve applies it there, never beside it).
+        # lookup matched (review_approve applies it there, never beside it). A change put
+        # as a command ("update: 用户拒绝所有推送") aims at the closest memory even when it
+        # is not close enough to change it unreviewed: a person decides.
         aim = cur.id if cur else (rel.target_id if rel is not None
                                   and rel.target_id in views else None)
+        if aim is None and state.matches and Reason.COMMAND_LIKE in reasons \
+                and c.retraction is None:
+            best, score, _ = state.matches[0]
+            if score >= policy.thresholds.second:
+                aim = best.id
+        if aim is not None and aim not in links:
+            links.append(aim)
         return out(Action.STAGE, reasons, target_id=aim, links=links, **kw)
     if matched is not None and rel is not None and rel.relation == Relation.FORGET:
         return out(Action.FORGET, [*reasons, Reason.RETRACTED], target_id=matched.id, **kw)

@@ -26,7 +26,7 @@ from . import validate as v
 from .engine import Engine
 from .errors import ConflictError, ValidationError
 from .ids import content_hash
-from .model import Kind, Op, Revision, Scope, Status
+from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
 from .safety.pii import redact
 from .store import ListFilter
@@ -281,7 +281,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         cand = replace(cand, intent=action, intent_target=target)
         if action == "forget":
             retraction = retraction if retraction is not None else c.content
-    derived = _made_from(eng, user, [r.memory.id for r in found]) if retraction is not None \
+    derived = _made_from(eng, user, [r.memory for r in found]) if retraction is not None \
         else {}
     with eng.core.store.transaction() as tx:
         eng.writes.check_sources(tx, sc, extra)
@@ -399,17 +399,28 @@ def _last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
     return []
 
 
-def _made_from(eng: Engine, user: Scope, ids: list[str]) -> dict[str, list[str]]:
-    """memory id -> the live graph facts read from it (a retraction takes them along)."""
-    if not ids:
+def _made_from(eng: Engine, user: Scope, mems: list[Memory]) -> dict[str, list[str]]:
+    """memory id -> the live graph facts read from it, or read from the same words of
+    the turn it came from (a retraction takes them along; the turn itself stays)."""
+    if not mems:
         return {}
-    wanted = set(ids)
-    out: dict[str, list[str]] = {}
+    by_source: dict[str, list[Memory]] = {}
     for r in eng.reads.list(user, ListFilter(kind=Kind.RELATION.value,
                                              status=Status.ACTIVE.value, limit=100_000)):
         src = r.metadata.get("source_memory")
-        if src in wanted:
-            out.setdefault(src, []).append(r.id)
+        if isinstance(src, str):
+            by_source.setdefault(src, []).append(r)
+    out: dict[str, list[str]] = {}
+    for m in mems:
+        ids = [r.id for r in by_source.get(m.id, [])]
+        turn = m.metadata.get("turn_id")
+        said = m.source_text or m.content
+        for r in by_source.get(turn, []) if isinstance(turn, str) else []:
+            span = r.metadata.get("source_text")
+            if isinstance(span, str) and span and (span in said or said in span):
+                ids.append(r.id)
+        if ids:
+            out[m.id] = ids
     return out
 
 

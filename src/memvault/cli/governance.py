@@ -26,6 +26,8 @@ def edit(ctx: typer.Context, memory_id: str,
          value: Annotated[str | None, typer.Option(
              help='Structured value as JSON (a string is quoted: \'"XLSX"\').')] = None,
          kind: Annotated[str | None, typer.Option()] = None,
+         topic: Annotated[str | None, typer.Option(
+             help="What it is about, e.g. 'quiet cafes'.")] = None,
          tag: Annotated[list[str] | None, typer.Option()] = None,
          metadata: Annotated[str | None, typer.Option(help="JSON object.")] = None,
          confidence: Annotated[float | None, typer.Option()] = None,
@@ -37,7 +39,7 @@ def edit(ctx: typer.Context, memory_id: str,
         c.scope(), memory_id, content=content, value=parse_json_opt(value, "value"),
         kind=kind, tags=tag, metadata=parse_json_opt(metadata, "metadata"),
         confidence=confidence, expires_at=expires_at, reason=reason,
-        expected_version=expected_version))
+        expected_version=expected_version, topic=topic))
 
 
 def freeze(ctx: typer.Context, memory_id: str,

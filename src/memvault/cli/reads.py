@@ -26,6 +26,8 @@ def list_(ctx: typer.Context,
           kind: Annotated[str | None, typer.Option()] = None,
           status: Annotated[str | None, typer.Option()] = None,
           slot: Annotated[str | None, typer.Option()] = None,
+          topic: Annotated[str | None, typer.Option(
+              help="Only memories with exactly this topic, e.g. 'quiet cafes'.")] = None,
           tag: Annotated[list[str] | None, typer.Option()] = None,
           since: Annotated[str | None, typer.Option()] = None,
           until: Annotated[str | None, typer.Option()] = None,
@@ -48,7 +50,7 @@ def list_(ctx: typer.Context,
     emit_memories(ctx, lambda c: c.vault().list(
         c.scope(), kind=kind, status=status, slot=slot, tags=tag, since=since, until=until,
         as_of=as_of, limit=limit, offset=offset, source=source, frozen=frozen,
-        expiring_before=expiring_before, q=q, slotted=slotted))
+        expiring_before=expiring_before, q=q, slotted=slotted, topic=topic))
 
 
 def recall(ctx: typer.Context, query: str,

@@ -23,13 +23,18 @@ def short(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def slot_or_topic(m: Memory) -> str:
+    """The "slot/topic" column: the slot a memory holds, else what it is about."""
+    return m.slot or m.topic or ""
+
+
 def memory_table(mems: list[Memory]) -> Table:
     t = Table(show_lines=False)
     t.add_column("id", no_wrap=True)
-    for col in ("kind", "slot", "status", "v", "updated", "content"):
+    for col in ("kind", "slot/topic", "status", "v", "updated", "content"):
         t.add_column(col)
     for m in mems:
-        t.add_row(m.id, m.kind, m.slot or "", m.status + (" ❄" if m.frozen else ""),
+        t.add_row(m.id, m.kind, slot_or_topic(m), m.status + (" ❄" if m.frozen else ""),
                   str(m.version), iso(m.updated_at) or "", short(m.content))
     return t
 
@@ -61,12 +66,12 @@ def revision_table(revs: list[Revision]) -> Table:
 
 def hits_table(hits: list[Hit]) -> Table:
     t = Table()
-    for col in ("#", "score", "bm25", "dense", "id", "slot", "content"):
+    for col in ("#", "score", "bm25", "dense", "id", "slot/topic", "content"):
         t.add_column(col)
     for i, h in enumerate(hits, 1):
         dense = ", ".join(f"{k}={val:.3f}" for k, val in h.parts.dense.items())
         t.add_row(str(i), f"{h.score:.3f}", f"{h.parts.bm25:.3f}", dense, h.memory.id,
-                  h.memory.slot or "", short(h.memory.content, 60))
+                  slot_or_topic(h.memory), short(h.memory.content, 60))
     return t
 
 

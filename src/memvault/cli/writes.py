@@ -20,6 +20,9 @@ def remember(
     content: Annotated[str | None, typer.Argument(help="The statement to remember.")] = None,
     slot: Annotated[str | None, typer.Option(help="Business key, e.g. report.format.")] = None,
     value: Annotated[str | None, typer.Option(help="Structured value (JSON or text).")] = None,
+    topic: Annotated[str | None, typer.Option(
+        help="What it is about when no slot names it, e.g. 'quiet cafes' (default: "
+             "derived from the content).")] = None,
     kind: Annotated[str | None, typer.Option()] = None,
     source: Annotated[str, typer.Option()] = "user_explicit",
     source_text: Annotated[str | None, typer.Option()] = None,
@@ -42,7 +45,7 @@ def remember(
                                confidence=confidence, tags=tag,
                                metadata=parse_json_opt(metadata, "metadata"), ttl=ttl_opt(ttl),
                                valid_from=valid_from, valid_to=valid_to, reason=reason,
-                               expected_version=expected_version)
+                               expected_version=expected_version, topic=topic)
         emit(c, r.to_dict(), lambda: out.print(
             f"{r.action} {r.id} v{r.version}" + (f" (was v{r.previous_version})"
                                                  if r.action == "updated" else "")))
@@ -55,6 +58,9 @@ def propose(
                        ] = None,
     slot: Annotated[str | None, typer.Option(help="Business key, e.g. report.format.")] = None,
     value: Annotated[str | None, typer.Option(help="Structured value (JSON or text).")] = None,
+    topic: Annotated[str | None, typer.Option(
+        help="What it is about when no slot names it (default: derived from the "
+             "content).")] = None,
     kind: Annotated[str | None, typer.Option()] = None,
     source: Annotated[str, typer.Option()] = "user_explicit",
     source_text: Annotated[str | None, typer.Option(
@@ -71,7 +77,7 @@ def propose(
         val = value_opt(value)
         o = c.vault().propose(c.scope(), content, slot=slot, value=val, kind=kind,
                               source=source, source_text=source_text, confidence=confidence,
-                              tags=tag, ttl=ttl_opt(ttl), reason=reason)
+                              tags=tag, ttl=ttl_opt(ttl), reason=reason, topic=topic)
         emit(c, o.to_dict(), lambda: out.print(
             f"{o.action} {o.memory_id or ''}".rstrip()
             + (f" ({', '.join(o.reasons)})" if o.reasons else "")))

@@ -99,7 +99,8 @@ def standing(text: str) -> bool:
 # Someone or something else as the subject: "There are no more emails", "The explanation
 # was too long", "你还是先休息吧", "这份报告…".
 OTHER_SUBJECT = any_of(
-    r"^\s*(?:there|the|this|that|these|those|it|it's|he|she|they|you|your|his|her|their|"
+    r"^\s*(?:there|the|this(?!\s+(?:week|month|year|morning|evening))|that|"
+    r"these(?!\s+days)|those|it|it's|he|she|they|you|your|his|her|their|"
     r"everyone|everybody|nobody|someone|people)\b",
     r"^\s*(?:你|您|他|她|它|他们|她们|这|那|大家|别人|有人|客户|老板|同事|领导|公司|文章|新闻|"
     r"书上|网上|看看|听说)")

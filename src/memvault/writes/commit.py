@@ -207,7 +207,8 @@ class Writer:
         new = replace(
             current, kind=req["kind"], content=req["content"], slot=slot,
             value=req["value"] if slot is not None else None,
-            topic=req.get("topic") or current.topic or current.slot,
+            # The key stays with the memory: a change found by meaning keeps its topic.
+            topic=current.topic or req.get("topic") or current.slot,
             tags=req["tags"] if req["tags"] is not None else current.tags,
             metadata=req["metadata"] if req["metadata"] is not None else current.metadata,
             source=req["source"], source_text=req["source_text"],
