@@ -27,11 +27,13 @@ class Server:
     at first start (None when the store already had keys)."""
 
     def __init__(self, db: str, *, extra: list[str] | None = None, tenant: str = "acme",
-                 log: Path | None = None) -> None:
+                 log: Path | None = None, pre: list[str] | None = None) -> None:
+        """`extra`: options of `serve`; `pre`: global options before it (--config …)."""
         self.db, self.port = db, free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "memvault.cli", "--db", db, "--tenant", tenant,
-               "serve", "--port", str(self.port), "--sweep-interval", "0", *(extra or [])]
+               *(pre or []), "serve", "--port", str(self.port), "--sweep-interval", "0",
+               *(extra or [])]
         self.log = log
         self.stderr = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}

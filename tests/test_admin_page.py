@@ -477,3 +477,53 @@ def test_memory_content_is_shown_as_text_never_run(ui: Session, srv: Server,
     assert p.evaluate("document.querySelectorAll('script').length") == 1  # app.js only
     assert p.evaluate("window.__xss") is None
     assert ui.dialogs == []
+
+
+def test_topic_shows_where_the_slot_does_as_text(ui: Session, srv: Server,
+                                                 admin: httpx.Client,
+                                                 seeded: dict[str, str]) -> None:
+    """A memory without a slot shows its topic in the list and the drawer, and the list
+    filters by it. The validator keeps < and > out of topics, so the markup check is an
+    entity and quotes: parsed as HTML, "&lt;b&gt;" would show as "<b>"."""
+    assert srv.admin_key
+    topic = '&lt;b&gt;quiet&lt;/b&gt; & "cafés"'
+    cafe = _mem(admin, content="Alice works best in quiet cafes", topic=topic)
+    assert cafe["topic"] == topic and cafe["slot"] is None
+    p = ui.page
+    ui.sign_in(srv.admin_key)
+
+    cell = _row(p, cafe["id"]).locator('td[data-key="topic"]')
+    expect(cell).to_have_text(topic)
+    assert cell.locator("*").count() == 0  # text, not elements
+    # A slotted memory still shows its slot in the same column.
+    expect(_row(p, seeded["fmt"]).locator('td[data-key="slot"]')).to_have_text(
+        "report.format")
+    expect(p.locator("#mem-table th").nth(2)).to_have_text("Slot / topic")
+
+    # The topic filter: the rows are the API's answer for the same topic.
+    p.fill("#f-topic", topic)
+    p.click("#f-apply")
+    want = admin.get("/v1/memories", params={**ALICE, "topic": topic}).json()["items"]
+    assert [m["id"] for m in want] == [cafe["id"]]
+    expect(p.locator("#mem-rows tr")).to_have_count(1)
+    expect(_row(p, cafe["id"])).to_be_visible()
+    p.fill("#f-topic", "no such topic")
+    p.click("#f-apply")
+    expect(p.locator("#mem-empty")).to_be_visible()
+    expect(p.locator("#mem-rows tr")).to_have_count(0)
+    p.click("#f-reset")
+    expect(p.locator("#f-topic")).to_have_value("")
+    expect(_row(p, cafe["id"])).to_be_visible()
+
+    # The drawer lists the topic among the fields, as text.
+    _row(p, cafe["id"]).click()
+    dd = p.locator('#drawer dd[data-field="topic"]')
+    expect(dd).to_have_text(topic)
+    expect(p.locator('#drawer dd[data-field="slot"]')).to_have_text("—")
+    assert dd.locator("b").count() == 0
+    p.select_option("#lang", "zh")
+    expect(p.locator("#mem-table th").nth(2)).to_have_text("槽位 / 主题")
+    expect(dd).to_have_text(topic)
+    p.select_option("#lang", "en")
+    ui.shot("topic")
+    assert p.locator("b").count() == 0 and ui.dialogs == []

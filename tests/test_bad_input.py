@@ -176,6 +176,17 @@ CASES: list[tuple[str, Callable[[Vault, str], Any], type[Exception], str]] = [
     ("observe_at_words", call("observe", ME, [{"role": "user", "content": "hi",
                                                "at": "yesterday-ish"}]),
      ValidationError, "at"),
+    ("observe_ten_thousand", call("observe", ME, [{"role": "user", "content": f"line {i}"}
+                                                  for i in range(10_000)]),
+     ValidationError, "messages"),
+    ("observe_only_assistant_roles", call("observe", ME, [{"role": "robot",
+                                                           "content": "I prefer CSV"}]),
+     ValidationError, "role"),
+    ("remember_topic_newline", remember(topic="cafes\nignore this"), ValidationError,
+     "topic"),
+    ("remember_topic_markup", remember(topic="<b>cafes</b>"), ValidationError, "topic"),
+    ("list_topic_int", call("list", ME, topic=5), ValidationError, "topic"),
+    ("edit_topic_blank", call("edit", ME, "$id", topic="  "), ValidationError, "topic"),
     # propose(): the same checks as remember(), before the gate sees anything
     ("propose_blank", call("propose", ME, "  "), ValidationError, "content"),
     ("propose_confidence", call("propose", ME, "x", confidence=7), ValidationError,

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -104,6 +105,13 @@ def test_freeze_blocks_and_cli_reports_typed_error(tmp_path: Path) -> None:
     (["remember", "\u200b"], "invalid_input"),
     (["remember", "x", "--slot", "report.format", "--value", "  "], "invalid_input"),
     (["list", "--since", "2025-01-01", "--until", "2024-01-01"], "invalid_input"),
+    # A topic is one line of visible text without angle brackets, on every verb.
+    (["remember", "x", "--topic", "quiet\ncafes"], "invalid_input"),
+    (["remember", "x", "--topic", "<b>cafes</b>"], "invalid_input"),
+    (["remember", "x", "--topic", "t" * 65], "invalid_input"),
+    (["propose", "x", "--topic", "quiet\ncafes"], "invalid_input"),
+    (["edit", "{id}", "--topic", " cafes"], "invalid_input"),
+    (["list", "--topic", "quiet\ncafes"], "invalid_input"),
 ])
 def test_bad_input_exits_nonzero_and_stores_nothing(tmp_path: Path, args: list[str],
                                                      code: str) -> None:
@@ -264,6 +272,50 @@ def test_list_filters_through_cli(tmp_path: Path) -> None:
     assert ids("--not-frozen", "--not-slotted", "--source", "user_explicit") == {badge}
     table = scoped(db, "list", "--frozen").stdout
     assert fmt in table and tea not in table
+
+
+def test_topic_through_cli(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+
+    def add(*args: str) -> dict[str, Any]:
+        return dict(json.loads(scoped(db, "--json", "remember", *args).stdout)["memory"])
+
+    cafe = add("I like quiet cafes for working", "--topic", "quiet cafes")
+    hike = add("I love hiking in the mountains")  # no topic given: derived from the text
+    fmt = add("Reports as CSV", "--slot", "report.format", "--value", "CSV")
+    assert cafe["topic"] == "quiet cafes"
+    assert hike["topic"] and hike["topic"] != "quiet cafes"
+    assert fmt["topic"] is None  # the slot names it
+
+    def ids(*args: str) -> list[str]:
+        return _ids(scoped(db, "--json", "list", *args))
+
+    assert ids("--topic", "quiet cafes") == [cafe["id"]]
+    assert ids("--topic", hike["topic"]) == [hike["id"]]
+    assert ids("--topic", "quiet") == []  # exact, not a substring
+    assert json.loads(scoped(db, "--json", "get", cafe["id"]).stdout)["topic"] == "quiet cafes"
+
+    # The tables show the slot, else the topic, in one column.
+    table = scoped(db, "list").stdout
+    assert "slot/topic" in table and "quiet cafes" in table and "report.format" in table
+    assert "quiet cafes" in scoped(db, "list", "--topic", "quiet cafes").stdout
+    assert "hiking" not in scoped(db, "list", "--topic", "quiet cafes").stdout
+    hits = scoped(db, "recall", "quiet cafes to work in").stdout
+    assert "slot/topic" in hits and "quiet cafes" in hits
+    assert "topic" in scoped(db, "get", cafe["id"]).stdout
+
+    # edit --topic: a new version under the new topic; propose --topic through the gate.
+    edited = json.loads(scoped(db, "--json", "edit", cafe["id"], "--topic", "cafés & quiet",
+                               "--reason", "a better key").stdout)
+    assert (edited["topic"], edited["version"]) == ("cafés & quiet", 2)
+    assert ids("--topic", "cafés & quiet") == [cafe["id"]]
+    assert ids("--topic", "quiet cafes") == []
+    diff = json.loads(scoped(db, "--json", "diff", cafe["id"], "1", "2").stdout)
+    assert diff["topic"] == {"from": "quiet cafes", "to": "cafés & quiet"}
+    jazz = json.loads(scoped(db, "--json", "propose", "I enjoy jazz in the evening",
+                             "--topic", "jazz").stdout)
+    assert jazz["action"] == "added"
+    assert ids("--topic", "jazz") == [jazz["memory_id"]]
 
 
 def test_edit_value_kind_expires_at_through_cli(tmp_path: Path) -> None:

@@ -156,6 +156,49 @@ def test_stdio_get_list_forget(tmp_path: Path) -> None:
     run(main)
 
 
+def test_stdio_remember_and_list_by_topic(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+
+    async def main() -> None:
+        async with stdio_session(stdio_params(db)) as s:
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            for tool in ("remember", "list"):
+                prop = tools[tool].input_schema["properties"]["topic"]
+                assert {"type": "string"} in prop["anyOf"], (tool, prop)
+                assert "topic" not in tools[tool].input_schema.get("required", [])
+            err, cafe = await call(s, "remember", content="I like quiet cafes for work",
+                                   topic="quiet cafes")
+            assert not err and cafe["action"] == "added", cafe
+            assert cafe["memory"]["topic"] == "quiet cafes"
+            _, hike = await call(s, "remember", content="I love hiking in the mountains")
+            assert hike["memory"]["topic"] and hike["memory"]["topic"] != "quiet cafes"
+            err, r = await call(s, "list", topic="quiet cafes")
+            assert not err and [m["id"] for m in r["memories"]] == [cafe["id"]]
+            assert r["memories"][0]["topic"] == "quiet cafes"
+            _, r = await call(s, "list", topic=hike["memory"]["topic"])
+            assert [m["id"] for m in r["memories"]] == [hike["id"]]
+            _, r = await call(s, "list", topic="quiet")  # exact, not a substring
+            assert r["memories"] == []
+            _, r = await call(s, "list")
+            assert {m["id"]: m["topic"] for m in r["memories"]} == {
+                cafe["id"]: "quiet cafes", hike["id"]: hike["memory"]["topic"]}
+            _, got = await call(s, "get", memory_id=cafe["id"])
+            assert got["topic"] == "quiet cafes"
+            # A bad topic is a tool error with the core's code, and stores nothing.
+            before = dump(db)
+            for tool, args in (("remember", {"content": "x", "topic": "quiet\ncafes"}),
+                               ("remember", {"content": "x", "topic": "<i>x</i>"}),
+                               ("list", {"topic": "quiet\ncafes"})):
+                err, r = await call(s, tool, **args)
+                assert err and r["error"]["code"] == "invalid_input", (tool, args, r)
+            assert dump(db) == before
+
+    run(main)
+    with Vault(db) as v:
+        assert [m.content for m in v.list(ALICE, topic="quiet cafes")] == [
+            "I like quiet cafes for work"]
+
+
 # --- layers -------------------------------------------------------------------------------
 
 def test_layer_tools_round_trip(tmp_path: Path) -> None:

@@ -215,6 +215,77 @@ def test_typed_core_errors_map_to_statuses(admin: httpx.Client) -> None:
     assert (r.status_code, r.json()["code"]) == (404, "not_found")
 
 
+def test_topic_is_written_filtered_edited_and_validated(srv: Server, admin: httpx.Client,
+                                                       alice: httpx.Client) -> None:
+    p = {"user": "tess"}
+    r = admin.post("/v1/memories", params=p, json={"content": "I like quiet cafes for work",
+                                                   "topic": "quiet cafes"})
+    assert r.status_code == 200, r.text
+    cafe = r.json()["memory"]
+    assert cafe["topic"] == "quiet cafes"
+    hike = admin.post("/v1/memories", params=p,
+                      json={"content": "I love hiking in the mountains"}).json()["memory"]
+    assert hike["topic"] and hike["topic"] != "quiet cafes"  # derived from the content
+    fmt = admin.post("/v1/memories", params=p, json={"slot": "report.format",
+                                                     "value": "CSV"}).json()["memory"]
+    assert fmt["topic"] is None
+
+    def listed(topic: str) -> list[str]:
+        r = admin.get("/v1/memories", params={**p, "topic": topic})
+        assert r.status_code == 200, r.text
+        return [m["id"] for m in r.json()["items"]]
+
+    assert listed("quiet cafes") == [cafe["id"]]
+    assert listed(hike["topic"]) == [hike["id"]]
+    assert listed("quiet") == []  # exact match
+    assert admin.get(f"/v1/memories/{cafe['id']}", params=p).json()["topic"] == "quiet cafes"
+
+    r = admin.patch(f"/v1/memories/{cafe['id']}", params=p,
+                    json={"topic": "cafés & quiet", "reason": "a better key"})
+    assert r.status_code == 200, r.text
+    assert (r.json()["topic"], r.json()["version"]) == ("cafés & quiet", 2)
+    assert listed("cafés & quiet") == [cafe["id"]] and listed("quiet cafes") == []
+
+    r = admin.post("/v1/propose", params=p, json={"content": "I enjoy jazz in the evening",
+                                                  "topic": "jazz"})
+    assert r.status_code == 200 and r.json()["action"] == "added", r.text
+    assert listed("jazz") == [r.json()["memory_id"]]
+    r = admin.post("/v1/memories", params={**p, "async": "true"},
+                   json={"content": "I read science fiction", "topic": "sci-fi"})
+    job = _wait_job(admin, r.json()["job_id"])  # a queued write keeps its topic
+    assert job["status"] == "done", job
+    assert listed("sci-fi") == [job["result"]["id"]]  # type: ignore[index]
+    # A user key writes and filters its own topics the same way.
+    mine = alice.post("/v1/memories", json={"content": "Alice swims on Sundays",
+                                            "topic": "swimming"}).json()["id"]
+    assert [m["id"] for m in alice.get("/v1/memories", params={"topic": "swimming"})
+            .json()["items"]] == [mine]
+
+    # A bad topic is a JSON 422 wherever it is given, and nothing is stored or changed.
+    before = _revisions(srv.db)
+    bad = [admin.post("/v1/memories", params=p, json={"content": "x", "topic": "a\nb"}),
+           admin.post("/v1/memories", params=p, json={"content": "x", "topic": "<b>x</b>"}),
+           admin.post("/v1/memories", params=p, json={"content": "x", "topic": 7}),
+           admin.post("/v1/propose", params=p, json={"content": "x", "topic": " padded"}),
+           admin.patch(f"/v1/memories/{cafe['id']}", params=p,
+                       json={"topic": "t" * 65, "reason": "too long"}),
+           admin.get("/v1/memories", params={**p, "topic": "a\nb"})]
+    for r in bad:
+        assert (r.status_code, r.json()["code"]) == (422, "invalid_input"), r.text
+        assert r.headers["content-type"].startswith("application/json")
+        assert r.json()["message"]
+    assert _revisions(srv.db) == before
+    assert admin.get(f"/v1/memories/{cafe['id']}", params=p).json()["version"] == 2
+
+    # The OpenAPI schema documents the field and the filter.
+    spec = httpx.get(srv.url + "/openapi.json").json()
+    comp = spec["components"]["schemas"]
+    for name in ("RememberIn", "ProposeIn", "EditIn", "MemoryOut"):
+        assert "topic" in comp[name]["properties"], name
+    params = spec["paths"]["/v1/memories"]["get"]["parameters"]
+    assert "topic" in {q["name"] for q in params}
+
+
 # --- keys -------------------------------------------------------------------------------
 
 def test_key_revoke_and_expiry(srv: Server, admin: httpx.Client) -> None:

@@ -103,6 +103,10 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
                         "it again makes a new version of the same memory.")] = None,
         value: Annotated[Any, Field(description="Structured value of the slot (any "
                                                 "JSON).")] = None,
+        topic: Annotated[str | None, Field(
+            description="What it is about when no slot names it, in a few words, e.g. "
+                        "'quiet cafes' (one line, at most 64 characters, no < or >); "
+                        "derived from the content when omitted.")] = None,
         kind: Kind | None = None,
         source: ProposedSource = "user_explicit",
         source_text: Annotated[str | None, Field(
@@ -126,7 +130,7 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
                             kind=kind.value if kind else None, source=source,
                             source_text=source_text, confidence=confidence, tags=tags,
                             metadata=metadata, ttl=ttl, reason=reason,
-                            expected_version=expected_version)
+                            expected_version=expected_version, topic=topic)
         memory = vault.get(sc, out.memory_id) if out.memory_id else None
         return {"action": out.action, "id": out.memory_id, "version": out.version,
                 "reasons": out.reasons, "message": out.message,
@@ -227,6 +231,9 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
         kind: Kind | None = None,
         status: Status | None = None,
         slot: str | None = None,
+        topic: Annotated[str | None, Field(
+            description="Only memories with exactly this topic, e.g. 'quiet "
+                        "cafes'.")] = None,
         tags: Tags = None,
         limit: Annotated[int, Field(description="1..10000")] = 50,
         offset: int = 0,
@@ -234,7 +241,7 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
         """Memories of the scope, newest first, with filters."""
         mems = vault.list(sc, kind=kind.value if kind else None,
                           status=status.value if status else None, slot=slot, tags=tags,
-                          limit=limit, offset=offset)
+                          limit=limit, offset=offset, topic=topic)
         return {"memories": [m.to_dict() for m in mems]}
 
     @server.tool(annotations=read_only)

@@ -137,6 +137,9 @@ def slot(value: Any) -> str | None:
     return value
 
 
+# One observe() call: a conversation's worth of messages, not a bulk import (that is
+# remember_many / import, which batch their transactions).
+MAX_MESSAGES = 1000
 MAX_TOPIC_CHARS = 64
 _TOPIC = re.compile(r"^[^\x00-\x1f\x7f\u2028\u2029<>]{1,64}\Z")
 

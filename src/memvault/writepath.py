@@ -77,6 +77,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     actor_role = v.actor(actor_role, "actor_role")
     if not isinstance(messages, list | tuple) or not messages:
         raise ValidationError("messages: expected a non-empty list of {role, content}")
+    if len(messages) > v.MAX_MESSAGES:
+        raise ValidationError(f"messages: {len(messages)} in one call; at most "
+                              f"{v.MAX_MESSAGES} (observe a long history in parts, or load "
+                              "it with remember_many / import)")
     try:
         msgs = as_messages(messages)
     except (TypeError, ValueError, KeyError) as e:
@@ -99,6 +103,12 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     for n, c in enumerate(candidates, start=1):
         _check_candidate(c, n)
     policy = policy or gate_policy(eng)
+    resolve = getattr(ext, "resolve", None)
+    if callable(resolve):
+        # The extractor's own reading of each candidate against the memories it matches
+        # (an LLM's), asked before anything is stored: a failing endpoint fails the call
+        # with nothing written, as a failing extraction does.
+        candidates = [_resolved(eng, sc, c, resolve, policy) for c in candidates]
     result = ObserveResult()
     # Raw turns first, verbatim: they are records of what was said, not beliefs.
     origin = {"user": "user_explicit", "tool": "tool"}
@@ -129,8 +139,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         turn = _turn_of(c, msgs, result.turns)
         o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
                          policy=policy, metadata={"turn_id": turn} if turn else None,
-                         continues=changed.get(turn, []),
-                         resolve=getattr(ext, "resolve", None))
+                         continues=changed.get(turn, []))
         if o.action == "updated" and o.memory_id:
             changed.setdefault(turn, []).append(o.memory_id)
         result.outcomes.append(o)
@@ -238,12 +247,10 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                  source_ref: str | None, policy: gate.GatePolicy,
                  tags: list[str] | None = None, metadata: dict[str, Any] | None = None,
                  reason: str | None = None, expected_version: int | None = None,
-                 continues: list[str] | None = None,
-                 resolve: Callable[..., tuple[str, str | None]] | None = None) -> Outcome:
+                 continues: list[str] | None = None) -> Outcome:
     """`continues`: memories earlier sentences of the same message changed; a later
     sentence that announces a change goes on with them ("Dropped Spanish. It's Japanese
-    on Duolingo now"). `resolve`: the extractor's own reading of what the candidate does
-    to its matches (an LLM's), asked when there are matches; the gate checks it."""
+    on Duolingo now")."""
     now = eng.core.clock()
     ttl_ms = duration_ms(c.ttl) if getattr(c, "ttl", None) else None
     said_at = getattr(c, "at", None)
@@ -276,11 +283,10 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     offered = list(continues or [])
     if not offered and settles(c.source_text or c.content):
         offered = _last_changed(eng, user, now)
-    if resolve is not None and found and getattr(c, "intent", None) is None:
-        action, target = resolve(c, [(r.memory.id, r.memory.content) for r in found])
-        cand = replace(cand, intent=action, intent_target=target)
-        if action == "forget":
-            retraction = retraction if retraction is not None else c.content
+    if getattr(c, "intent_target", None):
+        # What the extractor's own reading named (an LLM's: checked against what the
+        # lookup offered it): read again inside the user's scope, like every match.
+        offered.append(c.intent_target)
     derived = _made_from(eng, user, [r.memory for r in found]) if retraction is not None \
         else {}
     with eng.core.store.transaction() as tx:
@@ -397,6 +403,23 @@ def _last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
         if m.kind not in NOT_MATCHED and m.version > 1:
             return [m.id]
     return []
+
+
+def _resolved(eng: Engine, sc: Scope, c: Any, resolve: Callable[..., Any],
+              policy: gate.GatePolicy) -> Any:
+    """`c` with the extractor's reading of what it does to the memories it matches
+    (intent, intent_target; a forget makes it a retraction). No matches: unchanged."""
+    if getattr(c, "intent", None) is not None:
+        return c
+    text = gate.screen(gate.Candidate(content=c.content, value=c.value,
+                                      source_text=c.source_text), policy).content
+    found = eng.reads.related(sc, text, eng.core.vectors([text])[0], slot=c.slot)
+    if not found:
+        return c
+    action, target = resolve(c, [(r.memory.id, r.memory.content) for r in found])
+    return replace(c, intent=action, intent_target=target,
+                   retraction=(c.retraction if c.retraction is not None else c.content)
+                   if action == "forget" else c.retraction)
 
 
 def _made_from(eng: Engine, user: Scope, mems: list[Memory]) -> dict[str, list[str]]:

@@ -97,6 +97,8 @@ def observe(request: Request, c: Annotated[Caller, _c("observe")], body: s.Obser
 def list_memories(
     request: Request, c: Annotated[Caller, _c("list")],
     kind: str | None = None, status: str | None = None, slot: str | None = None,
+    topic: Annotated[str | None, Query(description="exactly this topic, e.g. 'quiet "
+                                       "cafes'")] = None,
     source: str | None = None, frozen: bool | None = None,
     expiring_before: Annotated[str | None, Query(description="has a TTL ending before this "
                                                  "time (ISO-8601 or epoch ms)")] = None,
@@ -109,9 +111,9 @@ def list_memories(
 ) -> Any:
     """Memories of the scope, newest first, filtered and paginated."""
     mems = server(request).vault.list(
-        c.scope, kind=kind, status=status, slot=slot, source=source, frozen=frozen,
-        expiring_before=expiring_before, tags=tags, q=q, since=since, until=until,
-        as_of=as_of, limit=limit, offset=offset)
+        c.scope, kind=kind, status=status, slot=slot, topic=topic, source=source,
+        frozen=frozen, expiring_before=expiring_before, tags=tags, q=q, since=since,
+        until=until, as_of=as_of, limit=limit, offset=offset)
     record_read(request, c, "list", [m.id for m in mems])
     return {"items": [m.to_dict() for m in mems], "limit": limit, "offset": offset}
 

@@ -30,6 +30,9 @@ class ProposeIn(_In):
     content: str | None = None
     slot: str | None = None
     value: Any = None
+    topic: str | None = Field(None, description="what it is about when no slot names it, "
+                              "e.g. 'quiet cafes' (one line of at most 64 characters, no "
+                              "< or >); derived from the content when omitted")
     kind: str | None = None
     source: str = "user_explicit"
     source_text: str | None = Field(None, description="the user's own words (propose: "
@@ -99,6 +102,8 @@ class MaintainIn(_In):
 class EditIn(_In):
     content: str | None = None
     value: Any = None
+    topic: str | None = Field(None, description="what it is about, e.g. 'quiet cafes' "
+                              "(one line of at most 64 characters, no < or >)")
     kind: str | None = None
     tags: list[str] | None = None
     metadata: dict[str, Any] | None = None
@@ -139,6 +144,7 @@ class MemoryOut(_Out):
     content: str
     slot: str | None
     value: Any = None
+    topic: str | None = Field(None, description="what it is about when no slot names it")
     tags: list[str]
     metadata: dict[str, Any]
     source: str

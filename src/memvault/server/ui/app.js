@@ -12,7 +12,7 @@
   const SOURCES = ["user_explicit", "system_inferred", "admin_manual", "document", "tool",
     "import"];
   const ENUMS = { kinds: KINDS, statuses: STATUSES, sources: SOURCES };
-  const FIELDS = ["id", "content", "kind", "slot", "value", "tags", "metadata", "source",
+  const FIELDS = ["id", "content", "kind", "slot", "topic", "value", "tags", "metadata", "source",
     "source_text", "source_ref", "confidence", "status", "frozen", "version", "valid_from",
     "valid_to", "expires_at", "embedding_model", "created_at", "updated_at", "recorded_at",
     "scope"];
@@ -32,6 +32,7 @@
       currentUser: "Working on user: {user}", pickUser: "Pick a user first.",
       tabMemories: "Memories", tabReview: "Review", tabAudit: "Audit log",
       tabTraces: "Traces", search: "Search", kind: "Kind", status: "Status", slot: "Slot",
+      topic: "Topic", slotTopic: "Slot / topic",
       source: "Source", frozen: "Frozen", any: "any", yes: "yes", no: "no",
       expiring: "Expiring within", day1: "1 day", day7: "7 days", day30: "30 days",
       day365: "1 year", apply: "Apply", reset: "Reset", content: "Content",
@@ -70,7 +71,8 @@
       rolledBack: "Rolled back to version {n} (now version {v}).",
       sessionEnded: "The key was refused ({msg}); sign in again.", error: "Error: {msg}",
       diffNone: "No differences.", frozenBadge: "frozen", tokens: "Tokens",
-      f_id: "ID", f_content: "Content", f_kind: "Kind", f_slot: "Slot", f_value: "Value",
+      f_id: "ID", f_content: "Content", f_kind: "Kind", f_slot: "Slot", f_topic: "Topic",
+      f_value: "Value",
       f_tags: "Tags", f_metadata: "Metadata", f_source: "Source",
       f_source_text: "Source text", f_source_ref: "Source reference",
       f_confidence: "Confidence", f_status: "Status", f_frozen: "Frozen",
@@ -87,7 +89,8 @@
       signedInAs: "{role} 密钥 {key_id}", user: "用户", open: "打开",
       currentUser: "当前用户：{user}", pickUser: "请先选择用户。",
       tabMemories: "记忆", tabReview: "审核", tabAudit: "审计日志", tabTraces: "检索追踪",
-      search: "搜索", kind: "类型", status: "状态", slot: "槽位", source: "来源",
+      search: "搜索", kind: "类型", status: "状态", slot: "槽位", topic: "主题",
+      slotTopic: "槽位 / 主题", source: "来源",
       frozen: "冻结", any: "全部", yes: "是", no: "否", expiring: "即将过期",
       day1: "1 天内", day7: "7 天内", day30: "30 天内", day365: "1 年内", apply: "筛选",
       reset: "重置", content: "内容", version: "版本", updated: "更新时间",
@@ -118,7 +121,8 @@
       rolledBack: "已回滚到版本 {n}（当前版本 {v}）。",
       sessionEnded: "密钥被拒绝（{msg}），请重新登录。", error: "错误：{msg}",
       diffNone: "无差异。", frozenBadge: "已冻结", tokens: "令牌",
-      f_id: "ID", f_content: "内容", f_kind: "类型", f_slot: "槽位", f_value: "值",
+      f_id: "ID", f_content: "内容", f_kind: "类型", f_slot: "槽位", f_topic: "主题",
+      f_value: "值",
       f_tags: "标签", f_metadata: "元数据", f_source: "来源", f_source_text: "来源原文",
       f_source_ref: "来源引用", f_confidence: "置信度", f_status: "状态", f_frozen: "冻结",
       f_version: "版本", f_valid_from: "生效时间", f_valid_to: "失效时间",
@@ -294,7 +298,8 @@
     const days = $("f-expiring").value;
     return {
       q: $("f-q").value.trim(), kind: $("f-kind").value, status: $("f-status").value,
-      slot: $("f-slot").value.trim(), source: $("f-source").value, frozen: $("f-frozen").value,
+      slot: $("f-slot").value.trim(), topic: $("f-topic").value.trim(),
+      source: $("f-source").value, frozen: $("f-frozen").value,
       expiring_before: days ? Date.now() + Number(days) * 86_400_000 : "",
       limit: PAGE, offset: S.offset,
     };
@@ -316,7 +321,7 @@
       const tr = el("tr", null, "clickable", { "data-id": m.id, tabindex: "0" });
       const content = el("td", m.content, "content");
       if (m.frozen) content.prepend(el("span", t("frozenBadge"), "badge"));
-      tr.append(content, el("td", m.kind), el("td", m.slot ?? "—"), el("td", m.status),
+      tr.append(content, el("td", m.kind), keyCell(m), el("td", m.status),
         el("td", m.source), el("td", m.version), el("td", fmtTime(m.updated_at)));
       tr.addEventListener("click", () => openDrawer(m.id));
       tr.addEventListener("keydown", (ev) => { if (ev.key === "Enter") openDrawer(m.id); });
@@ -326,6 +331,13 @@
     $("page").textContent = t("page", { n: S.offset / PAGE + 1 });
     $("prev").disabled = S.offset === 0;
     $("next").disabled = (S.list || []).length < PAGE;
+  }
+
+  /** The slot a memory holds, else its topic (in italics, titled), else a dash. */
+  function keyCell(m) {
+    if (m.slot) return el("td", m.slot, null, { "data-key": "slot" });
+    if (m.topic) return el("td", m.topic, "topic", { "data-key": "topic", title: t("topic") });
+    return el("td", "—", null, { "data-key": "none" });
   }
 
   // --- drawer: one memory, its edit form, history and diffs ---------------------------------
@@ -540,7 +552,8 @@
       const li = el("li", null, "card", { "data-id": m.id });
       const head = el("div", null, "row");
       head.append(el("strong", m.content, "content"),
-        el("span", `${m.kind}${m.slot ? ` · ${m.slot} = ${JSON.stringify(m.value)}` : ""}`, "muted"));
+        el("span", `${m.kind}${m.slot ? ` · ${m.slot} = ${JSON.stringify(m.value)}`
+          : m.topic ? ` · ${t("topic")}: ${m.topic}` : ""}`, "muted"));
       li.append(head);
       if (m.source_text) li.append(el("p", `“${m.source_text}”`, "quote"));
       if (rv.reasons && rv.reasons.length) {
