@@ -40,7 +40,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 PROJECT_ROOT = HERE.parent
-CORE = HERE / "core.py"
+CORE = HERE / "core.py"  # the default --script
 
 # (key in core.py's --json figures, label, unit, which way is better)
 FIGURES: list[tuple[str, str, str, str]] = [
@@ -77,12 +77,13 @@ def imported_from(src: Path) -> str:
     return str(Path(proc.stdout.strip()).resolve().parent)
 
 
-def run_once(src: Path, core_args: list[str], work: Path, tag: str
+def run_once(src: Path, core_args: list[str], work: Path, tag: str, script: Path = CORE
              ) -> tuple[dict[str, Any] | None, str]:
-    """One core.py run against `src`: its --json result, or None and the error's tail."""
+    """One run of `script` against `src`: its --json result, or None and the error's
+    tail."""
     out_json, out_md = work / f"{tag}.json", work / f"{tag}.md"
     out_json.unlink(missing_ok=True)
-    cmd = [sys.executable, str(CORE), *core_args, "--plain", "--json", str(out_json)]
+    cmd = [sys.executable, str(script), *core_args, "--plain", "--json", str(out_json)]
     with out_md.open("w", encoding="utf-8") as md:
         proc = subprocess.run(cmd, env=env_for(src), cwd=PROJECT_ROOT, stdout=md,
                               stderr=subprocess.PIPE, text=True)
@@ -151,7 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--retry-wait", type=float, default=60.0, help="seconds before a retry")
     p.add_argument("--keep", type=Path, help="keep each run's table/json/stderr in this dir")
     p.add_argument("--out", type=Path, help="also write the summary (markdown) here")
+    p.add_argument("--script", default="core.py",
+                   help="the benchmark to run, in benchmarks/ (default core.py; "
+                        "observe_speed.py also writes the figures ab.py compares)")
     args, core_args = p.parse_known_args(argv)
+    script = HERE / args.script
+    if not script.is_file():
+        p.error(f"--script {args.script}: no such benchmark in {HERE}")
     for opt in core_args:
         if opt.split("=", 1)[0] in OWN_CORE_OPTIONS:
             p.error(f"{opt.split('=', 1)[0]} is set by ab.py for each run")
@@ -182,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         for attempt in range(args.retries + 1):
             log(f"[{i + 1}/{len(order)}] {tree} (round {i // 2 + 1})"
                 + (f", retry {attempt}" if attempt else "") + " ...")
-            result, err = run_once(trees[tree], core_args, work, tag)
+            result, err = run_once(trees[tree], core_args, work, tag, script)
             if result is not None:
                 break
             log(f"  failed: {err}")
@@ -196,10 +203,12 @@ def main(argv: list[str] | None = None) -> int:
             failed[tree] += 1
             continue
         runs[tree].append(result)
+        if result.get("figure_specs"):  # a script that names its own figures
+            FIGURES[:] = [tuple(spec) for spec in result["figure_specs"]]
         f = result["figures"]
-        log(f"  writes/s {f['writes_per_s']:,.0f}, recall p95 {f['recall_p95_ms']:.1f} ms, "
-            f"p95 without embedding {f['recall_p95_no_embed_ms']:.1f} ms; load average "
-            f"{result.get('loadavg', '?')}")
+        log("  " + ", ".join(f"{label} {fmt(f[key], unit)}" for key, label, unit, _ in
+                             FIGURES[:3] if f.get(key) is not None)
+            + f"; load average {result.get('loadavg', '?')}")
         for w in result["warnings"]:
             log(f"  {w}")
 
@@ -208,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     values = summarize(runs)
     first = runs["A"][0]
-    lines = ["## memvault A/B: benchmarks/core.py " + " ".join(core_args), "",
+    lines = [f"## memvault A/B: benchmarks/{args.script} " + " ".join(core_args), "",
              f"{args.rounds} rounds, order {' '.join(order)} (ABBA); "
              f"wall {time.perf_counter() - t0:,.0f} s; "
              f"{first['machine'].get('CPU', '?')}; {first['machine'].get('python', '?')}", ""]
