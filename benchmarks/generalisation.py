@@ -5,13 +5,18 @@ Usage (from the project root)::
 
     python benchmarks/generalisation.py [--data benchmarks/generalisation]
         [--lang en|zh] [--half dev|heldout] [--failures] [--json FILE]
-        [--extractor rules] [--embedder use-m3]
+        [--extractor rules] [--embedder use-m3] [--background N]
 
 Prints, per language and half, how many cases are right, the silent overwrites and the
 set-up failures; then the development half per category. `--failures` lists the
 development half's failed cases with what went wrong; held-out failures are never
 printed (tuning must not see them) unless `--reveal-heldout` is given for a final
 report, which then prints only their ids and categories.
+
+`--background N` stores N unrelated statements in each case's user scope first (the
+`given` statements of other cases of the same language, chosen by a fixed seed), as a
+user with a real history would have: a change or a retraction must still find its own
+memory among them, and a background memory that changes is a silent overwrite.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import argparse
 import hashlib
 import io
 import json
+import random
 import sys
 import tempfile
 import time
@@ -97,7 +103,8 @@ def _messages(item: Any) -> list[dict[str, str]]:
     return [{"role": m["role"], "content": m["content"]} for m in item]
 
 
-def run_case(vault: Any, clock: Clock, case: dict[str, Any], extractor: str) -> Result:
+def run_case(vault: Any, clock: Clock, case: dict[str, Any], extractor: str,
+             background: list[str] | None = None) -> Result:
     from memvault import Scope
     from memvault.errors import MemvaultError
 
@@ -105,6 +112,9 @@ def run_case(vault: Any, clock: Clock, case: dict[str, Any], extractor: str) -> 
     scope = Scope("gen", case["id"])
     clock.now = START
     labels: dict[str, list[str]] = {}
+    if background:
+        labels["(background)"] = [r.memory.id for r in vault.remember_many(
+            [{"scope": scope, "content": text} for text in background])]
     t0 = time.perf_counter()
     for step in case.get("given", []):
         clock.now += DAY
@@ -223,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--extractor", default="rules")
     ap.add_argument("--embedder", default=None)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--background", type=int, default=0,
+                    help="unrelated statements stored in each case's scope first")
     a = ap.parse_args(argv)
     from memvault import Vault
 
@@ -238,8 +250,15 @@ def main(argv: list[str] | None = None) -> int:
         vault = Vault(Path(tmp) / "gen.db", embedder=a.embedder, clock=clock,
                       actor="generalisation")
         try:
+            pools: dict[str, list[tuple[str, str]]] = defaultdict(list)
+            for c in load(a.data, ["en", "zh"]):
+                pools[c["lang"]] += [(c["id"], g["say"]) for g in c.get("given", [])
+                                     if "say" in g and isinstance(g["say"], str)]
             for case in cases:
-                results.append(run_case(vault, clock, case, a.extractor))
+                rng = random.Random(case["id"])
+                others = [t for cid, t in pools[case["lang"]] if cid != case["id"]]
+                back = rng.sample(others, min(a.background, len(others)))
+                results.append(run_case(vault, clock, case, a.extractor, back))
         finally:
             vault.close()
     wall = time.perf_counter() - t
@@ -255,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             cats[(r.case["lang"], r.case.get("category", "?"))]["n"] += 1
             cats[(r.case["lang"], r.case.get("category", "?"))]["right"] += r.right
     print(f"generalisation set: {len(results)} cases, {wall:.0f} s, "
-          f"extractor {a.extractor}")
+          f"extractor {a.extractor}, background {a.background}")
     print("| lang | half | cases | right | % right | silent overwrites | set-up failures |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for (lang, h), c in sorted(table.items()):

@@ -18,8 +18,8 @@ STORE_FILTERS = ["scope", "status=active", "not_expired", "valid_now"]
 
 def _candidate(h: Hit, outcome: str, rank: int | None) -> dict[str, Any]:
     return {"id": h.memory.id, "version": h.memory.version, "slot": h.memory.slot,
-            "kind": h.memory.kind, "score": h.score, "parts": h.parts.to_dict(),
-            "outcome": outcome, "rank": rank}
+            "topic": h.memory.topic, "kind": h.memory.kind, "score": h.score,
+            "parts": h.parts.to_dict(), "outcome": outcome, "rank": rank}
 
 
 def build_trace(trace_id: str, kind: str, outcome: RetrievalOutcome, *, strategy_hash: str,

@@ -34,6 +34,7 @@ from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
 from .understand.discourse import settles
 from .understand.relate import Thresholds
+from .understand.stance import core as stance_core
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items
 
@@ -133,13 +134,19 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     for r in eng.writes.remember_many(turns, actor=actor, reason="observed turn",
                                       batch=256, progress=None):
         result.turns.append(r.memory.id)
+    # Every candidate's vectors, and those of its core (what the lookup compares), in one
+    # embedding batch: an embedder answers a batch far faster than one text at a time.
+    texts = [gate.screen(gate.Candidate(content=c.content, value=c.value,
+                                        source_text=c.source_text), policy).content
+             for c in candidates]
+    embedded = _embedded(eng, texts)
     changed: dict[str | None, list[str]] = {}  # turn -> memories its sentences changed
-    for c in candidates:
+    for c, pre in zip(candidates, embedded, strict=True):
         # The turn it was read from: purging that turn erases what was made from it.
         turn = _turn_of(c, msgs, result.turns)
         o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
                          policy=policy, metadata={"turn_id": turn} if turn else None,
-                         continues=changed.get(turn, []))
+                         continues=changed.get(turn, []), embedded=pre)
         if o.action == "updated" and o.memory_id:
             changed.setdefault(turn, []).append(o.memory_id)
         result.outcomes.append(o)
@@ -247,7 +254,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                  source_ref: str | None, policy: gate.GatePolicy,
                  tags: list[str] | None = None, metadata: dict[str, Any] | None = None,
                  reason: str | None = None, expected_version: int | None = None,
-                 continues: list[str] | None = None) -> Outcome:
+                 continues: list[str] | None = None,
+                 embedded: tuple[dict[str, Any], Any] | None = None) -> Outcome:
     """`continues`: memories earlier sentences of the same message changed; a later
     sentence that announces a change goes on with them ("Dropped Spanish. It's Japanese
     on Duolingo now")."""
@@ -270,13 +278,14 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     # Redaction reads content, value and source_text only, so it (and the embedding of
     # what will be stored) can run before the transaction.
     screened = gate.screen(cand, policy)
-    vectors = eng.core.vectors([screened.content])[0]
+    vectors, gist = embedded if embedded is not None else _embedded(eng, [screened.content])[0]
     # The memories it may concern, by meaning (the read core), looked up before the
     # transaction and read again inside it. A memory of the user's other sessions counts:
     # a change of mind is about the user, whichever conversation it was said in.
     user = Scope(sc.tenant, sc.user, sc.agent)
     topic = c.topic or (topic_of(screened.content) if c.slot is None else None)
-    found = eng.reads.related(sc, screened.content, vectors, topic=topic, slot=c.slot)
+    found = eng.reads.related(sc, screened.content, vectors, topic=topic, slot=c.slot,
+                              gist_vector=gist)
     # Named too little to match, but continuing or settling a change: what the same
     # message changed, else what the conversation changed last ("changed my mind again:
     # Inverness"). Offered at the change threshold: only a statement of change takes it.
@@ -403,6 +412,25 @@ def _last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
         if m.kind not in NOT_MATCHED and m.version > 1:
             return [m.id]
     return []
+
+
+def _embedded(eng: Engine, texts: list[str]) -> list[tuple[dict[str, Any], Any]]:
+    """(the vectors stored for each text, the first embedder's vector of its core or
+    None when the core is the text), embedded in one batch."""
+    if not texts:
+        return []
+    gists = [stance_core(t) for t in texts]
+    extra = [g for g, t in zip(gists, texts, strict=True) if g and g != t]
+    vecs = eng.core.vectors(texts + extra)
+    name = eng.core.embedders[0].name
+    out, k = [], len(texts)
+    for g, t, vec in zip(gists, texts, vecs, strict=False):
+        if g and g != t:
+            out.append((vec, vecs[k][name]))
+            k += 1
+        else:
+            out.append((vec, None))
+    return out
 
 
 def _resolved(eng: Engine, sc: Scope, c: Any, resolve: Callable[..., Any],

@@ -47,6 +47,7 @@ from ..model import Kind
 from ..safety.instructions import scan
 from ..understand.discourse import beyond_change, changes_mind, one_time, retraction
 from ..understand.stance import core
+from ..understand.stance import core as stance_core
 from ..understand.topics import content_words
 from .candidate import CandidateMemory
 from .commands import CMD_PREFIX, CMD_TAG, command_reason
@@ -311,8 +312,11 @@ class RuleExtractor:
         """The user takes a stored statement back: the candidate names what (its content);
         the gate finds the memory by meaning and forgets it, never stores this."""
         s, e = _trim(msg.content, start, end)
+        # What is named, without the stance around it ("喜欢游泳" names swimming): the
+        # lookup compares that with what is stored.
+        named = stance_core(what) or what
         return CandidateMemory(
-            content=what or _clean(body) or body.strip(), kind=Kind.NOTE.value, slot=None,
+            content=named or _clean(body) or body.strip(), kind=Kind.NOTE.value, slot=None,
             value=None, source="user_explicit", confidence=0.95,
             source_text=msg.content[s:e], message_id=msg.id, explicit=True,
             subject="user", flags=["retraction"], at=msg.at, extractor=self.name,

@@ -48,10 +48,10 @@ def _overlap(a: set[str], b: set[str]) -> float:
 
 def related(core: Core, scope: Scope, text: str, vectors: dict[str, np.ndarray], *,
             topic: str | None = None, slot: str | None = None, now: int,
-            limit: int = 5) -> list[Related]:
+            limit: int = 5, gist_vector: np.ndarray | None = None) -> list[Related]:
     """The live memories of `scope`'s user (and agent; every session) closest to `text`,
-    best first. `vectors`: the text's stored vectors (one per embedder), so only its
-    core is embedded here."""
+    best first. `vectors`: the text's stored vectors (one per embedder); `gist_vector`:
+    the first embedder's vector of its core, when the caller embedded it already."""
     user = Scope(scope.tenant, scope.user, scope.agent)
     gist = stance_core(text)
     emb = core.embedders[0]
@@ -59,7 +59,9 @@ def related(core: Core, scope: Scope, text: str, vectors: dict[str, np.ndarray],
     if own is None:
         return []
     queries = [np.asarray(own, dtype=np.float32)]
-    if gist and gist != text:
+    if gist_vector is not None:
+        queries.append(np.asarray(gist_vector, dtype=np.float32))
+    elif gist and gist != text:
         queries.append(np.asarray(emb.embed_documents([gist])[0], dtype=np.float32))
     found = core.store.vector_candidates_each(user, emb.name, np.stack(queries), now, POOL)
     dense: dict[str, float] = {}

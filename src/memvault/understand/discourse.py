@@ -11,28 +11,32 @@ from __future__ import annotations
 
 import re
 
+# Time and discourse words that often, not always, mark a change ("now", "these days",
+# "其实", "最近"): a change only when the memory is clearly about the same thing.
+_WEAK_EN = (r"now|nowadays|these\s+days|lately|actually|at\s+this\s+point|started|starting|"
+            r"finally|final|in\s+the\s+end|after\s+all|new\s+(?:one|plan|place|job|address|"
+            r"number)|better\s+for\s+me|works?\s+better")
+_WEAK_ZH = r"现在|如今|最近|目前|其实|开始|终于|新的|反而|倒是|重新"
+_WEAK = re.compile(rf"\b(?:{_WEAK_EN})\b|(?:{_WEAK_ZH})", re.I)
 _CHANGE_EN = (
-    r"now|nowadays|these\s+days|lately|any\s*more|no\s+longer|instead|actually|"
+    r"any\s*more|no\s+longer|instead|"
     r"switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|relocat\w*|migrat\w*|"
     r"going\s+forward|from\s+now\s+on|from\s+here\s+on|not\s+anymore|rather|"
     r"changed\s+my\s+mind|on\s+second\s+thought|scrap|ditch|drop|make\s+it|"
-    r"turns\s+out|these\s+days|at\s+this\s+point|update[ds]?|swap(?:ped)?|"
-    r"replac\w*|new\s+(?:one|plan|place|job|address|number)|used\s+to|"
-    r"works?\s+better|better\s+for\s+me|stopped|quit|gave\s+up|started|"
-    r"i'?m\s+(?:over|done\s+with)|not\s+\w+\s+(?:but|anymore)|these\s+days|"
+    r"turns\s+out|update[ds]?|swap(?:ped)?|replac\w*|used\s+to|stopped|quit|gave\s+up|"
+    r"i'?m\s+(?:over|done\s+with)|not\s+\w+\s+(?:but|anymore)|"
     r"postpon\w*|reschedul\w*|push(?:ed)?\s+(?:it\s+)?(?:back|forward)|delay(?:ed)?|"
     r"brought\s+forward|moved\s+up|promoted|overt(?:ook|aken|ake)|ditch(?:ed)?|"
     r"dropp?(?:ed)?|is\s+out|are\s+out|no\s+more|went\s+with|going\s+with|"
-    r"settled\s+on|ended\s+up|in\s+the\s+end|final(?:ly)?|after\s+all|"
+    r"settled\s+on|ended\s+up|"
     r"sold\s+out|signed\s+up|booked|closed|cancel(?:l)?ed|got\s+rid\s+of|"
     r"not\s+any\s+more|any\s+longer|these\s+days|bump(?:ed)?|raise[ds]?|lower(?:ed)?|"
     r"push(?:ed)?\b[^.,;]{0,30}?\b(?:back|forward)|"
     r"change[ds]?\s+my\s+mind|final\s+answer|scratch\s+that|on\s+second\s+thoughts?"
 )
-_CHANGE_ZH = (r"现在|如今|最近|目前|其实|还是|算了|改(?!善|进|革)|换|不再|已经不|"
-              r"不[^，。,.！!？?、；;]{0,6}了|"
-              r"以后|从今|今后|往后|变成|搬|转|调到|挪到|不想再|戒|开始|终于|重新|反而|"
-              r"倒是|而是|取消|停了|不干了|辞|新的")
+_CHANGE_ZH = (r"还是.{0,12}吧|算了|改(?!善|进|革)|换|不再|已经不|不[^，。,.！!？?、；;]{0,6}了|"
+              r"(?:^|[，,。\s]|我|请|那)以后|从今|今后|往后|变成|搬|转|调到|挪到|不想再|戒|而是|取消|"
+              r"停了|不干了|辞")
 _CHANGE = re.compile(rf"\b(?:{_CHANGE_EN})\b|(?:{_CHANGE_ZH})", re.I)
 
 # Taking a stored statement back: a memory verb, not a plain "never mind" (which also
@@ -105,7 +109,7 @@ _ONCE = re.compile(
 def beyond_change(text: str) -> str:
     """The statement without its change markers: what is left names the new thing, if
     anything ("we moved" leaves nothing, "started swimming" leaves "swimming")."""
-    return _CHANGE.sub(" ", text)
+    return _WEAK.sub(" ", _CHANGE.sub(" ", text))
 
 
 def restating(text: str) -> bool:
@@ -132,7 +136,14 @@ def settles(text: str) -> bool:
 
 
 def changes_mind(text: str) -> bool:
-    """Does the statement present itself as a change from what held before?"""
+    """Does the statement present itself as a change from what held before (a marker
+    of change, or a time word that often says so)?"""
+    return bool(_CHANGE.search(text) or _WEAK.search(text))
+
+
+def marks_change(text: str) -> bool:
+    """A marker that says a change in so many words ("switched to", "no longer", "改成",
+    "不再"), not only a time word ("now", "最近")."""
     return bool(_CHANGE.search(text))
 
 

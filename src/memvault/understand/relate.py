@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
-from .discourse import adds, changes_mind, one_time, restating
+from .discourse import adds, changes_mind, marks_change, one_time, restating
 from .stance import core, polarity
 from .topics import content_words
 
@@ -54,13 +54,16 @@ class Match:
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     """match: closeness from which a memory is about the same thing; change: the same,
-    for a statement that announces a change of mind or takes the opposite stance. same: from which,
+    for a statement that announces a change in so many words or takes the opposite
+    stance on a thing both name; close: from which a time word alone ("now", "最近")
+    makes a change without a word in common. same: from which,
     with the same stance and no change marker, it is the same statement. retract: the
     closeness a retraction needs to name a memory. margin: a second memory this close to
     the best one makes the target ambiguous."""
 
     match: float = 0.4
     change: float = 0.3
+    close: float = 0.55
     same: float = 0.9
     retract: float = 0.35
     margin: float = 0.04
@@ -99,22 +102,41 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # standing memory is not changed by it.
         return Related(Relation.NEW)
     best = ranked[0]
+    shared = shares_words(statement, best.content)
     mine, theirs = polarity(statement), polarity(best.content)
-    flip = bool(mine and theirs and mine != theirs)
-    if best.score < (t.change if flip or changes_mind(statement) else t.match):
+    # The opposite stance counts only on the same thing: the two name a word in common
+    # ("I love quiet cafés" / "I can't stand quiet cafés").
+    flip = bool(mine and theirs and mine != theirs and shared
+                and best.score >= t.change)
+    # A change said in so many words ("switched to", "改成") reaches a plainly close
+    # memory, or a less close one that names the same thing; a time word alone ("now",
+    # "最近") needs both. Anything else only restates or adds: a memory it merely
+    # resembles is never changed by it.
+    strong = marks_change(statement) and (best.score >= t.match
+                                          or (shared and best.score >= t.change))
+    weak = changes_mind(statement) and (best.score >= t.close
+                                        or (shared and best.score >= t.match))
+    if best.score < t.match and not (flip or strong):
         return Related(Relation.NEW)
     if adds(statement) and not flip:
         return Related(Relation.NEW)  # "I also…", "我也…": beside it
     if restating(statement):
         return Related(Relation.SAME, best.id)  # "as I mentioned", "一直都…"
-    if flip or changes_mind(statement):
+    if flip or strong or weak:
         return Related(Relation.UPDATE, best.id)
+    if changes_mind(statement) and not restates(statement, best.content):
+        return Related(Relation.NEW)  # "now…" about something else it resembles
     if restates(statement, best.content) or best.score >= t.same:
         return Related(Relation.SAME, best.id)
     # Same topic, no marker of change: both can hold ("I use a Mac" and "I use Windows at
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
+
+
+def shares_words(a: str, b: str) -> bool:
+    """Do the two statements' cores name a content word in common?"""
+    return bool(set(content_words(core(a) or a)) & set(content_words(core(b) or b)))
 
 
 def restates(new: str, old: str) -> bool:

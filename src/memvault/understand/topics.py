@@ -37,7 +37,9 @@ _WORD = re.compile(rf"[{CJK_RANGES}]+|[^\W\d_{CJK_RANGES}]+(?:'[a-z]+)?", re.UNI
 # One character is a word in Chinese (猫, 茶, 车), unless it only holds a sentence together.
 _ZH_FUNCTION = frozenset("在是有和的了也都就还会要能想去来用给把被让对很太更最又再才只没不别说做"
                          "看吧啊呢吗嘛啦个些点一上下里中前后时次回种样得地着过而且或与及之其这那哪谁"
-                         "我你他她它们咱俺您")
+                         "我你他她它们咱俺您"
+                         # everyday verbs: what one does, not what it is about
+                         "吃喝玩买卖学写读听住走跑打开关坐站睡起叫让找等带拿放穿戴换改发")
 _CJK = re.compile(f"[{CJK_RANGES}]")
 
 
