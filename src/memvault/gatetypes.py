@@ -214,6 +214,9 @@ class GateState:
     # The live memories the semantic lookup found for the candidate (reads/related.py),
     # best first, each with its closeness 0..1 and the meaning part of it alone.
     matches: tuple[tuple[MemoryView, float, float], ...] = ()
+    # Matches the conversation itself ties to the candidate (an earlier sentence of the
+    # same message changed it; a line that settles a thread refers to it).
+    linked: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -288,7 +288,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                               gist_vector=gist)
     # Named too little to match, but continuing or settling a change: what the same
     # message changed, else what the conversation changed last ("changed my mind again:
-    # Inverness"). Offered at the change threshold: only a statement of change takes it.
+    # Inverness"). Offered as a match: only a statement of change takes it.
     offered = list(continues or [])
     if not offered and settles(c.source_text or c.content):
         offered = _last_changed(eng, user, now)
@@ -320,7 +320,9 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         dup = tx.find_duplicate(sc, content_hash(screened.content, slot, screened.value), kind)
         fresh = [(m, r.score, r.dense) for r in found
                  if (m := tx.get(user, r.memory.id)) is not None and m.status == Status.ACTIVE]
-        floor = policy.thresholds.change
+        # The discourse links these ("…, then:", "final answer"): offered as about the
+        # same thing, so a change said in so many words applies to them.
+        floor = policy.thresholds.match
         for mid in offered:
             if (m := tx.get(user, mid)) is not None and m.status == Status.ACTIVE:
                 known = [x for x in fresh if x[0].id == mid]
@@ -331,7 +333,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                                duplicate_id=dup.id if dup else None, now=now,
                                scope_key=sc.key(),
                                matches=tuple((gate.MemoryView.of(m), sc_, dn)
-                                             for m, sc_, dn in fresh))
+                                             for m, sc_, dn in fresh),
+                               linked=frozenset(offered))
         d = gate.decide(cand, state, policy)
         reasons = [r.value for r in d.reasons]
         why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"

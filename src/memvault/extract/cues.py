@@ -79,9 +79,11 @@ IMPERATIVE = any_of(
     r"^\s*(?:请|麻烦|还是)?(?:用|使用|发|以(?!前)|通过|回复|回答|导出|改|换|别|不要|都)",
     rf"(?:都|全){_SWITCH_OFF_ZH}吧")
 QUESTION = any_of(
-    r"^\s*(?:what|which|how|why|when|where|who|can|could|would|will|do|does|did|is|are|"
-    r"should|may|shall)\b", r"[吗呢么]\s*$",
-    r"什么(?![^，。,.？?]{0,8}?[都也])|怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
+    # a clause opening "When I travel…" is a condition, not a question
+    r"^\s*(?:what|which|how|why|when|where|who)\b(?!\s+(?:I|I'm|we|we're|my|our)\b)",
+    r"^\s*(?:can|could|would|will|do|does|did|is|are|should|may|shall)\b", r"[吗呢么]\s*$",
+    # "不怎么" is "not much", not a question
+    r"什么(?![^，。,.？?]{0,8}?[都也])|(?<!不)怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
 PAST = any_of(r"\bI\s+(?:was|used\s+to\s+be|used\s+to)\b", r"我(?:以前|之前|曾经|过去|原来)",
               r"^\s*(?:以前|之前|曾经|过去|原来)[，,\s]*我")
 # A childhood story is the past even when it tells of a move ("we moved to Texas when I
@@ -245,7 +247,9 @@ OWN_CLAUSE = re.compile(
 HEDGE = any_of(
     r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
     r"kind of|sort of)\b",
-    r"可能|也许|或许|大概(?![\d一二两三四五六七八九十])|好像|估计|应该吧|说不定|不确定|不一定")
+    # "大概喝四杯水": about a number, not unsure of the statement
+    r"可能|也许|或许|大概(?![^，。,.]{0,2}[\d一二两三四五六七八九十几])|好像|估计|应该吧|说不定|"
+    r"不确定|不一定")
 # Transient states and their shelf life; the first that matches wins.
 TTL: tuple[tuple[re.Pattern[str], str], ...] = (
     (any_of(r"\b(?:today|tonight)\b", r"今天|今晚|今日"), "1d"),

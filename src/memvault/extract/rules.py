@@ -45,7 +45,13 @@ from typing import Any
 
 from ..model import Kind
 from ..safety.instructions import scan
-from ..understand.discourse import beyond_change, changes_mind, one_time, retraction
+from ..understand.discourse import (
+    beyond_change,
+    changes_mind,
+    one_time,
+    only_once,
+    retraction,
+)
 from ..understand.stance import core
 from ..understand.stance import core as stance_core
 from ..understand.topics import content_words
@@ -103,7 +109,7 @@ from .cues import (
 )
 from .messages import Message, as_messages
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
-from .statements import names_something, open_statement, quoted_spans
+from .statements import is_task, open_statement, quoted_spans
 from .statements import standing as is_statement
 
 
@@ -225,6 +231,9 @@ class RuleExtractor:
                      and not (PAST.search(body) and not (change or standing)))
         if statement and changes_mind(body) and not content_words(beyond_change(core(body))):
             statement = False  # "we moved!": kept only if it changes what it matches
+        if only_once(body) or (is_task(body) and not STANDING.search(body)
+                               and not command):
+            return []  # "only today though", "can you explain …": nothing to keep
         if one_time(body) and not STANDING.search(body) and not (ttl_cue and first):
             # "明天早上的日程先别发了": one occasion, not how things stand
             change = statement = False
@@ -442,7 +451,9 @@ def _spans(text: str) -> list[tuple[int, int, bool]]:
         end = min([end, *(q0 for q0, _ in quoted if start < q0 < end)])
         if not text[start:end].strip(" \t,，:：\"'“‘「『"):
             continue
-        if out and not names_something(text[start:end]) and not out[-1][2]:
+        if out and not out[-1][2] and not content_words(
+                beyond_change(core(text[start:end]))):
+            # "I hate them.", "Final answer.": about the sentence before
             out[-1] = (out[-1][0], end, question)
             continue
         out.append((start, end, question))

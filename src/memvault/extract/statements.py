@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ..understand.discourse import changes_mind, one_time, settles
+from ..understand.discourse import changes_mind, marks_change, one_time, settles
 from ..understand.stance import core
 from ..understand.topics import content_words
 from .cues import any_of
@@ -35,8 +35,7 @@ SELF_SUBJECT = any_of(
     r"(?:^|[，,；;：:])\s*(?:其实|对了|顺便说一下|顺便|补充一下|另外|还有|记一下|说一下|跟你说|"
     r"告诉你|哦|嗯|诶|对|是这样|现在|最近)?[，,：:]?\s*(?:我|我们|我家|咱们|咱|俺)",
     # Chinese puts the topic first: "新海诚的片子我也挺爱看的", "早饭我一直都不吃"
-    r"(?:我|我们|咱们|咱)(?:也|都|还|就|只|一般|平时|经常|通常|每天|最|很|挺|比较|特别|超|更|"
-    r"不太|不|没|一直|现在|已经|以前|向来|从来)*(?:爱|喜欢|讨厌|用|吃|喝|看|听|玩|去|会|要|想|"
+    r"(?:我|我们|咱们|咱)[^，。！？,.!?：:]{0,4}?(?:爱|喜欢|讨厌|用|吃|喝|看|听|玩|去|会|要|想|"
     r"在|是|有|养|住|做|打|买|学|开|坐|穿|读|写|练|跑|骑|睡|起|戴|习惯|偏好|受不了)")
 # Thinking aloud about the conversation, not a statement about oneself.
 MUSING = any_of(
@@ -58,7 +57,7 @@ MUSING = any_of(
     r"不想(?:留|存|让你记)")
 # A task for the assistant now, not a standing wish.
 TASK = any_of(
-    r"\b(?:can|could|would|will)\s+you\b", r"\bhelp\s+me\b",
+    r"\b(?:can|could|would|will)\s+you\b", r"(?:^|\bplease\s+|\bpls\s+)\s*help\s+me\b",
     r"\bI\s+(?:need|want|'d\s+like|would\s+like)\s+(?:the|a|an|some|your)\s+(?:\w+\s+){0,3}"
     r"(?:explanation|answer|summary|overview|breakdown|list|example|version|copy|draft|"
     r"review|help|advice|info|information|details|opinion|feedback)\b",
@@ -83,6 +82,12 @@ STANDING_IMPERATIVE = any_of(
 # For now, not from now on.
 _FROM_NOW_ON = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|always|every|whenever)\b|"
                           r"以后|今后|往后|每次|每天|每周|总是|一直", re.I)
+
+
+def is_task(text: str) -> bool:
+    """A request for something now ("can you explain…", "I need the full explanation of
+    …"), not a standing wish ("I need a detailed explanation for every answer")."""
+    return bool(TASK.search(text)) and not _FROM_NOW_ON.search(text) and not marks_change(text)
 
 
 def standing(text: str) -> bool:

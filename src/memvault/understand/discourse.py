@@ -14,14 +14,17 @@ import re
 # Time and discourse words that often, not always, mark a change ("now", "these days",
 # "其实", "最近"): a change only when the memory is clearly about the same thing.
 _WEAK_EN = (r"now|nowadays|these\s+days|lately|actually|at\s+this\s+point|started|starting|"
+            r"going\s+forward|from\s+now\s+on|from\s+here\s+on|"
             r"finally|final|in\s+the\s+end|after\s+all|new\s+(?:one|plan|place|job|address|"
             r"number)|better\s+for\s+me|works?\s+better")
-_WEAK_ZH = r"现在|如今|最近|目前|其实|开始|终于|新的|反而|倒是|重新"
+_WEAK_ZH = (r"现在|如今|最近|目前|其实|开始|终于|新的|反而|倒是|重新|"
+            # a standing rule from now on: a change only of what it plainly replaces
+            r"(?:^|[，,。\s]|我|请|那)以后|从今|今后|往后")
 _WEAK = re.compile(rf"\b(?:{_WEAK_EN})\b|(?:{_WEAK_ZH})", re.I)
 _CHANGE_EN = (
     r"any\s*more|no\s+longer|instead|"
     r"switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|relocat\w*|migrat\w*|"
-    r"going\s+forward|from\s+now\s+on|from\s+here\s+on|not\s+anymore|rather|"
+    r"not\s+anymore|rather|"
     r"changed\s+my\s+mind|on\s+second\s+thought|scrap|ditch|drop|make\s+it|"
     r"turns\s+out|update[ds]?|swap(?:ped)?|replac\w*|used\s+to|stopped|quit|gave\s+up|"
     r"i'?m\s+(?:over|done\s+with)|not\s+\w+\s+(?:but|anymore)|"
@@ -35,7 +38,8 @@ _CHANGE_EN = (
     r"change[ds]?\s+my\s+mind|final\s+answer|scratch\s+that|on\s+second\s+thoughts?"
 )
 _CHANGE_ZH = (r"还是.{0,12}吧|算了|改(?!善|进|革)|换|不再|已经不|不[^，。,.！!？?、；;]{0,6}了|"
-              r"(?:^|[，,。\s]|我|请|那)以后|从今|今后|往后|变成|搬|转|调到|挪到|不想再|戒|而是|取消|"
+              r"变成|搬|转|调到|调成|调整|挪到|提到|提高到|升到|涨到|加到|降到|减到|不想再|戒|而是|"
+              r"取消|"
               r"停了|不干了|辞")
 _CHANGE = re.compile(rf"\b(?:{_CHANGE_EN})\b|(?:{_CHANGE_ZH})", re.I)
 
@@ -75,7 +79,7 @@ _ABOUT = re.compile(
     r"memory|one)|that\s+i\s+(?:said|mentioned|told\s+you)|about|regarding|re:?|please|"
     r"pls|you|can|could|just|ok|okay|actually|also|and|my|me|i|it|that|the|earlier|before|"
     r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you)\b"
-    r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|"
+    r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
@@ -93,13 +97,14 @@ _RESTATE = re.compile(
     r"as\s+(?:always|usual|before|ever)|same\s+as\s+(?:always|before|ever|usual)|"
     r"still|always\s+(?:have|has|had)\s+been|as\s+i\s+always|reminder)\b"
     r"|我说过|之前说过|说过了|一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
-    r"老规矩", re.I)
+    r"老规矩|老习惯|雷打不动|一如既往", re.I)
 # One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
 _ONCE = re.compile(
     r"\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend|time|once|"
     r"one)|just\s+this\s+once|only\s+today|for\s+now|right\s+now|at\s+the\s+moment|"
     r"for\s+the\s+time\s+being|just\s+for\s+this|for\s+this\s+(?:one|snippet|report|file|"
     r"email|message|doc|document|project|task|case|trip|meeting|question))\b"
+    r"|\b(?:only|just)\s+(?:today|tonight|this\s+(?:week|once|time))\b"
     r"|明天|今天|今晚|后天|这周|本周|这次|这一次|这回|暂时|这两天|这几天|先(?=别|不)"
     # a request tied to one event: "资料更新后请…", "once it's done, let me know"
     r"|(?<!以)(?<!之)后(?=请|麻烦|记得|告诉|通知)"
@@ -109,7 +114,18 @@ _ONCE = re.compile(
 def beyond_change(text: str) -> str:
     """The statement without its change markers: what is left names the new thing, if
     anything ("we moved" leaves nothing, "started swimming" leaves "swimming")."""
-    return _WEAK.sub(" ", _CHANGE.sub(" ", text))
+    return _SETTLES.sub(" ", _WEAK.sub(" ", _CHANGE.sub(" ", text)))
+
+
+# Said to be for this once only ("only today though", "just this once", "就今天"): not
+# even a short-lived memory.
+_ONLY_ONCE = re.compile(r"\b(?:only|just)\s+(?:today|tonight|this\s+(?:once|time|one))\b|"
+                        r"\btoday\s+only\b|仅此一次|就这一次|就今天|只是今天|只有今天", re.I)
+
+
+def only_once(text: str) -> bool:
+    """Does the statement say it holds for this one occasion only?"""
+    return bool(_ONLY_ONCE.search(text))
 
 
 def restating(text: str) -> bool:
@@ -138,13 +154,13 @@ def settles(text: str) -> bool:
 def changes_mind(text: str) -> bool:
     """Does the statement present itself as a change from what held before (a marker
     of change, or a time word that often says so)?"""
-    return bool(_CHANGE.search(text) or _WEAK.search(text))
+    return bool(_CHANGE.search(text) or _WEAK.search(text) or _SETTLES.search(text))
 
 
 def marks_change(text: str) -> bool:
     """A marker that says a change in so many words ("switched to", "no longer", "改成",
-    "不再"), not only a time word ("now", "最近")."""
-    return bool(_CHANGE.search(text))
+    "不再", "final answer", "最后定了"), not only a time word ("now", "最近")."""
+    return bool(_CHANGE.search(text) or _SETTLES.search(text))
 
 
 def retraction(text: str) -> str | None:

@@ -27,7 +27,14 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
-from .discourse import adds, changes_mind, marks_change, one_time, restating
+from .discourse import (
+    adds,
+    beyond_change,
+    changes_mind,
+    marks_change,
+    one_time,
+    restating,
+)
 from .stance import core, polarity
 from .topics import content_words
 
@@ -49,14 +56,17 @@ class Match:
     content: str
     score: float
     dense: float = 0.0  # the meaning part of the score alone
+    # Tied to the statement by the conversation itself: what an earlier sentence of the
+    # same message changed, or what a line that settles a thread refers to.
+    linked: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     """match: closeness from which a memory is about the same thing; change: the same,
-    for a statement that announces a change in so many words or takes the opposite
-    stance on a thing both name; close: from which a time word alone ("now", "最近")
-    makes a change without a word in common. same: from which,
+    for a statement that takes the opposite stance on a thing both name (a change said
+    in so many words that names the same thing needs only `second`); close: from which a
+    time word alone ("now", "最近") makes a change without a word in common. same: from which,
     with the same stance and no change marker, it is the same statement. retract: the
     closeness a retraction needs to name a memory. margin: a second memory this close to
     the best one makes the target ambiguous."""
@@ -85,7 +95,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     t = thresholds or Thresholds()
     ranked = sorted(matches, key=lambda m: -m.score)
     if retraction is not None:
-        named = [m for m in ranked if m.score >= t.retract]
+        # Named by meaning, or by a specific word of what is taken back ("住在哪" / "用户
+        # 住在上海浦东").
+        named = [m for m in ranked if m.score >= t.retract or (
+            m.score >= t.second and shares_words(retraction or statement, m.content))]
         if not named:
             return Related(Relation.NO_TARGET)
         # Forgetting the wrong memory is the costly mistake: a second memory close to the
@@ -102,28 +115,37 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # standing memory is not changed by it.
         return Related(Relation.NEW)
     best = ranked[0]
-    shared = shares_words(statement, best.content)
+    # The evidence that a memory is the one the statement changes: plainly close in
+    # meaning, or naming the same thing in a specific word ("notion" in "ditched notion
+    # for obsidian"). When only the word says so, the closest memory that names it is the
+    # one meant, not a closer one that merely resembles the statement.
+    naming = [m for m in ranked if shares_words(statement, m.content)]
     mine, theirs = polarity(statement), polarity(best.content)
-    # The opposite stance counts only on the same thing: the two name a word in common
-    # ("I love quiet cafés" / "I can't stand quiet cafés").
-    flip = bool(mine and theirs and mine != theirs and shared
-                and best.score >= t.change)
-    # A change said in so many words ("switched to", "改成") reaches a plainly close
-    # memory, or a less close one that names the same thing; a time word alone ("now",
-    # "最近") needs both. Anything else only restates or adds: a memory it merely
-    # resembles is never changed by it.
-    strong = marks_change(statement) and (best.score >= t.match
-                                          or (shared and best.score >= t.change))
-    weak = changes_mind(statement) and (best.score >= t.close
-                                        or (shared and best.score >= t.match))
-    if best.score < t.match and not (flip or strong):
+    # The opposite stance counts only on the same thing ("I love quiet cafés" / "I can't
+    # stand quiet cafés"): both name it, and they are close.
+    flip = bool(mine and theirs and mine != theirs and best in naming
+                and best.score >= t.match)
+    target = best
+    # A change said in so many words ("switched to", "改成", "final answer") or a time
+    # word ("now", "最近"): a change of a plainly close memory, or of one that names the
+    # same thing (close enough for a time word, hardly at all for an explicit marker).
+    strong = weak = False
+    if best.linked and changes_mind(statement):
+        strong = True  # "Dropped Spanish. It's Japanese on Duolingo now"
+    elif best.score >= t.close and (marks_change(statement) or changes_mind(statement)):
+        strong = True
+    elif marks_change(statement) and naming and naming[0].score >= t.second:
+        strong, target = True, naming[0]
+    elif changes_mind(statement) and naming and naming[0].score >= t.match:
+        weak, target = True, naming[0]
+    if best.score < t.match and not (flip or strong or weak):
         return Related(Relation.NEW)
     if adds(statement) and not flip:
         return Related(Relation.NEW)  # "I also…", "我也…": beside it
     if restating(statement):
         return Related(Relation.SAME, best.id)  # "as I mentioned", "一直都…"
     if flip or strong or weak:
-        return Related(Relation.UPDATE, best.id)
+        return Related(Relation.UPDATE, target.id)
     if changes_mind(statement) and not restates(statement, best.content):
         return Related(Relation.NEW)  # "now…" about something else it resembles
     if restates(statement, best.content) or best.score >= t.same:
@@ -135,8 +157,13 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
 
 
 def shares_words(a: str, b: str) -> bool:
-    """Do the two statements' cores name a content word in common?"""
-    return bool(set(content_words(core(a) or a)) & set(content_words(core(b) or b)))
+    """Do the two statements name a thing in common: a specific content word of their
+    cores (not a stance or a change marker, not a lone Chinese character such as 卡,
+    which is a card in one sentence and lag in another)?"""
+    def specific(text: str) -> set[str]:
+        return {w for w in content_words(beyond_change(core(text) or text), grams=True)
+                if len(w) >= (2 if w[0] >= "\u2e80" else 3)}
+    return bool(specific(a) & specific(b))
 
 
 def restates(new: str, old: str) -> bool:

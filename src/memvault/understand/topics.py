@@ -43,14 +43,20 @@ _ZH_FUNCTION = frozenset("在是有和的了也都就还会要能想去来用给
 _CJK = re.compile(f"[{CJK_RANGES}]")
 
 
-def content_words(text: str, *, stemmed: bool = True) -> list[str]:
+def content_words(text: str, *, stemmed: bool = True, grams: bool = False) -> list[str]:
     """The words of `text` that can say what it is about, in order (English words
-    stemmed unless `stemmed` is False, so "going by" meets "go by")."""
+    stemmed unless `stemmed` is False, so "going by" meets "go by"). `grams`: Chinese
+    runs also give their character pairs, since a short phrase is often cut other than
+    the sentence it came from ("过道" alone is cut 过/道)."""
     out: list[str] = []
     for run in _WORD.findall(text):
         if _CJK.match(run):
             out += [w for w in jieba.cut(run) if w.strip() and w not in ZH_STOPWORDS
                     and not (len(w) == 1 and w in _ZH_FUNCTION) and not _ZH_VALUE.match(w)]
+            if grams:
+                out += [run[i:i + 2] for i in range(len(run) - 1)
+                        if not (set(run[i:i + 2]) <= _ZH_FUNCTION)
+                        and not _ZH_VALUE.match(run[i:i + 2])]
         else:
             w = run.casefold()
             if w.split("'")[0] in STOPWORDS:
