@@ -10,6 +10,7 @@ of topics would not.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Negative stance first: "don't like" must not read as "like".
 _NEG_EN = (r"(?:do\s*n[o']t|does\s*n[o']t|did\s*n[o']t|can\s*n[o']t|cannot|can't|won't|"
@@ -47,6 +48,7 @@ _FRAME = re.compile(
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）]+")
 
 
+@lru_cache(maxsize=16384)
 def polarity(text: str) -> int:
     """+1 for, -1 against, 0 when the statement takes no stance word of either kind."""
     if _NEG.search(text):
@@ -56,6 +58,7 @@ def polarity(text: str) -> int:
     return 0
 
 
+@lru_cache(maxsize=16384)
 def core(text: str) -> str:
     """The statement without its stance and framing words: what it is about."""
     out = _NEG.sub(" ", text)

@@ -12,6 +12,7 @@ it changes, so the key stays stable while the wording moves.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import jieba
 
@@ -48,6 +49,11 @@ def content_words(text: str, *, stemmed: bool = True, grams: bool = False) -> li
     stemmed unless `stemmed` is False, so "going by" meets "go by"). `grams`: Chinese
     runs also give their character pairs, since a short phrase is often cut other than
     the sentence it came from ("过道" alone is cut 过/道)."""
+    return list(_content_words(text, stemmed, grams))
+
+
+@lru_cache(maxsize=16384)  # the write path asks again about the same stored texts
+def _content_words(text: str, stemmed: bool, grams: bool) -> tuple[str, ...]:
     out: list[str] = []
     for run in _WORD.findall(text):
         if _CJK.match(run):
@@ -63,7 +69,7 @@ def content_words(text: str, *, stemmed: bool = True, grams: bool = False) -> li
                 continue  # "i've", "it's"
             if len(w) > 1 and w not in STOPWORDS and w not in _VALUE_WORDS:
                 out.append(stem(w) if stemmed else w)
-    return out
+    return tuple(out)
 
 
 def topic_of(text: str) -> str | None:
