@@ -210,13 +210,19 @@ def run_case(vault: Any, clock: Clock, case: dict[str, Any], extractor: str,
 def load(data: Path, langs: list[str]) -> list[dict[str, Any]]:
     cases = []
     for lang in langs:
-        path = data / f"{lang}.jsonl"
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                case = json.loads(line)
-                case.setdefault("lang", lang)
-                case["_where"] = f"{path.name}:{n}"
-                cases.append(case)
+        for path in sorted(data.glob(f"{lang}*.jsonl")):  # en.jsonl, en2.jsonl, …
+            cases += _read(path, lang)
+    return cases
+
+
+def _read(path: Path, lang: str) -> list[dict[str, Any]]:
+    cases = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            case = json.loads(line)
+            case.setdefault("lang", lang)
+            case["_where"] = f"{path.name}:{n}"
+            cases.append(case)
     return cases
 
 
@@ -226,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lang", choices=["en", "zh"], action="append")
     ap.add_argument("--half", choices=["dev", "heldout"])
     ap.add_argument("--category", action="append")
+    ap.add_argument("--batch", choices=["1", "2"], help="only the first set (en.jsonl, "
+                    "zh.jsonl) or the second (en2.jsonl, zh2.jsonl)")
     ap.add_argument("--failures", action="store_true",
                     help="print the development half's failures")
     ap.add_argument("--reveal-heldout", action="store_true",
@@ -243,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
         cases = [c for c in cases if half(c["id"]) == a.half]
     if a.category:
         cases = [c for c in cases if c.get("category") in a.category]
+    if a.batch:
+        cases = [c for c in cases if ("2-" in c["id"]) == (a.batch == "2")]
     clock = Clock()
     results: list[Result] = []
     t = time.perf_counter()
