@@ -14,7 +14,8 @@ printed (tuning must not see them) unless `--reveal-heldout` is given for a fina
 report, which then prints only their ids and categories.
 
 `--background N` stores N unrelated statements in each case's user scope first (the
-`given` statements of other cases of the same language, chosen by a fixed seed), as a
+`given` statements of other cases of the same language, none word for word one of the
+case's own, chosen by a fixed seed), as a
 user with a real history would have: a change or a retraction must still find its own
 memory among them, and a background memory that changes is a silent overwrite.
 """
@@ -101,6 +102,10 @@ def _messages(item: Any) -> list[dict[str, str]]:
     if isinstance(item, str):
         return [{"role": "user", "content": item}]
     return [{"role": m["role"], "content": m["content"]} for m in item]
+
+
+def _key(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def run_case(vault: Any, clock: Clock, case: dict[str, Any], extractor: str,
@@ -266,7 +271,12 @@ def main(argv: list[str] | None = None) -> int:
                                      if "say" in g and isinstance(g["say"], str)]
             for case in cases:
                 rng = random.Random(case["id"])
-                others = [t for cid, t in pools[case["lang"]] if cid != case["id"]]
+                # Another case's statement word for word the same as one of this case's
+                # own is not unrelated history: it is this case's memory stored twice.
+                own = {_key(g.get("say") or g.get("remember") or "")
+                       for g in case.get("given", []) if isinstance(g.get("say", ""), str)}
+                others = list(dict.fromkeys(t for cid, t in pools[case["lang"]]
+                                            if cid != case["id"] and _key(t) not in own))
                 back = rng.sample(others, min(a.background, len(others)))
                 results.append(run_case(vault, clock, case, a.extractor, back))
         finally:

@@ -48,7 +48,21 @@ TABLE: list[tuple[str, list[str], str, list[str], str]] = [
     ("topic match: restated", ["I play chess online most evenings"],
      "as I said, I play chess online most evenings", ["same"], "noop"),
     ("topic match: restated", ["我每天早上跑步"], "我一直都是每天早上跑步的", ["same"], "noop"),
+    ("retraction after an opener", ["I'm learning the ukulele"],
+     "haha ok forget the ukulele thing", ["forget"], "forget"),
+    ("retraction: not to be remembered", ["I had knee surgery last spring"],
+     "I'd rather you didn't keep the knee surgery stuff", ["forget"], "forget"),
+    ("ambiguous retraction: the X one", ["I swim on Tuesday mornings",
+                                         "I swim on Saturday afternoons"],
+     "scrap the swimming one", ["same", "same"], "stage"),
+    ("slot value said less fully", ["我住在杭州西湖区"], "我住西湖区这边", ["same"], "noop"),
+    ("a clipped word names it", ["I want distances shown in miles"],
+     "use km for dists from now on", ["update"], "updated"),
+    ("a change asked as a question", ["Please always reply in German"],
+     "could you switch to replying in French?", ["update"], "updated"),
     ("no match", ["I keep bees in the garden"], "I'm allergic to shellfish", ["same"], "added"),
+    ("new values are news", ["I'm allergic to peanuts"], "I'm allergic to shellfish",
+     ["same"], "added"),
     ("no match", ["我养了一只鹦鹉"], "我在杭州上班", ["same"], "added"),
 ]
 
@@ -80,6 +94,27 @@ def test_decisions(vault: Vault, decision: str, given: list[str], line: str,
         (staged,) = vault.review_list(ME)
         assert set(staged.metadata["review"]["links"]) == set(ids)
         assert staged.kind == "note"  # never a preference holding the retraction
+
+
+@pytest.mark.parametrize("given, line, added", [
+    # what is not so: a counterfactual about oneself is no statement
+    ("I keep bees in the garden", "if I weren't so busy I'd keep chickens as well", 0),
+    ("I keep bees in the garden", "in a different life I would have been a beekeeper", 0),
+    ("我养了一只鹦鹉", "下辈子我想养一只猫", 0),
+    # "forget" with the user as its subject takes nothing back (it may be a fact)
+    ("I want reminders a day before bills are due", "I just forget to pay bills sometimes",
+     1),
+])
+def test_a_line_that_takes_nothing_back_leaves_the_memory(vault: Vault, given: str,
+                                                         line: str, added: int) -> None:
+    mid = stored(vault, given)
+    before = vault.get(ME, mid)
+    res = say(vault, line)
+    assert sorted(o.action for o in res.outcomes if o.action != "noop") == ["added"] * added
+    now = vault.get(ME, mid)
+    assert (now.content, now.version, now.status) == (before.content, before.version,
+                                                      "active")
+    assert len([m for m in vault.list(ME, status="active") if m.kind != "turn"]) == 1 + added
 
 
 def test_a_statement_without_a_slot_is_kept_with_its_topic(vault: Vault) -> None:

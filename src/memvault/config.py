@@ -120,7 +120,6 @@ class Matching(_Strict):
     match: float = Field(0.4, ge=0, le=1)     # about the same thing
     change: float = Field(0.3, ge=0, le=1)    # the same, for an announced change
     close: float = Field(0.55, ge=0, le=1)    # plainly the same thing
-    same: float = Field(0.9, ge=0, le=1)      # the same statement again
     retract: float = Field(0.35, ge=0, le=1)  # named by a retraction
     margin: float = Field(0.04, ge=0, le=1)   # a second this close: ambiguous
     ratio: float = Field(0.7, ge=0, le=1)     # or this share of the best's meaning part

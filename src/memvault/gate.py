@@ -65,7 +65,7 @@ from .gatetypes import (
 from .model import Kind, Source
 from .safety.instructions import InstructionFinding, scan
 from .safety.pii import PiiFinding, find_pii, redact
-from .understand.relate import Match, Related, Relation, relate
+from .understand.relate import Match, Related, Relation, relate, says_again
 
 __all__ = ["SOURCE_RANK", "STAGE_REASONS", "Action", "Candidate", "Decision", "GatePolicy",
            "GateState", "MemoryView", "Reason", "Screened", "decide", "screen"]
@@ -277,6 +277,9 @@ def decide(candidate: Candidate, state: GateState | None = None,
         if not user_stated or older_than(cur):
             return out(Action.NOOP, [*reasons, Reason.SAME_VALUE], target_id=cur.id)
         restated = True
+    elif cur is not None and s.value is not None and c.retraction is None \
+            and says_again(s.content, cur.content, said=s.source_text):
+        return out(Action.NOOP, [*reasons, Reason.RESTATES], target_id=cur.id)
 
     # 3b. the memory the candidate concerns by meaning, when no slot value decides it:
     # restated, changed, contradicted or taken back (understand/relate.py).

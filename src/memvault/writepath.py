@@ -136,10 +136,12 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         result.turns.append(r.memory.id)
     # Every candidate's vectors, and those of its core (what the lookup compares), in one
     # embedding batch: an embedder answers a batch far faster than one text at a time.
-    texts = [gate.screen(gate.Candidate(content=c.content, value=c.value,
-                                        source_text=c.source_text), policy).content
-             for c in candidates]
-    embedded = _embedded(eng, texts)
+    screened = [gate.screen(gate.Candidate(content=c.content, value=c.value,
+                                           source_text=c.source_text), policy)
+                for c in candidates]
+    embedded = _embedded(eng, [s.content for s in screened],
+                         [_said(c, s.source_text) for c, s in zip(candidates, screened,
+                                                                  strict=True)])
     changed: dict[str | None, list[str]] = {}  # turn -> memories its sentences changed
     for c, pre in zip(candidates, embedded, strict=True):
         # The turn it was read from: purging that turn erases what was made from it.
@@ -278,7 +280,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     # Redaction reads content, value and source_text only, so it (and the embedding of
     # what will be stored) can run before the transaction.
     screened = gate.screen(cand, policy)
-    vectors, gist = embedded if embedded is not None else _embedded(eng, [screened.content])[0]
+    vectors, gist = embedded if embedded is not None else _embedded(
+        eng, [screened.content], [_said(c, screened.source_text)])[0]
     # The memories it may concern, by meaning (the read core), looked up before the
     # transaction and read again inside it. A memory of the user's other sessions counts:
     # a change of mind is about the user, whichever conversation it was said in.
@@ -417,12 +420,20 @@ def _last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
     return []
 
 
-def _embedded(eng: Engine, texts: list[str]) -> list[tuple[dict[str, Any], Any]]:
-    """(the vectors stored for each text, the first embedder's vector of its core or
-    None when the core is the text), embedded in one batch."""
+def _said(c: Any, source_text: str | None) -> str | None:
+    """What a slot candidate was read from: its content is a rewrite ("用户叫林总") that
+    may share few words with a memory the user said in their own ("我希望你叫我小林")."""
+    return source_text if c.slot is not None and source_text else None
+
+
+def _embedded(eng: Engine, texts: list[str], said: list[str | None] | None = None,
+              ) -> list[tuple[dict[str, Any], Any]]:
+    """(the vectors stored for each text, the first embedder's vector of its core — of
+    what it was said as, when given — or None when the core is the text), in one batch."""
     if not texts:
         return []
-    gists = [stance_core(t) for t in texts]
+    gists = [stance_core(w or t) for t, w in zip(texts, said or [None] * len(texts),
+                                                  strict=True)]
     extra = [g for g, t in zip(gists, texts, strict=True) if g and g != t]
     vecs = eng.core.vectors(texts + extra)
     name = eng.core.embedders[0].name

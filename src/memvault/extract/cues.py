@@ -108,7 +108,17 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"怎么样|好不好|行不行|可以吗|行吗|呢)", r"^\s*(?:假如|假设)",
                       # still deciding: "我在考虑要不要改成邮件", "thinking about switching"
                       r"要不要|在考虑|考虑一下|犹豫", r"\b(?:thinking|thought) (?:about|of)\b",
-                      r"\bconsidering\b", r"\bnot sure (?:if|whether)\b")
+                      r"\bconsidering\b", r"\bnot sure (?:if|whether)\b",
+                      # what is not so: "if I weren't allergic I'd…", "in another life I'd
+                      # have…", "I wish I could…", "要是我不是…就好了", "下辈子…"
+                      r"\bif\s+(?:only\s+)?(?:I|we)\s+(?:weren'?t|wasn'?t|were|had(?:n'?t)?|"
+                      r"didn'?t|could(?:n'?t)?)\b", r"\bif\s+only\b",
+                      r"\bin\s+(?:another|a\s+different|a\s+parallel|my\s+next|an?\s+ideal|"
+                      r"a\s+perfect)\s+(?:life|world|universe)\b",
+                      r"\b(?:I|we)(?:'d|\s+would|\s+could|\s+might)\s+have\s+(?:been|\w+ed|"
+                      r"\w+en)\b", r"\b(?:would|could|might)'?ve\b",
+                      r"\b(?:I|we)\s+wish\s+(?:I|we)\b",
+                      r"下辈子|要不是|(?:要是|如果|假如)[^。！？]{0,20}就好了")
 ONCE = any_of(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
               # one particular thing to export ("export last month's data to xlsx")
               r"\bexport\s+(?:the|these|those|my|last\s+\w+'s|today's|yesterday's|this\s+\w+'s)\s",

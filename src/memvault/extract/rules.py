@@ -185,7 +185,9 @@ class RuleExtractor:
                 return []  # someone else's claim, or the user denying one: not a wish
             if HYPOTHETICAL.search(body):
                 return []
-            if (question or QUESTION.search(body)) and not standing:
+            # "can you switch to answering in Spanish?": a change asked for as a question
+            if (question or QUESTION.search(body)) and not standing \
+                    and not CHANGE_REQUEST.search(body):
                 return []
             if ONCE.search(body) and not (standing or RECURRING.search(body)):
                 return []
@@ -437,6 +439,15 @@ class RuleExtractor:
 # A request put as a question is still a request ("can you forget the divorce stuff?").
 REQUEST = re.compile(r"^\s*(?:can|could|would|will)\s+you\b|能不能|可不可以|能否|可以.{0,10}吗",
                      re.I)
+
+
+# A change asked for as a question: the verb asked for is the change ("can you switch to
+# answering in Spanish?", "能不能以后改成英文"), not a task that mentions one ("can you
+# explain how to switch to Linux?").
+CHANGE_REQUEST = re.compile(
+    r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+|pls\s+)?(?:switch|change|move|"
+    r"start|stop)\s+(?:to|over|from|using|answering|replying|writing|calling|sending|"
+    r"giving|using)\b|(?:能不能|可不可以|能否)(?:以后|今后|往后|改|换)", re.I)
 
 
 def _spans(text: str) -> list[tuple[int, int, bool]]:

@@ -117,7 +117,7 @@ _LABELS: dict[str, tuple[str, ...]] = {
     "id_number": ("身份证号码", "身份证号", "身份证", "护照号码", "护照号", "护照", "证件号码",
                   "证件号", "社保号", "社保卡号", "驾驶证号", "驾照号", "税号",
                   r"passport(?:\s+(?:number|no\.?|#))?", r"social\s+security(?:\s+number)?",
-                  r"ssn", r"national\s+(?:id|insurance)(?:\s+(?:number|no\.?))?",
+                  r"ssn", r"(?:national|social)\s+(?:id|insurance)(?:\s+(?:number|no\.?))?",
                   r"id\s+(?:number|no\.?|#)", r"driver'?s\s+licen[cs]e(?:\s+number)?",
                   r"tax\s+(?:id|number)",
                   r"(?:nin|dni|nie|nif|cpf|aadhaar|bsn|tfn|pesel|nric|hkid)"
@@ -125,20 +125,28 @@ _LABELS: dict[str, tuple[str, ...]] = {
     "phone": ("手机号码", "手机号", "电话号码", "联系电话", "电话", "手机",
               r"(?:phone|mobile|cell)(?:\s+(?:number|no\.?|#))?"),
 }
+_LABEL_ALTS = r"(?i:(?P<label>" + "|".join(
+    f"(?P<{kind}>" + "|".join(
+        f"(?<![A-Za-z]){alt}(?![A-Za-z])" if alt[:1].isascii() else alt
+        for alt in alts) + ")"
+    for kind, alts in _LABELS.items()) + r"))"
+_NUMBER = r"(?P<number>[A-Z0-9](?:[ -]?[A-Z0-9]){5,40})(?![0-9A-Za-z])"
+# The label before the number, with the filler people put between ("social insurance
+# number, it's 260 189 554"), or after it ("4190-… (that's my debit card number)").
 _LABEL_RX = re.compile(
-    r"(?i:(?P<label>" + "|".join(
-        f"(?P<{kind}>" + "|".join(
-            f"(?<![A-Za-z]){alt}(?![A-Za-z])" if alt[:1].isascii() else alt
-            for alt in alts) + ")"
-        for kind, alts in _LABELS.items()) + r"))"
-    r"(?i:\s*(?:is|was|are|=|:|：|#|是|为|：|号|no\.?|number|of|of\s+mine|就是|:)?\s*){0,3}"
-    r"(?P<number>[A-Z0-9](?:[ -]?[A-Z0-9]){5,40})(?![0-9A-Za-z])")
+    _LABEL_ALTS +
+    r"(?i:\s*(?:is|was|are|=|:|：|#|是|为|：|号|no\.?|number|of|of\s+mine|就是|,|，|"
+    r"it'?s|it\s+is|which\s+is|that'?s)?\s*){0,4}" + _NUMBER)
+_AFTER_RX = re.compile(
+    r"(?<![0-9A-Za-z])" + _NUMBER +
+    r"(?i:\s*[(,，–—-]?\s*(?:that'?s|that\s+is|which\s+is|is|是|为|就是)\s*"
+    r"(?:my|our|the|我的?)\s*(?:[A-Za-z]+\s+){0,2})" + _LABEL_ALTS)
 
 
 def _labelled(norm: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of the numbers a label names, in the normalised text."""
     out = []
-    for m in _LABEL_RX.finditer(norm):
+    for m in [*_LABEL_RX.finditer(norm), *_AFTER_RX.finditer(norm)]:
         number = m.group("number")
         if sum(ch.isdigit() for ch in number) < 6:
             continue

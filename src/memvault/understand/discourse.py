@@ -48,10 +48,19 @@ _CHANGE = re.compile(rf"\b(?:{_CHANGE_EN})\b|(?:{_CHANGE_ZH})", re.I)
 _RETRACT_EN = (
     # an imperative to the memory at the start of a clause: "forget the cello idea",
     # "can you delete what I told you about…", "please wipe whatever you have on my ex"
-    r"(?:^|[,;:.!?]\s*|\b(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|"
-    r"just)\s+)"
+    r"(?:(?:^|[,;:.!?]\s*)(?:(?:lol|lmao|haha|oh|ah|ok|okay|so|and|also|actually|hey|yeah|"
+    r"nah|no|hmm|um|well|btw|wait|ugh|oops|right)[,!.]?\s+){0,3}|\b(?:please|pls|can\s+you|"
+    r"could\s+you|would\s+you|will\s+you)\s+|"
+    # "just forget it", not "I just forget again"
+    r"(?<!\bI\s)(?<!\bwe\s)(?<!you\s)(?<!they\s)\bjust\s+)"
     r"(?:forget|delete|remove|erase|wipe|scratch|strike|disregard|unsay|retract)\b"
     r"(?!\s+(?:it|about\s+it|this\s+(?:question|email|file|message))\b)|"
+    # "drop the running one", "scrap the cello thing": a memory named as a thing
+    r"(?:^|[,;:.!?]\s*|\b(?:please|pls|just)\s+)(?:drop|ditch|scrap|bin|nix|lose)(?=\s+the\s+"
+    r"(?:[\w'-]+\s+){1,3}(?:one|thing|bit|note|entry|memory|part|stuff|info)\b)|"
+    # "I'd prefer you not remember…", "I'd rather you didn't keep…"
+    r"\byou\s+(?:to\s+)?(?:not|didn'?t|never)\s+(?:to\s+)?(?:remember|keep|store|save|"
+    r"record)(?:ed)?\b|"
     r"(?:drop|ditch|take|clear|remove|delete|erase|wipe)\b(?=[^.;!?]{0,40}?\bfrom\s+"
     r"(?:your\s+)?(?:notes|memory|memories|records|files))|"
     r"never\s+mind\s+(?:what|the|about|my)\b|"
@@ -77,7 +86,9 @@ _ABOUT = re.compile(
     r"mentioned|from\s+(?:your\s+)?(?:notes|memory|records)|not\s+relevant|stuff|idea|"
     r"the\s+(?:bit|part|thing|stuff|note|"
     r"memory|one)|that\s+i\s+(?:said|mentioned|told\s+you)|about|regarding|re:?|please|"
-    r"pls|you|can|could|just|ok|okay|actually|also|and|my|me|i|it|that|the|earlier|before|"
+    r"pls|you|can|could|just|ok|okay|actually|also|and|my|me|i'?d|i|it|that|the|earlier|before|"
+    r"prefer|rather|lol|haha|oh|so|info|thing|things|one|bit|part|entry|have\s+on|on\s+me|"
+    r"on\s+file|"
     r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you)\b"
     r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)

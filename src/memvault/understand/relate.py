@@ -7,7 +7,7 @@ move it makes:
     retraction  "forget that I…", "那条不用记了"   -> FORGET the one memory it names,
                                                     AMBIGUOUS when two are as close,
                                                     NO_TARGET when none is close
-    restatement same stance, nearly the same words -> SAME (the memory is confirmed)
+    restatement same stance, (nearly) no word the old one lacks -> SAME (the memory is confirmed)
     contradiction  opposite stance on the same thing (like / hate, 要 / 不要)
                                                   -> UPDATE that memory
     change of mind "now…", "switch me to…", "还是…吧", "不再…"
@@ -22,11 +22,14 @@ blocks, a change that is not the user's own explicit, newer statement is staged.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from enum import StrEnum
 
+import jieba
+
+from ..textindex import STOPWORDS, ZH_STOPWORDS, stem
 from .discourse import (
     adds,
     beyond_change,
@@ -66,15 +69,13 @@ class Thresholds:
     """match: closeness from which a memory is about the same thing; change: the same,
     for a statement that takes the opposite stance on a thing both name (a change said
     in so many words that names the same thing needs only `second`); close: from which a
-    time word alone ("now", "最近") makes a change without a word in common. same: from which,
-    with the same stance and no change marker, it is the same statement. retract: the
+    time word alone ("now", "最近") makes a change without a word in common. retract: the
     closeness a retraction needs to name a memory. margin: a second memory this close to
     the best one makes the target ambiguous."""
 
     match: float = 0.4
     change: float = 0.3
     close: float = 0.55
-    same: float = 0.9
     retract: float = 0.35
     margin: float = 0.04
     ratio: float = 0.7
@@ -148,7 +149,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         return Related(Relation.UPDATE, target.id)
     if changes_mind(statement) and not restates(statement, best.content):
         return Related(Relation.NEW)  # "now…" about something else it resembles
-    if restates(statement, best.content) or best.score >= t.same:
+    if restates(statement, best.content):
         return Related(Relation.SAME, best.id)
     # Same topic, no marker of change: both can hold ("I use a Mac" and "I use Windows at
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
@@ -163,15 +164,50 @@ def shares_words(a: str, b: str) -> bool:
     def specific(text: str) -> set[str]:
         return {w for w in content_words(beyond_change(core(text) or text), grams=True)
                 if len(w) >= (2 if w[0] >= "\u2e80" else 3)}
-    return bool(specific(a) & specific(b))
+    x, y = specific(a), specific(b)
+    # A clipped word names the same thing ("temps" / "temperatures", "meds" / "medication").
+    return bool(x & y) or any(
+        len(short) >= 4 and long_.startswith(short) for u in x for v in y
+        if u[0] < "\u2e80" for short, long_ in (sorted((u, v), key=len),))
+
+
+def says_again(new: str, old: str, *, said: str | None = None) -> bool:
+    """Restates the old statement, and what it was said as (`said`) has no word of
+    change: a slot value said less fully ("我住南山这边" after "我住在深圳南山") is the same
+    value, not a new one."""
+    return not changes_mind(said or new) and restates(new, old)
 
 
 def restates(new: str, old: str) -> bool:
-    """Says nothing the old statement does not: (nearly) every content word of the new
-    one's core is in the old one."""
-    a = set(content_words(core(new) or new))
-    b = set(content_words(core(old) or old))
-    if not a:
-        return True
-    return len(a & b) / len(a) >= 0.7 or SequenceMatcher(
-        None, core(new).casefold(), core(old).casefold()).ratio() >= 0.85
+    """Says nothing the old statement does not: every word of the new one's core but
+    filler, its values included ("Thursday", "15", "四年级"), is in the old one. Close
+    meaning is not enough: "allergic to shellfish" is not "allergic to peanuts"."""
+    a, b = _tokens(core(new) or new), _tokens(core(old) or old)
+    return not a - b - _FILLER
+
+
+# Words that add no fact of their own: how often, how surely, where-about ("most
+# evenings", "一直都是", "南山这边"). Any other word the old statement lacks is news.
+_FILLER = frozenset(
+    "most usually generally normally mostly typically basically really still always "
+    "pretty quite just mainly main around side part here there thing stuff lot bit "
+    "一直 都 是 的 还是 平时 一般 通常 基本 基本上 大多 大多数 主要 总是 老是 经常 也 还 就 "
+    "这边 那边 这里 那里 附近 一带 左右 差不多 挺 蛮 很 比较 真的 确实 其实 用户".split())
+
+
+# A list of weekdays said compactly ("周一三五", "星期二、四") is the same days said in full.
+_WEEKDAYS = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天](?:[、,，和及与]?[一二三四五六日天])+)")
+_TOKEN = re.compile(r"[\u3400-\u9fff]+|[^\W_]+", re.UNICODE)
+
+
+def _tokens(text: str) -> set[str]:
+    """Every word but the function words: values count. Chinese is cut into words, not
+    characters, so "每天早上跑步" and "每天晚上跑步" differ in a word, not share six of seven."""
+    out: set[str] = set()
+    text = _WEEKDAYS.sub(lambda m: " " + " ".join(f"周{d}" for d in re.findall(
+        r"[一二三四五六日天]", m.group(1))) + " ", text)
+    for run in _TOKEN.findall(text.casefold()):
+        words = jieba.cut(run) if "\u3400" <= run[0] <= "\u9fff" else [stem(run)]
+        out.update(w for w in words if w.strip() and w not in STOPWORDS
+                   and w not in ZH_STOPWORDS)
+    return out
