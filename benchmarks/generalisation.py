@@ -104,6 +104,12 @@ def _messages(item: Any) -> list[dict[str, str]]:
     return [{"role": m["role"], "content": m["content"]} for m in item]
 
 
+def _batch(case_id: str) -> str:
+    """ "en-017" is of the first set, "zh2-101" of the second, "en3-005" of the third."""
+    tag = case_id.split("-")[0]
+    return tag[2:] or "1"
+
+
 def _key(text: str) -> str:
     return " ".join(text.casefold().split())
 
@@ -237,8 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lang", choices=["en", "zh"], action="append")
     ap.add_argument("--half", choices=["dev", "heldout"])
     ap.add_argument("--category", action="append")
-    ap.add_argument("--batch", choices=["1", "2"], help="only the first set (en.jsonl, "
-                    "zh.jsonl) or the second (en2.jsonl, zh2.jsonl)")
+    ap.add_argument("--batch", choices=["1", "2", "3"], help="only one set: the first "
+                    "(en.jsonl, zh.jsonl), the second (en2, zh2) or the third (en3, zh3)")
     ap.add_argument("--failures", action="store_true",
                     help="print the development half's failures")
     ap.add_argument("--reveal-heldout", action="store_true",
@@ -257,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.category:
         cases = [c for c in cases if c.get("category") in a.category]
     if a.batch:
-        cases = [c for c in cases if ("2-" in c["id"]) == (a.batch == "2")]
+        cases = [c for c in cases if _batch(c["id"]) == a.batch]
     clock = Clock()
     results: list[Result] = []
     t = time.perf_counter()
