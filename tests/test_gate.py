@@ -449,7 +449,7 @@ def test_gate_does_no_io() -> None:
                ".gatetypes", ".understand.relate"}
     assert modules <= allowed, modules - allowed
     assert not names & {"open", "print", "input", "time", "datetime"}
-    text_only = {"__future__", "re", "difflib", "functools", "collections.abc",
+    text_only = {"__future__", "re", "difflib", "functools", "itertools", "collections.abc",
                  "dataclasses", "enum", "typing", "jieba", ".model", ".safety.instructions",
                  ".safety.pii",
                  ".validate", ".understand.relate", ".discourse", ".stance", ".topics",

@@ -60,6 +60,26 @@ TABLE: list[tuple[str, list[str], str, list[str], str]] = [
      "use km for dists from now on", ["update"], "updated"),
     ("a change asked as a question", ["Please always reply in German"],
      "could you switch to replying in French?", ["update"], "updated"),
+    ("asked to leave it out", ["I like it when you end with a little joke"],
+     "skip the jokes at the end, they never land", ["update"], "updated"),
+    ("优先 against 不喜欢", ["我坐火车不喜欢靠窗"], "买票以后优先靠窗吧 能看风景", ["update"],
+     "updated"),
+    ("words run together", ["我平时用Power Point做汇报"], "汇报现在换成keynote了，powerpoint不用了",
+     ["update"], "updated"),
+    ("an amount moved", ["我每个月买书的预算是300"], "买书预算放宽到500吧", ["update"], "updated"),
+    ("a statement beside a question", ["I work in Leeds"],
+     "I've been moved to the Sheffield office, any good lunch spots near the station?",
+     ["update"], "updated"),
+    ("retraction: it, once named", ["I take sertraline every morning"],
+     "that bit about the sertraline, delete it please", ["forget"], "forget"),
+    ("retraction: not wanted kept", ["I weigh 82 kilos"],
+     "I don't want my weight kept anywhere", ["forget"], "forget"),
+    ("retraction: out of memory", ["My favourite novel is Dune"],
+     "take my favourite novel out of your memory", ["forget"], "forget"),
+    ("retraction: 撤", ["每天早上提醒我吃鱼油"], "鱼油那个提醒撤了吧", ["forget"], "forget"),
+    ("an amount goes up", ["My gym membership is 30 a month"],
+     "the gym is putting the membership up to 35", ["update"], "updated"),
+    ("碰不了 is no change", ["我不吃香菜"], "再强调一下 香菜我真的碰不了", ["same"], "noop"),
     ("no match", ["I keep bees in the garden"], "I'm allergic to shellfish", ["same"], "added"),
     ("new values are news", ["I'm allergic to peanuts"], "I'm allergic to shellfish",
      ["same"], "added"),
@@ -115,6 +135,50 @@ def test_a_line_that_takes_nothing_back_leaves_the_memory(vault: Vault, given: s
     assert (now.content, now.version, now.status) == (before.content, before.version,
                                                       "active")
     assert len([m for m in vault.list(ME, status="active") if m.kind != "turn"]) == 1 + added
+
+
+def test_a_short_answer_to_the_assistants_question_is_read_with_what_led_to_it(
+        vault: Vault) -> None:
+    mid = stored(vault, "My parking permit costs 40 a month")
+    vault.observe(ME, [{"role": "user", "content": "the council is putting the permit up"},
+                       {"role": "assistant", "content": "Oh no, how much will it be?"},
+                       {"role": "user", "content": "55 from april"}])
+    now = vault.get(ME, mid)
+    assert now.status == "active" and "55" in now.content
+    assert [m.id for m in vault.list(ME, status="active") if m.kind != "turn"] == [mid]
+
+
+def test_what_follows_a_what_if_in_the_same_message_is_imagined_too(vault: Vault) -> None:
+    res = say(vault, "imagine I got the job in Oslo. I'd rent a flat by the fjord")
+    assert [o for o in res.outcomes if o.action != "noop"] == []
+    assert [m for m in vault.list(ME, status="active") if m.kind != "turn"] == []
+
+
+def test_a_correction_gives_the_right_version_instead_of_taking_it_back(
+        vault: Vault) -> None:
+    mid = stored(vault, "I usually order a cortado")
+    vault.observe(ME, [{"role": "user", "content": "I've switched from cortados to macchiatos"},
+                       {"role": "user", "content": "no wait, scratch that — a cappuccino"}])
+    now = vault.get(ME, mid)
+    assert now.status == "active" and "cappuccino" in now.content.casefold()
+
+
+def test_a_correction_of_what_was_just_added_fixes_it_in_place(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content": "I just adopted a kitten called Mochi"},
+                       {"role": "user", "content": "no wait, typo — her name is Moshi"}])
+    (m,) = [m for m in vault.list(ME, status="active") if m.kind != "turn"]
+    assert "Moshi" in m.content and m.version == 2
+
+
+def test_also_beside_a_slot_value_is_for_a_person_to_combine(vault: Vault) -> None:
+    mid = stored(vault, "I'm vegetarian")
+    before = vault.get(ME, mid)
+    res = say(vault, "also I'm gluten-free, forgot to say")
+    assert [(o.action, "adds_to_value" in o.reasons) for o in res.outcomes] == [
+        ("stage", True)]
+    assert vault.get(ME, mid).content == before.content  # not replaced
+    (staged,) = vault.review_list(ME)
+    assert mid in staged.metadata["review"]["links"]
 
 
 def test_a_statement_without_a_slot_is_kept_with_its_topic(vault: Vault) -> None:

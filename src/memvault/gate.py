@@ -65,7 +65,7 @@ from .gatetypes import (
 from .model import Kind, Source
 from .safety.instructions import InstructionFinding, scan
 from .safety.pii import PiiFinding, find_pii, redact
-from .understand.relate import Match, Related, Relation, relate, says_again
+from .understand.relate import Match, Related, Relation, adds_to, relate, says_again
 
 __all__ = ["SOURCE_RANK", "STAGE_REASONS", "Action", "Candidate", "Decision", "GatePolicy",
            "GateState", "MemoryView", "Reason", "Screened", "decide", "screen"]
@@ -348,7 +348,13 @@ def decide(candidate: Candidate, state: GateState | None = None,
             _add(reasons, Reason.INCOMPLETE_UPDATE)
             links.append(cur.id)
         elif not _claims_equal(s.content, s.value, cur):
-            conflict(cur)
+            if adds_to(s.source_text or s.content):
+                # "also I'm lactose intolerant" beside "vegetarian": one more value, not a
+                # replacement; the slot holds one, so a person decides how they combine.
+                _add(reasons, Reason.ADDS_TO_VALUE)
+                links.append(cur.id)
+            else:
+                conflict(cur)
 
     # The matched memory a change or a retraction is about, once the gate allows it.
     matched: MemoryView | None = None

@@ -57,6 +57,7 @@ class Reason(StrEnum):
     SOURCE_OUTRANKED = "source_outranked"
     AMBIGUOUS_TARGET = "ambiguous_target"
     UNKNOWN_TARGET = "unknown_target"
+    ADDS_TO_VALUE = "adds_to_value"    # "also …" about a slot that holds another value
     # informational (recorded, do not change the action)
     PII_REDACTED = "pii_redacted"
     PII_ALLOWED = "pii_allowed"
@@ -72,7 +73,7 @@ STAGE_REASONS = frozenset({
     Reason.PII_STAGED, Reason.INJECTION_LIKE, Reason.COMMAND_LIKE, Reason.INCOMPLETE_UPDATE,
     Reason.SOURCE_UNTRUSTED, Reason.INFERRED_LOW_CONFIDENCE, Reason.LOW_CONFIDENCE,
     Reason.CONFLICT_NOT_EXPLICIT, Reason.CONFLICT_OLDER, Reason.SOURCE_OUTRANKED,
-    Reason.AMBIGUOUS_TARGET, Reason.UNKNOWN_TARGET})
+    Reason.AMBIGUOUS_TARGET, Reason.UNKNOWN_TARGET, Reason.ADDS_TO_VALUE})
 
 MESSAGES: dict[Reason, str] = {
     Reason.EMPTY: "the content is empty",
@@ -109,6 +110,8 @@ MESSAGES: dict[Reason, str] = {
     Reason.NO_TARGET: "it takes back something no stored memory says",
     Reason.NOT_A_STATEMENT: "it changes no stored memory and states nothing to keep",
     Reason.AMBIGUOUS_TARGET: "it could concern several memories; a person must pick",
+    Reason.ADDS_TO_VALUE: "it adds a value beside the slot's current one; a person decides "
+                          "how they combine",
     Reason.UNKNOWN_TARGET: "it names a memory the lookup did not find in the scope",
     Reason.TOPIC_MATCH: "it changes the memory on the same topic",
     Reason.RETRACTED: "the user took the memory back",

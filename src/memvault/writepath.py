@@ -32,7 +32,7 @@ from .safety.pii import redact
 from .store import ListFilter
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
-from .understand.discourse import settles
+from .understand.discourse import corrects, settles
 from .understand.relate import Thresholds
 from .understand.stance import core as stance_core
 from .understand.topics import topic_of
@@ -143,14 +143,20 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
                          [_said(c, s.source_text) for c, s in zip(candidates, screened,
                                                                   strict=True)])
     changed: dict[str | None, list[str]] = {}  # turn -> memories its sentences changed
+    last: list[str] = []  # what the call's previous statement stored or changed
     for c, pre in zip(candidates, embedded, strict=True):
         # The turn it was read from: purging that turn erases what was made from it.
         turn = _turn_of(c, msgs, result.turns)
+        # A correction ("no wait, scratch that — a cappuccino") is about what was just
+        # said, whether that added a memory or changed one.
+        goes_on = changed.get(turn, []) or (last if corrects(c.source_text or "") else [])
         o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
                          policy=policy, metadata={"turn_id": turn} if turn else None,
-                         continues=changed.get(turn, []), embedded=pre)
+                         continues=goes_on, embedded=pre)
         if o.action == "updated" and o.memory_id:
             changed.setdefault(turn, []).append(o.memory_id)
+        if o.action in ("added", "updated") and o.memory_id:
+            last = [o.memory_id]
         result.outcomes.append(o)
     return result
 

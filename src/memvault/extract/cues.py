@@ -118,7 +118,9 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"\b(?:I|we)(?:'d|\s+would|\s+could|\s+might)\s+have\s+(?:been|\w+ed|"
                       r"\w+en)\b", r"\b(?:would|could|might)'?ve\b",
                       r"\b(?:I|we)\s+wish\s+(?:I|we)\b",
-                      r"下辈子|要不是|(?:要是|如果|假如)[^。！？]{0,20}就好了")
+                      r"下辈子|要不是|(?:要是|如果|假如)[^。！？]{0,20}就好了",
+                      r"\bday\s*dream\w*|\bfantasi[sz]\w*|\bdream(?:s|ing)?\s+(?:of|about)\b|"
+                      r"\bpart\s+of\s+me\s+(?:wants|wishes|thinks)\b|幻想|白日梦|做梦都想")
 ONCE = any_of(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
               # one particular thing to export ("export last month's data to xlsx")
               r"\bexport\s+(?:the|these|those|my|last\s+\w+'s|today's|yesterday's|this\s+\w+'s)\s",

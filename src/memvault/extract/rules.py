@@ -48,6 +48,7 @@ from ..safety.instructions import scan
 from ..understand.discourse import (
     beyond_change,
     changes_mind,
+    corrects,
     one_time,
     only_once,
     retraction,
@@ -152,8 +153,14 @@ class RuleExtractor:
                     out.extend(self._confirmation(prev, msg))
                 continue
             found: list[CandidateMemory] = []
-            for start, end, question in _spans(msg.content):
-                found.extend(self._sentence(msg, start, end, question))
+            said = _answered(msgs, i) or msg
+            whatif = False
+            for start, end, question in _spans(said.content):
+                text = said.content[start:end]
+                if whatif and _CONDITIONAL.search(text):
+                    continue  # "imagine winning the lottery… first thing I'd do is…"
+                whatif = whatif or bool(HYPOTHETICAL.search(text))
+                found.extend(self._sentence(said, start, end, question))
             if any("command_like" in c.flags for c in found) or any(
                     f.kind == "injection" for f in scan(msg.content)):
                 # A message that carries an instruction to the memory: nothing else in it
@@ -178,6 +185,7 @@ class RuleExtractor:
         standing = bool(STANDING.search(body))
         taken_back = retraction(body)
         if taken_back is not None and not command and not HYPOTHETICAL.search(body) \
+                and not corrects(body) \
                 and not (question and not REQUEST.search(body)):
             return [self._retraction(msg, start, end, body, taken_back)]
         if not command:
@@ -188,9 +196,9 @@ class RuleExtractor:
             # "can you switch to answering in Spanish?": a change asked for as a question
             if (question or QUESTION.search(body)) and not standing \
                     and not CHANGE_REQUEST.search(body):
-                return []
+                return self._beside_ask(msg, start + (prefix.end() if prefix else 0), body)
             if ONCE.search(body) and not (standing or RECURRING.search(body)):
-                return []
+                return []  # its other clauses are its reasons ("I'm borrowing a kitchen")
         change = bool(CHANGE.search(body))
         pref = PREF.search(body)
         fact = FACT.search(body)
@@ -233,9 +241,12 @@ class RuleExtractor:
                      and not (PAST.search(body) and not (change or standing)))
         if statement and changes_mind(body) and not content_words(beyond_change(core(body))):
             statement = False  # "we moved!": kept only if it changes what it matches
-        if only_once(body) or (is_task(body) and not STANDING.search(body)
-                               and not command):
-            return []  # "only today though", "can you explain …": nothing to keep
+        if only_once(body):
+            return []  # "only today though": nothing to keep
+        if is_task(body) and not STANDING.search(body) and not command:
+            # "can you explain …": nothing to keep, but a task in one clause does not void
+            # a statement in another ("我上周调到广州分公司了，你帮我看看哪家早茶好吃").
+            return self._beside_ask(msg, start + (prefix.end() if prefix else 0), body)
         if one_time(body) and not STANDING.search(body) and not (ttl_cue and first):
             # "明天早上的日程先别发了": one occasion, not how things stand
             change = statement = False
@@ -409,6 +420,26 @@ class RuleExtractor:
                 out.append(_Decision(spec, None, _one_or_list(rejected)))
         return out
 
+    def _beside_ask(self, msg: Message, at: int, body: str) -> list[CandidateMemory]:
+        """A sentence that asks something now (a question, a task) may state
+        something in another clause ("I moved to Berlin last month, can you recommend a
+        gym nearby?"): each clause that asks nothing, sets no condition and states
+        something or marks a change is read as a sentence of its own."""
+        cuts = list(CLAUSE.finditer(body))
+        if not cuts:
+            return []
+        starts = [0, *(m.end() for m in cuts)]
+        ends = [*(m.start() for m in cuts), len(body)]
+        out: list[CandidateMemory] = []
+        for a, b in zip(starts, ends, strict=True):
+            clause = body[a:b]
+            if clause.strip() and not is_task(clause) and not QUESTION.search(clause) \
+                    and not ONCE.search(clause) and not HYPOTHETICAL.search(clause) \
+                    and not _CONDITION.match(clause) and (
+                    is_statement(clause) or CHANGE.search(clause)):
+                out += self._sentence(msg, at + a, at + b, False)
+        return out
+
     # --- "嗯" after the assistant's guess ----------------------------------------------------
     def _confirmation(self, guess: Message, reply: Message) -> list[CandidateMemory]:
         out: list[CandidateMemory] = []
@@ -440,6 +471,36 @@ class RuleExtractor:
 REQUEST = re.compile(r"^\s*(?:can|could|would|will)\s+you\b|能不能|可不可以|能否|可以.{0,10}吗",
                      re.I)
 
+
+# The mood of what follows a what-if in the same message: it goes on imagining.
+_CONDITIONAL = re.compile(r"\b(?:I|we|you|it)(?:'d|\s+would|\s+could|\s+might)\b|\bwould\b|"
+                          r"我(?:就|会|肯定)|的话", re.I)
+
+_ASKS = re.compile(r"[?？]\s*$|[吗呢]\s*[?？]?\s*$")
+
+
+def _answered(msgs: list[Message], i: int) -> Message | None:
+    """A short reply to the assistant's question, read with what the user said before
+    the question: "landlord's putting the rent up" / "by how much?" / "to 1050 from next
+    month" says the rent goes to 1050, which neither line of the user's says alone. None
+    when the reply is not such an answer. Only the user's own words are joined."""
+    if i < 2 or msgs[i - 1].role != "assistant" or msgs[i - 2].role != "user":
+        return None
+    reply, asked, before = msgs[i].content.strip(), msgs[i - 1].content, msgs[i - 2].content
+    if not _ASKS.search(asked.strip()) or len(reply.split()) > 15 or len(reply) > 60:
+        return None
+    if not before.strip() or QUESTION.search(before) or _ASKS.search(before.strip()) \
+            or is_task(before):
+        return None
+    cjk = lang_of(before + reply) == "zh"
+    joined = before.strip().rstrip("。.!！~～ ") + ("，" if cjk else ", ") + reply
+    return Message(role="user", content=joined, id=msgs[i].id, at=msgs[i].at,
+                   name=msgs[i].name)
+
+
+# A clause that sets a condition for what is asked ("if I'm free tomorrow, remind me…").
+_CONDITION = re.compile(r"\s*(?:if|when|whenever|unless|once|as\s+soon\s+as|in\s+case|before|"
+                        r"after|如果|要是|假如|万一|等|当|到时候)", re.I)
 
 # A change asked for as a question: the verb asked for is the change ("can you switch to
 # answering in Spanish?", "能不能以后改成英文"), not a task that mentions one ("can you

@@ -125,7 +125,15 @@ def open_statement(text: str) -> bool:
         return False
     if _SELF_ANYWHERE.search(text):
         return True
-    return not OTHER_SUBJECT.search(text) and (settles(text) or changes_mind(text))
+    if not OTHER_SUBJECT.search(text):
+        return settles(text) or changes_mind(text)
+    # A thing, not a person, said to change in so many words ("the gym is putting the
+    # membership up", "the standup moved to 10"): it may be what a memory is about.
+    return marks_change(text) and not _PERSON.search(text)
+
+
+_PERSON = any_of(r"^\s*(?:you|your|he|she|they|his|her|their|everyone|everybody|nobody|"
+                 r"someone|people)\b", r"^\s*(?:你|您|他|她|他们|她们|大家|别人|有人)")
 
 
 def names_something(text: str) -> bool:

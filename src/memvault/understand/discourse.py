@@ -34,11 +34,17 @@ _CHANGE_EN = (
     r"settled\s+on|ended\s+up|"
     r"sold\s+out|signed\s+up|booked|closed|cancel(?:l)?ed|got\s+rid\s+of|"
     r"not\s+any\s+more|any\s+longer|these\s+days|bump(?:ed)?|raise[ds]?|lower(?:ed)?|"
+    # an amount that moves: "putting the rent up", "cutting the budget to 120"
+    r"(?:go(?:es|ing)?|went|gone|put(?:s|ting)?)\s+(?:\w+\s+){0,3}?(?:up|down)|raising|"
+    r"increas\w*|decreas\w*|cut(?:ting)?\s+(?:\w+\s+){0,5}?(?:to|down)|"
     r"push(?:ed)?\b[^.,;]{0,30}?\b(?:back|forward)|"
     r"change[ds]?\s+my\s+mind|final\s+answer|scratch\s+that|on\s+second\s+thoughts?"
 )
-_CHANGE_ZH = (r"还是.{0,12}吧|算了|改(?!善|进|革)|换|不再|已经不|不[^，。,.！!？?、；;]{0,6}了|"
+# "不…了" is "no longer"; "碰不了", "吃不了" (can't) is no change.
+_CHANGE_ZH = (r"还是.{0,12}吧|算了|改(?!善|进|革)|换|不再|已经不|不[^了，。,.！!？?、；;]{1,6}了|"
               r"变成|搬|转|调到|调成|调整|挪到|提到|提高到|升到|涨到|加到|降到|减到|不想再|戒|而是|"
+              r"(?:放宽|收紧|调高|调低|提前|推迟|延后|延长|缩短|放|推|延|改)到|涨(?!知识)|降(?=了|价|到)|"
+              r"调了|要调|"
               r"取消|"
               r"停了|不干了|辞")
 _CHANGE = re.compile(rf"\b(?:{_CHANGE_EN})\b|(?:{_CHANGE_ZH})", re.I)
@@ -53,8 +59,14 @@ _RETRACT_EN = (
     r"could\s+you|would\s+you|will\s+you)\s+|"
     # "just forget it", not "I just forget again"
     r"(?<!\bI\s)(?<!\bwe\s)(?<!you\s)(?<!they\s)\bjust\s+)"
-    r"(?:forget|delete|remove|erase|wipe|scratch|strike|disregard|unsay|retract)\b"
+    r"(?:forget|delete|remove|erase|wipe|scratch|strike|disregard|unsay|retract|"
+    r"un-?remember)\b"
     r"(?!\s+(?:it|about\s+it|this\s+(?:question|email|file|message))\b)|"
+    # "I don't want my weight stored", "shouldn't be in your memory", "take X out of memory"
+    r"\bdo\s*n[o']?t\s+want\b(?=\s+(?:my|the|that|this|any)\b[^.!?]{0,40}?\b(?:stored|kept|"
+    r"saved|remembered|on\s+file|in\s+(?:your\s+)?memory)\b)|"
+    r"\bshould(?:n'?t|\s+not)\s+be\s+in\s+(?:your\s+)?(?:memory|notes|records|files)\b|"
+    r"\btake\b(?=[^.!?]{1,50}?\bout\s+of\s+(?:your\s+)?(?:memory|notes|records))|"
     # "drop the running one", "scrap the cello thing": a memory named as a thing
     r"(?:^|[,;:.!?]\s*|\b(?:please|pls|just)\s+)(?:drop|ditch|scrap|bin|nix|lose)(?=\s+the\s+"
     r"(?:[\w'-]+\s+){1,3}(?:one|thing|bit|note|entry|memory|part|stuff|info)\b)|"
@@ -74,10 +86,18 @@ _RETRACT_EN = (
     r"pretend\s+i\s+never\s+said"
 )
 _RETRACT_ZH = (r"别再?记|不用再?记|不要再?记|无需记|不必记|不用存|别存|不要存|不用留|别留|"
-               r"清掉|清除|清了|拿掉|移除|忘(?:了|掉|记)(?:吧|它|这|那|我说)|忘掉|删(?:了|掉|除)|"
+               r"清掉|清除|清了|拿掉|移除|忘(?:了|掉|记)(?:吧|它|这|那|我说)|忘掉|删(?:了|掉|除|一下|下|咯)|"
+               r"撤(?:了|掉|销|一下|下)|"
                r"去掉|划掉|抹掉|收回|撤回|不算(?:了|数)?|作废|当我没说|"
                r"别当真|开玩笑的|不记了|不作数")
 _RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
+
+# "delete it", "take it out" take a memory back once the sentence has named one ("that
+# thing about trying for a baby — delete it please"); alone, "it" is the thing at hand.
+_RETRACT_IT = re.compile(r"\b(?:delete|erase|remove|wipe|forget|drop|take)\s+it(?:\s+out)?\b",
+                         re.I)
+_REFERENT = re.compile(r"\b(?:the|that|this|my)\s+(?:[\w'-]+\s+){0,3}(?:thing|stuff|info|"
+                       r"bit|part|note|memory)\b", re.I)
 
 # What a retraction names around its verb: "what I said about", "那条", "之前说…那个".
 _ABOUT = re.compile(
@@ -86,13 +106,15 @@ _ABOUT = re.compile(
     r"mentioned|from\s+(?:your\s+)?(?:notes|memory|records)|not\s+relevant|stuff|idea|"
     r"the\s+(?:bit|part|thing|stuff|note|"
     r"memory|one)|that\s+i\s+(?:said|mentioned|told\s+you)|about|regarding|re:?|please|"
-    r"pls|you|can|could|just|ok|okay|actually|also|and|my|me|i'?d|i|it|that|the|earlier|before|"
+    r"pls|you|can|could|just|ok|okay|actually|also|and|my|me|i'?d|i'?m|i|it|that|the|earlier|before|"
     r"prefer|rather|lol|haha|oh|so|info|thing|things|one|bit|part|entry|have\s+on|on\s+me|"
+    r"hey|ugh|i'?m|stored|kept|saved|anywhere|out\s+of\s+(?:your\s+)?memory|"
+    r"in\s+(?:your\s+)?memory|"
     r"on\s+file|"
     r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you)\b"
     r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
-_SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）]+")
+_SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
 
 _ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|"
@@ -108,7 +130,8 @@ _RESTATE = re.compile(
     r"as\s+(?:always|usual|before|ever)|same\s+as\s+(?:always|before|ever|usual)|"
     r"still|always\s+(?:have|has|had)\s+been|as\s+i\s+always|reminder)\b"
     r"|我说过|之前说过|说过了|一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
-    r"老规矩|老习惯|雷打不动|一如既往", re.I)
+    r"老规矩|老习惯|雷打不动|一如既往|[再在]强调|强调一下|重申|再说一遍|再说一次|提醒一下(?=[，,\s])|"
+    r"to\s+repeat|just\s+to\s+be\s+clear|once\s+again", re.I)
 # One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
 _ONCE = re.compile(
     r"\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend|time|once|"
@@ -153,8 +176,23 @@ def one_time(text: str) -> bool:
 # it is about whatever was changed last, even when it names too little to match.
 _SETTLES = re.compile(
     r"\b(?:changed\s+my\s+mind|final\s+answer|in\s+the\s+end|after\s+all|scratch\s+that|"
-    r"on\s+second\s+thoughts?|ended\s+up|settled\s+on|went\s+with|final)\b"
-    r"|算了|不对|最后|最终|改主意|还是.{0,12}吧|定了", re.I)
+    r"on\s+second\s+thoughts?|ended\s+up|settled\s+on|went\s+with|final|no\s+wait|"
+    r"correction)\b"
+    r"|算了|不对|最后|最终|改主意|还是.{0,12}吧|定了|说错了|打错了|口误", re.I)
+
+
+# Correcting what was just said, not taking a memory back: "scratch that — a latte",
+# "no wait, it's Clove", "不对 是昌平".
+_CORRECTS = re.compile(
+    r"\b(?:scratch|forget|ignore)\s+(?:that|this|it)\s*(?:[—–:;,-]+|\s+)\s*(?:just\s+|it'?s\s+|"
+    r"make\s+it\s+|actually\s+)?(?=\S)(?!(?:i|please|pls|don'?t|do\s+not|never|you)\b)|"
+    r"\b(?:no\s+wait|wait\s+no|correction|typo)\b|不对[，,\s]*(?:是|应该是|改成)|说错了|"
+    r"打错了|口误", re.I)
+
+
+def corrects(text: str) -> bool:
+    """Does the statement correct what was just said, giving the right version?"""
+    return bool(_CORRECTS.search(text))
 
 
 def settles(text: str) -> bool:
@@ -178,6 +216,8 @@ def retraction(text: str) -> str | None:
     """What a statement takes back ("" when it names nothing), or None when it takes
     nothing back."""
     found = list(_RETRACT.finditer(text))
+    if not found and _REFERENT.search(text):
+        found = list(_RETRACT_IT.finditer(text))
     if not found:
         return None
     for m in found:
@@ -188,7 +228,8 @@ def retraction(text: str) -> str | None:
         end = next((b.start() for b in _CLAUSE.finditer(text, m.end())), len(text))
         named = _named(text[start:m.start()] + " " + text[m.end():end])
         if not named and start > 0:
-            before = max((b.end() for b in _CLAUSE.finditer(text, 0, start - 1)), default=0)
+            before = max((b.end() for b in _CLAUSE.finditer(text) if b.end() < start),
+                         default=0)
             named = _named(text[before:start])
         if not named and end < len(text):
             after = next((b.start() for b in _CLAUSE.finditer(text, end + 1)), len(text))

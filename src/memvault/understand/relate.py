@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import pairwise
 
 import jieba
 
@@ -164,11 +165,22 @@ def shares_words(a: str, b: str) -> bool:
     def specific(text: str) -> set[str]:
         return {w for w in content_words(beyond_change(core(text) or text), grams=True)
                 if len(w) >= (2 if w[0] >= "\u2e80" else 3)}
-    x, y = specific(a), specific(b)
+    x, y = specific(a) | _joined(a), specific(b) | _joined(b)
     # A clipped word names the same thing ("temps" / "temperatures", "meds" / "medication").
     return bool(x & y) or any(
         len(short) >= 4 and long_.startswith(short) for u in x for v in y
         if u[0] < "\u2e80" for short, long_ in (sorted((u, v), key=len),))
+
+
+def _joined(text: str) -> set[str]:
+    """Adjacent Latin words run together: "VS Code" is "vscode", "Mac Book" "macbook"."""
+    words = [w.casefold() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", text)]
+    return {a + b for a, b in pairwise(words) if a not in STOPWORDS and b not in STOPWORDS}
+
+
+def adds_to(statement: str) -> bool:
+    """Does the statement present itself as one more thing ("also", "too", "也")?"""
+    return adds(statement)
 
 
 def says_again(new: str, old: str, *, said: str | None = None) -> bool:

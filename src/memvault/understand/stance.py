@@ -14,6 +14,7 @@ from functools import lru_cache
 
 # Negative stance first: "don't like" must not read as "like".
 _NEG_EN = (r"(?:do\s*n[o']t|does\s*n[o']t|did\s*n[o']t|can\s*n[o']t|cannot|can't|won't|"
+           r"dont|doesnt|didnt|cant|wont|"
            r"wouldn't|never|no\s+longer|not)\s+(?:really\s+|much\s+|even\s+|ever\s+)?"
            r"(?:like|love|enjoy|want|need|care\s+for|fancy|do|eat|drink|use|prefer|dig|"
            r"stand|bear|stomach|handle|tolerate)")
@@ -22,15 +23,19 @@ _NEG_EN_WORDS = (r"hate[sd]?|hating|dislike[sd]?|detest[s]?|loathe[sd]?|despise[
                  r"not\s+into|not\s+keen\s+on|sick\s+of|tired\s+of|fed\s+up\s+with|"
                  r"over\s+(?:it|them)|avoid(?:s|ing)?|done\s+with|"
                  r"not\s+for\s+me|no\s+more|stay\s+away\s+from|steer\s+clear\s+of|"
-                 r"bores?\s+me|annoy(?:s|ing)?|irritat\w*|gross|awful|terrible|the\s+worst")
+                 r"bores?\s+me|annoy(?:s|ing)?|irritat\w*|gross|awful|terrible|the\s+worst|"
+                 # asking for a thing to be left out: "skip the links", "leave out the recap"
+                 r"skip(?:s|ped|ping)?|omit|leave\s+out|cut\s+out|no\s+need\s+for|"
+                 r"gave\s+up|give\s+up|quit")
 _POS_EN = (r"love[sd]?|loving|like[sd]?|liking|enjoy(?:s|ed)?|prefer(?:s|red)?|adore[sd]?|"
            r"fond\s+of|into|a\s+(?:big\s+|huge\s+)?fan\s+of|keen\s+on|want[s]?|need[s]?|"
            r"would\s+like|'d\s+like|'d\s+love|would\s+love|crave[s]?|dig|obsessed\s+with|"
            r"can't\s+get\s+enough\s+of|favou?rite|the\s+best|great|awesome")
 _NEG_ZH = (r"不(?:太|怎么|大|是很|是特别|很|再)?(?:喜欢|爱|想|要|吃|喝|用|看|听|感兴趣|习惯|"
            r"需要|想要|希望)|讨厌|受不了|烦(?:死)?|反感|厌倦|腻了|腻|恶心|别再|不要|不用|"
-           r"别给我|拒绝|没兴趣|不感冒|嫌弃|怕|忍不了|戒了|不碰|过敏")
-_POS_ZH = r"喜欢|爱吃|爱喝|爱看|爱听|爱|偏好|想要|希望|习惯|喜爱|钟爱|迷上|最爱|热爱|中意|偏爱|要"
+           r"别给我|拒绝|没兴趣|不感冒|嫌弃|怕|忍不了|戒了|不碰|过敏|去掉|省掉|跳过|别加|不加")
+_POS_ZH = (r"喜欢|爱吃|爱喝|爱看|爱听|爱|偏好|想要|希望|习惯|喜爱|钟爱|迷上|最爱|热爱|中意|偏爱|要|"
+           r"优先|首选|开始(?=[吃喝用玩学看听练])")
 
 _NEG = re.compile(rf"\b(?:{_NEG_EN})\b|\b(?:{_NEG_EN_WORDS})\b|(?:{_NEG_ZH})", re.I)
 _POS = re.compile(rf"\b(?:{_POS_EN})\b|(?:{_POS_ZH})", re.I)
