@@ -129,11 +129,13 @@ def open_statement(text: str) -> bool:
         return settles(text) or changes_mind(text)
     # A thing, not a person, said to change in so many words ("the gym is putting the
     # membership up", "the standup moved to 10"): it may be what a memory is about.
-    return marks_change(text) and not _PERSON.search(text)
+    return marks_change(text) and bool(_THING.search(text))
 
 
-_PERSON = any_of(r"^\s*(?:you|your|he|she|they|his|her|their|everyone|everybody|nobody|"
-                 r"someone|people)\b", r"^\s*(?:你|您|他|她|他们|她们|大家|别人|有人)")
+# A thing named with a determiner ("the gym", "this plan"), not a pronoun ("there are no
+# more emails", "it's…") or a person.
+_THING = re.compile(r"^\s*(?:the|this|that|these|those)\s+(?!(?:one|ones|is|was|are|were)\b)"
+                    r"[a-z]", re.I)
 
 
 def names_something(text: str) -> bool:
