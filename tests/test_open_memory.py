@@ -48,6 +48,8 @@ TABLE: list[tuple[str, list[str], str, list[str], str]] = [
     ("topic match: restated", ["I play chess online most evenings"],
      "as I said, I play chess online most evenings", ["same"], "noop"),
     ("topic match: restated", ["我每天早上跑步"], "我一直都是每天早上跑步的", ["same"], "noop"),
+    ("restated, Latin inside Chinese", ["我平时用VS Code 写代码"], "我用VS Code写代码",
+     ["same"], "noop"),
     ("retraction after an opener", ["I'm learning the ukulele"],
      "haha ok forget the ukulele thing", ["forget"], "forget"),
     ("retraction: not to be remembered", ["I had knee surgery last spring"],

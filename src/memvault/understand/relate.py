@@ -209,7 +209,7 @@ _FILLER = frozenset(
 
 # A list of weekdays said compactly ("周一三五", "星期二、四") is the same days said in full.
 _WEEKDAYS = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天](?:[、,，和及与]?[一二三四五六日天])+)")
-_TOKEN = re.compile(r"[\u3400-\u9fff]+|[^\W_]+", re.UNICODE)
+_TOKEN = re.compile(r"[\u3400-\u9fff]+|[^\W_\u3400-\u9fff]+", re.UNICODE)
 
 
 def _tokens(text: str) -> set[str]:
