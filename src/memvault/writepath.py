@@ -144,7 +144,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
                                                                   strict=True)])
     changed: dict[str | None, list[str]] = {}  # turn -> memories its sentences changed
     last: list[str] = []  # what the call's previous statement stored or changed
-    for c, pre in zip(candidates, embedded, strict=True):
+    for c, pre, seen in zip(candidates, embedded, screened, strict=True):
         # The turn it was read from: purging that turn erases what was made from it.
         turn = _turn_of(c, msgs, result.turns)
         # A correction ("no wait, scratch that — a cappuccino") is about what was just
@@ -152,7 +152,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         goes_on = changed.get(turn, []) or (last if corrects(c.source_text or "") else [])
         o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
                          policy=policy, metadata={"turn_id": turn} if turn else None,
-                         continues=goes_on, embedded=pre)
+                         continues=goes_on, embedded=pre, screened=seen)
         if o.action == "updated" and o.memory_id:
             changed.setdefault(turn, []).append(o.memory_id)
         if o.action in ("added", "updated") and o.memory_id:
@@ -263,10 +263,12 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                  tags: list[str] | None = None, metadata: dict[str, Any] | None = None,
                  reason: str | None = None, expected_version: int | None = None,
                  continues: list[str] | None = None,
-                 embedded: tuple[dict[str, Any], Any] | None = None) -> Outcome:
+                 embedded: tuple[dict[str, Any], Any] | None = None,
+                 screened: gate.Screened | None = None) -> Outcome:
     """`continues`: memories earlier sentences of the same message changed; a later
     sentence that announces a change goes on with them ("Dropped Spanish. It's Japanese
-    on Duolingo now")."""
+    on Duolingo now"). `embedded`, `screened`: what the caller's batch already computed
+    for this candidate."""
     now = eng.core.clock()
     ttl_ms = duration_ms(c.ttl) if getattr(c, "ttl", None) else None
     said_at = getattr(c, "at", None)
@@ -285,7 +287,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           intent_target=getattr(c, "intent_target", None))
     # Redaction reads content, value and source_text only, so it (and the embedding of
     # what will be stored) can run before the transaction.
-    screened = gate.screen(cand, policy)
+    screened = screened if screened is not None else gate.screen(cand, policy)
     vectors, gist = embedded if embedded is not None else _embedded(
         eng, [screened.content], [_said(c, screened.source_text)])[0]
     # The memories it may concern, by meaning (the read core), looked up before the

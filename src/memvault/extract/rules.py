@@ -178,6 +178,7 @@ class RuleExtractor:
         raw = msg.content[start:end]
         prefix = CMD_PREFIX.match(raw) or CMD_TAG.match(raw)
         body = raw[prefix.end():] if prefix else raw
+        at = start + (prefix.end() if prefix else 0)  # where body starts in the message
         if not body.strip():
             return []
         reason = command_reason(raw) or command_reason(body)
@@ -196,7 +197,7 @@ class RuleExtractor:
             # "can you switch to answering in Spanish?": a change asked for as a question
             if (question or QUESTION.search(body)) and not standing \
                     and not CHANGE_REQUEST.search(body):
-                return self._beside_ask(msg, start + (prefix.end() if prefix else 0), body)
+                return self._beside_ask(msg, at, body)
             if ONCE.search(body) and not (standing or RECURRING.search(body)):
                 return []  # its other clauses are its reasons ("I'm borrowing a kitchen")
         change = bool(CHANGE.search(body))
@@ -246,7 +247,7 @@ class RuleExtractor:
         if is_task(body) and not STANDING.search(body) and not command:
             # "can you explain …": nothing to keep, but a task in one clause does not void
             # a statement in another ("我上周调到广州分公司了，你帮我看看哪家早茶好吃").
-            return self._beside_ask(msg, start + (prefix.end() if prefix else 0), body)
+            return self._beside_ask(msg, at, body)
         if one_time(body) and not STANDING.search(body) and not (ttl_cue and first):
             # "明天早上的日程先别发了": one occasion, not how things stand
             change = statement = False
@@ -300,8 +301,7 @@ class RuleExtractor:
                                    ttl=ttl_cue[1] if ttl_cue else None,
                                    flags=[*flags, "third_party"], **common)]
             if own:
-                at = start + (prefix.end() if prefix else 0) + own.end()
-                out += self._sentence(msg, at, end, question)
+                out += self._sentence(msg, at + own.end(), end, question)
             return out
 
         out: list[CandidateMemory] = []

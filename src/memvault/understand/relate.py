@@ -28,9 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
 
-import jieba
-
-from ..textindex import STOPWORDS, ZH_STOPWORDS, stem
+from ..textindex import STOPWORDS, terms
 from .discourse import (
     adds,
     beyond_change,
@@ -209,17 +207,9 @@ _FILLER = frozenset(
 
 # A list of weekdays said compactly ("周一三五", "星期二、四") is the same days said in full.
 _WEEKDAYS = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天](?:[、,，和及与]?[一二三四五六日天])+)")
-_TOKEN = re.compile(r"[\u3400-\u9fff]+|[^\W_\u3400-\u9fff]+", re.UNICODE)
-
-
 def _tokens(text: str) -> set[str]:
-    """Every word but the function words: values count. Chinese is cut into words, not
-    characters, so "每天早上跑步" and "每天晚上跑步" differ in a word, not share six of seven."""
-    out: set[str] = set()
-    text = _WEEKDAYS.sub(lambda m: " " + " ".join(f"周{d}" for d in re.findall(
-        r"[一二三四五六日天]", m.group(1))) + " ", text)
-    for run in _TOKEN.findall(text.casefold()):
-        words = jieba.cut(run) if "\u3400" <= run[0] <= "\u9fff" else [stem(run)]
-        out.update(w for w in words if w.strip() and w not in STOPWORDS
-                   and w not in ZH_STOPWORDS)
-    return out
+    """Every word but the function words: values count (the full-text index's terms).
+    Chinese is cut into words, not characters, so "每天早上跑步" and "每天晚上跑步" differ in
+    a word, not share six of seven."""
+    return set(terms(_WEEKDAYS.sub(lambda m: " " + " ".join(f"周{d}" for d in re.findall(
+        r"[一二三四五六日天]", m.group(1))) + " ", text)))

@@ -61,6 +61,19 @@ class Writer:
             expires_at=req["expires_at"], embedding_model=self.core.embedding_model,
             created_at=now, updated_at=now, topic=req.get("topic"))
 
+    def next_version(self, current: Memory, req: Request, now: int, **fields: Any) -> Memory:
+        """`current`'s next version as the request says it, active, embedded by the
+        current model; `fields` are what the caller decides itself (value, topic, …)."""
+        return replace(
+            current, kind=req["kind"], content=req["content"],
+            tags=req["tags"] if req["tags"] is not None else current.tags,
+            metadata=req["metadata"] if req["metadata"] is not None else current.metadata,
+            source=req["source"], source_text=req["source_text"],
+            source_ref=req["source_ref"], confidence=req["confidence"],
+            status=Status.ACTIVE.value, version=current.version + 1,
+            valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
+            expires_at=req["expires_at"], embedding_model=self.core.embedding_model, **fields)
+
     @staticmethod
     def terms(m: Memory) -> str:
         """The memory's default full-text key."""
@@ -135,16 +148,8 @@ class Writer:
                 return RememberResult("noop", self.reinforce_in(
                     tx, current, actor=actor, trigger_text=trigger, reason=reason),
                     current.version)
-            new = replace(
-                current, kind=req["kind"], content=req["content"], value=req["value"],
-                tags=req["tags"] if req["tags"] is not None else current.tags,
-                metadata=req["metadata"] if req["metadata"] is not None else current.metadata,
-                source=req["source"], source_text=req["source_text"],
-                source_ref=req["source_ref"], confidence=req["confidence"],
-                status=Status.ACTIVE.value, version=current.version + 1,
-                valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
-                expires_at=req["expires_at"], embedding_model=self.core.embedding_model,
-                updated_at=now, topic=req.get("topic") or current.topic)
+            new = self.next_version(current, req, now, value=req["value"], updated_at=now,
+                                    topic=req.get("topic") or current.topic)
             changed_text = new.content != current.content
             reindex = changed_text or new.valid_from != current.valid_from
             self.write_version(tx, new, Op.UPDATE, current.version,
@@ -204,18 +209,10 @@ class Writer:
             holder = tx.find_slot(current.scope, slot)
             if holder is not None and holder.id != current.id and holder.status == "active":
                 slot = None
-        new = replace(
-            current, kind=req["kind"], content=req["content"], slot=slot,
-            value=req["value"] if slot is not None else None,
+        new = self.next_version(
+            current, req, now, slot=slot, value=req["value"] if slot is not None else None,
             # The key stays with the memory: a change found by meaning keeps its topic.
             topic=current.topic or req.get("topic") or current.slot,
-            tags=req["tags"] if req["tags"] is not None else current.tags,
-            metadata=req["metadata"] if req["metadata"] is not None else current.metadata,
-            source=req["source"], source_text=req["source_text"],
-            source_ref=req["source_ref"], confidence=req["confidence"],
-            status=Status.ACTIVE.value, version=current.version + 1,
-            valid_from=req["valid_from"], valid_to=req["valid_to"], recorded_at=now,
-            expires_at=req["expires_at"], embedding_model=self.core.embedding_model,
             updated_at=max(now, current.updated_at))
         changed_text = new.content != current.content
         return self.write_version(
