@@ -187,11 +187,10 @@ def parse_export(lines: Iterable[str], within: Scope | None = None
                   ) -> Iterator[dict[str, Any]]:
     it = iter(lines)
     try:
-        header = json.loads(next(it))
+        first = next(it)
     except StopIteration:
         raise ValidationError("import: empty input") from None
-    except json.JSONDecodeError as e:
-        raise ValidationError(f"import: line 1 is not JSON ({e.msg})") from None
+    header = v.parse_json(first, "import: line 1")
     if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
         raise ValidationError(f"import: not a memvault export (line 1 must be the header, "
                               f'with "format": "{EXPORT_FORMAT}")')
@@ -201,10 +200,7 @@ def parse_export(lines: Iterable[str], within: Scope | None = None
     for n, line in enumerate(it, start=2):
         if not line.strip():
             continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValidationError(f"import: line {n} is not JSON ({e.msg})") from None
+        rec = v.parse_json(line, f"import: line {n}")
         if (not isinstance(rec, dict) or not isinstance(rec.get("revisions"), list)
                 or not rec["revisions"]):
             raise ValidationError(f"import: line {n} has no revisions")
@@ -240,4 +236,8 @@ def parse_export(lines: Iterable[str], within: Scope | None = None
             raise
         except (KeyError, TypeError) as e:
             raise ValidationError(f"import: line {n} is malformed ({e})") from None
+        # What the field checks above do not reach (a revision's state, its metadata) must
+        # still be something every read can hand back.
+        v.json_shape(rec, f"import: line {n}", max_bytes=len(line) + 1,
+                     max_depth=v.MAX_JSON_DEPTH + 8)
         yield rec

@@ -68,6 +68,18 @@ def actor(value: Any, field: str = "actor") -> str:
     return out
 
 
+def label(value: Any, field: str, *, max_chars: int = MAX_ID_CHARS) -> str:
+    """A caller's name for something (a message id, a speaker, a key's name): one line of
+    printable text. Control characters and line or paragraph separators would forge or
+    break the lines it is printed on (logs, the context section, the admin page)."""
+    out = str(text(value, field, max_chars=max_chars))
+    bad = next((c for c in out if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")), None)
+    if bad is not None:
+        raise ValidationError(f"{field}: contains the control or invisible character "
+                              f"U+{ord(bad):04X}")
+    return out
+
+
 def scope(value: Any) -> Scope:
     """A Scope from a Scope or a mapping. tenant and user are required; no other keys."""
     if isinstance(value, Scope):
@@ -188,7 +200,59 @@ def tags(value: Any) -> list[str]:
     return list(out)
 
 
+# What every face can hand back: JSON nested deeper than this (pydantic's serialiser stops
+# near 255 levels, Python's json near 1,000) or integers past 64 bits (JavaScript clients
+# and PostgreSQL's jsonb readers disagree on them) would be stored and then fail to read.
+MAX_JSON_DEPTH = 32
+MAX_JSON_INT = 2**63 - 1
+
+
+def json_shape(value: Any, field: str, *, max_bytes: int = MAX_METADATA_BYTES,
+               max_depth: int = MAX_JSON_DEPTH) -> None:
+    """Refuse what could be stored but not returned: nesting past MAX_JSON_DEPTH, integers
+    outside 64 bits, NUL characters (PostgreSQL's jsonb refuses them) and non-text keys.
+    Walks with its own stack, so a 100,000-level structure is refused, not a RecursionError."""
+    stack: list[tuple[Any, int, str]] = [(value, 1, field)]
+    nodes = 0
+    while stack:
+        item, depth, where = stack.pop()
+        nodes += 1
+        if nodes > max_bytes:  # every node takes at least a byte of JSON
+            raise ValidationError(f"{field}: larger than {max_bytes} bytes as JSON")
+        if isinstance(item, dict | list | tuple):
+            if depth > max_depth:
+                raise ValidationError(f"{field}: nested deeper than {max_depth} levels")
+            if isinstance(item, dict):
+                for k, x in item.items():
+                    if not isinstance(k, str):
+                        raise ValidationError(f"{where}: keys must be text, got "
+                                              f"{type(k).__name__}")
+                    if "\x00" in k:
+                        raise ValidationError(f"{where}: a key contains a NUL character")
+                    stack.append((x, depth + 1, f"{where}.{k[:40]}"))
+            else:
+                stack.extend((x, depth + 1, f"{where}[{i}]") for i, x in enumerate(item))
+        elif isinstance(item, int) and not isinstance(item, bool) and not (
+                -MAX_JSON_INT - 1 <= item <= MAX_JSON_INT):
+            raise ValidationError(f"{where}: integer outside the 64-bit range "
+                                  f"(±{MAX_JSON_INT})")
+        elif isinstance(item, str) and "\x00" in item:
+            raise ValidationError(f"{where}: contains a NUL character")
+
+
+def parse_json(text: str | bytes, field: str) -> Any:
+    """json.loads that fails with a ValidationError, also for text nested past Python's
+    recursion limit (where json.loads raises RecursionError)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValidationError(f"{field} is not JSON ({e.msg})") from None
+    except RecursionError:
+        raise ValidationError(f"{field} is nested too deeply to read") from None
+
+
 def json_value(value: Any, field: str, *, max_bytes: int = MAX_METADATA_BYTES) -> Any:
+    json_shape(value, field, max_bytes=max_bytes)
     try:
         encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as e:

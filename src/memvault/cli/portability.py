@@ -61,7 +61,7 @@ def import_(ctx: typer.Context, path: Path) -> None:
     def go(c: Ctx) -> None:
         scope = c.scope()  # like every other verb: named, and nothing outside it is written
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            lines = path.read_text(encoding="utf-8").split("\n")
         except (OSError, UnicodeDecodeError) as e:
             raise ValidationError(f"import: cannot read {path} ({e})") from None
         with progress_bar() as p:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import ValidationError
+from ..validate import label
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: frozenset[str] = frozenset({"user", "assistant", "system", "tool"})
@@ -37,6 +38,11 @@ class Message:
                                       or len(self.name) > 100):
             raise ValidationError("message name: expected a non-empty text of at most 100 "
                                   "characters")
+        # Both are printed on lines of their own (turn metadata, the context section).
+        if self.id is not None:
+            label(self.id, "message id")
+        if self.name is not None:
+            label(self.name.strip(), "message name")
 
 
 

@@ -383,7 +383,7 @@ def export(request: Request, c: Annotated[Caller, _c("export")]) -> Response:
     server(request).vault.export_jsonl(c.scope, buf)
     text = buf.getvalue()
     record_read(request, c, "export", [json.loads(line)["id"]
-                                       for line in text.splitlines()[1:] if line])
+                                       for line in text.split("\n")[1:] if line])
     return Response(text, media_type="application/x-ndjson")
 
 
@@ -397,6 +397,6 @@ async def import_(request: Request, c: Annotated[Caller, _c("import")]) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ValidationError("import: the body is not valid UTF-8") from None
-    n = await run_in_threadpool(server(request).vault.import_jsonl, text.splitlines(),
+    n = await run_in_threadpool(server(request).vault.import_jsonl, text.split("\n"),
                                 scope=c.scope)
     return {"count": n}

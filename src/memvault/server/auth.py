@@ -14,6 +14,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from .. import validate as v
 from ..store import Store
 from ..timeutil import now_ms
 from .errors import ApiError
@@ -49,6 +50,10 @@ def new_key(store: Store, *, tenant: str, role: str, user: str | None = None,
         raise ApiError(422, "invalid_input", "user: a user key must be bound to a user id")
     if role in ("admin", "service") and user:
         raise ApiError(422, "invalid_input", f"user: a {role} key is not bound to a user")
+    if name:
+        v.label(name, "name", max_chars=200)
+    if user:
+        v.scope({"tenant": tenant, "user": user})
     key_id = "k" + secrets.token_hex(8)
     secret = secrets.token_urlsafe(32)
     record = {"key_id": key_id, "tenant": tenant, "role": role, "user": user or None,

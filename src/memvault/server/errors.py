@@ -102,7 +102,13 @@ def install(app: FastAPI) -> None:
     async def _http(_: Request, e: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed",
                 413: "body_too_large"}.get(e.status_code, "http_error")
-        return JSONResponse(body(code, str(e.detail)), status_code=e.status_code,
+        message = str(e.detail)
+        if e.status_code == 400 and message == "There was an error parsing the body":
+            # FastAPI's words for a body its JSON parser gave up on (nested past Python's
+            # recursion limit): malformed for us, like any other unparsable body.
+            code, message = "malformed_json", (
+                "the request body could not be parsed as JSON (nested too deeply?)")
+        return JSONResponse(body(code, message), status_code=e.status_code,
                             headers=getattr(e, "headers", None))
 
     @app.exception_handler(Exception)

@@ -22,7 +22,7 @@ from ..core import Core
 from ..derived import sources_of
 from ..errors import ConflictError, FrozenError, NotFoundError
 from ..ids import content_hash, memory_hash, new_id
-from ..model import Memory, Op, RememberResult, Revision, Scope, Status
+from ..model import Kind, Memory, Op, RememberResult, Revision, Scope, Status
 from ..textindex import memory_index_text
 from . import turnkeys
 from .prepare import Request
@@ -157,7 +157,8 @@ class Writer:
                                vectors=vectors if changed_text else None, actor=actor,
                                reason=reason, trigger_text=trigger, trace_id=trace_id)
             return RememberResult("updated", new, current.version)
-        dup = tx.find_duplicate(sc, h, req["kind"])
+        # A raw turn is a log entry: the same words said twice are two turns, in order.
+        dup = None if req["kind"] == Kind.TURN else tx.find_duplicate(sc, h, req["kind"])
         if dup is not None:
             return RememberResult("noop", self.reinforce_in(tx, dup, actor=actor,
                                                             trigger_text=trigger,
