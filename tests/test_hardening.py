@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from _server import Server, new_key
-from _util import fresh_target
+from _util import fresh_target, query
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -165,6 +165,21 @@ def test_rest_write_that_cannot_be_returned_is_422_and_stores_nothing(
     assert admin.get("/v1/memories", params={"user": "carol"}).status_code == 200
     assert admin.post("/v1/recall", params={"user": "carol"},
                       json={"query": "cocoa"}).status_code == 200
+
+
+@pytest.mark.parametrize(("path", "payload"), [
+    ("/v1/memories", {"content": "likes tea", "metadata": nested(40)}),
+    ("/v1/propose", {"content": "likes tea", "metadata": {"n": 10**30}}),
+    ("/v1/observe", {"messages": [{"role": "user", "content": f"m{i}"} for i in range(1001)]}),
+    ("/v1/observe", {"messages": [{"role": "user", "content": "hi", "id": "a\nb"}]}),
+], ids=["remember", "propose", "observe_count", "observe_id"])
+def test_an_async_write_with_bad_input_is_refused_before_it_is_queued(
+        srv: Server, admin: httpx.Client, path: str, payload: dict[str, Any]) -> None:
+    before = rest_state(admin, "ivy")
+    r = admin.post(path, params={"user": "ivy", "async": "true"}, json=payload)
+    assert r.status_code == 422 and r.json()["code"] == "invalid_input", r.text
+    assert rest_state(admin, "ivy") == before
+    assert query(srv.db, "SELECT COUNT(*) FROM jobs WHERE user_id = 'ivy'")[0][0] == 0
 
 
 def test_rest_body_nested_past_the_parser_is_a_json_4xx(srv: Server,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import gate
 from . import validate as v
@@ -37,6 +37,9 @@ from .understand.relate import Thresholds
 from .understand.stance import core as stance_core
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items
+
+if TYPE_CHECKING:
+    from .extract.messages import Message
 
 
 @dataclass(slots=True)
@@ -69,13 +72,11 @@ class ObserveResult:
                 "errors": self.errors}
 
 
-def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = None,
-            extractor: Any = None, actor: str | None = None, actor_role: str = "user",
-            policy: gate.GatePolicy | None = None) -> ObserveResult:
-    from .extract import as_messages, load_extractor
+def check_messages(messages: Any) -> list[Message]:
+    """The messages of one observe() call, checked before anything is extracted or stored
+    (also what the server checks before it queues an async observe)."""
+    from .extract import as_messages
 
-    sc = v.scope(scope)
-    actor_role = v.actor(actor_role, "actor_role")
     if not isinstance(messages, list | tuple) or not messages:
         raise ValidationError("messages: expected a non-empty list of {role, content}")
     if len(messages) > v.MAX_MESSAGES:
@@ -88,6 +89,17 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         raise ValidationError(f"messages: {e}") from None
     for m in msgs:
         v.text(m.content, "message content", max_chars=v.MAX_CONTENT_CHARS)
+    return msgs
+
+
+def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = None,
+            extractor: Any = None, actor: str | None = None, actor_role: str = "user",
+            policy: gate.GatePolicy | None = None) -> ObserveResult:
+    from .extract import load_extractor
+
+    sc = v.scope(scope)
+    actor_role = v.actor(actor_role, "actor_role")
+    msgs = check_messages(messages)
     ref = v.text(source_ref, "source_ref", max_chars=512, required=False)
     # A spec ("rules", "llm:MODEL") or an object with extract(messages).
     if extractor is None:

@@ -19,7 +19,7 @@ from . import schemas as s
 from .auth import Principal
 from .deps import Caller, caller_for, named_user, principal_for, record_read, server
 from .errors import ERROR_RESPONSES, ApiError
-from .jobs import run_verb
+from .jobs import check_args, run_verb
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 
@@ -37,6 +37,7 @@ def _write(request: Request, c: Caller, kind: str, args: dict[str, Any], run_asy
     st = server(request)
     p = c.principal
     if run_async:
+        check_args(st.vault, kind, c.scope, args)
         job = {"job_id": vault_mod.new_id("job"), "tenant": c.scope.tenant,
                "user": c.scope.user, "kind": kind, "key_id": p.key_id,
                "created_at": now_ms(),

@@ -16,10 +16,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .. import validate as v
 from ..errors import MemvaultError, StoreError, ValidationError
 from ..model import Scope
 from ..timeutil import now_ms
 from ..vault import Vault
+from ..writepath import check_messages
+from ..writes.prepare import ITEM_KEYS, prepare
 from .metrics import Metrics
 
 log = logging.getLogger("memvault.server.jobs")
@@ -36,6 +39,18 @@ def run_verb(vault: Vault, kind: str, scope: Scope, args: dict[str, Any], *, act
         return vault.observe(scope, args["messages"], source_ref=args.get("source_ref"),
                              actor=actor, actor_role=role).to_dict()
     raise ValidationError(f"unknown job kind {kind!r}")
+
+
+def check_args(vault: Vault, kind: str, scope: Scope, args: dict[str, Any]) -> None:
+    """The checks the verb makes before it stores anything, made before an async write is
+    queued: bad input is a 422 now, not a 202 and a failed job later."""
+    if kind in ("remember", "propose"):
+        v.caller_metadata(args.get("metadata"))
+        fields = {k: args[k] for k in ITEM_KEYS - {"scope"} if k in args}
+        prepare(vault.clock, scope, fields.pop("content", None), **fields)
+    elif kind == "observe":
+        check_messages(args.get("messages"))
+        v.text(args.get("source_ref"), "source_ref", max_chars=512, required=False)
 
 
 def summary(kind: str, result: dict[str, Any]) -> dict[str, Any]:
