@@ -439,12 +439,13 @@ def free_port() -> int:
 
 @pytest.fixture
 def http_server(tmp_path: Path) -> Any:
-    """`memvault … mcp --transport http` on a free loopback port; yields its /mcp URL."""
+    """`memvault … mcp --transport http --no-auth` (the fixed scope, loopback only) on a
+    free port; yields its /mcp URL. Keys over HTTP: tests/test_mcp_http_auth.py."""
     db = tmp_path / "m.db"
     port = free_port()
     log = (tmp_path / "server.log").open("w")
     proc = subprocess.Popen([*CLI, "--db", str(db), "--tenant", "acme", "--user", "alice",
-                             "mcp", "--transport", "http", "--port", str(port)],
+                             "mcp", "--transport", "http", "--no-auth", "--port", str(port)],
                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60

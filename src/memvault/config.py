@@ -146,6 +146,14 @@ class Traces(_Strict):
     max_per_scope: int = Field(1000, ge=1)
 
 
+class Audit(_Strict):
+    """What the access log records beyond the reads of API-key callers (REST, MCP), which
+    it always records."""
+
+    # Reads through the CLI and Python (no API key) leave access-log rows too.
+    log_reads: bool = False
+
+
 class ShortTerm(_Strict):
     """The current session's last turns, served verbatim (docs/layers.md)."""
 
@@ -199,6 +207,7 @@ class Strategy(_Strict):
     write: Write = Write()
     traces: Traces = Traces()
     layers: Layers = Layers()
+    audit: Audit = Audit()
 
     @property
     def hash(self) -> str:

@@ -18,6 +18,7 @@ from .engine import Engine
 from .errors import ConflictError, ScopeError, ValidationError
 from .ids import content_hash
 from .model import LATER_STATE_FIELDS, Memory, Op, Revision, Scope
+from .reads import access
 from .textindex import memory_index_text
 
 EXPORT_FORMAT = "memvault-export"
@@ -35,14 +36,15 @@ def export_jsonl(core: Core, scope: Any, out: IO[str]) -> int:
     header = {"format": EXPORT_FORMAT, "format_version": EXPORT_FORMAT_VERSION,
               "scope": sc.as_dict()}
     out.write(json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n")
-    n = 0
+    ids: list[str] = []
     for mid, revs in store.scope_revisions(sc):
         current = store.get(Scope(revs[0].scope.tenant, revs[0].scope.user), mid)
         line = {"id": mid, "memory": current.to_dict() if current else None,
                 "revisions": [r.to_dict() for r in revs]}
         out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
-        n += 1
-    return n
+        ids.append(mid)
+    access.record(core, sc, "export", ids)
+    return len(ids)
 
 def import_jsonl(eng: Engine, lines: Iterable[str], *, batch: int = 512, atomic: bool = True,
                  progress: Callable[[int], None] | None = None,

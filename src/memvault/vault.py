@@ -29,7 +29,7 @@ from .layers import summarize as summaries
 from .layers.section import ContextResult, build_context
 from .model import Hits, Memory, RememberResult, Revision, Scope, Source
 from .portability import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
-from .reads import records
+from .reads import access, records
 from .recall import Reranker
 from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
@@ -191,10 +191,15 @@ class Vault:
                                  expected_version=expected_version, topic=topic)
 
     def review_list(self, scope: Scope | dict[str, str], *, limit: int = 100) -> list[Memory]:
-        return review.review_list(self.engine, scope, limit=limit)
+        mems = review.review_list(self.engine, scope, limit=limit)
+        access.record(self.core, scope, "review.list", [m.id for m in mems])
+        return mems
 
     def review_show(self, scope: Scope | dict[str, str], memory_id: str) -> dict[str, Any]:
-        return review.review_show(self.engine, scope, memory_id)
+        out = review.review_show(self.engine, scope, memory_id)
+        access.record(self.core, scope, "review.show",
+                      [memory_id, *(m["id"] for m in out.get("linked", []))])
+        return out
 
     def review_approve(self, scope: Scope | dict[str, str], memory_id: str, *,
                        actor: str | None = None, reason: str | None = None) -> Memory:
@@ -298,7 +303,9 @@ class Vault:
     # --- read (reads/) ----------------------------------------------------------------------
     def get(self, scope: Scope | dict[str, str], memory_id: str, *,
             as_of: TimeLike = None) -> Memory:
-        return records.get(self.core, scope, memory_id, as_of=as_of)
+        m = records.get(self.core, scope, memory_id, as_of=as_of)
+        access.record(self.core, scope, "get", [m.id])
+        return m
 
     def list(self, scope: Scope | dict[str, str], *, kind: str | None = None,
              status: str | None = None, slot: str | None = None,
@@ -310,11 +317,13 @@ class Vault:
         """Newest first. source, frozen, expiring_before (has a TTL ending before then),
         q (case-insensitive substring of the content), slotted (holds a slot, or not)
         and topic (what it is about) narrow further."""
-        return records.list_memories(self.core, scope, kind=kind, status=status, slot=slot,
+        mems = records.list_memories(self.core, scope, kind=kind, status=status, slot=slot,
                                      tags=tags, since=since, until=until, as_of=as_of,
                                      limit=limit, offset=offset, source=source,
                                      frozen=frozen, expiring_before=expiring_before, q=q,
                                      slotted=slotted, topic=topic)
+        access.record(self.core, scope, "list", [m.id for m in mems])
+        return mems
 
     def recall(self, scope: Scope | dict[str, str], query: str, *, top_k: int | None = None,
                kind: str | None = None, tags: Iterable[str] | None = None,
@@ -331,6 +340,7 @@ class Vault:
                                  since=since, until=until, as_of=as_of, min_score=min_score)
         hits = Hits(outcome.hits)
         hits.trace_id = reads.record_trace("recall", outcome, trace_id=trace_id)
+        access.record(self.core, scope, "recall", [h.memory.id for h in hits], hits.trace_id)
         return hits
 
     def context(self, scope: Scope | dict[str, str], query: str, *,
@@ -350,16 +360,22 @@ class Vault:
         lang_ = cfg.lang if lang is None else lang
         if lang_ not in ("en", "zh"):
             raise ValidationError("lang: expected 'en' or 'zh'")
-        return build_context(self.engine, scope, query, budget=budget_, lang=lang_,
-                             kind=kind, tags=tags, as_of=as_of, trace_id=trace_id,
-                             session=session)
+        r = build_context(self.engine, scope, query, budget=budget_, lang=lang_, kind=kind,
+                          tags=tags, as_of=as_of, trace_id=trace_id, session=session)
+        access.record(self.core, scope, "context", [h.memory.id for h in r.hits], r.trace_id)
+        return r
 
     def trace(self, scope: Scope | dict[str, str], trace_id: str) -> dict[str, Any]:
         """The trace of one recall or context build: candidates, score parts, filters."""
-        return records.trace(self.core, scope, trace_id)
+        t = records.trace(self.core, scope, trace_id)
+        access.record(self.core, scope, "trace", t.get("memory_ids", []), trace_id)
+        return t
 
     def traces(self, scope: Scope | dict[str, str], *, limit: int = 20) -> list[dict[str, Any]]:
-        return records.traces(self.core, scope, limit=limit)
+        out = records.traces(self.core, scope, limit=limit)
+        access.record(self.core, scope, "traces",
+                      [i for t in out for i in t.get("memory_ids", [])])
+        return out
 
     def users(self, tenant: str) -> list[str]:
         """The user ids of a tenant that have any recorded change, sorted (the admin page's
@@ -371,27 +387,37 @@ class Vault:
         """The user's active slots as a structured profile:
         {slot: {value, content, since, source, memory_id, version, frozen}}.
         Edits go through remember/edit (the gate and revisions), never through here."""
-        return records.profile(self.core, scope, as_of=as_of)
+        out = records.profile(self.core, scope, as_of=as_of)
+        access.record(self.core, scope, "profile", [p["memory_id"] for p in out.values()])
+        return out
 
     def audit(self, scope: Scope | dict[str, str], *, since: TimeLike = None,
               limit: int = 100) -> list[Revision]:
         """Every recorded change in the scope (who, what, why), newest first."""
-        return records.audit(self.core, scope, since=since, limit=limit)
+        revs = records.audit(self.core, scope, since=since, limit=limit)
+        access.record(self.core, scope, "audit", [r.memory_id for r in revs])
+        return revs
 
     def history(self, scope: Scope | dict[str, str], memory_id: str) -> list[Revision]:
-        return records.history(self.core, scope, memory_id)
+        revs = records.history(self.core, scope, memory_id)
+        access.record(self.core, scope, "history", [memory_id])
+        return revs
 
     def diff(self, scope: Scope | dict[str, str], memory_id: str, from_version: int,
              to_version: int) -> dict[str, dict[str, Any]]:
         """Fields that differ between two versions: {field: {"from": a, "to": b}}."""
-        return records.diff(self.core, scope, memory_id, from_version, to_version)
+        out = records.diff(self.core, scope, memory_id, from_version, to_version)
+        access.record(self.core, scope, "diff", [memory_id])
+        return out
 
     # --- layers (docs/layers.md) ---------------------------------------------------------
     def recent(self, scope: Scope | dict[str, str], *, n: int | None = None,
                max_tokens: int | None = None) -> list[Memory]:
         """The session's last `n` turns (strategy layers.short_term), verbatim, oldest
         first, at most `max_tokens` tokens of content."""
-        return shortterm.recent(self.engine, scope, n=n, max_tokens=max_tokens)
+        mems = shortterm.recent(self.engine, scope, n=n, max_tokens=max_tokens)
+        access.record(self.core, scope, "recent", [m.id for m in mems])
+        return mems
 
     def summarize(self, scope: Scope | dict[str, str], *, force: bool = True,
                   summarizer: Any = None) -> list[Memory]:
@@ -402,7 +428,9 @@ class Vault:
 
     def expand(self, scope: Scope | dict[str, str], summary_id: str) -> list[Memory]:
         """The raw turns a summary covers, oldest first."""
-        return summaries.expand(self.engine, scope, summary_id)
+        mems = summaries.expand(self.engine, scope, summary_id)
+        access.record(self.core, scope, "expand", [summary_id, *(m.id for m in mems)])
+        return mems
 
     def graph_ingest(self, scope: Scope | dict[str, str],
                      memory_ids: list[str] | None = None) -> list[Memory]:
@@ -411,18 +439,25 @@ class Vault:
 
     def graph_entity(self, scope: Scope | dict[str, str], name: str) -> Memory:
         """The entity a name, alias or id resolves to (NotFoundError if none)."""
-        return graph.resolve(self.engine, scope, name)
+        m = graph.resolve(self.engine, scope, name)
+        access.record(self.core, scope, "graph.entity", [m.id])
+        return m
 
     def graph_facts(self, scope: Scope | dict[str, str], entity: str, *,
                     as_of: TimeLike = None, history: bool = False) -> list[dict[str, Any]]:
         """Relations of an entity that held at `as_of` (valid time; default now)."""
-        return graph.facts(self.engine, scope, entity, as_of=as_of, history=history)
+        out = graph.facts(self.engine, scope, entity, as_of=as_of, history=history)
+        access.record(self.core, scope, "graph.facts", [f["id"] for f in out])
+        return out
 
     def graph_neighbours(self, scope: Scope | dict[str, str], entity: str, *,
                          as_of: TimeLike = None,
                          history: bool = False) -> list[dict[str, Any]]:
         """Entities one relation away from `entity` at `as_of`."""
-        return graph.neighbours(self.engine, scope, entity, as_of=as_of, history=history)
+        out = graph.neighbours(self.engine, scope, entity, as_of=as_of, history=history)
+        access.record(self.core, scope, "graph.neighbours",
+                      [i for n in out for i in (n["relation_id"], n["entity_id"]) if i])
+        return out
 
     # --- portability (portability.py) ---------------------------------------------------
     def export_jsonl(self, scope: Scope | dict[str, str], out: IO[str]) -> int:

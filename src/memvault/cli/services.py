@@ -8,7 +8,7 @@ import typer
 
 from ..errors import MemvaultError
 from ..vault import default_db_path
-from .render import out
+from .render import err, out
 from .session import Ctx, fail, run_verb
 
 
@@ -28,16 +28,25 @@ def mcp(ctx: typer.Context,
         transport: Annotated[str, typer.Option(
             help="stdio, or http (streamable HTTP at /mcp).")] = "stdio",
         host: Annotated[str, typer.Option(help="http: address to bind.")] = "127.0.0.1",
-        port: Annotated[int, typer.Option(help="http: port.")] = 8765) -> None:
-    """Serve the verbs to MCP clients, in the one scope given by --tenant/--user
-    (docs/mcp.md)."""
+        port: Annotated[int, typer.Option(help="http: port.")] = 8765,
+        no_auth: Annotated[bool, typer.Option(
+            "--no-auth", help="http: serve the --tenant/--user scope without API keys "
+            "(loopback addresses only).")] = False) -> None:
+    """Serve the verbs to MCP clients (docs/mcp.md): on stdio in the one scope given by
+    --tenant/--user; over http to clients with REST API keys (Authorization: Bearer), the
+    key naming the scope."""
     from ..mcpserver import serve, server_scope  # the MCP SDK loads only for this command
 
     def go(c: Ctx) -> None:
-        scope = server_scope(c.scope())  # checked before the store is opened
+        keyed = transport == "http" and not no_auth
+        if keyed and (c.tenant or c.user):
+            err.print("note: over http the API key names the tenant and user; "
+                      "--tenant/--user are not used", highlight=False)
+        # Checked before the store is opened.
+        scope = None if keyed else server_scope(c.scope())
         if c.actor == "cli":  # the global default; revisions should say who wrote
             c.actor = "mcp"
-        serve(c.vault, scope, transport=transport, host=host, port=port)
+        serve(c.vault, scope, transport=transport, host=host, port=port, auth=not no_auth)
     run_verb(ctx, go)
 
 

@@ -4,7 +4,6 @@ scope. Reads that return memory content are written to the access log."""
 # No `from __future__ import annotations`: FastAPI reads these annotations at runtime,
 # and some close over local variables (the action of a dependency).
 import io
-import json
 import time
 from typing import Annotated, Any
 
@@ -17,7 +16,7 @@ from ..errors import ValidationError
 from ..timeutil import now_ms
 from . import schemas as s
 from .auth import Principal
-from .deps import Caller, caller_for, named_user, principal_for, record_read, server
+from .deps import Caller, caller_for, named_user, principal_for, server
 from .errors import ERROR_RESPONSES, ApiError
 from .jobs import check_args, run_verb
 
@@ -115,7 +114,6 @@ def list_memories(
         c.scope, kind=kind, status=status, slot=slot, topic=topic, source=source,
         frozen=frozen, expiring_before=expiring_before, tags=tags, q=q, since=since,
         until=until, as_of=as_of, limit=limit, offset=offset)
-    record_read(request, c, "list", [m.id for m in mems])
     return {"items": [m.to_dict() for m in mems], "limit": limit, "offset": offset}
 
 
@@ -123,7 +121,6 @@ def list_memories(
 def get_memory(request: Request, c: Annotated[Caller, _c("get")], memory_id: MemoryId,
                as_of: str | None = None) -> Any:
     m = server(request).vault.get(c.scope, memory_id, as_of=as_of)
-    record_read(request, c, "get", [m.id])
     return m.to_dict()
 
 
@@ -140,7 +137,6 @@ def edit(request: Request, c: Annotated[Caller, _c("edit")], memory_id: MemoryId
 def history(request: Request, c: Annotated[Caller, _c("history")], memory_id: MemoryId
             ) -> Any:
     revs = server(request).vault.history(c.scope, memory_id)
-    record_read(request, c, "history", [memory_id])
     return [r.to_dict() for r in revs]
 
 
@@ -150,7 +146,6 @@ def diff(request: Request, c: Annotated[Caller, _c("diff")], memory_id: MemoryId
          from_version: int, to_version: int) -> Any:
     """{field: {from, to}} for the fields that differ between two versions."""
     out = server(request).vault.diff(c.scope, memory_id, from_version, to_version)
-    record_read(request, c, "diff", [memory_id])
     return out
 
 
@@ -196,7 +191,6 @@ def recall(request: Request, c: Annotated[Caller, _c("recall")], body: s.RecallI
     hits = st.vault.recall(c.scope, **body.model_dump(exclude_unset=True))
     st.metrics.recall.labels("recall").observe(time.perf_counter() - t0)
     request.state.trace_id = hits.trace_id
-    record_read(request, c, "recall", [h.memory.id for h in hits], hits.trace_id)
     return {"trace_id": hits.trace_id, "hits": [h.to_dict() for h in hits]}
 
 
@@ -208,7 +202,6 @@ def context(request: Request, c: Annotated[Caller, _c("context")], body: s.Conte
     r = st.vault.context(c.scope, **body.model_dump(exclude_unset=True))
     st.metrics.recall.labels("context").observe(time.perf_counter() - t0)
     request.state.trace_id = r.trace_id
-    record_read(request, c, "context", [h.memory.id for h in r.hits], r.trace_id)
     return r.to_dict()
 
 
@@ -216,7 +209,6 @@ def context(request: Request, c: Annotated[Caller, _c("context")], body: s.Conte
 def review_list(request: Request, c: Annotated[Caller, _c("review.list")],
                 limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> Any:
     mems = server(request).vault.review_list(c.scope, limit=limit)
-    record_read(request, c, "review.list", [m.id for m in mems])
     return [m.to_dict() for m in mems]
 
 
@@ -224,8 +216,6 @@ def review_list(request: Request, c: Annotated[Caller, _c("review.list")],
 def review_show(request: Request, c: Annotated[Caller, _c("review.show")],
                 memory_id: MemoryId) -> Any:
     out = server(request).vault.review_show(c.scope, memory_id)
-    record_read(request, c, "review.show",
-                [memory_id, *(m["id"] for m in out.get("linked", []))])
     return out
 
 
@@ -249,7 +239,6 @@ def review_reject(request: Request, c: Annotated[Caller, _c("review.reject")],
 def profile(request: Request, c: Annotated[Caller, _c("profile")], as_of: str | None = None) -> Any:
     """The user's active slots: {slot: {value, content, since, source, memory_id, ...}}."""
     out = server(request).vault.profile(c.scope, as_of=as_of)
-    record_read(request, c, "profile", [p["memory_id"] for p in out.values()])
     return out
 
 
@@ -257,7 +246,6 @@ def profile(request: Request, c: Annotated[Caller, _c("profile")], as_of: str | 
 def traces(request: Request, c: Annotated[Caller, _c("traces")],
            limit: Annotated[int, Query(ge=1, le=1000)] = 20) -> Any:
     out = server(request).vault.traces(c.scope, limit=limit)
-    record_read(request, c, "traces", [i for t in out for i in t.get("memory_ids", [])])
     return out
 
 
@@ -266,7 +254,6 @@ def trace(request: Request, c: Annotated[Caller, _c("trace")],
           trace_id: Annotated[str, Path(min_length=1, max_length=128)]) -> Any:
     """Why a recall/context returned what it did: candidates, score parts, filters."""
     t = server(request).vault.trace(c.scope, trace_id)
-    record_read(request, c, "trace", list(t.get("memory_ids", [])), trace_id)
     return t
 
 
@@ -287,7 +274,6 @@ def audit(request: Request, c: Annotated[Caller, _c("audit")], since: str | None
           limit: Annotated[int, Query(ge=1, le=10_000)] = 100) -> Any:
     """Every recorded change in the scope (who, what, why), newest first."""
     revs = server(request).vault.audit(c.scope, since=since, limit=limit)
-    record_read(request, c, "audit", [r.memory_id for r in revs])
     return [r.to_dict() for r in revs]
 
 
@@ -314,7 +300,6 @@ def recent(request: Request, c: Annotated[Caller, _c("recent")],
     """The last turns of the scope's session (`session` query parameter; the user's, when
     none is named), verbatim, oldest first."""
     mems = server(request).vault.recent(c.scope, n=n, max_tokens=max_tokens)
-    record_read(request, c, "recent", [m.id for m in mems])
     return [m.to_dict() for m in mems]
 
 
@@ -333,7 +318,6 @@ def expand(request: Request, c: Annotated[Caller, _c("expand")], memory_id: Memo
            ) -> Any:
     """The raw turns a summary covers, oldest first."""
     mems = server(request).vault.expand(c.scope, memory_id)
-    record_read(request, c, "expand", [memory_id, *(m.id for m in mems)])
     return [m.to_dict() for m in mems]
 
 
@@ -342,7 +326,6 @@ def graph_entity(request: Request, c: Annotated[Caller, _c("graph.entity")],
                  name: Annotated[str, Path(min_length=1, max_length=128)]) -> Any:
     """The entity an id, name or alias resolves to (across languages: 上海 = Shanghai)."""
     m = server(request).vault.graph_entity(c.scope, name)
-    record_read(request, c, "graph.entity", [m.id])
     return m.to_dict()
 
 
@@ -351,7 +334,6 @@ def graph_facts(request: Request, c: Annotated[Caller, _c("graph.facts")], entit
                 as_of: GraphAsOf = None, history: GraphHistory = False) -> Any:
     """Facts about an entity (subject or object) that held at `as_of`, oldest first."""
     out = server(request).vault.graph_facts(c.scope, entity, as_of=as_of, history=history)
-    record_read(request, c, "graph.facts", [f["id"] for f in out])
     return out
 
 
@@ -362,8 +344,6 @@ def graph_neighbours(request: Request, c: Annotated[Caller, _c("graph.neighbours
     """Entities one relation away from `entity` at `as_of`, with the direction."""
     out = server(request).vault.graph_neighbours(c.scope, entity, as_of=as_of,
                                                  history=history)
-    record_read(request, c, "graph.neighbours",
-                [i for n in out for i in (n["relation_id"], n["entity_id"]) if i])
     return out
 
 
@@ -383,8 +363,6 @@ def export(request: Request, c: Annotated[Caller, _c("export")]) -> Response:
     buf = io.StringIO()
     server(request).vault.export_jsonl(c.scope, buf)
     text = buf.getvalue()
-    record_read(request, c, "export", [json.loads(line)["id"]
-                                       for line in text.split("\n")[1:] if line])
     return Response(text, media_type="application/x-ndjson")
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import validate as v
+from ..model import Scope
 from ..store import Store
 from ..timeutil import now_ms
 from .errors import ApiError
@@ -82,6 +83,28 @@ def authenticate(store: Store, authorization: str | None) -> Principal:
     if record["expires_at"] is not None and record["expires_at"] <= now_ms():
         raise ApiError(401, "key_expired", f"API key {record['key_id']} has expired")
     return Principal(record["key_id"], record["tenant"], record["role"], record["user"])
+
+
+def named_user(p: Principal, user: str | None) -> str | None:
+    """The user a request names where naming one is optional (jobs, users): a bound key's
+    own user; naming another is refused like on every other route."""
+    if p.user is not None:
+        if user is not None and user != p.user:
+            raise ApiError(403, "scope_denied",
+                           f"this key is bound to user {p.user!r}; it cannot act for {user!r}")
+        return p.user
+    return user or None
+
+
+def scope_for(p: Principal, user: str | None, agent: str | None = None,
+              session: str | None = None) -> Scope:
+    """The scope a request acts in: the key's tenant; the key's user when it is bound to
+    one (naming another is refused), else the `user` the request names (required)."""
+    user = named_user(p, user)
+    if not user:
+        raise ApiError(422, "invalid_input", f"user: required for a {p.role} key "
+                       "(query parameter)")
+    return v.scope({"tenant": p.tenant, "user": user, "agent": agent, "session": session})
 
 
 def bootstrap_admin(store: Store, tenant: str) -> str | None:

@@ -1,41 +1,94 @@
-"""The MCP server: memvault's verbs as tools for any MCP client (stdio or streamable HTTP).
+"""memvault's verbs as MCP tools: a thin adapter over `Vault`, built on the official MCP
+SDK (`MCPServer`). Each tool is one verb call, its input schema comes from the type hints
+below, its output is the verb's own `to_dict()`.
 
-A thin adapter over `Vault`, built on the official MCP SDK (`MCPServer`): each tool is one
-verb call, its input schema comes from the type hints below, its output is the verb's own
-`to_dict()`. The scope (tenant, user, optional agent/session) is fixed when the server
-starts and no tool takes one, so a client can never name another user's memory. A
-key-based scope (REST API keys) can be wired later by building one server per principal.
-
-    memvault --db memory.db --tenant acme --user alice mcp                    # stdio
-    memvault --db memory.db --tenant acme --user alice mcp --transport http   # /mcp
+No tool takes a scope. Whom a call acts for is its `Caller`: fixed when the server starts
+(stdio, or HTTP without keys), or, over HTTP with API keys, the caller the HTTP layer
+(mcpserver/http.py) resolved from the request's key and left in the request's state. A
+server middleware names that caller for the duration of each request, so a tool reads it
+with `caller()`; its role gates the verb (the REST permission matrix) and its key is what
+the access log records for every read.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import logging
-import os
 from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, ParamSpec
 
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from . import validate as v
-from .errors import MemvaultError, ValidationError
-from .model import Kind, Scope, Status
-from .vault import Vault
-
-log = logging.getLogger(__name__)
+from .. import validate as v
+from ..errors import MemvaultError
+from ..model import Kind, Scope, Status
+from ..reads.access import Accessor, reading_as
+from ..vault import Vault
 
 PROFILE_URI = "memvault://profile"
 SCOPE_URI = "memvault://scope"
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# The key of a request's Caller in its ASGI state (set by the HTTP layer).
+CALLER_STATE = "memvault_caller"
 
 P = ParamSpec("P")
+
+
+def _any_verb(action: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Whom a tool call acts for and who is asking."""
+
+    scope: Scope
+    accessor: Accessor  # what the access log records for its reads
+    actor: str | None = None  # recorded in revisions; None: the vault's own actor
+    # Whether it may call a verb (an action of the REST permission matrix).
+    may: Callable[[str], bool] = field(default=_any_verb)
+
+
+_caller: ContextVar[Caller | None] = ContextVar("memvault_mcp_caller", default=None)
+
+
+class NoCaller(MemvaultError):
+    code = "unauthenticated"
+
+
+class Forbidden(MemvaultError):
+    code = "forbidden"
+
+
+def caller() -> Caller:
+    c = _caller.get()
+    if c is None:  # an HTTP request that passed no key check: the HTTP layer never lets
+        raise NoCaller("this request carries no API key")  # one through
+    return c
+
+
+def _scope() -> Scope:
+    return caller().scope
+
+
+def _bind_caller(fixed: Caller | None) -> Callable[..., Any]:
+    """Server middleware: names each request's caller for the tools it runs (sync tools
+    run in worker threads, which copy the context)."""
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext
+                         ) -> HandlerResult:
+        state = getattr(ctx.request, "scope", {}).get("state") or {}
+        token = _caller.set(fixed if fixed is not None else state.get(CALLER_STATE))
+        try:
+            return await call_next(ctx)
+        finally:
+            _caller.reset(token)
+    return middleware
+
 
 # Tool inputs. Enumerations reuse the core's vocabularies, so the schema a client sees is
 # the one the core validates against.
@@ -61,27 +114,43 @@ def _error_result(e: MemvaultError) -> CallToolResult:
         body, ensure_ascii=False))], structured_content=body, is_error=True)
 
 
-def _verb(fn: Callable[P, dict[str, Any]]) -> Callable[P, dict[str, Any]]:
-    """A memvault error is the caller's to fix: return it as a tool error carrying the
-    stable code and message (the verb changed nothing), instead of the SDK's generic
-    'Error executing tool' that hides the cause."""
-    @functools.wraps(fn)  # the SDK reads the wrapped signature for the input schema
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
-        try:
-            return _jsonable(fn(*args, **kwargs))
-        except MemvaultError as e:
-            return _error_result(e)  # type: ignore[return-value]  # the SDK passes it on
-    return wrapper
+def _allowed(action: str) -> Caller:
+    c = caller()
+    if not c.may(action):
+        raise Forbidden(f"a {c.accessor.role} key may not {action}")
+    return c
 
 
-def build_server(vault: Vault, scope: Scope | dict[str, str], *,
+def _verb(action: str) -> Callable[[Callable[P, dict[str, Any]]],
+                                   Callable[P, dict[str, Any]]]:
+    """The caller must be allowed `action`; its reads are logged as its own. A memvault
+    error is the caller's to fix: it returns as a tool error carrying the stable code and
+    message (the verb changed nothing), not the SDK's generic 'Error executing tool'."""
+    def decorate(fn: Callable[P, dict[str, Any]]) -> Callable[P, dict[str, Any]]:
+        @functools.wraps(fn)  # the SDK reads the wrapped signature for the input schema
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
+            try:
+                with reading_as(_allowed(action).accessor):
+                    return _jsonable(fn(*args, **kwargs))
+            except MemvaultError as e:
+                return _error_result(e)  # type: ignore[return-value]  # the SDK passes it on
+        return wrapper
+    return decorate
+
+
+def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
                  name: str = "memvault") -> MCPServer[Any]:
-    """An MCPServer whose tools and resources act on `vault` in `scope` only."""
-    sc = v.scope(scope)  # fail at start-up, not on the first call, if the scope is bad
+    """An MCPServer whose tools and resources act on `vault` in `scope` only; with no
+    scope, in the scope of each HTTP request's key (see mcpserver/http.py)."""
+    fixed = None
+    if scope is not None:
+        # Fail at start-up, not on the first call, if the scope is bad.
+        fixed = Caller(v.scope(scope), Accessor("", vault.actor_role))
+    whose = f"one user ({fixed.scope})" if fixed else "the user your API key names"
     server: MCPServer[Any] = MCPServer(
-        name, version=_version(), log_level="WARNING",
+        name, version=_version(), log_level="WARNING", middleware=[_bind_caller(fixed)],
         instructions=(
-            f"Long-term memory of one user ({sc}). `recall` or `context` before answering "
+            f"Long-term memory of {whose}. `recall` or `context` before answering "
             "from memory; `remember` durable facts and preferences (give a `slot` for a "
             "preference that can change, e.g. report.format, and the user's own words in "
             "`source_text`: writes pass a gate, and a change without them waits for "
@@ -93,7 +162,7 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
                             idempotent_hint=False, open_world_hint=False)
 
     @server.tool(annotations=write)
-    @_verb
+    @_verb("propose")
     def remember(
         content: Annotated[str | None, Field(
             description="The statement to remember (may be omitted when slot and value "
@@ -126,18 +195,19 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
         (kept for a person to review: command-like or instruction-like text, low
         confidence, or a change to a stored value without the user's own words in
         source_text), block (the slot is frozen) or reject."""
-        out = vault.propose(sc, content, slot=slot, value=value,
+        c = caller()
+        out = vault.propose(c.scope, content, slot=slot, value=value,
                             kind=kind.value if kind else None, source=source,
                             source_text=source_text, confidence=confidence, tags=tags,
                             metadata=metadata, ttl=ttl, reason=reason,
-                            expected_version=expected_version, topic=topic)
-        memory = vault.get(sc, out.memory_id) if out.memory_id else None
+                            expected_version=expected_version, topic=topic, actor=c.actor)
+        memory = vault.get(c.scope, out.memory_id) if out.memory_id else None
         return {"action": out.action, "id": out.memory_id, "version": out.version,
                 "reasons": out.reasons, "message": out.message,
                 "memory": memory.to_dict() if memory else None}
 
     @server.tool(annotations=read_only)
-    @_verb
+    @_verb("recall")
     def recall(
         query: str,
         top_k: Annotated[int | None, Field(description="How many hits (default from "
@@ -149,12 +219,12 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
     ) -> dict[str, Any]:
         """Ranked live memories for a query, each with its score parts; one winner per
         slot. The trace_id explains the ranking."""
-        hits = vault.recall(sc, query, top_k=top_k, kind=kind.value if kind else None,
+        hits = vault.recall(_scope(), query, top_k=top_k, kind=kind.value if kind else None,
                             tags=tags, as_of=as_of, min_score=min_score)
         return {"trace_id": hits.trace_id, "hits": [h.to_dict() for h in hits]}
 
     @server.tool(annotations=read_only)
-    @_verb
+    @_verb("context")
     def context(
         query: str,
         budget: Annotated[int | None, Field(description="Token budget of the "
@@ -169,10 +239,10 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
         reference data inside unforgeable markers, within a token budget (`text`)."""
         # The core reads `session` inside the fixed user (and agent) only; a session scope
         # keeps its own session, so this cannot widen or switch the scope.
-        return vault.context(sc, query, budget=budget, lang=lang, session=session).to_dict()
+        return vault.context(_scope(), query, budget=budget, lang=lang, session=session).to_dict()
 
     @server.tool(annotations=read_only)
-    @_verb
+    @_verb("recent")
     def recent(
         n: Annotated[int | None, Field(description="How many turns (default from the "
                                                    "strategy, layers.short_term).")] = None,
@@ -181,18 +251,18 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
     ) -> dict[str, Any]:
         """The last turns of this server's session (of the user when no session is
         configured), verbatim, oldest first."""
-        return {"turns": [m.to_dict() for m in vault.recent(sc, n=n, max_tokens=max_tokens)]}
+        return {"turns": [m.to_dict() for m in vault.recent(_scope(), n=n, max_tokens=max_tokens)]}
 
     @server.tool(annotations=read_only)
-    @_verb
+    @_verb("expand")
     def expand(summary_id: Annotated[str, Field(
             description="The id of a summary memory (kind summary).")]) -> dict[str, Any]:
         """The raw turns a summary covers, oldest first: the details a summary left out."""
         return {"summary_id": summary_id,
-                "turns": [m.to_dict() for m in vault.expand(sc, summary_id)]}
+                "turns": [m.to_dict() for m in vault.expand(_scope(), summary_id)]}
 
     @server.tool(annotations=read_only)
-    @_verb
+    @_verb("graph.facts")
     def graph_facts(
         entity: Annotated[str, Field(description="An entity id, name or alias; 'user' is "
                                                  "the user.")],
@@ -202,31 +272,32 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
     ) -> dict[str, Any]:
         """Knowledge-graph facts about an entity (as subject or object) that held at
         `as_of`: {subject, relation, object, valid_from, valid_to, ...}."""
-        return {"entity": entity, "facts": vault.graph_facts(sc, entity, as_of=as_of)}
+        return {"entity": entity, "facts": vault.graph_facts(_scope(), entity, as_of=as_of)}
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
                                              idempotent_hint=False, open_world_hint=False))
-    @_verb
+    @_verb("forget")
     def forget(memory_id: MemoryId, reason: Reason = None) -> dict[str, Any]:
         """Soft-delete a memory: no longer served, still in its history, restorable."""
-        return vault.forget(sc, memory_id, reason=reason).to_dict()
+        c = caller()
+        return vault.forget(c.scope, memory_id, reason=reason, actor=c.actor).to_dict()
 
     @server.tool(annotations=read_only)
-    @_verb
+    @_verb("history")
     def history(memory_id: MemoryId) -> dict[str, Any]:
         """Every revision of a memory, oldest first: op, versions, actor, reason, trigger
         text and the state after."""
         return {"memory_id": memory_id,
-                "revisions": [r.to_dict() for r in vault.history(sc, memory_id)]}
+                "revisions": [r.to_dict() for r in vault.history(_scope(), memory_id)]}
 
     @server.tool(annotations=read_only)
-    @_verb
+    @_verb("get")
     def get(memory_id: MemoryId, as_of: AsOf = None) -> dict[str, Any]:
         """One memory, as it is now or as it was believed at `as_of`."""
-        return vault.get(sc, memory_id, as_of=as_of).to_dict()
+        return vault.get(_scope(), memory_id, as_of=as_of).to_dict()
 
     @server.tool(name="list", annotations=read_only)
-    @_verb
+    @_verb("list")
     def list_(
         kind: Kind | None = None,
         status: Status | None = None,
@@ -239,67 +310,38 @@ def build_server(vault: Vault, scope: Scope | dict[str, str], *,
         offset: int = 0,
     ) -> dict[str, Any]:
         """Memories of the scope, newest first, with filters."""
-        mems = vault.list(sc, kind=kind.value if kind else None,
+        mems = vault.list(_scope(), kind=kind.value if kind else None,
                           status=status.value if status else None, slot=slot, tags=tags,
                           limit=limit, offset=offset, topic=topic)
         return {"memories": [m.to_dict() for m in mems]}
 
     @server.tool(annotations=read_only)
-    @_verb
+    @_verb("profile")
     def profile() -> dict[str, Any]:
         """The user's active slots: {slot: {value, content, since, source, memory_id,
         version, frozen}} (the same as the memvault://profile resource)."""
-        return vault.profile(sc)
+        return vault.profile(_scope())
 
     @server.resource(PROFILE_URI, name="profile", mime_type="application/json",
                      description="The user's active slots as a structured profile.")
     def profile_resource() -> str:
         try:
-            return json.dumps(_jsonable(vault.profile(sc)), ensure_ascii=False)
+            with reading_as(_allowed("profile").accessor):
+                return json.dumps(_jsonable(vault.profile(_scope())),
+                                  ensure_ascii=False)
         except MemvaultError as e:
             raise ResourceError(f"[{e.code}] {e.message}") from None
 
     @server.resource(SCOPE_URI, name="scope", mime_type="application/json",
-                     description="The scope this server is bound to (fixed at start-up).")
+                     description="The scope the calls act in (fixed at start-up, or the "
+                                 "API key's).")
     def scope_resource() -> str:
-        return json.dumps(sc.as_dict(), ensure_ascii=False)
+        try:
+            return json.dumps(_scope().as_dict(), ensure_ascii=False)
+        except MemvaultError as e:
+            raise ResourceError(f"[{e.code}] {e.message}") from None
 
     return server
-
-
-def server_scope(scope: Scope | dict[str, str]) -> Scope:
-    """The server's fixed scope: the given fields, with agent and session also read from
-    MEMVAULT_AGENT / MEMVAULT_SESSION (MCP clients configure servers through env)."""
-    given = scope.as_dict() if isinstance(scope, Scope) else dict(scope)
-    for field, env in (("agent", "MEMVAULT_AGENT"), ("session", "MEMVAULT_SESSION")):
-        if not given.get(field) and os.environ.get(env):
-            given[field] = os.environ[env]
-    return v.scope({k: val for k, val in given.items() if val})
-
-
-def serve(vault: Vault | Callable[[], Vault], scope: Scope | dict[str, str], *,
-          transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,
-          path: str = "/mcp") -> None:
-    """Run until the client disconnects (stdio) or the process is stopped (http).
-    `vault` may be a factory, called only once the options are known to be good."""
-    if transport not in ("stdio", "http"):
-        raise ValidationError(f"transport: expected 'stdio' or 'http', not {transport!r}")
-    if transport == "http":
-        v.port(port)
-        v.host(host)
-    vault_ = vault if isinstance(vault, Vault) else vault()
-    # What an MCP client writes, its revisions say an agent wrote (not the local admin).
-    vault_.actor_role = "agent"
-    server = build_server(vault_, scope)
-    if transport == "stdio":
-        server.run("stdio")
-        return
-    if host not in LOOPBACK:
-        # No authentication on this transport yet: anyone who can reach the port reads
-        # and writes this user's memory.
-        log.warning("memvault mcp: serving %s's memory without authentication on %s",
-                    v.scope(scope), host)
-    server.run("streamable-http", host=host, port=port, streamable_http_path=path)
 
 
 def _version() -> str:
