@@ -79,9 +79,10 @@ PATTERNS: list[tuple[str, str, str]] = [
     # a fence or heading labelled with a role: "```system", "### Developer"
     ("injection", "role_tag",
      _LINE_HEAD + rf"[ \t]*+(?:`{{3,}}+|~{{3,}}+|#{{1,6}}+)[ \t]*+{_ROLE_ANY}[ \t]*+(?=\n|$|:)"),
-    # a chat-format role field: "role: system", '"role": "developer"', "角色：系统"
+    # a chat-format role field: "role: system", '"role": "developer"', "角色：系统" (not \b
+    # after the role: in ASCII mode there is no word boundary after "系统")
     ("injection", "role_tag",
-     rf"\brole[\"']?\s*+[:=]\s*+[\"']?{_ROLE_ANY}\b|角色\s*+[:=]\s*+{_ROLE_ANY}"),
+     rf"\brole[\"']?\s*+[:=]\s*+[\"']?{_ROLE_ANY}(?![a-z])|角色\s*+[:=]\s*+{_ROLE_ANY}"),
     # the block's markers, or any bracket closing a block-like tag: "</memory-context",
     # "〈memory-context〉", "</memories>", "[/记忆]"
     ("injection", "block_marker", r"<\s*+/?\s*+memory[\s_-]*+context"),
