@@ -10,8 +10,10 @@ Two families, both reported, neither obeyed:
   Stored, it could be obeyed later when it is pasted into a prompt.
 
 Matching runs on a normalised copy (NFKC, invisible characters removed, casefolded,
-common Cyrillic/Greek look-alikes mapped to Latin) so full-width letters, zero-width
-joiners and homoglyphs do not evade it; every finding's span points into the ORIGINAL text.
+common Cyrillic/Greek look-alikes mapped to Latin, every line break "\n", angle-bracket
+look-alikes "<" and ">") so full-width letters, zero-width joiners, homoglyphs, U+2028 and
+"﹤/memory-context﹥" do not evade it; every finding's span points into the ORIGINAL text.
+Forged role labels and block markers are the vocabulary of safety/forgery.py.
 This is a tripwire for review, not a proof of harmlessness: text that passes may still be
 hostile, which is why the context builder escapes everything it injects.
 """
@@ -21,6 +23,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
+
+from .forgery import PATTERNS as _FORGERY_PATTERNS
 
 __all__ = ["InstructionFinding", "is_command_like", "is_injection_like", "normalize",
            "normalize_with_map", "scan"]
@@ -43,6 +48,38 @@ _CONFUSABLES = str.maketrans({
 })
 
 
+# Every character str.splitlines() breaks a line at (plus \r\n's parts): a model's
+# tokenizer or a UI may render any of them as a new line, so a role label after U+2028
+# is as much at a line's head as one after "\n".
+_LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+
+# Angle-bracket look-alikes NFKC leaves alone (it already maps ＜ ﹤ and ︿ to < < 〈),
+# so a forged "⟨/memory-context⟩" reads as "</memory-context>". Named ones are found by
+# their Unicode names (_angle); these are named otherwise.
+_ANGLE_EXTRA = {"ᐸ": "<", "ᐳ": ">", "≺": "<", "≻": ">", "˂": "<", "˃": ">", "˱": "<",
+                "˲": ">", "⊰": "<", "⊱": ">"}
+
+
+@lru_cache(maxsize=4096)
+def _angle(ch: str) -> str:
+    """"<" or ">" for an angle-bracket look-alike, else `ch`."""
+    if ch in _ANGLE_EXTRA:
+        return _ANGLE_EXTRA[ch]
+    if ch.isascii() or ch.isalnum():
+        return ch
+    name = unicodedata.name(ch, "")
+    if name.startswith("LESS-THAN"):
+        return "<"
+    if name.startswith("GREATER-THAN"):
+        return ">"
+    if any(k in name for k in ("ANGLE BRACKET", "POINTING ANGLE", "ANGLE QUOTATION")):
+        if "LEFT" in name:
+            return "<"
+        if "RIGHT" in name:
+            return ">"
+    return ch
+
+
 def _invisible(ch: str) -> bool:
     return unicodedata.category(ch) == "Cf" or ord(ch) in _INVISIBLE
 
@@ -53,8 +90,9 @@ def normalize_with_map(text: str, *, fold: bool = True) -> tuple[str, list[int]]
 
     Per character: drop invisibles (zero-width, bidi controls, tag characters, soft
     hyphen, variation selectors), NFKC (full-width, mathematical and circled letters,
-    ideographic space, full-width colon), then with `fold` casefold, map look-alikes and
-    drop combining marks.
+    ideographic space, full-width colon), then with `fold` casefold, map look-alikes
+    (letters and angle brackets), write every line break as "\n" and drop combining
+    marks.
     """
     out: list[str] = []
     index: list[int] = []
@@ -64,6 +102,7 @@ def normalize_with_map(text: str, *, fold: bool = True) -> tuple[str, list[int]]
         n = unicodedata.normalize("NFKC", ch)
         if fold:
             n = n.casefold().translate(_CONFUSABLES)
+            n = "".join("\n" if c in _LINE_BREAKS else _angle(c) for c in n)
         for c in n:
             # Combining marks are dropped too when folding: "ig\u0308nore" reads as ignore.
             if not _invisible(c) and not (fold and unicodedata.category(c) == "Mn"):
@@ -95,9 +134,10 @@ class InstructionFinding:
 # Start of a line or of a sentence, then optional list/quote/bracket markup and a polite
 # prefix: "update:" is a command at the head of a clause, not inside "status update: ok".
 # An acknowledgement may come first: "好的，update: …" (NFKC has made the comma ASCII).
-# Possessive quantifiers: a long run of markup or spaces must cost linear time.
-_HEAD = (r"(?:^|(?<=[\n\r。！？!?；;]))\s*+(?>(?:ok(?:ay)?|好的?|嗯+|行|对了|另外|also|and|btw"
-         r"|fyi)\s*+[,.!]\s*+)?(?:[>*\-#•·\[(【「『\"'“‘<]\s*+)*+"
+# Possessive quantifiers, and blanks that stay on the line ([ \t], never \n): a long run
+# of markup, spaces or empty lines must cost linear time (every line is a head of its own).
+_HEAD = (r"(?:^|(?<=[\n\r。！？!?；;]))[ \t]*+(?>(?:ok(?:ay)?|好的?|嗯+|行|对了|另外|also|and"
+         r"|btw|fyi)[ \t]*+[,.!][ \t]*+)?(?:[>*\-#•·\[(【「『\"'“‘<][ \t]*+)*+"
          r"(?:please\s+|pls\s+|请\s*|帮我\s*)?")
 _EN_VERB = (r"(?:update|upd|set|remember|memori[sz]e|memory|mem|forget|delete|del|remove|erase"
             r"|override|overwrite|save|store|change|modify)")
@@ -158,9 +198,9 @@ _PATTERNS: list[tuple[str, str, str]] = [
     ("injection", "system_prompt",
      r"\bsystem\s+(?:prompts?|messages?|instructions?)\b|\bdeveloper\s+(?:mode|messages?"
      r"|instructions?)\b|\bjailbreak\w*"),
-    ("injection", "system_prompt", r"系统提示词?|系统指令|开发者模式|越狱"),
-    ("injection", "role_tag",
-     r"(?:^|(?<=[\n\r]))\s*[\[<]?(?:system|assistant|developer|系统|助手)\s*[\]>]?\s*:"),
+    # "系统提示" bare is also "the system prompts": "导航系统提示前方拥堵"
+    ("injection", "system_prompt",
+     r"系统提示词|系统提示(?=[的:\]】)>」』\s]|$)|系统指令|开发者模式|越狱"),
     ("injection", "role_tag",
      r"<\|[a-z_]+\|>|\[/?inst\]|<</?sys>>|</?(?:system|assistant|developer|instructions?)>"
      r"|(?<!#)#{2,}+\s*+(?:instructions?|system|response)\b"),
@@ -187,6 +227,7 @@ _PATTERNS: list[tuple[str, str, str]] = [
      r"(?:备注|提示|注意|留言)(?:给|:)\s*(?:ai|助手|机器人|模型)|给(?:ai|助手|机器人)的(?:备注|提示|留言)"
      r"|(?:ai|助手|机器人)[,，:：]?请(?:记住|注意|更新|记录|把)"
      r"|(?:记录|记下|记住|更新)(?:一下)?用户(?:的)?(?:偏好|信息|资料|喜好|住址|地址|身份)?"),
+    *_FORGERY_PATTERNS,
 ]
 
 # ASCII mode: \b must see a boundary between "说" and "ignore" (in Unicode mode both are
