@@ -370,11 +370,21 @@ def test_async_remember_and_observe(srv: Server, admin: httpx.Client,
                    json={"content": "bob async"})
     assert alice.get(f"/v1/jobs/{r.json()['job_id']}").status_code == 404
     assert _wait_job(admin, r.json()["job_id"])["status"] == "done"
-    # A failing write is a failed job with the error, and stores nothing.
+    # Bad input is refused before it is queued (422); a write that fails when it runs (a
+    # frozen slot) is a failed job with the error, and stores nothing.
     r = admin.post("/v1/memories", params={"user": "bob", "async": "true"},
                    json={"content": "   "})
+    assert (r.status_code, r.json()["code"]) == (422, "invalid_input")
+    held = admin.post("/v1/memories", params={"user": "bob"},
+                      json={"slot": "notify.channel", "value": "sms"}).json()
+    assert admin.post(f"/v1/memories/{held['id']}/freeze", params={"user": "bob"},
+                      json={}).status_code == 200
+    r = admin.post("/v1/memories", params={"user": "bob", "async": "true"},
+                   json={"slot": "notify.channel", "value": "email"})
     job = _wait_job(admin, r.json()["job_id"])
-    assert job["status"] == "failed" and job["error"]["code"] == "invalid_input"  # type: ignore[index]
+    assert job["status"] == "failed" and job["error"]["code"] == "frozen"  # type: ignore[index]
+    assert admin.get(f"/v1/memories/{held['id']}",
+                     params={"user": "bob"}).json()["value"] == "sms"
 
 
 def test_propose_passes_the_gate_sync_and_async(srv: Server, alice: httpx.Client) -> None:
