@@ -125,10 +125,14 @@ class PostgresStore(SQLStore):
 
     def close(self) -> None:
         if not self._closed:
-            if self._pending:
-                self._finish_erasure(only_if_free=True)  # else recorded for the next open
-            self._closed = True
-            self._pool.close()
+            try:
+                if self._pending:  # else it stays recorded for the next open
+                    self._finish_erasure(only_if_free=True)
+            except (StoreError, psycopg.Error):
+                pass
+            finally:
+                self._closed = True
+                self._pool.close()
 
     @contextmanager
     def transaction(self) -> Iterator[_PgTx]:
@@ -154,8 +158,12 @@ class PostgresStore(SQLStore):
         with self._models_lock:
             self._models.update(tx.new_models)
         if self._pending and self._erasing.acquire(blocking=False):
-            try:  # a snapshot held back an erasure: try again if it is gone
+            # A snapshot held back an erasure: try again if it is gone. The write is
+            # committed: a failure here leaves the erasure pending, no more.
+            try:
                 self._finish_erasure(only_if_free=True)
+            except (StoreError, psycopg.Error):
+                pass
             finally:
                 self._erasing.release()
 

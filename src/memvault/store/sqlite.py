@@ -16,7 +16,7 @@ import json
 import os
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +105,8 @@ class SQLiteStore(SQLStore):
             if self._closed:
                 return
             if self._pending:
-                self.compact()  # else it stays recorded for the next open
+                with suppress(sqlite3.Error):  # else it stays recorded for the next open
+                    self.compact()
             self._closed = True
             self._db.close()
 
@@ -134,8 +135,10 @@ class SQLiteStore(SQLStore):
             else:
                 self._db.execute("COMMIT")
             if self._pending:
-                # A reader held back an erasure: try again, without waiting for it.
-                self._finish_erasure(wait_ms=0)
+                # A reader held back an erasure: try again, without waiting for it. The
+                # write is committed: a failure here leaves the erasure pending, no more.
+                with suppress(sqlite3.Error):
+                    self._finish_erasure(wait_ms=0)
 
     def _q(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         with self._lock:
