@@ -94,7 +94,9 @@ def test_purge_erases_every_trace(vault: Vault, db: str, padding: str) -> None:
     assert all(text_hits(db, t) == 1 for t in (SECRET_EN.lower(), "独角兽"))
     assert vault.recall(ME, SECRET_EN)[0].memory.id == mid
 
-    tomb = vault.purge(ME, mid, actor="dpo@acme", reason="GDPR erasure request #12")
+    result = vault.purge(ME, mid, actor="dpo@acme", reason="GDPR erasure request #12")
+    tomb = result.tombstone
+    assert result.erasure == "done"  # no other connection holds a snapshot
 
     # Every table of the store, and the full-text index term by term.
     assert _table_hits(db) == NOWHERE
@@ -520,7 +522,7 @@ def test_a_purge_and_a_summary_writer_wait_for_each_other_without_deadlock(
     def purge() -> None:
         locked.wait()
         try:
-            out["purge"] = vault.purge(session, turns[2]).op
+            out["purge"] = vault.purge(session, turns[2]).tombstone.op
         except Exception as e:
             out["purge"] = repr(e)
 

@@ -18,13 +18,25 @@ from .errors import (
     ValidationError,
     VersionError,
 )
-from .model import Hit, Kind, Memory, Op, RememberResult, Revision, Scope, Source, Status
+from .model import (
+    Hit,
+    Kind,
+    Memory,
+    Op,
+    PurgeResult,
+    RememberResult,
+    Revision,
+    Scope,
+    Source,
+    Status,
+)
 from .vault import Vault
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ConflictError", "FrozenError", "Hit", "Kind", "Memory", "MemvaultError",
-    "ModelMismatchError", "NotFoundError", "Op", "RememberResult", "Revision", "Scope",
-    "ScopeError", "Source", "Status", "StoreError", "ValidationError", "Vault", "VersionError",
+    "ModelMismatchError", "NotFoundError", "Op", "PurgeResult", "RememberResult", "Revision",
+    "Scope", "ScopeError", "Source", "Status", "StoreError", "ValidationError", "Vault",
+    "VersionError",
 ]

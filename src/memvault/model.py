@@ -204,6 +204,20 @@ class RememberResult:
 
 
 @dataclass(slots=True)
+class PurgeResult:
+    """What `purge` did: its tombstone, and whether the erased bytes are gone from the
+    store's files ("done") or something still holds them, such as another connection's
+    read snapshot ("pending": the store finishes it as soon as it can; `purge_status`
+    reports it)."""
+
+    tombstone: Revision
+    erasure: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tombstone": self.tombstone.to_dict(), "erasure": self.erasure}
+
+
+@dataclass(slots=True)
 class ScoreParts:
     """Every part of a recall score. total = relevance + weighted recency, confidence,
     importance, time match and speaker, minus the weighted question part; relevance =

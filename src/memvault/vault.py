@@ -27,7 +27,7 @@ from .ids import content_hash, new_id
 from .layers import graph, shortterm
 from .layers import summarize as summaries
 from .layers.section import ContextResult, build_context
-from .model import Hits, Memory, RememberResult, Revision, Scope, Source
+from .model import Hits, Memory, PurgeResult, RememberResult, Revision, Scope, Source
 from .portability import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
 from .reads import access, records
 from .recall import Reranker
@@ -276,13 +276,20 @@ class Vault:
                                   target, actor=actor, reason=reason)
 
     def purge(self, scope: Scope | dict[str, str], memory_id: str, *,
-              actor: str | None = None, reason: str | None = None) -> Revision:
+              actor: str | None = None, reason: str | None = None) -> PurgeResult:
         """Erase: the content leaves the row, every revision, the full-text index and the
-        vectors. A tombstone revision records that it happened, when and by whom."""
+        vectors. A tombstone revision records that it happened, when and by whom.
+        `erasure` is "done" once the bytes are gone from the files, "pending" while
+        another connection's read snapshot still holds them (see purge_status)."""
         sc = v.scope(scope)
         mid = v.memory_id(memory_id)
         why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
         return erase.purge(self.engine.writes, sc, mid, actor=actor, why=why)
+
+    def purge_status(self, scope: Scope | dict[str, str], memory_id: str) -> str:
+        """"done" or "pending": whether a purged memory's erased bytes are gone from the
+        store's files. A pending erasure is retried first."""
+        return erase.status(self.engine.writes, v.scope(scope), v.memory_id(memory_id))
 
     def sweep(self, scope: Scope | dict[str, str] | None = None, *,
               actor: str = "system:sweep") -> int:

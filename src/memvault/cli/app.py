@@ -6,7 +6,17 @@ from __future__ import annotations
 import typer
 
 from .evaluation import eval_app
-from .governance import edit, expire, forget, freeze, purge, rollback, sweep, unfreeze
+from .governance import (
+    edit,
+    expire,
+    forget,
+    freeze,
+    purge,
+    purge_status,
+    rollback,
+    sweep,
+    unfreeze,
+)
 from .layers import expand, graph_app, recent, summarize
 from .portability import export_, import_, migrate, reindex
 from .reads import context, diff, get, history, list_, profile, recall, trace, traces, users
@@ -35,6 +45,7 @@ app.command()(unfreeze)
 app.command()(forget)
 app.command()(expire)
 app.command()(purge)
+app.command("purge-status")(purge_status)
 app.command()(sweep)
 app.command()(recent)
 app.command()(summarize)

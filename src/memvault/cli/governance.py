@@ -1,5 +1,5 @@
 """Verbs that govern stored memories: rollback, edit, freeze, unfreeze, forget, expire,
-purge, sweep."""
+purge, purge-status, sweep."""
 
 from __future__ import annotations
 
@@ -69,14 +69,26 @@ def expire(ctx: typer.Context, memory_id: str,
 def purge(ctx: typer.Context, memory_id: str,
           reason: Annotated[str | None, typer.Option()] = None,
           yes: Annotated[bool, typer.Option("--yes", help="Do not ask.")] = False) -> None:
-    """Erase a memory's content from every revision and index (irreversible)."""
+    """Erase a memory's content from every revision and index (irreversible). Says
+    whether the erased bytes are gone from the files yet, or pending (purge-status)."""
     if not yes and sys.stdin.isatty() and not typer.confirm(
             f"Erase {memory_id} permanently?"):
         raise typer.Exit(1)
 
     def go(c: Ctx) -> None:
-        tomb = c.vault().purge(c.scope(), memory_id, reason=reason)
-        emit(c, tomb.to_dict(), lambda: out.print(f"purged {memory_id} ({tomb.op_id})"))
+        r = c.vault().purge(c.scope(), memory_id, reason=reason)
+        emit(c, r.to_dict(), lambda: out.print(
+            f"purged {memory_id} ({r.tombstone.op_id}); erasure {r.erasure}"))
+    run_verb(ctx, go)
+
+
+def purge_status(ctx: typer.Context, memory_id: str) -> None:
+    """Whether a purged memory's erased bytes are gone from the store's files: done, or
+    pending while another connection's read snapshot holds them (retried first)."""
+    def go(c: Ctx) -> None:
+        state = c.vault().purge_status(c.scope(), memory_id)
+        emit(c, {"memory_id": memory_id, "erasure": state},
+             lambda: out.print(f"{memory_id}: erasure {state}"))
     run_verb(ctx, go)
 
 

@@ -177,10 +177,20 @@ def rollback(request: Request, c: Annotated[Caller, _c("rollback")], memory_id: 
 @router.post("/memories/{memory_id}/purge", response_model=s.PurgeOut, tags=["govern"])
 def purge(request: Request, c: Annotated[Caller, _c("purge")], memory_id: MemoryId,
           body: s.ReasonIn | None = None) -> Any:
-    """Erase: the content leaves every revision, the indexes and the files."""
-    tomb = server(request).vault.purge(c.scope, memory_id, actor=c.principal.actor,
-                                       reason=body.reason if body else None)
-    return {"tombstone": tomb.to_dict()}
+    """Erase: the content leaves every revision, the indexes and the files. `erasure`
+    is "done" when the bytes are gone from the files, "pending" while another
+    connection's read snapshot holds them (poll GET on this path)."""
+    return server(request).vault.purge(c.scope, memory_id, actor=c.principal.actor,
+                                       reason=body.reason if body else None).to_dict()
+
+
+@router.get("/memories/{memory_id}/purge", response_model=s.PurgeStatusOut, tags=["govern"])
+def purge_status(request: Request, c: Annotated[Caller, _c("purge")],
+                 memory_id: MemoryId) -> Any:
+    """Whether a purged memory's erased bytes are gone from the files ("done") or still
+    held by a reader's snapshot ("pending"; retried on each call). 404 if never purged."""
+    return {"memory_id": memory_id,
+            "erasure": server(request).vault.purge_status(c.scope, memory_id)}
 
 
 @router.post("/recall", response_model=s.RecallOut, tags=["read"])

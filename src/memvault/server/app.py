@@ -57,7 +57,9 @@ class ServerState:
             self.worker.notify()
 
 
-def create_app(vault: Vault, settings: Settings | None = None) -> FastAPI:
+def create_app(vault: Vault, settings: Settings | None = None, *,
+               close_vault: bool = False) -> FastAPI:
+    """`close_vault`: the app owns the vault and closes it at shutdown (memvault serve)."""
     settings = settings or Settings()
     metrics = Metrics(vault.store.queue_depth)
     state = ServerState(vault, settings, metrics)
@@ -78,6 +80,11 @@ def create_app(vault: Vault, settings: Settings | None = None) -> FastAPI:
             for part in (state.sweeper, state.worker):
                 if part is not None:
                     part.stop()
+            # Here, not after uvicorn returns: on SIGTERM uvicorn re-raises the signal once
+            # this shutdown is over, which kills the process before any later code runs.
+            # Closing checkpoints the WAL into the db file (and finishes a pending erasure).
+            if close_vault:
+                vault.close()
 
     app = FastAPI(title="memvault", version=__version__, lifespan=lifespan,
                   description="Governed long-term memory for LLM applications: every core "

@@ -45,7 +45,7 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
                       f"{bootstrap_tenant!r} (shown once; only its hash is stored):\n"
                       f"{key}\n")
             out.flush()
-        app = create_app(vault, settings)
+        app = create_app(vault, settings, close_vault=True)
         where = db if db is not None else str(default_db_path())
         if "://" in where:  # a DSN: never print its password
             where = where.split("://", 1)[0] + "://…@" + where.rsplit("@", 1)[-1]
@@ -55,4 +55,6 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
         out.flush()
         uvicorn.run(app, host=host, port=port, log_config=_LOG_CONFIG, access_log=False)
     finally:
+        # The app's shutdown closes the store (SIGTERM never reaches here); this covers a
+        # failure before the app started. Closing twice is harmless.
         vault.close()

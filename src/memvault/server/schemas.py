@@ -243,6 +243,14 @@ class JobOut(BaseModel):
 
 class PurgeOut(BaseModel):
     tombstone: RevisionOut
+    erasure: str = Field(description="done: the erased bytes are gone from the store's "
+                         "files; pending: another connection's read snapshot still holds "
+                         "them, the store finishes it as soon as it can")
+
+
+class PurgeStatusOut(BaseModel):
+    memory_id: str
+    erasure: str = Field(description="done or pending (see PurgeOut)")
 
 
 class CountOut(BaseModel):

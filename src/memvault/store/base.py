@@ -247,7 +247,15 @@ class Store(Protocol):
         """Delete every vector of these models (after a reindex to other models)."""
         ...
 
-    def compact(self) -> None:
-        """Make erased bytes unrecoverable from the files (after purge)."""
+    def compact(self) -> bool:
+        """Make erased bytes unrecoverable from the files (after purge). True when verified
+        for every erasure so far; False when something still holds them (another
+        connection's read snapshot): the erasure stays pending, recorded in the store, and
+        the store finishes it at its next write, status call, close or open."""
+        ...
+
+    def erasure_status(self, scope: Scope, memory_id: str) -> str | None:
+        """"done" or "pending" (see compact; a pending one is retried first) for a memory
+        purged in this scope's user; None if it was never purged."""
         ...
 

@@ -83,6 +83,8 @@ class PostgresStore(SQLStore):
         self._models: dict[str, tuple[str, int]] = {}  # committed model -> (table, dim)
         self._models_lock = threading.Lock()
         self._closed = False
+        self._pending = False  # an erasure not yet verified pruned (compact)
+        self._erasing = threading.Lock()
         self._defer_hnsw = False  # inside bulk_load(): HNSW indexes are built at the end
         self._local = threading.local()  # this thread's open transaction, for nesting
         try:
@@ -101,6 +103,10 @@ class PostgresStore(SQLStore):
                 name="memvault")
             try:
                 self._pool.open(wait=True, timeout=timeout)
+                # An erasure left pending (by a close or a crash while a snapshot held it).
+                self._pending = self._erasure_pending()
+                if self._pending:
+                    self.compact()
             except BaseException:
                 self._pool.close()
                 raise
@@ -119,8 +125,14 @@ class PostgresStore(SQLStore):
 
     def close(self) -> None:
         if not self._closed:
-            self._closed = True
-            self._pool.close()
+            try:
+                if self._pending:  # else it stays recorded for the next open
+                    self._finish_erasure(only_if_free=True)
+            except (StoreError, psycopg.Error):
+                pass
+            finally:
+                self._closed = True
+                self._pool.close()
 
     @contextmanager
     def transaction(self) -> Iterator[_PgTx]:
@@ -145,6 +157,15 @@ class PostgresStore(SQLStore):
         # Only now are tables created by this transaction visible to everyone.
         with self._models_lock:
             self._models.update(tx.new_models)
+        if self._pending and self._erasing.acquire(blocking=False):
+            # A snapshot held back an erasure: try again if it is gone. The write is
+            # committed: a failure here leaves the erasure pending, no more.
+            try:
+                self._finish_erasure(only_if_free=True)
+            except (StoreError, psycopg.Error):
+                pass
+            finally:
+                self._erasing.release()
 
     def _q(self, query: Any, params: Any = None, *,
            timeout: float | None = None) -> list[dict[str, Any]]:
@@ -288,7 +309,7 @@ class PostgresStore(SQLStore):
             for model in models:
                 self._models.pop(model, None)
 
-    def compact(self) -> None:
+    def compact(self) -> bool:
         """What erasure means on PostgreSQL. When a purge commits, no query can see the
         content any more, but the old row versions (the memory row, its TOAST chunks, every
         revision from before the blanking, the vectors) stay in the table files as dead
@@ -297,24 +318,73 @@ class PostgresStore(SQLStore):
         autovacuum already at it), no tail truncation (which needs an exclusive lock).
         Measured on 10,000 memories with 512-d vectors: ~5 ms after a vacuumed state, while
         index cleanup would rebuild HNSW neighbour lists, ~0.2 s per 10,000 vectors on every
-        purge, so that is left to autovacuum. Limits: pruning compacts the page, which
-        overwrites the dead bytes only if live tuples move over them; the HNSW index keeps
-        the vector until its next index vacuum; the WAL, replicas and backups keep
-        everything until recycled. The GIN index holds only term hashes (postgres_text.py)."""
+        purge, so that is left to autovacuum.
+
+        VACUUM cannot prune a row version some snapshot may still see: another session's
+        open transaction that began before the purge committed, a prepared transaction, a
+        replication slot. Such a holder, or a table skipped for its lock, makes the result
+        False (pending), and the store retries. True means: pruned, with no snapshot left
+        that could read them. Limits: pruning compacts the page, which overwrites the dead
+        bytes only if live tuples move over them; the HNSW index keeps the vector until its
+        next index vacuum; the WAL, replicas and backups keep everything until recycled.
+        The GIN index holds only term hashes (postgres_text.py)."""
+        with self._erasing:
+            return self._finish_erasure(only_if_free=False)
+
+    def _finish_erasure(self, *, only_if_free: bool) -> bool:
+        """`only_if_free`: skip the VACUUM while a snapshot holds the erased rows anyway."""
+        through = self._last_revision()
         tables = ["memories", "revisions", "traces"] + [
             r["tbl"] for r in self._q("SELECT tbl FROM vector_models ORDER BY tbl")]
         stmt = sql.SQL("VACUUM (INDEX_CLEANUP OFF, TRUNCATE OFF, SKIP_LOCKED) {}").format(
             sql.SQL(", ").join(sql.Identifier(t) for t in tables))
+        skipped: list[str] = []
+
+        def on_notice(d: psycopg.errors.Diagnostic) -> None:
+            if d.sqlstate == "55P03":  # lock_not_available: SKIP_LOCKED skipped a table
+                skipped.append(d.message_primary or "")
+
         try:
             with self._pool.connection() as conn:
                 conn.autocommit = True  # VACUUM cannot run inside a transaction
+                conn.add_notice_handler(on_notice)
                 try:
-                    conn.execute(stmt)
+                    held = self._snapshot_held(conn)
+                    if not (held and only_if_free):
+                        conn.execute(stmt)
                 finally:
+                    conn.remove_notice_handler(on_notice)
                     conn.autocommit = False
         except psycopg.OperationalError as e:
             raise StoreError(f"PostgreSQL: {e}") from e
+        self._pending = held or bool(skipped)
+        if not self._pending:
+            self._mark_erased(through)
+        return not self._pending
 
+    @staticmethod
+    def _snapshot_held(conn: psycopg.Connection[Any]) -> bool:
+        """Whether anything may still see row versions that died before now: a session
+        (of this database, or a WAL sender for a standby's feedback) whose snapshot or
+        transaction is older than this moment, a prepared transaction, a replication
+        slot. Vacuum workers are left out: VACUUM ignores them. Checked before the
+        VACUUM: a snapshot taken after this moment sees every committed purge."""
+        row = conn.execute("""
+            WITH now AS (SELECT (pg_snapshot_xmax(pg_current_snapshot())::text::bigint
+                                 % 4294967296)::text::xid AS x)
+            SELECT EXISTS (
+                SELECT 1 FROM pg_stat_activity a, now
+                WHERE a.pid <> pg_backend_pid()
+                  AND a.backend_type IS DISTINCT FROM 'autovacuum worker'
+                  AND (a.datname = current_database() OR a.datid IS NULL)
+                  AND (age(a.backend_xmin) > age(now.x) OR age(a.backend_xid) > age(now.x)))
+              OR EXISTS (SELECT 1 FROM pg_prepared_xacts
+                         WHERE database = current_database())
+              OR EXISTS (SELECT 1 FROM pg_replication_slots
+                         WHERE xmin IS NOT NULL AND (database IS NULL
+                                                     OR database = current_database()))
+              AS held""").fetchone()
+        return bool(row and row["held"])
 
 
 class _PgTx(SQLTx):

@@ -25,6 +25,7 @@ from .codec import (
     scope_where,
 )
 from .server_tables import ServerTables
+from .sql_tx import ERASURE_DONE, ERASURE_PENDING
 
 _TRACE_COLUMNS = ("trace_id", "tenant", "user_id", "kind", "at", "strategy_hash",
                   "memory_ids", "payload")
@@ -60,6 +61,39 @@ class SQLStore(ServerTables):
     def get_meta(self, key: str) -> str | None:
         rows = self._q(f"SELECT value FROM meta WHERE key = {self._ph('key')}", {"key": key})
         return rows[0]["value"] if rows else None
+
+    # --- erasure (purge) ---------------------------------------------------------------
+    def compact(self) -> bool:
+        """See Store.compact: the backend's own way of making erased bytes unrecoverable."""
+        raise NotImplementedError
+
+    def erasure_status(self, scope: Scope, memory_id: str) -> str | None:
+        ph = self._ph
+        rows = self._q(f"SELECT MAX(seq) AS seq FROM revisions WHERE memory_id = {ph('id')} "
+                       f"AND tenant = {ph('tenant')} AND user_id = {ph('user')} "
+                       "AND op = 'purge'",
+                       {"id": memory_id, "tenant": scope.tenant, "user": scope.user})
+        if not rows or rows[0]["seq"] is None:
+            return None
+        seq = int(rows[0]["seq"])
+        if seq > self._meta_int(ERASURE_DONE):
+            self.compact()  # a reader may have let go since: finish it now if it can be
+        return "done" if seq <= self._meta_int(ERASURE_DONE) else "pending"
+
+    def _meta_int(self, key: str) -> int:
+        return int(self.get_meta(key) or 0)
+
+    def _erasure_pending(self) -> bool:
+        return self._meta_int(ERASURE_PENDING) > self._meta_int(ERASURE_DONE)
+
+    def _last_revision(self) -> int:
+        """Read before making erased bytes unrecoverable: what the erasure then covers."""
+        return int(self._q("SELECT COALESCE(MAX(seq), 0) AS seq FROM revisions")[0]["seq"])
+
+    def _mark_erased(self, through: int) -> None:
+        """Every erasure up to revision `through` is verified gone from the files."""
+        if through > self._meta_int(ERASURE_DONE):
+            self.set_meta(ERASURE_DONE, str(through))
 
     # --- reads ---------------------------------------------------------------------------
     def get(self, scope: Scope, memory_id: str) -> Memory | None:

@@ -26,6 +26,10 @@ from .codec import (
 # What a purge blanks in a revision: the content it drew on, and what quoted the turn.
 CONTENT_COLUMNS = ("state", "reason", "trigger_text")
 QUOTE_COLUMNS = ("reason", "trigger_text")
+# meta keys: the last revision of an erasure, and the last one whose erased bytes the store
+# has verified gone from its files (SQLStore.compact). Pending while the first is greater.
+ERASURE_PENDING = "erasure.pending_through"
+ERASURE_DONE = "erasure.done_through"
 
 
 def vanished(memory_id: str) -> StoreError:
@@ -167,12 +171,24 @@ class SQLTx:
         self._delete_memory(scope, memory_id)
         self._purge_history(scope, memory_id, (CONTENT_COLUMNS, None))
         self.append_revision(tombstone)
+        self._note_erasure()
 
     def redact(self, scope: Scope, memory_id: str, blank: list[str], unquote: list[str],
                note: Revision) -> None:
         self._purge_history(scope, memory_id, (CONTENT_COLUMNS, blank),
                             (QUOTE_COLUMNS, unquote))
         self.append_revision(note)
+        self._note_erasure()
+
+    def _note_erasure(self) -> None:
+        """Record, in the erasing transaction, that the files may still hold erased bytes
+        up to this revision: durable, so a crash or a close before the store has made them
+        unrecoverable (SQLStore.compact) leaves the erasure pending, not forgotten."""
+        self.conn.execute(
+            f"INSERT INTO meta (key, value) SELECT {self._ph('key')}, "
+            "CAST(MAX(seq) AS TEXT) FROM revisions WHERE true "  # WHERE: SQLite's parser
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            {"key": ERASURE_PENDING})
 
     def _purge_history(self, scope: Scope, memory_id: str,
                        *blanks: tuple[tuple[str, ...], list[str] | None]) -> None:

@@ -16,7 +16,7 @@ import json
 import os
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +40,14 @@ from .codec import (
     sqlite_ph,
 )
 from .sql_store import SQLStore
-from .sql_tx import SQLTx, vanished
+from .sql_tx import ERASURE_DONE, SQLTx, vanished
 from .sqlite_schema import MIGRATIONS, migrate
 
 __all__ = ["MIGRATIONS", "SQLiteStore", "scope_term"]
 
 _LIVE = live_where(sqlite_ph)
+_BUSY_MS = 30_000  # how long a statement waits for another process's lock
+_CHECKPOINT_WAIT_MS = 200  # how long purge's checkpoint waits for readers to finish
 
 
 def scope_term(scope: Scope) -> str:
@@ -72,9 +74,11 @@ class SQLiteStore(SQLStore):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fault_hook: FaultHook | None = None
         self._lock = threading.RLock()
+        self._closed = False
+        self._pending = False  # an erasure not yet verified gone from the files (compact)
         try:
             self._db = sqlite3.connect(str(self.path), isolation_level=None,
-                                       check_same_thread=False, timeout=30.0)
+                                       check_same_thread=False, timeout=_BUSY_MS / 1000)
             self._db.row_factory = sqlite3.Row
             # Only takes effect on a new file; 8 KiB pages hold a 512-d vector row whole.
             self._db.execute("PRAGMA page_size = 8192")
@@ -84,6 +88,10 @@ class SQLiteStore(SQLStore):
             self._db.execute("PRAGMA foreign_keys = ON")
             with self._lock:
                 migrate(self._db)
+                # An erasure left pending (by a close or a crash while a reader held it).
+                self._pending = self._erasure_pending()
+                if self._pending:
+                    self.compact()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: cannot open as a memvault store ({e})") from None
 
@@ -94,6 +102,12 @@ class SQLiteStore(SQLStore):
 
     def close(self) -> None:
         with self._lock:
+            if self._closed:
+                return
+            if self._pending:
+                with suppress(sqlite3.Error):  # else it stays recorded for the next open
+                    self.compact()
+            self._closed = True
             self._db.close()
 
     @contextmanager
@@ -120,6 +134,11 @@ class SQLiteStore(SQLStore):
                 raise
             else:
                 self._db.execute("COMMIT")
+            if self._pending:
+                # A reader held back an erasure: try again, without waiting for it. The
+                # write is committed: a failure here leaves the erasure pending, no more.
+                with suppress(sqlite3.Error):
+                    self._finish_erasure(wait_ms=0)
 
     def _q(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -229,9 +248,35 @@ class SQLiteStore(SQLStore):
             for model in models:
                 tx.conn.execute("DELETE FROM vectors WHERE model = ?", (model,))
 
-    def compact(self) -> None:
+    def compact(self) -> bool:
+        """Erased content is overwritten in place (secure_delete, FTS5 secure-delete), but
+        in WAL mode the overwriting pages sit in the WAL while the db file keeps the old
+        ones, and the WAL keeps older frames with the content too. A TRUNCATE checkpoint
+        copies every frame into the db file and empties the WAL; its result is checked,
+        since another connection's read snapshot makes it give up (busy) with the bytes
+        still in both files. It waits for readers only briefly: every thread of this
+        process waits on the store lock meanwhile."""
         with self._lock:
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return self._finish_erasure(wait_ms=_CHECKPOINT_WAIT_MS)
+
+    def _finish_erasure(self, *, wait_ms: int) -> bool:
+        through = self._last_revision()
+        self._pending = not self._checkpoint(wait_ms)
+        if not self._pending and through > self._meta_int(ERASURE_DONE):
+            self._mark_erased(through)
+            self._checkpoint(0)  # that write went to the WAL: empty it again if it can be
+        return not self._pending
+
+    def _checkpoint(self, wait_ms: int) -> bool:
+        """A TRUNCATE checkpoint; True when it completed (the WAL is empty)."""
+        if self._db.in_transaction:  # inside a caller's transaction: its commit retries
+            return False
+        self._db.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+        try:
+            busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
+        return int(busy) == 0
 
 
 class _SQLiteTx(SQLTx):

@@ -4,6 +4,12 @@ The content leaves the row, every revision, the full-text index and the vectors;
 the memories made from it (derived.py: facts read from it, summaries of it) and the
 older revisions of memories that stay but once quoted it. A tombstone revision records
 each erasure: when, by whom, why.
+
+Erasure status: no query can find the content once the purge commits, but its bytes can
+stay in the store's files while another connection's read snapshot holds them (store
+compact). The result says "done" only when they are verified gone, else "pending"; the
+store records a pending erasure and finishes it as soon as it can (status, next write,
+close, open).
 """
 
 from __future__ import annotations
@@ -14,14 +20,15 @@ from .. import wordmatch
 from ..derived import Quoted, derived_from, quoting_revisions, traces_quoting
 from ..errors import FrozenError, NotFoundError
 from ..ids import new_id
-from ..model import Memory, Op, Revision, Scope
+from ..model import Memory, Op, PurgeResult, Revision, Scope
 from . import turnkeys
 from .commit import Writer
 
 
 def purge(w: Writer, sc: Scope, mid: str, *, actor: str | None,
-          why: str | None) -> Revision:
-    """Erase memory `mid` of `sc` (validated by the caller); returns its tombstone."""
+          why: str | None) -> PurgeResult:
+    """Erase memory `mid` of `sc` (validated by the caller): its tombstone and whether the
+    erased bytes are gone from the files yet."""
     store = w.core.store
     rekeys = turnkeys.rekeys_without(w.core, sc, mid)
     source = store.get(sc, mid)
@@ -62,8 +69,16 @@ def purge(w: Writer, sc: Scope, mid: str, *, actor: str | None,
                                 w.core.clock())
     wordmatch.forget(sc.tenant, [m for m in (source, cur, *derived, *copies) if m],
                      also=redacted)
-    store.compact()
-    return tomb
+    return PurgeResult(tomb, "done" if store.compact() else "pending")
+
+
+def status(w: Writer, sc: Scope, mid: str) -> str:
+    """"done" or "pending" for memory `mid` purged in `sc` (a pending erasure is retried
+    first); NotFoundError if this scope's user never purged it."""
+    state = w.core.store.erasure_status(sc, mid)
+    if state is None:
+        raise NotFoundError(f"no purged memory {mid} in scope {sc}")
+    return state
 
 
 def made_from(w: Writer, sc: Scope, mid: str, source: Memory | None, *,
