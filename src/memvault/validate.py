@@ -242,13 +242,16 @@ def json_shape(value: Any, field: str, *, max_bytes: int = MAX_METADATA_BYTES,
 
 def parse_json(text: str | bytes, field: str) -> Any:
     """json.loads that fails with a ValidationError, also for text nested past Python's
-    recursion limit (where json.loads raises RecursionError)."""
+    recursion limit (RecursionError) or holding an integer too long to convert
+    (ValueError)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise ValidationError(f"{field} is not JSON ({e.msg})") from None
     except RecursionError:
         raise ValidationError(f"{field} is nested too deeply to read") from None
+    except ValueError as e:  # an integer past Python's 4,300-digit conversion limit
+        raise ValidationError(f"{field} is not readable JSON ({e})") from None
 
 
 def json_value(value: Any, field: str, *, max_bytes: int = MAX_METADATA_BYTES) -> Any:

@@ -6,16 +6,13 @@ import json
 import re
 from typing import Any
 
-from ..errors import ValidationError
+from .. import validate as v
 
 
 def parse_json_opt(raw: str | None, field: str) -> Any:
     if raw is None:
         return None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise ValidationError(f"{field}: not valid JSON ({e.msg})") from None
+    return v.parse_json(raw, field)
 
 
 def value_opt(raw: str | None) -> Any:
@@ -24,9 +21,12 @@ def value_opt(raw: str | None) -> Any:
     if raw is None:
         return None
     try:
-        return json.loads(raw)
+        parsed = json.loads(raw)
     except json.JSONDecodeError:
         return raw
+    except (RecursionError, ValueError):  # JSON, but past what Python reads
+        return v.parse_json(raw, "value")
+    return parsed
 
 
 def ttl_opt(raw: str | None) -> int | str | None:

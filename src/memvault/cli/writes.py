@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from .. import validate as v
 from ..errors import ValidationError
 from .options import parse_json_opt, ttl_opt, value_opt
 from .render import out
@@ -92,9 +93,9 @@ def observe(ctx: typer.Context,
     def go(c: Ctx) -> None:
         try:
             raw = path.read_text(encoding="utf-8") if path else sys.stdin.read()
-            messages = json.loads(raw)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValidationError(f"observe: cannot read messages as JSON ({e})") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise ValidationError(f"observe: cannot read messages ({e})") from None
+        messages = v.parse_json(raw, "observe: the messages")
         r = c.vault().observe(c.scope(), messages, source_ref=source_ref)
 
         def human() -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ValidationError
+from ..ids import content_hash
 from ..model import Scope, Source
 from ..vault import Vault
 from .datasets import Dataset, Doc, Query, Split, load_dataset
@@ -77,7 +78,7 @@ class RunResult:
     results: list[QueryResult]
     strategy: dict[str, Any]
     n_memories: int
-    duplicates: int  # docs that the vault stored as one memory with an earlier doc
+    duplicates: int  # docs with the text of an earlier doc of their session
     started_at: str
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -85,8 +86,9 @@ class RunResult:
 def _index(vault: Vault, ds: Dataset, tenant: str, clock: EvalClock, times: dict[str, int],
            progress: Progress | None) -> tuple[dict[str, str], dict[str, str]]:
     """Remember every doc. Returns (doc id -> the doc id that names its memory, memory id
-    -> that doc id). Identical texts in one scope session become one memory (remember
-    answers noop); a hit on it stands for the first doc that created it."""
+    -> that doc id). Identical texts in one scope session stand for each other: the first
+    doc with that text names them all (a statement's copy is one memory, remember answers
+    noop; a turn's copy is a turn of its own, which no ranking could tell from the first)."""
     by_group: dict[str, list[Doc]] = defaultdict(list)
     for d in ds.docs:
         by_group[d.group].append(d)
@@ -106,8 +108,11 @@ def _index(vault: Vault, ds: Dataset, tenant: str, clock: EvalClock, times: dict
                 progress("index", done, len(ds.docs))
 
         results = vault.remember_many(items, reason=f"eval {ds.name}", progress=step)
+        by_text: dict[tuple[str, str, str], str] = {}
         for d, r in zip(docs, results, strict=True):
-            canonical[d.id] = first_doc.setdefault(r.id, d.id)
+            named = by_text.setdefault((d.session, d.kind, content_hash(d.content, None, None)),
+                                       d.id)
+            canonical[d.id] = first_doc.setdefault(r.id, named)
     return canonical, first_doc
 
 
@@ -120,8 +125,11 @@ def _query(vault: Vault, ds: Dataset, tenant: str, clock: EvalClock, times: dict
         start = time.perf_counter()
         hits = vault.recall(Scope(tenant, q.group), q.text, top_k=depth)
         latencies.append(time.perf_counter() - start)
-        ranked = [doc_of[h.memory.id] for h in hits]
-        out.append(QueryResult(q, ranked, [float(h.score) for h in hits],
+        # Two turns with one text name one doc: it counts once, at its best rank.
+        best: dict[str, float] = {}
+        for h in hits:
+            best.setdefault(doc_of[h.memory.id], float(h.score))
+        out.append(QueryResult(q, list(best), list(best.values()),
                                frozenset(canonical[g] for g in q.gold)))
         if progress:
             progress("query", i, len(ds.queries))

@@ -44,8 +44,26 @@ _CONFUSABLES = str.maketrans({
     "ј": "j", "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w", "к": "k", "һ": "h", "ӏ": "l",
     "ɡ": "g", "ı": "i", "ℓ": "l",
     "α": "a", "ο": "o", "ρ": "p", "ν": "v", "ι": "i", "κ": "k", "υ": "u", "ϲ": "c",
-    "ε": "e", "τ": "t",
+    "ε": "e", "τ": "t", "т": "t", "м": "m", "н": "h", "в": "b",
 })
+# Capitals that look Latin but fold to lower-case letters that do not ("Τ" → "τ" is fine,
+# "Μ" → "μ" reads as u, "Н" → "н" as nothing): mapped before casefold.
+_CAPITALS = str.maketrans({
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P",
+    "С": "C", "Т": "T", "Х": "X", "Ѕ": "S", "І": "I", "Ј": "J", "Υ": "Y",
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M",
+    "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Χ": "X",
+})
+# Traditional forms of the characters the Chinese vocabulary is written with (系統 is 系统,
+# 請無視 is 请无视): the same words in the other script.
+_TRADITIONAL = str.maketrans(dict(zip(
+    "丟為會則刪別製區歷參發後聽員塊備導將開廢棄錄憶戶擁據數舊時機條檔畢現畫約終結繞給統"
+    "腦範裝規視記設詞說請調資輸過這違須從來對準無內係繫關閉啟處讀寫間義們個專與於見覺"
+    "聯網頁麼嗎讓變應該務執問題轉換單選項際樣實點話認證蓋務幫記錄隱藏層級權限驗",
+    "丢为会则删别制区历参发后听员块备导将开废弃录忆户拥据数旧时机条档毕现画约终结绕给统"
+    "脑范装规视记设词说请调资输过这违须从来对准无内系系关闭启处读写间义们个专与于见觉"
+    "联网页么吗让变应该务执问题转换单选项际样实点话认证盖务帮记录隐藏层级权限验",
+    strict=True)))
 
 
 # Every character str.splitlines() breaks a line at (plus \r\n's parts): a model's
@@ -101,7 +119,8 @@ def normalize_with_map(text: str, *, fold: bool = True) -> tuple[str, list[int]]
             continue
         n = unicodedata.normalize("NFKC", ch)
         if fold:
-            n = n.casefold().translate(_CONFUSABLES)
+            n = n.translate(_CAPITALS).casefold().translate(_CONFUSABLES).translate(
+                _TRADITIONAL)
             n = "".join("\n" if c in _LINE_BREAKS else _angle(c) for c in n)
         for c in n:
             # Combining marks are dropped too when folding: "ig\u0308nore" reads as ignore.

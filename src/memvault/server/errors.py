@@ -105,9 +105,11 @@ def install(app: FastAPI) -> None:
         message = str(e.detail)
         if e.status_code == 400 and message == "There was an error parsing the body":
             # FastAPI's words for a body its JSON parser gave up on (nested past Python's
-            # recursion limit): malformed for us, like any other unparsable body.
+            # recursion limit, an integer of thousands of digits, bytes that are not
+            # UTF-8): malformed for us, like any other unparsable body.
             code, message = "malformed_json", (
-                "the request body could not be parsed as JSON (nested too deeply?)")
+                "the request body could not be read as JSON (not UTF-8, nested too "
+                "deeply, or a number too long)")
         return JSONResponse(body(code, message), status_code=e.status_code,
                             headers=getattr(e, "headers", None))
 

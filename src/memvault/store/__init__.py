@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from .base import ListFilter, Store, Tx
 from .sqlite import SQLiteStore
@@ -25,7 +26,19 @@ def open_store(db: str | os.PathLike[str]) -> Store:
 
         raise ValidationError(f"db: {target!r} is neither a SQLite file path nor a "
                               "postgresql:// DSN")
+    if _LIBPQ_PAIRS.match(target):
+        from ..errors import ValidationError
+
+        # "dbname=x host=y" would otherwise become a directory of that name holding a
+        # SQLite file, and the caller would never learn PostgreSQL was not used.
+        raise ValidationError("db: this looks like a libpq key=value connection string; "
+                              "give PostgreSQL as a postgresql:// URI (postgresql://user@"
+                              "host/dbname)")
     return SQLiteStore(target)
+
+
+_LIBPQ_PAIRS = re.compile(r"^\s*(?:host|hostaddr|port|dbname|user|password|sslmode|"
+                          r"service|options)\s*=\S*(?:\s+\w+\s*=)", re.IGNORECASE)
 
 
 __all__ = ["ListFilter", "SQLiteStore", "Store", "Tx", "open_store"]
