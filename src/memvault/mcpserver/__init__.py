@@ -20,7 +20,7 @@ from .. import validate as v
 from ..errors import ValidationError
 from ..model import Scope
 from ..vault import Vault
-from . import http
+from . import http, stdio
 from .http import http_app
 from .tools import PROFILE_URI, SCOPE_URI, build_server
 
@@ -79,7 +79,7 @@ def _serve(vault: Vault, scope: Any, *, transport: str, host: str, port: int,
     # What an MCP client writes, its revisions say an agent wrote (not the local admin).
     vault.actor_role = "agent"
     if transport == "stdio":
-        build_server(vault, scope).run("stdio")
+        stdio.run(build_server(vault, scope))
         return
     if auth and vault.store.count_api_keys() == 0:
         raise ValidationError(
