@@ -272,6 +272,28 @@ def test_a_large_chunked_body_gets_a_json_413(srv: Server, admin: httpx.Client) 
     assert rest_state(admin, "gus") == before
 
 
+@pytest.mark.parametrize("chunked", [True, False], ids=["chunked", "content_length"])
+def test_a_large_body_sent_with_connection_close_gets_the_413_not_a_reset(
+        srv: Server, admin: httpx.Client, chunked: bool) -> None:
+    """The audit's case: a client that says "Connection: close" (urllib always does) was
+    still sending when the server closed, and read a connection reset."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    url = urlsplit(srv.url)
+    before = rest_state(admin, "jon")
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+    headers = {"Authorization": admin.headers["Authorization"],
+               "Content-Type": "application/json", "Connection": "close"}
+    body = (b"x" * 65536 for _ in range(160)) if chunked else b"x" * 10_000_000
+    conn.request("POST", "/v1/memories?user=jon", body=body, headers=headers,
+                 encode_chunked=chunked)
+    r = conn.getresponse()
+    assert r.status == 413 and json.loads(r.read())["code"] == "body_too_large"
+    conn.close()
+    assert rest_state(admin, "jon") == before
+
+
 def _dumps(value: Any) -> bytes:
     import sys
 

@@ -16,9 +16,28 @@ from .metrics import Metrics
 access_log = logging.getLogger("memvault.server.requests")
 
 
+# How much of an oversized body is read and dropped before the 413 goes out: a client
+# still sending when the server closes the connection gets a reset instead of the answer
+# (urllib, any client sending "Connection: close"). Past this much, it may.
+DRAIN_BYTES = 64 * 1024 * 1024
+
+
+async def drain(receive: Receive, budget: int) -> None:
+    """Read and drop the rest of a request body, up to `budget` bytes."""
+    seen = 0
+    while seen <= budget:
+        msg = await receive()
+        if msg["type"] != "http.request":
+            return
+        seen += len(msg.get("body", b""))
+        if not msg.get("more_body", False):
+            return
+
+
 class BodyLimit:
     """413 for a body over `max_bytes`: at once from Content-Length, or while reading a
-    chunked body (FastAPI re-raises an HTTPException from receive)."""
+    chunked body (FastAPI re-raises an HTTPException from receive). Either way the rest
+    of the body is read first (up to DRAIN_BYTES), so the client reads the 413."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app, self.max_bytes = app, max_bytes
@@ -30,6 +49,8 @@ class BodyLimit:
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
             status = 413 if length.isdigit() else 400
+            if status == 413:
+                await drain(receive, DRAIN_BYTES)
             payload = json.dumps(body("body_too_large" if status == 413 else "bad_request",
                                       f"request body over {self.max_bytes} bytes"
                                       if status == 413 else "bad Content-Length")).encode()
@@ -46,6 +67,8 @@ class BodyLimit:
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > self.max_bytes:
+                    if msg.get("more_body", False):
+                        await drain(receive, DRAIN_BYTES)
                     raise HTTPException(413, f"request body over {self.max_bytes} bytes")
             return msg
 
