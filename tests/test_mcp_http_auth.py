@@ -236,3 +236,17 @@ def test_http_on_a_store_without_keys_is_refused(tmp_path: Path) -> None:
     p = refused("--db", str(db), "mcp", "--transport", "http", "--host", "0.0.0.0",
                 "--port", str(free_port()))
     assert "API key" in p.stderr
+
+
+def test_the_probe_needs_no_key_and_an_oversized_body_gets_rest_s_json_413(
+        vault: Vault) -> None:
+    good = key(vault, "user", "alice")
+    with serving(vault) as url:
+        base = url.rsplit("/mcp", 1)[0]
+        r = httpx.get(base + "/healthz", timeout=60)
+        assert (r.status_code, r.json()) == (200, {"status": "ok"})
+        r = httpx.post(url, content=b"x" * 2_000_000, timeout=60,
+                       headers={**ACCEPT, "Authorization": f"Bearer {good}"})
+        assert (r.status_code, r.json()["code"]) == (413, "body_too_large")
+        # Everything else still needs the key.
+        assert httpx.get(base + "/mcp", timeout=60).status_code == 401

@@ -27,8 +27,10 @@ from starlette.types import Scope as AsgiScope
 
 from ..errors import MemvaultError
 from ..reads.access import Accessor
+from ..server.app import MiB
 from ..server.auth import Principal, authenticate, scope_for
 from ..server.errors import ApiError
+from ..server.middleware import BodyLimit
 from ..server.permissions import allowed
 from ..store import Store
 from ..vault import Vault
@@ -77,7 +79,23 @@ def http_app(vault: Vault, *, path: str = "/mcp", host: str = "127.0.0.1",
     server = build_server(vault, None if keys else scope)
     # `host` lets the SDK guard a loopback server against DNS rebinding.
     app = server.streamable_http_app(streamable_http_path=path, host=host)
-    return KeyAuth(app, vault.store) if keys else app
+    # Outermost, as in REST: the probe answers without a key, and a body over the limit
+    # gets REST's JSON 413 (read to its end first) before anything else reads it.
+    return BodyLimit(Health(KeyAuth(app, vault.store) if keys else app), max_bytes=MiB)
+
+
+class Health:
+    """GET /healthz answers {"status": "ok"} without a key, like REST's liveness probe."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == "/healthz" and \
+                scope["method"] in ("GET", "HEAD"):
+            await JSONResponse({"status": "ok"})(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 @contextmanager
