@@ -155,6 +155,12 @@ def test_a_message_id_with_control_characters_is_refused(vault: Vault, bad: str)
     assert snapshot(vault) == before
 
 
+def test_a_speaker_name_written_with_joiners_is_kept(vault: Vault) -> None:
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"  # one emoji, joined by ZWJ
+    out = vault.observe(SC, [{"role": "user", "content": "we all like tea", "name": family}])
+    assert vault.get(SC, out.turns[0]).metadata["speaker"] == family
+
+
 def test_too_many_messages_is_refused_before_anything_is_stored(vault: Vault) -> None:
     before = snapshot(vault)
     msgs = [{"role": "user", "content": f"note {i}"} for i in range(validate.MAX_MESSAGES + 1)]

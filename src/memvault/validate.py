@@ -73,7 +73,10 @@ def label(value: Any, field: str, *, max_chars: int = MAX_ID_CHARS) -> str:
     printable text. Control characters and line or paragraph separators would forge or
     break the lines it is printed on (logs, the context section, the admin page)."""
     out = str(text(value, field, max_chars=max_chars))
-    bad = next((c for c in out if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")), None)
+    # The joiners (U+200C, U+200D) stay: emoji sequences and Indic scripts are written
+    # with them.
+    bad = next((c for c in out if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")
+                and c not in "\u200c\u200d"), None)
     if bad is not None:
         raise ValidationError(f"{field}: contains the control or invisible character "
                               f"U+{ord(bad):04X}")
