@@ -27,6 +27,7 @@ from ..errors import NotFoundError, ValidationError
 from ..model import Kind, Memory, Scope, Source, Status
 from ..store import ListFilter
 from ..tokens import count_tokens
+from ..wording import a_or_an
 from ..writes import prepare
 from .shortterm import session_turns, turn_order
 from .summarizers import Summarizer, load_summarizer
@@ -229,7 +230,7 @@ def expand(eng: Engine, scope: Any, summary_id: Any) -> list[Memory]:
     if root is None:
         raise NotFoundError(f"no memory {sid} in scope {sc}")
     if root.kind != Kind.SUMMARY.value:
-        raise ValidationError(f"memory {sid} is a {root.kind}, not a summary")
+        raise ValidationError(f"memory {sid} is {a_or_an(root.kind)}, not a summary")
     ids, todo, seen = [], [root], {root.id}
     while todo:
         s = todo.pop()

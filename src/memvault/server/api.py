@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 from .. import vault as vault_mod
 from ..errors import ValidationError
 from ..timeutil import now_ms
+from ..wording import a_or_an
 from . import schemas as s
 from .auth import Principal
 from .deps import Caller, caller_for, named_user, principal_for, server
@@ -59,7 +60,7 @@ def _write_args(c: Caller, body: s.ProposeIn) -> dict[str, Any]:
     as `admin_manual` (the gate ranks it above the user's own words)."""
     args = body.model_dump(exclude_unset=True)
     if args.get("source") == "admin_manual" and c.principal.role != "admin":
-        raise ApiError(403, "forbidden", f"a {c.principal.role} key may not write with "
+        raise ApiError(403, "forbidden", f"{a_or_an(c.principal.role)} key may not write with "
                        "source admin_manual")
     return args
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from .. import __version__
 from ..errors import ValidationError
@@ -86,9 +87,15 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
             if close_vault:
                 vault.close()
 
-    app = FastAPI(title="memvault", version=__version__, lifespan=lifespan,
-                  description="Governed long-term memory for LLM applications: every core "
-                  "verb over HTTP, scoped by API key. See docs/server.md.")
+    # /docs (Swagger UI) from assets shipped in the fastapi-offline package, served by
+    # this server: FastAPI's default loads them from a CDN, which leaves the page blank
+    # offline. No online spec validator either. No /redoc: ReDoc still fetches its logo
+    # from cdn.redoc.ly.
+    app = FastAPIOffline(redoc_url=None, title="memvault", version=__version__,
+                         lifespan=lifespan,
+                         description="Governed long-term memory for LLM applications: "
+                         "every core verb over HTTP, scoped by API key. See docs/server.md.",
+                         swagger_ui_parameters={"validatorUrl": None})
     app.state.server = state
     errors.install(app)
     app.include_router(api.router)

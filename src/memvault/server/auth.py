@@ -18,6 +18,7 @@ from .. import validate as v
 from ..model import Scope
 from ..store import Store
 from ..timeutil import now_ms
+from ..wording import a_or_an
 from .errors import ApiError
 from .permissions import ROLES
 
@@ -50,7 +51,7 @@ def new_key(store: Store, *, tenant: str, role: str, user: str | None = None,
     if role == "user" and not user:
         raise ApiError(422, "invalid_input", "user: a user key must be bound to a user id")
     if role in ("admin", "service") and user:
-        raise ApiError(422, "invalid_input", f"user: a {role} key is not bound to a user")
+        raise ApiError(422, "invalid_input", f"user: {a_or_an(role)} key is not bound to a user")
     if name:
         v.label(name, "name", max_chars=200)
     if user:
@@ -102,7 +103,7 @@ def scope_for(p: Principal, user: str | None, agent: str | None = None,
     one (naming another is refused), else the `user` the request names (required)."""
     user = named_user(p, user)
     if not user:
-        raise ApiError(422, "invalid_input", f"user: required for a {p.role} key "
+        raise ApiError(422, "invalid_input", f"user: required for {a_or_an(p.role)} key "
                        "(query parameter)")
     return v.scope({"tenant": p.tenant, "user": user, "agent": agent, "session": session})
 

@@ -15,6 +15,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..model import Scope
 from ..reads import access
+from ..wording import a_or_an
 from .auth import Principal, authenticate, named_user, scope_for
 from .errors import ApiError
 from .permissions import allowed
@@ -42,7 +43,7 @@ def principal_for(action: str) -> Callable[..., Principal]:
         p = authenticate(server(request).vault.store, request.headers.get("authorization"))
         request.state.key_id = p.key_id
         if not allowed(p.role, action):
-            raise ApiError(403, "forbidden", f"a {p.role} key may not {action}")
+            raise ApiError(403, "forbidden", f"{a_or_an(p.role)} key may not {action}")
         return p
     return dep
 

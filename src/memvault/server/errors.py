@@ -57,9 +57,24 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (400, "malformed request (e.g. invalid JSON)"), (401, "missing, unknown, revoked "
          "or expired API key"), (403, "role not permitted, or outside the key's scope"),
         (404, "not found in the caller's scope"), (409, "frozen, conflict or stale version"),
-        (413, "request body too large"), (422, "invalid input"),
+        (413, "request body too large"),
+        (415, "the body was not sent as JSON (send Content-Type: application/json)"),
+        (422, "invalid input"),
         (502, "the configured LLM (extractor or summariser) failed"),
         (503, "store unavailable"))}
+
+
+UNSUPPORTED_MEDIA_TYPE = (
+    "the request body must be JSON sent with the header `Content-Type: application/json` "
+    "(curl -d alone sends application/x-www-form-urlencoded: add "
+    "-H \"Content-Type: application/json\")")
+
+
+def is_json(content_type: str | None) -> bool:
+    """application/json or a +json type, as FastAPI decides whether to parse a body."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    main, _, sub = media.partition("/")
+    return main == "application" and (sub == "json" or sub.endswith("+json"))
 
 
 def status_of(e: MemvaultError) -> int:
@@ -87,9 +102,15 @@ def install(app: FastAPI) -> None:
         return JSONResponse(body(e.code, e.message), status_code=e.status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, e: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
         errors = [{"loc": list(err.get("loc", ())), "msg": str(err.get("msg", "")),
                    "type": str(err.get("type", ""))} for err in e.errors()]
+        if any(err["loc"][:1] == ["body"] for err in errors) \
+                and not is_json(request.headers.get("content-type")):
+            # FastAPI reads a body only when it is declared JSON; otherwise the error
+            # ("Input should be a valid dictionary") hides what to change.
+            return JSONResponse(body("unsupported_media_type", UNSUPPORTED_MEDIA_TYPE,
+                                     errors), status_code=415)
         if any(err["type"] == "json_invalid" for err in errors):
             return JSONResponse(body("malformed_json", "the request body is not valid JSON",
                                      errors), status_code=400)
