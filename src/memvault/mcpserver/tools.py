@@ -30,6 +30,7 @@ from ..errors import MemvaultError
 from ..model import Kind, Scope, Status
 from ..reads.access import Accessor, reading_as
 from ..vault import Vault
+from ..wording import a_or_an
 
 PROFILE_URI = "memvault://profile"
 SCOPE_URI = "memvault://scope"
@@ -117,7 +118,7 @@ def _error_result(e: MemvaultError) -> CallToolResult:
 def _allowed(action: str) -> Caller:
     c = caller()
     if not c.may(action):
-        raise Forbidden(f"a {c.accessor.role} key may not {action}")
+        raise Forbidden(f"{a_or_an(c.accessor.role)} key may not {action}")
     return c
 
 
