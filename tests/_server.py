@@ -94,7 +94,7 @@ class Server:
 def tenant_admin_key(db: str, tenant: str) -> str:
     """An admin key of another tenant, made in the store directly (an admin key can only
     create keys in its own tenant)."""
-    from memvault.server.auth import new_key as store_new_key
+    from memvault.apikeys import new_key as store_new_key
     from memvault.store import open_store
 
     store = open_store(db)

@@ -28,8 +28,8 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from memvault import Scope, Vault
+from memvault.apikeys import new_key
 from memvault.mcpserver import http_app
-from memvault.server.auth import new_key
 
 ALICE = Scope("acme", "alice")
 BOB = Scope("acme", "bob")

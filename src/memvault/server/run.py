@@ -8,9 +8,9 @@ import sys
 from typing import Any, TextIO
 
 from .. import validate as v
+from ..apikeys import bootstrap_admin
 from ..vault import Vault, default_db_path
 from .app import Settings, create_app
-from .auth import bootstrap_admin
 
 _LOG_CONFIG: dict[str, Any] = {
     "version": 1,
