@@ -66,7 +66,7 @@ def serve_rest(ctx: typer.Context,
                    "var: a command line is visible to other users).")] = None) -> None:
     """The REST API on the store (--db); OpenAPI docs at /docs (docs/server.md). On a
     store without API keys, creates an admin key for --tenant (default: "default") and
-    prints it once."""
+    prints it once; on a store with keys it makes none (`memvault keys create` does)."""
     from ..server import Settings, serve  # FastAPI and uvicorn load only for this command
 
     def go(c: Ctx) -> None:
