@@ -155,3 +155,18 @@ def test_the_demo_points_at_a_server_whose_first_key_sees_its_story(tmp_path: Pa
             assert [m["value"] for m in r.json()["items"]] == ["XLSX"]
     finally:
         srv.stop()
+
+
+def test_serve_takes_tenant_after_the_command_too_and_refuses_two_that_differ(
+        db: str) -> None:
+    # `memvault serve --tenant acme` is what a newcomer types: the same as the global one.
+    srv = Server(db, tenant=None, extra=["--tenant", "globex"])
+    try:
+        assert srv.admin_key is not None
+        assert any("first admin key for tenant 'globex'" in ln for ln in srv.stdout_lines)
+    finally:
+        srv.stop()
+    assert [k["tenant"] for k in keys(db)] == ["globex"]
+    both = cli(db, "--tenant", "acme", "serve", "--tenant", "beta", "--port", "1", ok=False)
+    assert "differ" in both.stderr and "Traceback" not in both.stderr
+    assert [k["tenant"] for k in keys(db)] == ["globex"]
