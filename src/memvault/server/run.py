@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import logging.config
+import shlex
 import sys
 from typing import Any, TextIO
 
@@ -44,7 +45,7 @@ def existing_keys_note(store: Store, tenant: str) -> str:
     return (f"memvault: the store already has API keys, so no new key was made: {have}; "
             f"{state}.\n"
             f"memvault: to mint one (a lost key, another tenant), on this store: "
-            f"memvault keys create --tenant {tenant} --role admin\n")
+            f"memvault keys create --tenant {shlex.quote(tenant)} --role admin\n")
 
 
 def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
