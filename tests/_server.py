@@ -26,12 +26,14 @@ class Server:
     """`memvault --db DB serve` on 127.0.0.1:<free port>. `admin_key` is the key printed
     at first start (None when the store already had keys)."""
 
-    def __init__(self, db: str, *, extra: list[str] | None = None, tenant: str = "acme",
+    def __init__(self, db: str, *, extra: list[str] | None = None, tenant: str | None = "acme",
                  log: Path | None = None, pre: list[str] | None = None) -> None:
-        """`extra`: options of `serve`; `pre`: global options before it (--config …)."""
+        """`extra`: options of `serve`; `pre`: global options before it (--config …);
+        `tenant`: the global --tenant (None: not given)."""
         self.db, self.port = db, free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        cmd = [sys.executable, "-m", "memvault.cli", "--db", db, "--tenant", tenant,
+        cmd = [sys.executable, "-m", "memvault.cli", "--db", db,
+               *(["--tenant", tenant] if tenant else []),
                *(pre or []), "serve", "--port", str(self.port), "--sweep-interval", "0",
                *(extra or [])]
         self.log = log
@@ -94,7 +96,7 @@ class Server:
 def tenant_admin_key(db: str, tenant: str) -> str:
     """An admin key of another tenant, made in the store directly (an admin key can only
     create keys in its own tenant)."""
-    from memvault.server.auth import new_key as store_new_key
+    from memvault.apikeys import new_key as store_new_key
     from memvault.store import open_store
 
     store = open_store(db)

@@ -30,6 +30,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("read core", ("memvault.reads",)),
     ("core", ("memvault.core",)),
     ("store readers", ("memvault.derived", "memvault.turnctx", "memvault.turnnotes")),
+    ("keys", ("memvault.apikeys",)),  # API keys in the store, for the server and the CLI
     ("store", ("memvault.store",)),
 ]
 

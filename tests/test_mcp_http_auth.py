@@ -28,8 +28,8 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from memvault import Scope, Vault
+from memvault.apikeys import new_key
 from memvault.mcpserver import http_app
-from memvault.server.auth import new_key
 
 ALICE = Scope("acme", "alice")
 BOB = Scope("acme", "bob")
@@ -236,6 +236,8 @@ def test_http_on_a_store_without_keys_is_refused(tmp_path: Path) -> None:
     p = refused("--db", str(db), "mcp", "--transport", "http", "--host", "0.0.0.0",
                 "--port", str(free_port()))
     assert "API key" in p.stderr
+    # It says how to make one on the store (rich may wrap the message).
+    assert "memvault keys create" in " ".join(p.stderr.split())
 
 
 def test_the_probe_needs_no_key_and_an_oversized_body_gets_rest_s_json_413(

@@ -24,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import LATEST_PROTOCOL_VERSION
 
 from memvault import Scope, Vault
-from memvault.server.auth import new_key
+from memvault.apikeys import new_key
 
 ALICE = Scope("acme", "alice")
 CLI = [sys.executable, "-m", "memvault.cli"]

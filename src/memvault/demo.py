@@ -137,5 +137,7 @@ def run_demo(db: str | None = None, *, embedder: str | None = None,
     vault.close()
     con.print()
     con.print(f"Inspect it yourself: memvault --db {path} --tenant acme --user alice list")
+    con.print(f"Or over REST and the admin page: memvault --db {path} --tenant acme serve "
+              "(its first admin key is for tenant acme, where this story lives)")
     return {"report.format": fmt2.id, "notify.channel": notify.id, "db": str(path),
             "current_notify": current_notify}

@@ -17,6 +17,7 @@ from .governance import (
     sweep,
     unfreeze,
 )
+from .keys import keys_app
 from .layers import expand, graph_app, recent, summarize
 from .portability import export_, import_, migrate, reindex
 from .reads import context, diff, get, history, list_, profile, recall, trace, traces, users
@@ -66,6 +67,7 @@ app.add_typer(review_app, name="review")
 app.add_typer(graph_app, name="graph")
 app.add_typer(config_app, name="config")
 app.add_typer(eval_app, name="eval")
+app.add_typer(keys_app, name="keys")
 
 
 def main() -> None:

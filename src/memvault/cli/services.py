@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import MemvaultError
+from ..errors import MemvaultError, ValidationError
 from ..vault import default_db_path
 from .render import err, out
 from .session import Ctx, fail, run_verb
@@ -60,18 +60,25 @@ def serve_rest(ctx: typer.Context,
                no_worker: Annotated[bool, typer.Option(
                    "--no-worker", help="Queue async writes but do not run them here.")
                    ] = False,
+               tenant: Annotated[str | None, typer.Option(
+                   "--tenant", show_default=False,
+                   help="Tenant of the first admin key, made only on a store without "
+                   "keys (the same as the global --tenant).")] = None,
                metrics_token: Annotated[str | None, typer.Option(
                    envvar="MEMVAULT_METRICS_TOKEN", show_default=False,
                    help="Require this bearer token on GET /metrics (prefer the env "
                    "var: a command line is visible to other users).")] = None) -> None:
     """The REST API on the store (--db); OpenAPI docs at /docs (docs/server.md). On a
     store without API keys, creates an admin key for --tenant (default: "default") and
-    prints it once."""
+    prints it once; on a store with keys it makes none (`memvault keys create` does)."""
     from ..server import Settings, serve  # FastAPI and uvicorn load only for this command
 
     def go(c: Ctx) -> None:
+        if tenant is not None and c.tenant and tenant != c.tenant:
+            raise ValidationError(f"tenant: the global --tenant {c.tenant!r} and serve's "
+                                  f"--tenant {tenant!r} differ; give one")
         serve(c.db, host=host, port=port, embedder=c.embedder, config=c.config,
-              bootstrap_tenant=c.tenant or "default",
+              bootstrap_tenant=tenant or c.tenant or "default",
               settings=Settings(max_body_bytes=max_body, sweep_interval=sweep_interval,
                                 worker=not no_worker, metrics_token=metrics_token or None))
     run_verb(ctx, go)

@@ -84,8 +84,8 @@ def _serve(vault: Vault, scope: Any, *, transport: str, host: str, port: int,
     if auth and vault.store.count_api_keys() == 0:
         raise ValidationError(
             "no API keys in this store, so no MCP client could authenticate. Create "
-            "one (`memvault serve` prints an admin key on a store without keys; an "
-            "admin makes more with POST /v1/keys), or serve a loopback address with "
-            "--no-auth.")
+            "one (`memvault keys create --tenant T --role service` on this store, or "
+            "`memvault --tenant T serve`, which prints an admin key on a store without "
+            "keys), or serve a loopback address with --no-auth.")
     http.run(http_app(vault, path=path, host=host, keys=auth, scope=scope), host=host,
              port=port)

@@ -8,9 +8,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from ..timeutil import now_ms, to_ms
+from .. import apikeys
 from . import schemas as s
-from .auth import Principal, new_key, public
+from .auth import Principal
 from .deps import named_user, principal_for, server
 from .errors import ERROR_RESPONSES, ApiError, ErrorBody, body
 
@@ -34,36 +34,29 @@ def job(request: Request, job_id: Annotated[str, Path(min_length=1, max_length=1
 @router.post("/keys", response_model=s.NewKeyOut, status_code=201, tags=["keys"])
 def create_key(request: Request, payload: s.KeyIn,
                p: Annotated[Principal, Depends(principal_for("keys.create"))]) -> Any:
-    """A new key in the caller's tenant. The response holds the key; it is never shown
-    again (the store keeps its hash)."""
-    exp = to_ms(payload.expires_at, field="expires_at")
-    if exp is not None and exp <= now_ms():
-        raise ApiError(422, "invalid_input", "expires_at: must be in the future (a key that "
-                       "is expired at birth could never be used)")
-    key, record = new_key(server(request).vault.store, tenant=p.tenant, role=payload.role,
-                          user=payload.user, name=payload.name, expires_at=exp,
-                          created_by=p.key_id)
-    return {**public(record), "key": key}
+    """A new key in the caller's tenant (`tenant`, when given, must be that tenant: another
+    tenant's keys are made with `memvault keys create` on the store). The response holds
+    the key; it is never shown again (the store keeps its hash)."""
+    if payload.tenant is not None and payload.tenant != p.tenant:
+        raise ApiError(403, "scope_denied", f"this key can create keys only in its own "
+                       f"tenant {p.tenant!r}, not {payload.tenant!r}")
+    key, record = apikeys.new_key(server(request).vault.store, tenant=p.tenant,
+                                  role=payload.role, user=payload.user, name=payload.name,
+                                  expires_at=payload.expires_at, created_by=p.key_id)
+    return {**apikeys.public(record), "key": key}
 
 
 @router.get("/keys", response_model=list[s.KeyOut], tags=["keys"])
 def list_keys(request: Request,
               p: Annotated[Principal, Depends(principal_for("keys.list"))]) -> Any:
-    return [public(k) for k in server(request).vault.store.list_api_keys(p.tenant)]
+    return apikeys.list_keys(server(request).vault.store, p.tenant)
 
 
 @router.delete("/keys/{key_id}", response_model=s.KeyOut, tags=["keys"])
 def revoke_key(request: Request, key_id: Annotated[str, Path(min_length=1, max_length=64)],
                p: Annotated[Principal, Depends(principal_for("keys.revoke"))]) -> Any:
     """Revoke a key of the caller's tenant; it fails with 401 from then on."""
-    store = server(request).vault.store
-    if not store.revoke_api_key(p.tenant, key_id, now_ms()):
-        known = store.get_api_key(key_id)
-        if known is not None and known["tenant"] == p.tenant and known["revoked_at"]:
-            raise ApiError(409, "conflict", f"key {key_id} is already revoked")
-        raise ApiError(404, "not_found", f"no key {key_id} in tenant {p.tenant}")
-    record = store.get_api_key(key_id)
-    return public(record)
+    return apikeys.revoke_key(server(request).vault.store, key_id, tenant=p.tenant)
 
 
 @router.get("/access-log", response_model=list[s.AccessOut], tags=["keys"])

@@ -1,28 +1,18 @@
-"""API keys: who is calling, in which tenant, with which role.
-
-A key is `mvk_<key id>_<secret>`. The key id is public (listings, logs, the access log);
-the secret is 32 random bytes, shown once at creation. The store keeps only
-sha256(secret): with 256 bits of entropy there is nothing to brute-force, so a slow hash
-(scrypt) would only cost latency on every request.
-"""
+"""Authentication: who is calling, in which tenant, with which role. Keys themselves
+(their format, creation, revocation) are memvault.apikeys, shared with `memvault keys`."""
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-import secrets
 from dataclasses import dataclass
-from typing import Any
 
 from .. import validate as v
+from ..apikeys import PREFIX, hash_secret
 from ..model import Scope
 from ..store import Store
 from ..timeutil import now_ms
 from ..wording import a_or_an
 from .errors import ApiError
-from .permissions import ROLES
-
-PREFIX = "mvk"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,33 +26,6 @@ class Principal:
     def actor(self) -> str:
         # Recorded in revisions: which key, in which role, made the change.
         return f"{self.role}:{self.key_id}"
-
-
-def hash_secret(secret: str) -> str:
-    return "sha256$" + hashlib.sha256(secret.encode("utf-8")).hexdigest()
-
-
-def new_key(store: Store, *, tenant: str, role: str, user: str | None = None,
-            name: str = "", expires_at: int | None = None,
-            created_by: str = "") -> tuple[str, dict[str, Any]]:
-    """Create a key; returns (the full key, shown once; the stored record)."""
-    if role not in ROLES:
-        raise ApiError(422, "invalid_input", f"role: expected one of {', '.join(ROLES)}")
-    if role == "user" and not user:
-        raise ApiError(422, "invalid_input", "user: a user key must be bound to a user id")
-    if role in ("admin", "service") and user:
-        raise ApiError(422, "invalid_input", f"user: {a_or_an(role)} key is not bound to a user")
-    if name:
-        v.label(name, "name", max_chars=200)
-    if user:
-        v.scope({"tenant": tenant, "user": user})
-    key_id = "k" + secrets.token_hex(8)
-    secret = secrets.token_urlsafe(32)
-    record = {"key_id": key_id, "tenant": tenant, "role": role, "user": user or None,
-              "name": name, "secret_hash": hash_secret(secret), "created_at": now_ms(),
-              "created_by": created_by, "expires_at": expires_at, "revoked_at": None}
-    store.add_api_key(record)
-    return f"{PREFIX}_{key_id}_{secret}", record
 
 
 def authenticate(store: Store, authorization: str | None) -> Principal:
@@ -106,17 +69,3 @@ def scope_for(p: Principal, user: str | None, agent: str | None = None,
         raise ApiError(422, "invalid_input", f"user: required for {a_or_an(p.role)} key "
                        "(query parameter)")
     return v.scope({"tenant": p.tenant, "user": user, "agent": agent, "session": session})
-
-
-def bootstrap_admin(store: Store, tenant: str) -> str | None:
-    """On a store without keys, create an admin key and return it (to print once)."""
-    if store.count_api_keys() > 0:
-        return None
-    key, _ = new_key(store, tenant=tenant, role="admin", name="bootstrap",
-                     created_by="memvault serve")
-    return key
-
-
-def public(record: dict[str, Any]) -> dict[str, Any]:
-    """A key record without its hash."""
-    return {k: val for k, val in record.items() if k != "secret_hash"}

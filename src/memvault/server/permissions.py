@@ -12,7 +12,9 @@ Roles (a key has exactly one, and always one tenant):
 
 from __future__ import annotations
 
-ROLES = ("admin", "service", "user", "reader")
+from ..apikeys import ROLES
+
+__all__ = ["PERMISSIONS", "ROLES", "allowed"]
 
 _A, _S, _U, _R = "admin", "service", "user", "reader"
 

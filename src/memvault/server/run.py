@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import logging
 import logging.config
+import shlex
 import sys
 from typing import Any, TextIO
 
 from .. import validate as v
+from ..apikeys import bootstrap_admin, list_keys
+from ..store import Store
+from ..timeutil import now_ms
 from ..vault import Vault, default_db_path
 from .app import Settings, create_app
-from .auth import bootstrap_admin
 
 _LOG_CONFIG: dict[str, Any] = {
     "version": 1,
@@ -24,6 +27,25 @@ _LOG_CONFIG: dict[str, Any] = {
         "uvicorn.error": {"level": "INFO"},
     },
 }
+
+
+def existing_keys_note(store: Store, tenant: str) -> str:
+    """What `serve` says on a store that already has keys: no new key was made, which
+    tenants have keys, and how to mint one (a lost first key, or another tenant)."""
+    active = [k for k in list_keys(store) if k["revoked_at"] is None
+              and (k["expires_at"] is None or k["expires_at"] > now_ms())]
+    tenants = sorted({k["tenant"] for k in active})
+    admins = [k for k in active if k["tenant"] == tenant and k["role"] == "admin"]
+    have = (f"active keys for tenant(s) {', '.join(map(repr, tenants))}" if tenants
+            else "keys, none of them active")
+    if admins:
+        state = f"tenant {tenant!r} has {len(admins)} active admin key(s)"
+    else:
+        state = f"none is an active admin key for tenant {tenant!r}"
+    return (f"memvault: the store already has API keys, so no new key was made: {have}; "
+            f"{state}.\n"
+            f"memvault: to mint one (a lost key, another tenant), on this store: "
+            f"memvault keys create --tenant {shlex.quote(tenant)} --role admin\n")
 
 
 def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
@@ -44,7 +66,9 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
             out.write(f"memvault: created the first admin key for tenant "
                       f"{bootstrap_tenant!r} (shown once; only its hash is stored):\n"
                       f"{key}\n")
-            out.flush()
+        else:
+            out.write(existing_keys_note(vault.store, bootstrap_tenant))
+        out.flush()
         app = create_app(vault, settings, close_vault=True)
         where = db if db is not None else str(default_db_path())
         if "://" in where:  # a DSN: never print its password

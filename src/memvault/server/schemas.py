@@ -124,6 +124,8 @@ class RollbackIn(_In):
 
 class KeyIn(_In):
     role: str
+    tenant: str | None = Field(None, description="the caller's own tenant (the default); "
+                               "another tenant is refused with 403")
     user: str | None = None
     name: str = Field("", max_length=200)
     expires_at: Time | None = None

@@ -180,7 +180,9 @@ class Store(Protocol):
 
     def get_api_key(self, key_id: str) -> dict[str, Any] | None: ...
 
-    def list_api_keys(self, tenant: str) -> list[dict[str, Any]]: ...
+    def list_api_keys(self, tenant: str | None) -> list[dict[str, Any]]:
+        """A tenant's keys, or every tenant's when None (local administration only)."""
+        ...
 
     def revoke_api_key(self, tenant: str, key_id: str, at: int) -> bool:
         """True if the key existed in the tenant and was not revoked yet."""

@@ -46,9 +46,13 @@ class ServerTables:
                        {"key_id": key_id})
         return key_dict(rows[0]) if rows else None
 
-    def list_api_keys(self, tenant: str) -> list[dict[str, Any]]:
-        rows = self._q(self._sql(f"SELECT {KEY_COLS} FROM api_keys WHERE tenant = {{tenant}} "
-                                 "ORDER BY created_at, key_id"), {"tenant": tenant})
+    def list_api_keys(self, tenant: str | None) -> list[dict[str, Any]]:
+        if tenant is None:  # every tenant's: `memvault keys list` on the store itself
+            rows = self._q(f"SELECT {KEY_COLS} FROM api_keys ORDER BY created_at, key_id")
+        else:
+            rows = self._q(self._sql(f"SELECT {KEY_COLS} FROM api_keys WHERE tenant = "
+                                     "{tenant} ORDER BY created_at, key_id"),
+                           {"tenant": tenant})
         return [key_dict(r) for r in rows]
 
     def revoke_api_key(self, tenant: str, key_id: str, at: int) -> bool:
