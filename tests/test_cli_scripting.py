@@ -69,7 +69,7 @@ def test_json_errors_are_one_object_on_stderr(tmp_path: Path) -> None:
     proc = scoped(db, "history", "--json", ok=False)
     assert proc.returncode == 2
     e = json.loads(proc.stderr)
-    assert e["code"] == "usage" and "MEMORY_ID" in e["message"]
+    assert e["code"] == "usage" and "memory_id" in e["message"].lower()
     # Without --json the error stays a readable line.
     plain = scoped(db, "get", "m_missing", ok=False)
     assert plain.returncode != 0 and plain.stderr.startswith("error [not_found]")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import typer
 
+from .entry import run
 from .evaluation import eval_app
 from .governance import (
     edit,
@@ -69,4 +70,4 @@ app.add_typer(eval_app, name="eval")
 
 
 def main() -> None:
-    app()
+    run(app)

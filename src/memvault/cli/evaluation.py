@@ -69,7 +69,7 @@ def eval_locomo(ctx: typer.Context, data: EvalData = None, split: EvalSplit = Sp
     elif mode == "recall":
         _eval_run(ctx, "locomo", data, None, split, out_dir)
     else:
-        fail(ValidationError(f"--mode: expected recall or layered, got {mode!r}"))
+        fail(ValidationError(f"--mode: expected recall or layered, got {mode!r}"), ctx.obj)
 
 
 def _eval_layered(ctx: typer.Context, data: Path | None, split: Split, out_dir: Path,

@@ -21,7 +21,7 @@ def demo(ctx: typer.Context) -> None:
         run_demo(c.db if c.db != str(default_db_path()) else None, embedder=c.embedder,
                  console=out)
     except MemvaultError as e:
-        fail(e)
+        fail(e, c)
 
 
 def mcp(ctx: typer.Context,
