@@ -15,7 +15,7 @@ from rich.markup import escape
 from ..errors import MemvaultError
 from ..model import Memory, Scope
 from ..vault import Vault, default_db_path
-from .render import err, memory_table, out
+from .render import err, memory_table, out, show
 
 
 @dataclass
@@ -80,7 +80,7 @@ def emit_memories(ctx: typer.Context, fn: Callable[[Ctx], list[Memory]]) -> None
     """Run a verb that returns memories; print them as JSON or as a table."""
     def go(c: Ctx) -> None:
         mems = fn(c)
-        emit(c, [m.to_dict() for m in mems], lambda: out.print(memory_table(mems)))
+        emit(c, [m.to_dict() for m in mems], lambda: show(memory_table(mems)))
     run_verb(ctx, go)
 
 
