@@ -20,6 +20,15 @@ def parse_json_opt(raw: str | None, field: str) -> Any:
     return v.parse_json(raw, field)
 
 
+def slot_value_opt(slot: str | None, raw: str | None) -> Any:
+    """--value for remember/propose: a value belongs to a slot, so without --slot it is
+    refused (the core would keep it on a memory no slot names)."""
+    if raw is not None and slot is None:
+        raise ValidationError("--value needs --slot: a value is the value of a slot "
+                              "(e.g. --slot report.format --value CSV)")
+    return value_opt(raw)
+
+
 def value_opt(raw: str | None) -> Any:
     """A slot value on the command line: JSON when it parses (42, true, {"a": 1}), else
     the text itself (CSV)."""

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from .. import validate as v
-from .options import content_arg, parse_json_opt, read_input, ttl_opt, value_opt
+from .options import content_arg, parse_json_opt, read_input, slot_value_opt, ttl_opt
 from .render import out
 from .session import Ctx, emit, emit_memories, emit_mutation, run_verb
 
@@ -39,7 +39,7 @@ def remember(
 ) -> None:
     """Store a statement or a new slot value: prints added, updated or noop."""
     def go(c: Ctx) -> None:
-        val = value_opt(value)
+        val = slot_value_opt(slot, value)
         r = c.vault().remember(c.scope(), content_arg(content), slot=slot, value=val, kind=kind,
                                source=source, source_text=source_text, source_ref=source_ref,
                                confidence=confidence, tags=tag,
@@ -74,7 +74,7 @@ def propose(
     """A statement from an agent, through the write gate: prints added, updated, noop,
     stage (kept for review), block or reject, with the gate's reasons."""
     def go(c: Ctx) -> None:
-        val = value_opt(value)
+        val = slot_value_opt(slot, value)
         o = c.vault().propose(c.scope(), content_arg(content), slot=slot, value=val, kind=kind,
                               source=source, source_text=source_text, confidence=confidence,
                               tags=tag, ttl=ttl_opt(ttl), reason=reason, topic=topic)
