@@ -9,6 +9,7 @@ stderr is a terminal."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -25,6 +26,23 @@ err = Console(stderr=True, emoji=False)
 # Off a terminal, Rich would wrap every line at COLUMNS (80 by default).
 out.soft_wrap = not out.is_terminal
 err.soft_wrap = not err.is_terminal
+
+
+class _PipedStory(Console):
+    """The demo off a terminal: wide enough that no table cell is cut, and a rule is its
+    title on a line rather than a line of the whole (wide) width."""
+
+    def rule(self, title: Any = "", *args: Any, **kwargs: Any) -> None:
+        self.print(f"── {title} ──")
+
+
+def story_console() -> Console:
+    """For `memvault demo`: its own markup rendered (colour on a terminal, plain text in a
+    pipe, where Rich writes no styles)."""
+    con = Console(emoji=False, highlight=False)
+    if con.is_terminal:
+        return con
+    return _PipedStory(emoji=False, highlight=False, width=200, soft_wrap=True)
 
 
 def short(text: str, n: int = 80) -> str:
