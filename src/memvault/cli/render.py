@@ -36,6 +36,10 @@ class _PipedStory(Console):
         self.print(f"── {title} ──")
 
 
+ID_WIDTH = len("m_01a232db7c1e0000a1b2c3d4e5f6")
+TIME_WIDTH = len("2026-05-01T09:00:00.000Z")
+
+
 def story_console() -> Console:
     """For `memvault demo`: its own markup rendered (colour on a terminal, plain text in a
     pipe, where Rich writes no styles)."""
@@ -78,7 +82,8 @@ def slot_or_topic(m: Memory) -> str:
 
 def memory_table(mems: list[Memory]) -> Table:
     t = Table(show_lines=False)
-    t.add_column("id", no_wrap=True)
+    # An id stays whole on a narrow terminal too, to be pasted into the next verb.
+    t.add_column("id", no_wrap=True, min_width=ID_WIDTH)
     for col in ("kind", "slot/topic", "status", "v", "updated", "content"):
         t.add_column(col)
     for m in mems:
@@ -102,7 +107,8 @@ def show_memory(m: Memory) -> None:
 
 def revision_table(revs: list[Revision]) -> Table:
     t = Table()
-    for col in ("at", "op", "version", "actor", "reason", "trigger", "content after"):
+    t.add_column("at", no_wrap=True, min_width=TIME_WIDTH)
+    for col in ("op", "version", "actor", "reason", "trigger", "content after"):
         t.add_column(col)
     for r in revs:
         ver = f"{r.from_version}→{r.to_version}" if r.from_version else str(r.to_version)
