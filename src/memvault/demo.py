@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -60,7 +61,7 @@ def run_demo(db: str | None = None, *, embedder: str | None = None,
         con.print(t)
         return hits[0].memory.content if hits else ""
 
-    con.print(Panel.fit(f"memvault demo — store: {path}\nembedder: {vault.embedding_model}",
+    con.print(Panel.fit(escape(f"memvault demo — store: {path}\nembedder: {vault.embedding_model}"),
                         title="memvault"))
 
     step("Day 1: Alice states two preferences")
@@ -129,15 +130,17 @@ def run_demo(db: str | None = None, *, embedder: str | None = None,
                        actor="demo:chat-pipeline", reason="another 'update:' line")
         con.print("[red]unexpected: the frozen memory was changed[/]")
     except FrozenError as e:
-        con.print(f"[green]refused[/]: {e.message}")
+        con.print(f"[green]refused[/]: {escape(e.message)}")
 
     step("Bob's memory never leaked into Alice's recall")
     bob_hit = vault.recall(bob, "export format", top_k=1)
     con.print(f"Bob: {bob_hit[0].memory.content}")
     vault.close()
     con.print()
-    con.print(f"Inspect it yourself: memvault --db {path} --tenant acme --user alice list")
-    con.print(f"Or over REST and the admin page: memvault --db {path} --tenant acme serve "
-              "(its first admin key is for tenant acme, where this story lives)")
+    con.print(escape(f"Inspect it yourself: memvault --db {path} --tenant acme --user "
+                     "alice list"))
+    con.print(escape(f"Or over REST and the admin page: memvault --db {path} --tenant acme "
+                     "serve (its first admin key is for tenant acme, where this story "
+                     "lives)"))
     return {"report.format": fmt2.id, "notify.channel": notify.id, "db": str(path),
             "current_notify": current_notify}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import typer
 
+from .entry import run
 from .evaluation import eval_app
 from .governance import (
     edit,
@@ -71,4 +72,4 @@ app.add_typer(keys_app, name="keys")
 
 
 def main() -> None:
-    app()
+    run(app)

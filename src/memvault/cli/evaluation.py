@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..errors import ValidationError
 from ..eval.datasets import Lang, Split
-from .render import err, out, progress_bar
+from .render import err, progress_bar, show
 from .session import Ctx, emit, fail, run_verb
 
 eval_app = typer.Typer(no_args_is_help=True, help="Retrieval evaluation on LoCoMo and "
@@ -46,7 +46,7 @@ def _eval_run(ctx: typer.Context, name: str, data: Path | None, lang: str | None
                                   vault_kwargs={"strategy": c.config}, progress=step)
         snap = report.build_snapshot(run)
         path, png = report.write_snapshot(snap, out_dir)
-        emit(c, snap, lambda: out.print(*report.metrics_tables(snap)))
+        emit(c, snap, lambda: show(*report.metrics_tables(snap)))
         err.print(escape(f"snapshot {path}" + (f", histogram {png}" if png else
                                                f" ({snap['score_distribution']['note']})")))
     run_verb(ctx, go)
@@ -69,7 +69,7 @@ def eval_locomo(ctx: typer.Context, data: EvalData = None, split: EvalSplit = Sp
     elif mode == "recall":
         _eval_run(ctx, "locomo", data, None, split, out_dir)
     else:
-        fail(ValidationError(f"--mode: expected recall or layered, got {mode!r}"))
+        fail(ValidationError(f"--mode: expected recall or layered, got {mode!r}"), ctx.obj)
 
 
 def _eval_layered(ctx: typer.Context, data: Path | None, split: Split, out_dir: Path,
@@ -102,7 +102,7 @@ def _eval_layered(ctx: typer.Context, data: Path | None, split: Split, out_dir: 
                 t.add_column(col)
             for row in layered.rows(res):
                 t.add_row(*row)
-            out.print(t)
+            show(t)
         emit(c, res, human)
         err.print(escape(f"snapshot {path}"))
     run_verb(ctx, go)
@@ -128,6 +128,6 @@ def eval_compare(ctx: typer.Context, a: Path, b: Path) -> None:
         def human() -> None:
             for w in cmp["warnings"]:
                 err.print(f"note: {escape(w)}")
-            out.print(*report.compare_tables(cmp, str(a), str(b)))
+            show(*report.compare_tables(cmp, str(a), str(b)))
         emit(c, cmp, human)
     run_verb(ctx, go)

@@ -7,7 +7,6 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from .options import parse_json_opt
 from .render import out
@@ -105,5 +104,5 @@ def sweep(ctx: typer.Context,
         emit(c, d, lambda: out.print(
             f"expired {d['expired']}, summaries {len(d['summaries'])}, relations "
             f"{len(d['relations'])}, evicted {len(d['evicted'])}"
-            + "".join(f"\nerror {escape(e)}" for e in d["errors"])))
+            + "".join(f"\nerror {e}" for e in d["errors"])))
     run_verb(ctx, go)

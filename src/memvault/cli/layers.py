@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from ..timeutil import iso
-from .render import out, show_memory
+from .render import show, show_memory
 from .session import Ctx, emit, emit_memories, run_verb
 
 
@@ -71,7 +71,7 @@ def graph_facts(ctx: typer.Context, entity: str, as_of: GraphAsOf = None,
     """Facts about an entity that held at a time (default now)."""
     def go(c: Ctx) -> None:
         rows = c.vault().graph_facts(c.scope(), entity, as_of=as_of, history=history)
-        emit(c, rows, lambda: out.print(_facts_table(rows)))
+        emit(c, rows, lambda: show(_facts_table(rows)))
     run_verb(ctx, go)
 
 
@@ -81,5 +81,5 @@ def graph_neighbours(ctx: typer.Context, entity: str, as_of: GraphAsOf = None,
     """Entities one relation away."""
     def go(c: Ctx) -> None:
         rows = c.vault().graph_neighbours(c.scope(), entity, as_of=as_of, history=history)
-        emit(c, rows, lambda: out.print(_facts_table(rows)))
+        emit(c, rows, lambda: show(_facts_table(rows)))
     run_verb(ctx, go)

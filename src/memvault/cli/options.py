@@ -4,15 +4,29 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from pathlib import Path
 from typing import Any
 
 from .. import validate as v
+from ..errors import ValidationError
+
+STDIN = "-"
 
 
 def parse_json_opt(raw: str | None, field: str) -> Any:
     if raw is None:
         return None
     return v.parse_json(raw, field)
+
+
+def slot_value_opt(slot: str | None, raw: str | None) -> Any:
+    """--value for remember/propose: a value belongs to a slot, so without --slot it is
+    refused (the core would keep it on a memory no slot names)."""
+    if raw is not None and slot is None:
+        raise ValidationError("--value needs --slot: a value is the value of a slot "
+                              "(e.g. --slot report.format --value CSV)")
+    return value_opt(raw)
 
 
 def value_opt(raw: str | None) -> Any:
@@ -35,3 +49,25 @@ def ttl_opt(raw: str | None) -> int | str | None:
     if raw is not None and re.fullmatch(r"[+-]?[0-9]+", raw.strip()):
         return int(raw.strip())
     return raw
+
+
+def read_input(path: Path | str | None, what: str) -> str:
+    """The text of a file, or of stdin when the path is "-" or not given: input too large
+    for a command line (content up to the core's limits, an export) comes through a pipe."""
+    try:
+        if path is None or str(path) == STDIN:
+            data = sys.stdin.buffer.read()
+            return data.decode("utf-8")
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        where = "stdin" if path is None or str(path) == STDIN else str(path)
+        raise ValidationError(f"{what}: cannot read {where} ({e})") from None
+
+
+def content_arg(content: str | None) -> str | None:
+    """A content argument: "-" reads it from stdin, without the one line break that ends
+    piped text."""
+    if content != STDIN:
+        return content
+    text = read_input(STDIN, "content")
+    return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text

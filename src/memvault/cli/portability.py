@@ -13,6 +13,7 @@ import typer
 
 from .. import validate
 from ..errors import ValidationError
+from .options import read_input
 from .render import err, out, progress_bar
 from .session import Ctx, emit, run_verb
 
@@ -55,15 +56,14 @@ def _write_file(path: Path, write: Callable[[Any], int], db: str) -> int:
     return n
 
 
-def import_(ctx: typer.Context, path: Path) -> None:
+def import_(ctx: typer.Context,
+            path: Annotated[Path, typer.Argument(help="A JSONL export; - reads stdin.")]
+            ) -> None:
     """Import a JSONL export into the scope (--tenant, --user), all or nothing: a memory
     or revision of another scope fails the lot."""
     def go(c: Ctx) -> None:
         scope = c.scope()  # like every other verb: named, and nothing outside it is written
-        try:
-            lines = path.read_text(encoding="utf-8").split("\n")
-        except (OSError, UnicodeDecodeError) as e:
-            raise ValidationError(f"import: cannot read {path} ({e})") from None
+        lines = read_input(path, "import").split("\n")
         with progress_bar() as p:
             task = p.add_task("importing", total=max(len(lines) - 1, 0))
             n = c.vault().import_jsonl(lines, progress=lambda k: p.advance(task, k),

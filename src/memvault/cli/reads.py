@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from ..timeutil import iso
-from .render import hits_table, out, revision_table, short, show_memory
+from .render import hits_table, out, revision_table, short, show, show_memory
 from .session import Ctx, emit, emit_memories, run_verb
 
 
@@ -65,7 +65,7 @@ def recall(ctx: typer.Context, query: str,
                                 as_of=as_of, min_score=min_score)
 
         def human() -> None:
-            out.print(hits_table(hits))
+            show(hits_table(hits))
             if hits.trace_id:
                 out.print(f"trace: {hits.trace_id}", style="dim")
         emit(c, {"trace_id": hits.trace_id, "hits": [h.to_dict() for h in hits]}, human)
@@ -95,7 +95,7 @@ def history(ctx: typer.Context, memory_id: str) -> None:
     """Every revision of a memory: op, versions, actor, reason, trigger text."""
     def go(c: Ctx) -> None:
         revs = c.vault().history(c.scope(), memory_id)
-        emit(c, [r.to_dict() for r in revs], lambda: out.print(revision_table(revs)))
+        emit(c, [r.to_dict() for r in revs], lambda: show(revision_table(revs)))
     run_verb(ctx, go)
 
 
@@ -111,7 +111,7 @@ def diff(ctx: typer.Context, memory_id: str, from_version: int, to_version: int)
             for f, ch in d.items():
                 t.add_row(f, json.dumps(ch["from"], ensure_ascii=False),
                           json.dumps(ch["to"], ensure_ascii=False))
-            out.print(t if d else "no differences")
+            show(t if d else "no differences")
         emit(c, d, human)
     run_verb(ctx, go)
 
@@ -141,7 +141,7 @@ def trace(ctx: typer.Context, trace_id: str) -> None:
                             # traces written before coverage existed have no such part
                             f"{p.get('coverage', 0.0):.3f}", f"{p['recency']:.3f}",
                             cand["id"], cand["slot"] or "")
-            out.print(tab)
+            show(tab)
             if t.get("injected"):
                 out.print(t["injected"].get("text", ""), highlight=False, markup=False)
         emit(c, t, human)
@@ -163,7 +163,7 @@ def traces(ctx: typer.Context,
                                if cand.get("outcome") == "returned")
                 t.add_row(iso(tr.get("at")) or "", tr["trace_id"], str(tr.get("kind", "")),
                           str(returned), short(str(tr.get("query", "")), 60))
-            out.print(t)
+            show(t)
         emit(c, rows, human)
     run_verb(ctx, go)
 
@@ -185,7 +185,7 @@ def profile(ctx: typer.Context,
                                        else json.dumps(val, ensure_ascii=False), 60),
                           str(p["version"]) + (" ❄" if p["frozen"] else ""),
                           iso(p["since"]) or "", p["source"], p["memory_id"])
-            out.print(t if prof else "(no profile slots)")
+            show(t if prof else "(no profile slots)")
         emit(c, prof, human)
     run_verb(ctx, go)
 

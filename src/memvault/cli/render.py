@@ -1,10 +1,17 @@
-"""Output of the command line: the consoles, and the tables and progress bars verbs print."""
+"""Output of the command line: the consoles, and the tables and progress bars verbs print.
+
+On a terminal, tables are Rich tables fitted to its width. When stdout is not a terminal
+(a pipe, a file), output is for scripts: a table is a header line and one line per row,
+cells separated by a tab, nothing cut (full ids, times and content, whitespace inside a
+cell folded to one space), no wrapping, no markup or colour. Progress bars show only when
+stderr is a terminal."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
@@ -16,11 +23,56 @@ from ..timeutil import iso
 # go to stderr and escape what they quote.
 out = Console(markup=False, emoji=False)
 err = Console(stderr=True, emoji=False)
+# Off a terminal, Rich would wrap every line at COLUMNS (80 by default).
+out.soft_wrap = not out.is_terminal
+err.soft_wrap = not err.is_terminal
+
+
+class _PipedStory(Console):
+    """The demo off a terminal: wide enough that no table cell is cut, and a rule is its
+    title on a line rather than a line of the whole (wide) width."""
+
+    def rule(self, title: Any = "", *args: Any, **kwargs: Any) -> None:
+        self.print(f"── {title} ──")
+
+
+ID_WIDTH = len("m_01a232db7c1e0000a1b2c3d4e5f6")
+TIME_WIDTH = len("2026-05-01T09:00:00.000Z")
+
+
+def story_console() -> Console:
+    """For `memvault demo`: its own markup rendered (colour on a terminal, plain text in a
+    pipe, where Rich writes no styles)."""
+    con = Console(emoji=False, highlight=False)
+    if con.is_terminal:
+        return con
+    return _PipedStory(emoji=False, highlight=False, width=200, soft_wrap=True)
 
 
 def short(text: str, n: int = 80) -> str:
+    """Text for a table cell: on one line, and cut to `n` on a terminal only."""
     text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+    return text if len(text) <= n or not out.is_terminal else text[: n - 1] + "…"
+
+
+def _cell(val: object) -> str:
+    return " ".join(str(val).split())
+
+
+def show(*items: RenderableType) -> None:
+    """Print tables and text: tables as Rich tables on a terminal, else as tab-separated
+    lines (a header line unless the table has none, a title line when it has one)."""
+    for item in items:
+        if not isinstance(item, Table) or out.is_terminal:
+            out.print(item)
+            continue
+        lines = [_cell(item.title)] if item.title else []
+        if item.show_header:
+            lines.append("\t".join(_cell(col.header) for col in item.columns))
+        cols = [list(col.cells) for col in item.columns]
+        lines += ["\t".join(_cell(c[i]) for c in cols) for i in range(item.row_count)]
+        out.file.write("".join(f"{line}\n" for line in lines))
+        out.file.flush()
 
 
 def slot_or_topic(m: Memory) -> str:
@@ -30,7 +82,8 @@ def slot_or_topic(m: Memory) -> str:
 
 def memory_table(mems: list[Memory]) -> Table:
     t = Table(show_lines=False)
-    t.add_column("id", no_wrap=True)
+    # An id stays whole on a narrow terminal too, to be pasted into the next verb.
+    t.add_column("id", no_wrap=True, min_width=ID_WIDTH)
     for col in ("kind", "slot/topic", "status", "v", "updated", "content"):
         t.add_column(col)
     for m in mems:
@@ -49,12 +102,13 @@ def show_memory(m: Memory) -> None:
                  "updated_at") and val is not None:
             val = f"{iso(val)}  ({val})"
         t.add_row(k, json.dumps(val, ensure_ascii=False) if not isinstance(val, str) else val)
-    out.print(t)
+    show(t)
 
 
 def revision_table(revs: list[Revision]) -> Table:
     t = Table()
-    for col in ("at", "op", "version", "actor", "reason", "trigger", "content after"):
+    t.add_column("at", no_wrap=True, min_width=TIME_WIDTH)
+    for col in ("op", "version", "actor", "reason", "trigger", "content after"):
         t.add_column(col)
     for r in revs:
         ver = f"{r.from_version}→{r.to_version}" if r.from_version else str(r.to_version)
@@ -77,4 +131,5 @@ def hits_table(hits: list[Hit]) -> Table:
 
 def progress_bar() -> Progress:
     return Progress("[progress.description]{task.description}", BarColumn(),
-                    MofNCompleteColumn(), TimeElapsedColumn(), console=err)
+                    MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                    disable=not err.is_terminal)

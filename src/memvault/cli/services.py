@@ -8,7 +8,7 @@ import typer
 
 from ..errors import MemvaultError, ValidationError
 from ..vault import default_db_path
-from .render import err, out
+from .render import err, story_console
 from .session import Ctx, fail, run_verb
 
 
@@ -19,9 +19,9 @@ def demo(ctx: typer.Context) -> None:
     c: Ctx = ctx.obj
     try:
         run_demo(c.db if c.db != str(default_db_path()) else None, embedder=c.embedder,
-                 console=out)
+                 console=story_console())
     except MemvaultError as e:
-        fail(e)
+        fail(e, c)
 
 
 def mcp(ctx: typer.Context,

@@ -4,6 +4,7 @@ printing its result or its error."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, NoReturn
@@ -14,7 +15,7 @@ from rich.markup import escape
 from ..errors import MemvaultError
 from ..model import Memory, Scope
 from ..vault import Vault, default_db_path
-from .render import err, memory_table, out
+from .render import err, memory_table, out, show
 
 
 @dataclass
@@ -43,9 +44,20 @@ class Ctx:
                 if val}
 
 
-def fail(e: MemvaultError) -> NoReturn:
-    err.print(f"[bold red]error[/] {escape(f'[{e.code}]')} {escape(e.message)}",
-              highlight=False)
+def print_error(code: str, message: str, *, as_json: bool) -> None:
+    """An error on stderr: with --json one JSON object {"code", "message"} on one line,
+    else "error [code] message"."""
+    if as_json:
+        sys.stderr.write(json.dumps({"code": code, "message": message},
+                                    ensure_ascii=False) + "\n")
+        sys.stderr.flush()
+    else:
+        err.print(f"[bold red]error[/] {escape(f'[{code}]')} {escape(message)}",
+                  highlight=False)
+
+
+def fail(e: MemvaultError, c: Ctx | None = None) -> NoReturn:
+    print_error(e.code, e.message, as_json=bool(c and c.json))
     raise typer.Exit(1)
 
 
@@ -54,7 +66,7 @@ def run_verb(ctx: typer.Context, fn: Callable[[Ctx], Any]) -> Any:
     try:
         return fn(c)
     except MemvaultError as e:
-        fail(e)
+        fail(e, c)
 
 
 def emit(c: Ctx, data: Any, human: Callable[[], None]) -> None:
@@ -68,7 +80,7 @@ def emit_memories(ctx: typer.Context, fn: Callable[[Ctx], list[Memory]]) -> None
     """Run a verb that returns memories; print them as JSON or as a table."""
     def go(c: Ctx) -> None:
         mems = fn(c)
-        emit(c, [m.to_dict() for m in mems], lambda: out.print(memory_table(mems)))
+        emit(c, [m.to_dict() for m in mems], lambda: show(memory_table(mems)))
     run_verb(ctx, go)
 
 

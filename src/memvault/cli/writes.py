@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from .. import validate as v
-from ..errors import ValidationError
-from .options import parse_json_opt, ttl_opt, value_opt
+from .options import content_arg, parse_json_opt, read_input, slot_value_opt, ttl_opt
 from .render import out
 from .session import Ctx, emit, emit_memories, emit_mutation, run_verb
 
 
 def remember(
     ctx: typer.Context,
-    content: Annotated[str | None, typer.Argument(help="The statement to remember.")] = None,
+    content: Annotated[str | None, typer.Argument(
+        help="The statement to remember; - reads it from stdin.")] = None,
     slot: Annotated[str | None, typer.Option(help="Business key, e.g. report.format.")] = None,
     value: Annotated[str | None, typer.Option(help="Structured value (JSON or text).")] = None,
     topic: Annotated[str | None, typer.Option(
@@ -40,8 +39,8 @@ def remember(
 ) -> None:
     """Store a statement or a new slot value: prints added, updated or noop."""
     def go(c: Ctx) -> None:
-        val = value_opt(value)
-        r = c.vault().remember(c.scope(), content, slot=slot, value=val, kind=kind,
+        val = slot_value_opt(slot, value)
+        r = c.vault().remember(c.scope(), content_arg(content), slot=slot, value=val, kind=kind,
                                source=source, source_text=source_text, source_ref=source_ref,
                                confidence=confidence, tags=tag,
                                metadata=parse_json_opt(metadata, "metadata"), ttl=ttl_opt(ttl),
@@ -55,8 +54,8 @@ def remember(
 
 def propose(
     ctx: typer.Context,
-    content: Annotated[str | None, typer.Argument(help="The statement an agent proposes.")
-                       ] = None,
+    content: Annotated[str | None, typer.Argument(
+        help="The statement an agent proposes; - reads it from stdin.")] = None,
     slot: Annotated[str | None, typer.Option(help="Business key, e.g. report.format.")] = None,
     value: Annotated[str | None, typer.Option(help="Structured value (JSON or text).")] = None,
     topic: Annotated[str | None, typer.Option(
@@ -75,8 +74,8 @@ def propose(
     """A statement from an agent, through the write gate: prints added, updated, noop,
     stage (kept for review), block or reject, with the gate's reasons."""
     def go(c: Ctx) -> None:
-        val = value_opt(value)
-        o = c.vault().propose(c.scope(), content, slot=slot, value=val, kind=kind,
+        val = slot_value_opt(slot, value)
+        o = c.vault().propose(c.scope(), content_arg(content), slot=slot, value=val, kind=kind,
                               source=source, source_text=source_text, confidence=confidence,
                               tags=tag, ttl=ttl_opt(ttl), reason=reason, topic=topic)
         emit(c, o.to_dict(), lambda: out.print(
@@ -87,14 +86,11 @@ def propose(
 
 def observe(ctx: typer.Context,
             path: Annotated[Path | None, typer.Argument(
-                help="JSON list of {role, content[, id]} (default: stdin).")] = None,
+                help="JSON list of {role, content[, id]}; - or none: stdin.")] = None,
             source_ref: Annotated[str | None, typer.Option()] = None) -> None:
     """Keep a conversation's turns and learn from it through the gate."""
     def go(c: Ctx) -> None:
-        try:
-            raw = path.read_text(encoding="utf-8") if path else sys.stdin.read()
-        except (OSError, UnicodeDecodeError) as e:
-            raise ValidationError(f"observe: cannot read messages ({e})") from None
+        raw = read_input(path, "observe: the messages")
         messages = v.parse_json(raw, "observe: the messages")
         r = c.vault().observe(c.scope(), messages, source_ref=source_ref)
 

@@ -107,9 +107,12 @@ def rollback(w: Writer, scope: Scope, memory_id: str, target: int, *, actor: str
     known = states(w.core, scope, memory_id)
 
     def change(m: Memory) -> Memory:
+        if target >= m.version and m.version == 1:
+            raise VersionError(f"memory {m.id} has only version 1; nothing to roll back to")
         if target >= m.version:
+            earlier = "1" if m.version == 2 else f"1..{m.version - 1}"
             raise VersionError(f"memory {m.id} is at version {m.version}; roll back to an "
-                               f"earlier version (1..{m.version - 1})")
+                               f"earlier version ({earlier})")
         state = known.get(target)
         if state is None:
             raise VersionError(f"memory {m.id} has no version {target}" + (
