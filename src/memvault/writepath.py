@@ -72,9 +72,9 @@ class ObserveResult:
                 "errors": self.errors}
 
 
-def check_messages(messages: Any) -> list[Message]:
-    """The messages of one observe() call, checked before anything is extracted or stored
-    (also what the server checks before it queues an async observe)."""
+def check_observe(messages: Any, source_ref: Any) -> tuple[list[Message], str | None]:
+    """The messages and source_ref of one observe() call, checked before anything is
+    extracted or stored (also what the server checks before it queues an async observe)."""
     from .extract import as_messages
 
     if not isinstance(messages, list | tuple) or not messages:
@@ -89,7 +89,7 @@ def check_messages(messages: Any) -> list[Message]:
         raise ValidationError(f"messages: {e}") from None
     for m in msgs:
         v.text(m.content, "message content", max_chars=v.MAX_CONTENT_CHARS)
-    return msgs
+    return msgs, v.text(source_ref, "source_ref", max_chars=512, required=False)
 
 
 def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = None,
@@ -99,8 +99,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
 
     sc = v.scope(scope)
     actor_role = v.actor(actor_role, "actor_role")
-    msgs = check_messages(messages)
-    ref = v.text(source_ref, "source_ref", max_chars=512, required=False)
+    msgs, ref = check_observe(messages, source_ref)
     # A spec ("rules", "llm:MODEL") or an object with extract(messages).
     if extractor is None:
         extractor = eng.core.strategy.write.extractor  # the strategy file's choice

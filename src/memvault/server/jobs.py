@@ -21,7 +21,7 @@ from ..errors import MemvaultError, StoreError, ValidationError
 from ..model import Scope
 from ..timeutil import now_ms
 from ..vault import Vault
-from ..writepath import check_messages
+from ..writepath import check_observe
 from ..writes.prepare import ITEM_KEYS, prepare
 from .metrics import Metrics
 
@@ -49,8 +49,7 @@ def check_args(vault: Vault, kind: str, scope: Scope, args: dict[str, Any]) -> N
         fields = {k: args[k] for k in ITEM_KEYS - {"scope"} if k in args}
         prepare(vault.clock, scope, fields.pop("content", None), **fields)
     elif kind == "observe":
-        check_messages(args.get("messages"))
-        v.text(args.get("source_ref"), "source_ref", max_chars=512, required=False)
+        check_observe(args.get("messages"), args.get("source_ref"))
 
 
 def summary(kind: str, result: dict[str, Any]) -> dict[str, Any]:
