@@ -12,12 +12,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from _browser import chromium
 from _server import Server
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 CSS = Path(__file__).resolve().parent.parent / "src" / "memvault" / "server" / "ui" / "app.css"
 CHINESE = "记忆：爱丽丝每天早上喝乌龙茶"
 TANGUT = "\U00017000"  # no installed font has Tangut: the method's own control
@@ -51,12 +49,8 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's `chromium` package")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _page_with_row(browser: Browser, srv: Server) -> tuple[Page, str]:

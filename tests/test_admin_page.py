@@ -12,16 +12,14 @@ from typing import Any
 
 import httpx
 import pytest
+from _browser import chromium
 from _server import Server, new_key, tenant_admin_key
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from memvault import Vault
 from memvault.errors import ScopeError
 from memvault.model import Kind, Source, Status
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "admin"
 UI = ROOT / "src" / "memvault" / "server" / "ui"
@@ -42,15 +40,9 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    # CI installs Debian's chromium; a missing browser is a broken setup, not a skip.
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's `chromium` package "
-                    "(the admin page tests drive it; never `playwright install`)")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 class Session:

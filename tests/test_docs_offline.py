@@ -6,19 +6,14 @@ resolve to nothing (so nothing external could load even around the request hook)
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from _browser import chromium
 from _server import Server
-from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Route, expect
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        # The offline condition for every external host: no name resolves, loopback stays.
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 LOOPBACK = {"127.0.0.1"}
 OPERATIONS = ["/v1/recall", "/v1/context", "/v1/observe", "/v1/memories/{memory_id}/rollback"]
 
@@ -33,12 +28,9 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's `chromium` package")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    # The offline condition for every external host: no name resolves, loopback stays.
+    with chromium("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1") as b:
         yield b
-        b.close()
 
 
 class Offline:
