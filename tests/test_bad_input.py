@@ -54,6 +54,13 @@ CASES: list[tuple[str, Callable[[Vault, str], Any], type[Exception], str]] = [
     ("no_content_no_slot", remember(content=None), ValidationError, "content"),
     ("slot_without_value", remember(content=None, slot="report.format"),
      ValidationError, "content"),
+    # a value names no slot: it would sit on a memory nothing reads as current
+    ("value_without_slot", remember(value="CSV"), ValidationError, "slot"),
+    ("propose_value_without_slot", call("propose", ME, "Reports as CSV", value="CSV"),
+     ValidationError, "slot"),
+    ("many_value_without_slot", call("remember_many", [{"scope": ME, "content": "CSV",
+                                                        "value": "CSV"}]),
+     ValidationError, "slot"),
     # scope
     ("unknown_scope_field", remember(scope={**ME, "org": "x"}), ScopeError, "org"),
     ("missing_tenant", remember(scope={"user": "alice"}), ScopeError, "tenant"),

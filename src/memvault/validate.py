@@ -320,6 +320,15 @@ def caller_metadata(value: Any) -> None:
         raise ValidationError("metadata.review is written by the gate, not by callers")
 
 
+def caller_value(slot_: Any, value: Any) -> None:
+    """A caller's value is the value of a slot: without one it would be kept on a memory
+    nothing names, and never read as current (the graph layer's structured values are
+    written below the verbs, not through them)."""
+    if value is not None and slot_ is None:
+        raise ValidationError("value: a value belongs to a slot; give slot too (e.g. "
+                              "slot 'report.format', value 'CSV'), or say it in content")
+
+
 def epoch_ms(value: Any, field: str) -> int:
     """A stored time: whole epoch milliseconds from 1970 to the year 9999 (what a write
     would have stored; an import or an extractor must not bring anything else)."""

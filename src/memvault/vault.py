@@ -134,6 +134,7 @@ class Vault:
         `topic`: what it is about (derived from the content when omitted and no slot is
         given)."""
         v.caller_metadata(metadata)
+        v.caller_value(slot, value)
         req = prepare(self.clock, scope, content, slot=slot, value=value, kind=kind,
                       source=source, source_text=source_text, source_ref=source_ref,
                       confidence=confidence, tags=tags, metadata=metadata, ttl=ttl,

@@ -238,6 +238,7 @@ def propose(eng: Engine, scope: Any, content: Any = None, *, slot: Any = None,
     # Every field is checked as remember() checks it, before the gate sees anything.
     actor_role = v.actor(actor_role, "actor_role")
     v.caller_metadata(metadata)
+    v.caller_value(slot, value)
     req = prepare(eng.core.clock, scope, content, slot=slot, value=value, kind=kind,
                   source=source, source_text=source_text, source_ref=source_ref,
                   confidence=confidence, tags=tags, metadata=metadata, ttl=ttl, topic=topic)

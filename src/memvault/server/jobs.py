@@ -46,6 +46,7 @@ def check_args(vault: Vault, kind: str, scope: Scope, args: dict[str, Any]) -> N
     queued: bad input is a 422 now, not a 202 and a failed job later."""
     if kind in ("remember", "propose"):
         v.caller_metadata(args.get("metadata"))
+        v.caller_value(args.get("slot"), args.get("value"))
         fields = {k: args[k] for k in ITEM_KEYS - {"scope"} if k in args}
         prepare(vault.clock, scope, fields.pop("content", None), **fields)
     elif kind == "observe":

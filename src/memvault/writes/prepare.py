@@ -97,6 +97,7 @@ def prepare_items(clock: Callable[[], int], items: Any) -> list[Request]:
             raise ValidationError(f"remember_many: item {n} has unknown fields "
                                   f"{', '.join(map(str, unknown))}")
         v.caller_metadata(item.get("metadata"))
+        v.caller_value(item.get("slot"), item.get("value"))
         every.append(prepare(clock, item.pop("scope", None), item.pop("content", None),
                              **item))
     return every
