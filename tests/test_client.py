@@ -8,8 +8,11 @@ that is not there. No mocks: the server is a subprocess, the store a real file."
 from __future__ import annotations
 
 import io
+import json
+import threading
 import uuid
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +133,7 @@ def test_history_diff_and_rollback(face: Face, me: Scope) -> None:
     with pytest.raises(VersionError) as e:
         face.rollback(me, mid, 99)
     assert e.value.code == "bad_version" and isinstance(e.value, ValidationError)
+    assert e.value.status == (None if isinstance(face, Vault) else 422)
     assert face.get(me, mid).version == 3  # nothing changed
 
 
@@ -188,7 +192,7 @@ def test_observe_keeps_turns_and_extracts(face: Face, me: Scope) -> None:
     assert [m.content for m in turns] == ["I live in Shanghai", "Noted."]
 
 
-def test_purge_erases(face: Face, me: Scope, request: pytest.FixtureRequest) -> None:
+def test_purge_erases(face: Face, me: Scope) -> None:
     mid = face.remember(me, "Card number on file ends 4242").id
     res = face.purge(me, mid, reason="erasure request")
     assert isinstance(res, PurgeResult) and res.tombstone.op == "purge"
@@ -357,6 +361,44 @@ def test_no_server_is_a_typed_error() -> None:
     assert e.value.code == "connection_failed" and "127.0.0.1" in e.value.message
     with pytest.raises(ValidationError):
         Client("127.0.0.1:8765", "mvk_a_b")
+
+
+class _NotMemvault(BaseHTTPRequestHandler):
+    """A web server that is not quite memvault: a whoami, then HTML pages (200 on
+    /v1/recent, 404 elsewhere), as a proxy or another service might answer."""
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/v1/whoami"):
+            status, kind, page = 200, "application/json", json.dumps(
+                {"key_id": "k", "tenant": TENANT, "role": "admin", "user": None}).encode()
+        else:
+            status, kind, page = (200 if self.path.startswith("/v1/recent") else 404,
+                                  "text/html", b"<html>hello</html>")
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_an_answer_that_is_not_memvaults_is_a_typed_error(me: Scope) -> None:
+    web = ThreadingHTTPServer(("127.0.0.1", 0), _NotMemvault)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    try:
+        with Client(f"http://127.0.0.1:{web.server_address[1]}", "mvk_a_b") as c:
+            with pytest.raises(NotFoundError) as e:  # no error body: typed by its status
+                c.get(me, "m_x")
+            assert (e.value.status, e.value.code) == (404, "not_found")
+            assert "<html>hello</html>" in e.value.message
+            with pytest.raises(MemvaultError) as e2:
+                c.recent(me)
+            assert e2.value.status == 200 and "without JSON" in e2.value.message
+    finally:
+        web.shutdown()
+        web.server_close()
 
 
 def test_client_has_every_rest_verb_of_the_vault() -> None:

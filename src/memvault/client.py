@@ -21,7 +21,7 @@ import httpx
 
 from . import clientwire as wire
 from . import validate as v
-from .errors import ConnectionFailedError, ScopeError, ValidationError
+from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
 from .layers.section import ContextResult
 from .lifecycle import SweepReport
 from .model import Hits, Memory, PurgeResult, RememberResult, Revision, Scope, Source
@@ -39,11 +39,8 @@ def _body(**fields: Any) -> dict[str, Any]:
 
 
 def _tags(tags: Iterable[str] | None) -> list[str] | None:
-    if tags is None or isinstance(tags, list):
-        return tags
-    if isinstance(tags, str):  # the Vault refuses a bare string too; let the server say so
-        return tags  # type: ignore[return-value]
-    return list(tags)
+    """Checked as the Vault checks them (a bare string is refused, not split)."""
+    return None if tags is None else v.tags(tags)
 
 
 def _message(m: Any) -> Any:
@@ -103,12 +100,19 @@ class Client:
               params: dict[str, Any] | None = None, json: Any = None) -> Any:
         q = {} if scope is None else self._scope_params(scope)
         q.update({k: val for k, val in (params or {}).items() if val is not None})
-        return self._send(method, path, params=q, json=json).json()
+        r = self._send(method, path, params=q, json=json)
+        try:
+            return r.json()
+        except ValueError:
+            err = MemvaultError(f"{method} {path}: the server at {self.url} answered "
+                                f"HTTP {r.status_code} without JSON (is it memvault?)")
+            err.status = r.status_code
+            raise err from None
 
     def whoami(self) -> dict[str, Any]:
         """The key's {key_id, tenant, role, user} (user: None when unbound), read once."""
         if self._me is None:
-            self._me = dict(self._send("GET", "/v1/whoami").json())
+            self._me = dict(self._json("GET", "/v1/whoami"))
         return dict(self._me)
 
     def _scope_params(self, scope: Scope | dict[str, str]) -> dict[str, str]:

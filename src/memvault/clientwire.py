@@ -66,9 +66,9 @@ def error_from(status: int, payload: Any, text: str) -> MemvaultError:
     err = cls(message)
     if isinstance(code, str) and code:
         err.code = code
-    err.status = status  # type: ignore[attr-defined]
-    if isinstance(payload, dict) and payload.get("details") is not None:
-        err.details = payload["details"]  # type: ignore[attr-defined]
+    err.status = status
+    if isinstance(payload, dict) and isinstance(payload.get("details"), list):
+        err.details = payload["details"]
     return err
 
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class MemvaultError(Exception):
     """Base class; `code` is stable and machine-readable (CLI exit messages, REST bodies)."""
 
     code = "error"
+    # Set by memvault.Client on an error a server answered: its HTTP status, and the
+    # request validation details of a 422 when the server gave them.
+    status: int | None = None
+    details: list[Any] | None = None
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
