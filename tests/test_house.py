@@ -19,7 +19,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("faces", ("memvault.cli", "memvault.server", "memvault.mcpserver", "memvault.demo",
                "memvault.eval")),
     ("package", ("memvault",)),  # memvault/__init__.py: the public names
-    ("facade", ("memvault.vault",)),
+    # The Vault, and its peer over HTTP (the client meets the server only on the wire).
+    ("facade", ("memvault.vault", "memvault.client", "memvault.clientwire")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
                "memvault.portability",
                "memvault.layers.assemble", "memvault.layers.graph",

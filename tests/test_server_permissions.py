@@ -166,6 +166,7 @@ CALLS: dict[str, Call] = {
     "audit": _scoped("GET", "/v1/audit"),
     "jobs.get": lambda c, f, ok: c.get(f"/v1/jobs/{f.job_id}"),
     "users": lambda c, f, ok: c.get("/v1/users"),
+    "whoami": lambda c, f, ok: c.get("/v1/whoami"),
     "recent": _scoped("GET", "/v1/recent", params={"session": "perm"}),
     "expand": lambda c, f, ok: c.get(f"/v1/memories/{f.summary_id}/expand", params=ALICE),
     "graph.entity": _scoped("GET", "/v1/graph/entities/Shanghai"),

@@ -7,12 +7,16 @@
     vault.recall(me, "which export format?")
 """
 
+from .client import Client
 from .errors import (
+    AuthenticationError,
     ConflictError,
+    ConnectionFailedError,
     FrozenError,
     MemvaultError,
     ModelMismatchError,
     NotFoundError,
+    PermissionDeniedError,
     ScopeError,
     StoreError,
     ValidationError,
@@ -35,8 +39,9 @@ from .vault import Vault
 __version__ = "0.1.0"
 
 __all__ = [
-    "ConflictError", "FrozenError", "Hit", "Kind", "Memory", "MemvaultError",
-    "ModelMismatchError", "NotFoundError", "Op", "PurgeResult", "RememberResult", "Revision",
-    "Scope", "ScopeError", "Source", "Status", "StoreError", "ValidationError", "Vault",
-    "VersionError",
+    "AuthenticationError", "Client", "ConflictError", "ConnectionFailedError",
+    "FrozenError", "Hit", "Kind", "Memory", "MemvaultError", "ModelMismatchError",
+    "NotFoundError", "Op", "PermissionDeniedError", "PurgeResult", "RememberResult",
+    "Revision", "Scope", "ScopeError", "Source", "Status", "StoreError", "ValidationError",
+    "Vault", "VersionError",
 ]

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class MemvaultError(Exception):
     """Base class; `code` is stable and machine-readable (CLI exit messages, REST bodies)."""
 
     code = "error"
+    # Set by memvault.Client on an error a server answered: its HTTP status, and the
+    # request validation details of a 422 when the server gave them.
+    status: int | None = None
+    details: list[Any] | None = None
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -69,3 +75,23 @@ class SummarizationError(MemvaultError):
     retries. Nothing was stored."""
 
     code = "summarization_failed"
+
+
+class AuthenticationError(MemvaultError):
+    """The server refused the API key: missing, unknown, revoked or expired (HTTP 401).
+    `code` is the server's own: missing_key, invalid_key, key_revoked or key_expired."""
+
+    code = "unauthenticated"
+
+
+class PermissionDeniedError(MemvaultError):
+    """The key may not do this (HTTP 403): its role lacks the action (`forbidden`), or a
+    key bound to one user named another (`scope_denied`)."""
+
+    code = "forbidden"
+
+
+class ConnectionFailedError(MemvaultError):
+    """The memvault server could not be reached, or did not answer in time (Client)."""
+
+    code = "connection_failed"

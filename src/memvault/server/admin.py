@@ -1,4 +1,5 @@
-"""Routes outside the memory verbs: job status, API keys, the access log, health, metrics."""
+"""Routes outside the memory verbs: the caller's key, job status, API keys, the access
+log, health, metrics."""
 
 from __future__ import annotations
 
@@ -16,6 +17,13 @@ from .errors import ERROR_RESPONSES, ApiError, ErrorBody, body
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 ops = APIRouter(tags=["operations"])
+
+
+@router.get("/whoami", response_model=s.WhoamiOut, tags=["keys"])
+def whoami(p: Annotated[Principal, Depends(principal_for("whoami"))]) -> Any:
+    """The calling key: its id, tenant, role and bound user (null when unbound). A client
+    reads it once, to refuse a scope of another tenant before it sends a write."""
+    return {"key_id": p.key_id, "tenant": p.tenant, "role": p.role, "user": p.user}
 
 
 @router.get("/jobs/{job_id}", response_model=s.JobOut, tags=["write"])

@@ -52,6 +52,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "audit": frozenset({_A, _S, _R}),
     "jobs.get": frozenset({_A, _S, _U, _R}),
     "users": frozenset({_A, _S, _U, _R}),  # a bound key sees only its own user
+    "whoami": frozenset({_A, _S, _U, _R}),  # the calling key itself (Client reads it)
     "recent": frozenset({_A, _S, _U, _R}),
     "expand": frozenset({_A, _S, _U, _R}),
     "graph.entity": frozenset({_A, _S, _U, _R}),

@@ -294,6 +294,13 @@ class UsersOut(BaseModel):
     key_id: str
 
 
+class WhoamiOut(BaseModel):
+    key_id: str
+    tenant: str
+    role: str
+    user: str | None = Field(description="the user a bound key acts for; null: unbound")
+
+
 class ReviewOut(_Out):
     memory: MemoryOut
     review: dict[str, Any]

@@ -1,0 +1,395 @@
+"""Client: the Vault's verbs over a memvault REST server (`memvault serve`).
+
+    vault = Vault("memory.db")                             # embedded
+    vault = Client("http://127.0.0.1:8765", "mvk_...")     # the same verbs, on a server
+
+Same method names, arguments and return types as `Vault` for every verb the REST API has,
+and the same typed errors: a FrozenError on the server is a FrozenError here (clientwire.py
+maps each error body back by its code). The tenant always comes from the key: a scope of
+another tenant is refused with ScopeError before anything is sent. What the client lacks,
+and why: docs/client.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import IO, Any
+from urllib.parse import quote
+
+import httpx
+
+from . import clientwire as wire
+from . import validate as v
+from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
+from .layers.section import ContextResult
+from .lifecycle import SweepReport
+from .model import Hits, Memory, PurgeResult, RememberResult, Revision, Scope, Source
+from .timeutil import TimeLike
+from .writepath import ObserveResult, Outcome
+
+__all__ = ["Client"]
+
+DEFAULT_TIMEOUT = 60.0
+
+
+def _body(**fields: Any) -> dict[str, Any]:
+    """A request body of the fields given: None means "not given", as in the Vault."""
+    return {k: val for k, val in fields.items() if val is not None}
+
+
+def _tags(tags: Iterable[str] | None) -> list[str] | None:
+    """Checked as the Vault checks them (a bare string is refused, not split)."""
+    return None if tags is None else v.tags(tags)
+
+
+def _message(m: Any) -> Any:
+    if dataclasses.is_dataclass(m) and not isinstance(m, type):
+        return _body(**dataclasses.asdict(m))
+    if isinstance(m, Mapping):
+        return _body(**m)
+    return m  # the server refuses what is not a message, with the Vault's error class
+
+
+class Client:
+    """The Vault's verbs on a memvault server at `url`, as the key `key` allows.
+
+    `timeout`: seconds per request. `transport`: an httpx transport (tests, proxies)."""
+
+    def __init__(self, url: str, key: str, *, timeout: float = DEFAULT_TIMEOUT,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise ValidationError("url: expected the server's http:// or https:// address")
+        if not isinstance(key, str) or not key.strip():
+            raise ValidationError("key: expected an API key (mvk_...)")
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(base_url=self.url, timeout=timeout, transport=transport,
+                                  headers={"Authorization": f"Bearer {key.strip()}"})
+        self._me: dict[str, Any] | None = None
+
+    # --- lifecycle ------------------------------------------------------------------------
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the wire -------------------------------------------------------------------------
+    def _send(self, method: str, path: str, *, params: dict[str, Any] | None = None,
+              json: Any = None, content: str | None = None,
+              headers: dict[str, str] | None = None) -> httpx.Response:
+        try:
+            r = self._http.request(method, path, params=params, json=json,
+                                   content=content.encode("utf-8") if content is not None
+                                   else None, headers=headers)
+        except httpx.TransportError as e:
+            raise ConnectionFailedError(f"memvault server at {self.url}: {type(e).__name__}"
+                                        f"{': ' + str(e) if str(e) else ''}") from e
+        if r.is_success:
+            return r
+        try:
+            payload = r.json()
+        except ValueError:
+            payload = None
+        raise wire.error_from(r.status_code, payload, r.text)
+
+    def _json(self, method: str, path: str, scope: Any = None, *,
+              params: dict[str, Any] | None = None, json: Any = None) -> Any:
+        q = {} if scope is None else self._scope_params(scope)
+        q.update({k: val for k, val in (params or {}).items() if val is not None})
+        r = self._send(method, path, params=q, json=json)
+        try:
+            return r.json()
+        except ValueError:
+            err = MemvaultError(f"{method} {path}: the server at {self.url} answered "
+                                f"HTTP {r.status_code} without JSON (is it memvault?)")
+            err.status = r.status_code
+            raise err from None
+
+    def whoami(self) -> dict[str, Any]:
+        """The key's {key_id, tenant, role, user} (user: None when unbound), read once."""
+        if self._me is None:
+            self._me = dict(self._json("GET", "/v1/whoami"))
+        return dict(self._me)
+
+    def _scope_params(self, scope: Scope | dict[str, str]) -> dict[str, str]:
+        """The scope as query parameters, once it is valid and in the key's tenant."""
+        sc = v.scope(scope)
+        tenant = self.whoami()["tenant"]
+        if sc.tenant != tenant:
+            raise ScopeError(f"scope: tenant {sc.tenant!r} is not this key's tenant "
+                             f"{tenant!r} (the server takes the tenant from the key)")
+        return _body(user=sc.user, agent=sc.agent or None, session=sc.session or None)
+
+    @staticmethod
+    def _mid(memory_id: str) -> str:
+        return quote(v.memory_id(memory_id), safe="")
+
+    # --- write ----------------------------------------------------------------------------
+    def remember(self, scope: Scope | dict[str, str], content: str | None = None, *,
+                 slot: str | None = None, value: Any = None, kind: str | None = None,
+                 source: str = Source.USER_EXPLICIT.value, source_text: str | None = None,
+                 source_ref: str | None = None, confidence: float = 1.0,
+                 tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
+                 ttl: int | float | str | None = None, expires_at: TimeLike = None,
+                 valid_from: TimeLike = None, valid_to: TimeLike = None,
+                 reason: str | None = None, trigger_text: str | None = None,
+                 expected_version: int | None = None,
+                 topic: str | None = None) -> RememberResult:
+        """Store a statement, or a new value of a slot: added, updated or noop."""
+        body = _body(content=content, slot=slot, value=value, kind=kind, source=source,
+                     source_text=source_text, source_ref=source_ref, confidence=confidence,
+                     tags=_tags(tags), metadata=metadata, ttl=ttl,
+                     expires_at=wire.as_time(expires_at, "expires_at"),
+                     valid_from=wire.as_time(valid_from, "valid_from"),
+                     valid_to=wire.as_time(valid_to, "valid_to"), reason=reason,
+                     trigger_text=trigger_text, expected_version=expected_version,
+                     topic=topic)
+        d = self._json("POST", "/v1/memories", scope, json=body)
+        return RememberResult(d["action"], Memory.from_dict(d["memory"]),
+                              d.get("previous_version"))
+
+    def observe(self, scope: Scope | dict[str, str], messages: list[Any], *,
+                source_ref: str | None = None) -> ObserveResult:
+        """Keep the turns, extract candidates, pass each through the server's gate."""
+        if not isinstance(messages, list | tuple):
+            raise ValidationError("messages: expected a list of messages")
+        body = _body(messages=[_message(m) for m in messages], source_ref=source_ref)
+        return wire.observe_result(self._json("POST", "/v1/observe", scope, json=body))
+
+    def propose(self, scope: Scope | dict[str, str], content: str | None = None, *,
+                slot: str | None = None, value: Any = None, kind: str | None = None,
+                source: str = Source.USER_EXPLICIT.value, source_text: str | None = None,
+                source_ref: str | None = None, confidence: float = 1.0,
+                tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
+                ttl: int | float | str | None = None, reason: str | None = None,
+                expected_version: int | None = None, topic: str | None = None) -> Outcome:
+        """A statement the caller cannot vouch for, through the gate (the key's role is
+        the writer's role). Returns the Outcome."""
+        body = _body(content=content, slot=slot, value=value, kind=kind, source=source,
+                     source_text=source_text, source_ref=source_ref, confidence=confidence,
+                     tags=_tags(tags), metadata=metadata, ttl=ttl, reason=reason,
+                     expected_version=expected_version, topic=topic)
+        return wire.outcome(self._json("POST", "/v1/propose", scope, json=body))
+
+    def review_list(self, scope: Scope | dict[str, str], *, limit: int = 100) -> list[Memory]:
+        d = self._json("GET", "/v1/review", scope, params={"limit": limit})
+        return [Memory.from_dict(m) for m in d]
+
+    def review_show(self, scope: Scope | dict[str, str], memory_id: str) -> dict[str, Any]:
+        return dict(self._json("GET", f"/v1/review/{self._mid(memory_id)}", scope))
+
+    def review_approve(self, scope: Scope | dict[str, str], memory_id: str, *,
+                       reason: str | None = None) -> Memory:
+        return self._memory("POST", f"/v1/review/{self._mid(memory_id)}/approve", scope,
+                            _body(reason=reason))
+
+    def review_reject(self, scope: Scope | dict[str, str], memory_id: str, *,
+                      reason: str | None = None) -> Memory:
+        return self._memory("POST", f"/v1/review/{self._mid(memory_id)}/reject", scope,
+                            _body(reason=reason))
+
+    def _memory(self, method: str, path: str, scope: Any, body: Any = None,
+                params: dict[str, Any] | None = None) -> Memory:
+        return Memory.from_dict(self._json(method, path, scope, params=params, json=body))
+
+    def _memories(self, path: str, scope: Any, params: dict[str, Any] | None = None,
+                  method: str = "GET", body: Any = None) -> list[Memory]:
+        d = self._json(method, path, scope, params=params, json=body)
+        return [Memory.from_dict(m) for m in d]
+
+    # --- governance -----------------------------------------------------------------------
+    def edit(self, scope: Scope | dict[str, str], memory_id: str, *,
+             content: str | None = None, value: Any = None, kind: str | None = None,
+             tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
+             confidence: float | None = None, expires_at: TimeLike = None,
+             reason: str | None = None, expected_version: int | None = None,
+             topic: str | None = None) -> Memory:
+        """Change fields of a memory by hand: a new version, with the reason recorded."""
+        body = _body(content=content, value=value, kind=kind, tags=_tags(tags),
+                     metadata=metadata, confidence=confidence,
+                     expires_at=wire.as_time(expires_at, "expires_at"), reason=reason,
+                     expected_version=expected_version, topic=topic)
+        return self._memory("PATCH", f"/v1/memories/{self._mid(memory_id)}", scope, body)
+
+    def _govern(self, action: str, scope: Any, memory_id: str, reason: str | None) -> Memory:
+        return self._memory("POST", f"/v1/memories/{self._mid(memory_id)}/{action}", scope,
+                            _body(reason=reason))
+
+    def forget(self, scope: Scope | dict[str, str], memory_id: str, *,
+               reason: str | None = None) -> Memory:
+        """Soft delete: the memory stops being served; history keeps it."""
+        return self._govern("forget", scope, memory_id, reason)
+
+    def freeze(self, scope: Scope | dict[str, str], memory_id: str, *,
+               reason: str | None = None) -> Memory:
+        """Lock a memory: no verb but unfreeze may change it."""
+        return self._govern("freeze", scope, memory_id, reason)
+
+    def unfreeze(self, scope: Scope | dict[str, str], memory_id: str, *,
+                 reason: str | None = None) -> Memory:
+        return self._govern("unfreeze", scope, memory_id, reason)
+
+    def expire(self, scope: Scope | dict[str, str], memory_id: str, *,
+               reason: str | None = None) -> Memory:
+        return self._govern("expire", scope, memory_id, reason)
+
+    def rollback(self, scope: Scope | dict[str, str], memory_id: str, to_version: int, *,
+                 reason: str | None = None) -> Memory:
+        """Restore the state of version `to_version` as a new version."""
+        return self._memory("POST", f"/v1/memories/{self._mid(memory_id)}/rollback", scope,
+                            _body(to_version=to_version, reason=reason))
+
+    def purge(self, scope: Scope | dict[str, str], memory_id: str, *,
+              reason: str | None = None) -> PurgeResult:
+        """Erase the content everywhere (admin keys only); a tombstone records it."""
+        d = self._json("POST", f"/v1/memories/{self._mid(memory_id)}/purge", scope,
+                       json=_body(reason=reason))
+        return PurgeResult(Revision.from_dict(d["tombstone"]), d["erasure"])
+
+    def purge_status(self, scope: Scope | dict[str, str], memory_id: str) -> str:
+        """"done" or "pending": whether a purged memory's bytes are gone from the files."""
+        d = self._json("GET", f"/v1/memories/{self._mid(memory_id)}/purge", scope)
+        return str(d["erasure"])
+
+    def sweep(self, scope: Scope | dict[str, str]) -> int:
+        """Expire the scope's lapsed memories (the server also sweeps on a timer)."""
+        return int(self._json("POST", "/v1/sweep", scope, json={})["count"])
+
+    def maintain(self, scope: Scope | dict[str, str], *,
+                 steps: tuple[str, ...] | list[str] | None = None) -> SweepReport:
+        """The lifecycle job on the scope with its report."""
+        body = _body(steps=list(steps) if isinstance(steps, tuple) else steps)
+        return wire.sweep_report(self._json("POST", "/v1/maintain", scope, json=body))
+
+    # --- read -----------------------------------------------------------------------------
+    def get(self, scope: Scope | dict[str, str], memory_id: str, *,
+            as_of: TimeLike = None) -> Memory:
+        return self._memory("GET", f"/v1/memories/{self._mid(memory_id)}", scope,
+                            params={"as_of": wire.as_time(as_of, "as_of")})
+
+    def list(self, scope: Scope | dict[str, str], *, kind: str | None = None,
+             status: str | None = None, slot: str | None = None,
+             tags: Iterable[str] | None = None, since: TimeLike = None,
+             until: TimeLike = None, as_of: TimeLike = None, limit: int = 100,
+             offset: int = 0, source: str | None = None, frozen: bool | None = None,
+             expiring_before: TimeLike = None, q: str | None = None,
+             topic: str | None = None) -> list[Memory]:
+        """Newest first, filtered like Vault.list."""
+        params = {"kind": kind, "status": status, "slot": slot, "tags": _tags(tags),
+                  "since": wire.as_time(since, "since"), "until": wire.as_time(until, "until"),
+                  "as_of": wire.as_time(as_of, "as_of"), "limit": limit, "offset": offset,
+                  "source": source, "frozen": frozen,
+                  "expiring_before": wire.as_time(expiring_before, "expiring_before"),
+                  "q": q, "topic": topic}
+        d = self._json("GET", "/v1/memories", scope, params=params)
+        return [Memory.from_dict(m) for m in d["items"]]
+
+    def recall(self, scope: Scope | dict[str, str], query: str, *, top_k: int | None = None,
+               kind: str | None = None, tags: Iterable[str] | None = None,
+               since: TimeLike = None, until: TimeLike = None, as_of: TimeLike = None,
+               min_score: float | None = None) -> Hits:
+        """Ranked live memories of the scope for `query`; `trace_id` names the trace."""
+        body = _body(query=query, top_k=top_k, kind=kind, tags=_tags(tags),
+                     since=wire.as_time(since, "since"), until=wire.as_time(until, "until"),
+                     as_of=wire.as_time(as_of, "as_of"), min_score=min_score)
+        return wire.hits(self._json("POST", "/v1/recall", scope, json=body))
+
+    def context(self, scope: Scope | dict[str, str], query: str, *,
+                budget: int | None = None, lang: str | None = None,
+                kind: str | None = None, tags: Iterable[str] | None = None,
+                as_of: TimeLike = None, session: str | None = None) -> ContextResult:
+        """The prompt section for `query`, within `budget` tokens."""
+        body = _body(query=query, budget=budget, lang=lang, kind=kind, tags=_tags(tags),
+                     as_of=wire.as_time(as_of, "as_of"), session=session)
+        return wire.context_result(self._json("POST", "/v1/context", scope, json=body))
+
+    def trace(self, scope: Scope | dict[str, str], trace_id: str) -> dict[str, Any]:
+        tid = quote(v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS), safe="")
+        return dict(self._json("GET", f"/v1/traces/{tid}", scope))
+
+    def traces(self, scope: Scope | dict[str, str], *, limit: int = 20) -> list[dict[str, Any]]:
+        return [dict(t) for t in self._json("GET", "/v1/traces", scope,
+                                            params={"limit": limit})]
+
+    def users(self, tenant: str) -> list[str]:
+        """The user ids of the key's tenant (a bound key: its own user only)."""
+        mine = self.whoami()["tenant"]
+        if tenant != mine:
+            raise ScopeError(f"tenant {tenant!r} is not this key's tenant {mine!r}")
+        return [str(u) for u in self._json("GET", "/v1/users")["users"]]
+
+    def profile(self, scope: Scope | dict[str, str], *,
+                as_of: TimeLike = None) -> dict[str, dict[str, Any]]:
+        return dict(self._json("GET", "/v1/profile", scope,
+                               params={"as_of": wire.as_time(as_of, "as_of")}))
+
+    def audit(self, scope: Scope | dict[str, str], *, since: TimeLike = None,
+              limit: int = 100) -> list[Revision]:
+        d = self._json("GET", "/v1/audit", scope,
+                       params={"since": wire.as_time(since, "since"), "limit": limit})
+        return [Revision.from_dict(r) for r in d]
+
+    def history(self, scope: Scope | dict[str, str], memory_id: str) -> list[Revision]:
+        d = self._json("GET", f"/v1/memories/{self._mid(memory_id)}/history", scope)
+        return [Revision.from_dict(r) for r in d]
+
+    def diff(self, scope: Scope | dict[str, str], memory_id: str, from_version: int,
+             to_version: int) -> dict[str, dict[str, Any]]:
+        """Fields that differ between two versions: {field: {"from": a, "to": b}}."""
+        return dict(self._json("GET", f"/v1/memories/{self._mid(memory_id)}/diff", scope,
+                               params={"from_version": from_version,
+                                       "to_version": to_version}))
+
+    # --- layers ---------------------------------------------------------------------------
+    def recent(self, scope: Scope | dict[str, str], *, n: int | None = None,
+               max_tokens: int | None = None) -> list[Memory]:
+        return self._memories("/v1/recent", scope, {"n": n, "max_tokens": max_tokens})
+
+    def summarize(self, scope: Scope | dict[str, str], *, force: bool = True) -> list[Memory]:
+        return self._memories("/v1/summarize", scope, method="POST", body={"force": force})
+
+    def expand(self, scope: Scope | dict[str, str], summary_id: str) -> list[Memory]:
+        return self._memories(f"/v1/memories/{self._mid(summary_id)}/expand", scope)
+
+    def graph_entity(self, scope: Scope | dict[str, str], name: str) -> Memory:
+        entity = quote(v.text(name, "name", max_chars=v.MAX_ID_CHARS), safe="")
+        return self._memory("GET", f"/v1/graph/entities/{entity}", scope)
+
+    def graph_facts(self, scope: Scope | dict[str, str], entity: str, *,
+                    as_of: TimeLike = None, history: bool = False) -> list[dict[str, Any]]:
+        return [dict(f) for f in self._json(
+            "GET", "/v1/graph/facts", scope, params={
+                "entity": entity, "as_of": wire.as_time(as_of, "as_of"), "history": history})]
+
+    def graph_neighbours(self, scope: Scope | dict[str, str], entity: str, *,
+                         as_of: TimeLike = None,
+                         history: bool = False) -> list[dict[str, Any]]:
+        return [dict(n) for n in self._json(
+            "GET", "/v1/graph/neighbours", scope, params={
+                "entity": entity, "as_of": wire.as_time(as_of, "as_of"), "history": history})]
+
+    # --- portability ----------------------------------------------------------------------
+    def export_jsonl(self, scope: Scope | dict[str, str], out: IO[str]) -> int:
+        """Write the server's export (the bytes Vault.export_jsonl writes); the count of
+        memories, as the Vault returns."""
+        if not callable(getattr(out, "write", None)):
+            raise ValidationError("out: expected a text stream to write the export to")
+        text = self._send("GET", "/v1/export", params=self._scope_params(scope)).text
+        out.write(text)
+        return max(0, text.count("\n") - 1)  # the lines after the header
+
+    def import_jsonl(self, lines: Iterable[str], *,
+                     scope: Scope | dict[str, str] | None = None) -> int:
+        """Load an export, all or nothing; every line must lie inside `scope` (without
+        one: the key's bound user). Returns how many memories."""
+        if isinstance(lines, str | bytes):
+            raise ValidationError("lines: expected an iterable of lines, not one string")
+        text = "".join(ln if ln.endswith("\n") else ln + "\n" for ln in lines)
+        params = self._scope_params(scope) if scope is not None else {}
+        r = self._send("POST", "/v1/import", params=params, content=text,
+                       headers={"Content-Type": "application/x-ndjson"})
+        return int(r.json()["count"])

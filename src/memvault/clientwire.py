@@ -1,0 +1,120 @@
+"""What `memvault.Client` needs besides HTTP: the server's error bodies back into memvault's
+typed errors, JSON back into the core's objects, and the core's argument types (times,
+tags) into what the REST API takes. No HTTP and no server code here (the server is a peer
+face: the client meets it only on the wire)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .errors import (
+    AuthenticationError,
+    ConflictError,
+    FrozenError,
+    MemvaultError,
+    ModelMismatchError,
+    NotFoundError,
+    PermissionDeniedError,
+    ScopeError,
+    StoreError,
+    SummarizationError,
+    ValidationError,
+    VersionError,
+)
+from .extract.candidate import ExtractionError
+from .layers.section import ContextResult
+from .lifecycle import SweepReport
+from .model import Hit, Hits, Memory, ScoreParts
+from .timeutil import TimeLike, to_ms
+from .writepath import ObserveResult, Outcome
+
+__all__ = ["as_time", "context_result", "error_from", "hits", "observe_result", "outcome",
+           "sweep_report"]
+
+# A server error body's `code` -> the class the embedded Vault raises for it. The codes
+# are the errors' own (errors.py) plus what the server adds for requests and keys.
+_BY_CODE: dict[str, type[MemvaultError]] = {
+    cls.code: cls for cls in (
+        ValidationError, ScopeError, VersionError, NotFoundError, FrozenError, ConflictError,
+        ModelMismatchError, StoreError, SummarizationError, ExtractionError)}
+_BY_CODE.update({
+    "missing_key": AuthenticationError, "invalid_key": AuthenticationError,
+    "key_revoked": AuthenticationError, "key_expired": AuthenticationError,
+    "forbidden": PermissionDeniedError, "scope_denied": PermissionDeniedError,
+    # The request itself was refused before a verb ran: input the caller must change.
+    "malformed_json": ValidationError, "unsupported_media_type": ValidationError,
+    "body_too_large": ValidationError, "method_not_allowed": ValidationError,
+})
+# A body without a known code (a proxy's page, an older server): by status.
+_BY_STATUS: dict[int, type[MemvaultError]] = {
+    400: ValidationError, 401: AuthenticationError, 403: PermissionDeniedError,
+    404: NotFoundError, 409: ConflictError, 413: ValidationError, 415: ValidationError,
+    422: ValidationError, 503: StoreError}
+
+
+def error_from(status: int, payload: Any, text: str) -> MemvaultError:
+    """The typed error of a failed response; `code` is the server's (e.g. key_revoked)."""
+    code = message = None
+    if isinstance(payload, dict):
+        code, message = payload.get("code"), payload.get("message")
+    cls = _BY_CODE.get(code) if isinstance(code, str) else None
+    if cls is None:
+        cls = _BY_STATUS.get(status, MemvaultError)
+    if not isinstance(message, str) or not message:
+        message = f"HTTP {status}: {text[:200] or 'no body'}"
+    err = cls(message)
+    if isinstance(code, str) and code:
+        err.code = code
+    err.status = status
+    if isinstance(payload, dict) and isinstance(payload.get("details"), list):
+        err.details = payload["details"]
+    return err
+
+
+def as_time(value: TimeLike, field: str) -> int | str | None:
+    """A time as the API takes it: epoch ms or the ISO-8601/relative text the core parses
+    (the server parses text exactly as the Vault does); a datetime or float as epoch ms."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        raise ValidationError(f"{field}: expected a time, got a bool")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float | datetime):
+        return to_ms(value, field=field)
+    raise ValidationError(f"{field}: expected epoch ms, ISO-8601 text or a datetime, "
+                          f"got {type(value).__name__}")
+
+
+def hit(d: dict[str, Any]) -> Hit:
+    return Hit(Memory.from_dict(d["memory"]), float(d["score"]), ScoreParts(**d["parts"]))
+
+
+def hits(d: dict[str, Any]) -> Hits:
+    out = Hits(hit(h) for h in d["hits"])
+    out.trace_id = d.get("trace_id")
+    return out
+
+
+def context_result(d: dict[str, Any]) -> ContextResult:
+    return ContextResult(text=d["text"], tokens=d["tokens"],
+                         hits=[hit(h) for h in d["included"]], dropped=d["dropped"],
+                         conflicts=d["conflicts"], trace_id=d.get("trace_id"))
+
+
+def outcome(d: dict[str, Any]) -> Outcome:
+    return Outcome(action=d["action"], reasons=list(d["reasons"]),
+                   content=d.get("content", ""), memory_id=d.get("memory_id"),
+                   version=d.get("version"), message=d.get("message", ""))
+
+
+def observe_result(d: dict[str, Any]) -> ObserveResult:
+    return ObserveResult(turns=list(d["turns"]), outcomes=[outcome(o) for o in d["outcomes"]],
+                         errors=list(d.get("errors", [])))
+
+
+def sweep_report(d: dict[str, Any]) -> SweepReport:
+    return SweepReport(expired=d["expired"], summaries=list(d["summaries"]),
+                       relations=list(d["relations"]), evicted=list(d["evicted"]),
+                       errors=list(d["errors"]))
