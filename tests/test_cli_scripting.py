@@ -98,6 +98,26 @@ def test_piped_output_keeps_ids_and_times_whole(tmp_path: Path) -> None:
     assert len(proc.stderr.rstrip("\n").splitlines()) == 1
 
 
+def test_audit_lists_every_change_with_the_memory_it_changed(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    fmt = json.loads(scoped(db, "--json", "remember", "Reports as CSV", "--slot",
+                            "report.format", "--value", "CSV").stdout)["id"]
+    tea = json.loads(scoped(db, "--json", "remember", "Alice drinks tea").stdout)["id"]
+    scoped(db, "forget", tea, "--reason", "no longer true")
+    rows = [ln.split("\t") for ln in scoped(db, "audit").stdout.splitlines()]
+    assert rows[0][:3] == ["at", "memory", "op"]
+    assert [(r[1], r[2]) for r in rows[1:]] == [(tea, "delete"), (tea, "create"),
+                                                (fmt, "create")]
+    assert rows[1][5] == "no longer true"
+    newest = json.loads(scoped(db, "audit", "--limit", "1", "--json").stdout)
+    assert [(r["memory_id"], r["op"]) for r in newest] == [(tea, "delete")]
+    # Another user's audit does not show alice's changes.
+    bob = run(db, "--tenant", "acme", "--user", "bob", "audit", "--json").stdout
+    assert json.loads(bob) == []
+    bad = scoped(db, "audit", "--limit", "0", "--json", ok=False)
+    assert bad.returncode == 1 and json.loads(bad.stderr)["code"] == "invalid_input"
+
+
 def test_remember_reads_content_from_stdin(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     text = "first line\nsecond line\n" + "x" * 10_000

@@ -21,7 +21,7 @@ from .governance import (
 from .keys import keys_app
 from .layers import expand, graph_app, recent, summarize
 from .portability import export_, import_, migrate, reindex
-from .reads import context, diff, get, history, list_, profile, recall, trace, traces, users
+from .reads import audit, context, diff, get, history, list_, profile, recall, trace, traces, users
 from .services import demo, mcp, serve_rest
 from .session import main_options
 from .strategy import config_app
@@ -39,6 +39,7 @@ app.command()(recall)
 app.command()(context)
 app.command()(observe)
 app.command()(history)
+app.command()(audit)
 app.command()(diff)
 app.command()(rollback)
 app.command()(edit)

@@ -1,4 +1,5 @@
-"""Verbs that read: get, list, recall, context, history, diff, trace(s), profile, users."""
+"""Verbs that read: get, list, recall, context, history, audit, diff, trace(s), profile,
+users."""
 
 from __future__ import annotations
 
@@ -96,6 +97,19 @@ def history(ctx: typer.Context, memory_id: str) -> None:
     def go(c: Ctx) -> None:
         revs = c.vault().history(c.scope(), memory_id)
         emit(c, [r.to_dict() for r in revs], lambda: show(revision_table(revs)))
+    run_verb(ctx, go)
+
+
+def audit(ctx: typer.Context,
+          since: Annotated[str | None, typer.Option(help="ISO time or epoch ms.")] = None,
+          limit: Annotated[int, typer.Option(help="At most this many changes.")] = 100
+          ) -> None:
+    """Every recorded change in the scope, newest first: memory, op, actor, reason."""
+    def go(c: Ctx) -> None:
+        revs = c.vault().audit(c.scope(), since=since, limit=limit)
+        emit(c, [r.to_dict() for r in revs],
+             lambda: show(revision_table(revs, memory_ids=True) if revs
+                          else "(no recorded changes)"))
     run_verb(ctx, go)
 
 

@@ -105,15 +105,20 @@ def show_memory(m: Memory) -> None:
     show(t)
 
 
-def revision_table(revs: list[Revision]) -> Table:
+def revision_table(revs: list[Revision], *, memory_ids: bool = False) -> Table:
+    """Revisions as rows; `memory_ids` adds which memory each one changed (the audit log
+    spans memories, a history is of one)."""
     t = Table()
     t.add_column("at", no_wrap=True, min_width=TIME_WIDTH)
+    if memory_ids:
+        t.add_column("memory", no_wrap=True)
     for col in ("op", "version", "actor", "reason", "trigger", "content after"):
         t.add_column(col)
     for r in revs:
         ver = f"{r.from_version}→{r.to_version}" if r.from_version else str(r.to_version)
         after = (r.state or {}).get("content") if r.state else "(erased)"
-        t.add_row(iso(r.at) or "", r.op, ver, f"{r.actor} ({r.actor_role})", r.reason or "",
+        t.add_row(iso(r.at) or "", *([r.memory_id] if memory_ids else []), r.op, ver,
+                  f"{r.actor} ({r.actor_role})", r.reason or "",
                   short(r.trigger_text or "", 40), short(str(after or ""), 50))
     return t
 
