@@ -13,7 +13,7 @@ import pytest
 from _util import ManualClock, check_consistent, target_of
 from typer.testing import CliRunner
 
-from memvault import Scope, Vault
+from memvault import Scope, ValidationError, Vault
 from memvault.cli import app
 from memvault.config import parse_strategy
 from memvault.lifecycle import eviction_order
@@ -122,6 +122,19 @@ def test_sweep_summarises_due_sessions(make_vault: Callable[..., Vault],
     ss = vault.list(ME, kind="summary")
     assert sorted(len(s.metadata["covers"]) for s in ss) == [4, 4]
     assert vault.maintain().summaries == []  # nothing new due
+
+
+def test_maintain_reports_progress_per_scope(vault: Vault) -> None:
+    for user in ("alice", "bob", "carol"):
+        vault.remember(Scope("acme", user), f"{user} likes tea")
+    seen: list[tuple[int, int]] = []
+    vault.maintain(progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    seen.clear()
+    vault.maintain(ME, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 1)]
+    with pytest.raises(ValidationError, match="progress"):
+        vault.maintain(progress="loud")  # type: ignore[arg-type]
 
 
 def test_cli_sweep_reports_every_step(make_vault: Callable[..., Vault],

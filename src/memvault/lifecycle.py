@@ -24,6 +24,7 @@ the reason "evicted: …" — not deleted: history keeps it, rollback restores i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,40 +125,50 @@ def enforce_cap(eng: Engine, user: Scope, *, actor: str = ACTOR) -> list[str]:
 
 
 def run(eng: Engine, scope: Any = None, *, steps: tuple[str, ...] | list[str] = STEPS,
-        actor: str = ACTOR) -> SweepReport:
+        actor: str = ACTOR, progress: Callable[[int, int], None] | None = None
+        ) -> SweepReport:
+    """The job over one scope or every scope; `progress(done, total)` after each scope."""
     if not isinstance(steps, tuple | list) or any(s not in STEPS for s in steps):
         raise ValidationError(f"steps: expected some of {', '.join(STEPS)}")
+    v.callback(progress, "progress")
     scopes = [v.scope(scope)] if scope is not None else eng.core.store.scopes()
     rep = SweepReport()
-    for sc in scopes:
-        if "expire" in steps:
-            for mid in eng.core.store.expired_ids(sc, eng.core.clock()):
-                try:
-                    expire(eng.writes, sc, mid, actor=actor, reason="ttl lapsed")
-                    rep.expired += 1
-                except (FrozenError, ConflictError):
-                    continue
-        user = Scope(sc.tenant, sc.user)
-        # A failing step (an unreachable summariser) is reported and does not stop the
-        # other steps, nor the job for everyone else.
-        try:
-            if "summarize" in steps:
-                targets = [sc] if sc.session else sessions_of(eng, user)
-                for session in targets:
-                    rep.summaries += [m.id for m in summarize_session(eng, session)]
-                top = summarize_user(eng, user)
-                if top is not None:
-                    rep.summaries.append(top.id)
-        except MemvaultError as e:
-            rep.errors.append(f"{user}: {e.code}: {e.message}")
-        try:
-            if "graph" in steps and eng.core.strategy.layers.graph:
-                rep.relations += [m.id for m in graph.ingest(eng, user)]
-        except MemvaultError as e:
-            rep.errors.append(f"{user}: {e.code}: {e.message}")
-        if "caps" in steps:
-            rep.evicted += enforce_cap(eng, user, actor=actor)
+    for done, sc in enumerate(scopes, 1):
+        _sweep_scope(eng, sc, steps, actor, rep)
+        if progress:
+            progress(done, len(scopes))
     return rep
+
+
+def _sweep_scope(eng: Engine, sc: Scope, steps: tuple[str, ...] | list[str], actor: str,
+                 rep: SweepReport) -> None:
+    if "expire" in steps:
+        for mid in eng.core.store.expired_ids(sc, eng.core.clock()):
+            try:
+                expire(eng.writes, sc, mid, actor=actor, reason="ttl lapsed")
+                rep.expired += 1
+            except (FrozenError, ConflictError):
+                continue
+    user = Scope(sc.tenant, sc.user)
+    # A failing step (an unreachable summariser) is reported and does not stop the
+    # other steps, nor the job for everyone else.
+    try:
+        if "summarize" in steps:
+            targets = [sc] if sc.session else sessions_of(eng, user)
+            for session in targets:
+                rep.summaries += [m.id for m in summarize_session(eng, session)]
+            top = summarize_user(eng, user)
+            if top is not None:
+                rep.summaries.append(top.id)
+    except MemvaultError as e:
+        rep.errors.append(f"{user}: {e.code}: {e.message}")
+    try:
+        if "graph" in steps and eng.core.strategy.layers.graph:
+            rep.relations += [m.id for m in graph.ingest(eng, user)]
+    except MemvaultError as e:
+        rep.errors.append(f"{user}: {e.code}: {e.message}")
+    if "caps" in steps:
+        rep.evicted += enforce_cap(eng, user, actor=actor)
 
 
 def after_observe(eng: Engine, scope: Any, result: Any) -> None:

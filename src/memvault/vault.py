@@ -302,11 +302,14 @@ class Vault:
 
     def maintain(self, scope: Scope | dict[str, str] | None = None, *,
                  steps: tuple[str, ...] | list[str] | None = None,
-                 actor: str = "system:sweep") -> lifecycle.SweepReport:
+                 actor: str = "system:sweep",
+                 progress: Callable[[int, int], None] | None = None) -> lifecycle.SweepReport:
         """The lifecycle job with its report (SweepReport: expired, summaries, relations,
-        evicted, errors); `steps` picks some of expire, summarize, graph, caps."""
+        evicted, errors); `steps` picks some of expire, summarize, graph, caps;
+        `progress(done, total)` after each scope."""
         return lifecycle.run(self.engine, scope,
-                             steps=lifecycle.STEPS if steps is None else steps, actor=actor)
+                             steps=lifecycle.STEPS if steps is None else steps, actor=actor,
+                             progress=progress)
 
     # --- read (reads/) ----------------------------------------------------------------------
     def get(self, scope: Scope | dict[str, str], memory_id: str, *,

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from .options import parse_json_opt
-from .render import out
+from .render import out, progress_bar
 from .session import Ctx, emit, emit_mutation, run_verb
 
 
@@ -99,7 +99,11 @@ def sweep(ctx: typer.Context,
     """The lifecycle job: expire lapsed memories, run summary triggers, read new facts
     into the graph, enforce per-user caps (docs/layers.md)."""
     def go(c: Ctx) -> None:
-        rep = c.vault().maintain(None if all_scopes else c.scope(), steps=step or None)
+        with progress_bar() as p:
+            task = p.add_task("sweeping scopes", total=None)
+            rep = c.vault().maintain(
+                None if all_scopes else c.scope(), steps=step or None,
+                progress=lambda done, total: p.update(task, completed=done, total=total))
         d = rep.to_dict()
         emit(c, d, lambda: out.print(
             f"expired {d['expired']}, summaries {len(d['summaries'])}, relations "
