@@ -175,10 +175,11 @@ function renderReview() {
     li.append(head);
     if (m.source_text) li.append(el("p", `“${m.source_text}”`, "quote"));
     if (rv.reasons && rv.reasons.length) {
-      li.append(el("p", `${t("stagedBecause")}: ${rv.reasons.map((r) => tv("reason", r)).join("; ")}`, "muted"));
+      li.append(el("p", t("labelled", { label: t("stagedBecause"),
+        text: rv.reasons.map((r) => tv("reason", r)).join(t("listSep")) }), "muted"));
     }
     if (rv.target_id) {
-      const p = el("p", `${t("wouldReplace")}: `, "muted");
+      const p = el("p", t("labelled", { label: t("wouldReplace"), text: "" }), "muted");
       p.append(button(rv.target_id, () => drawer.openDrawer(rv.target_id), { class: "link" }));
       li.append(p);
     }
@@ -260,7 +261,7 @@ function applyLang() {
 
 // --- wiring ------------------------------------------------------------------------------
 function refreshTab() {
-  if (S.user) LOADERS[S.tab]();
+  return S.user ? LOADERS[S.tab]() : Promise.resolve();
 }
 
 function wire() {

@@ -166,8 +166,8 @@ export async function purge() {
     // The memory is gone (only its tombstone is left): close the drawer, say so.
     $("d-reason").value = "";
     closeDrawer();
+    if (after.refresh) await after.refresh();  // (a reload clears the flash line)
     hooks.flash(t("purged", { id: m.id, erasure: out.erasure }), "ok");
-    if (after.refresh) after.refresh();
   } catch (e) { hooks.fail(e, $("d-msg")); }
 }
 

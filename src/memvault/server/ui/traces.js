@@ -102,7 +102,8 @@ export function renderTrace() {
     const row = el("tr", null, c.outcome === "returned" ? "returned" : "filtered",
       { "data-id": c.id, "data-outcome": c.outcome });
     row.append(el("td", c.rank ?? "—"), contentCell(c), el("td", tv("kind", c.kind)),
-      el("td", c.slot ?? c.topic ?? "—"), el("td", fmtNum(c.score)),
+      c.slot ? el("td", c.slot) : el("td", c.topic ?? "—", c.topic ? "topic" : null),
+      el("td", fmtNum(c.score)),
       el("td", c.outcome === "returned" ? t("returned")
         : t("filteredBy", { reason: tv("outcome", c.outcome) })),
       partsCell(c.parts));

@@ -106,7 +106,8 @@ export function renderConflicts() {
     pair.append(side(t("proposed"), m, "proposed"));
     li.append(pair);
     const reasons = (c.review.reasons || []).map((r) => tv("reason", r));
-    li.append(el("p", `${t("stagedBecause")}: ${reasons.join("; ")}`, "muted reasons"));
+    li.append(el("p", t("labelled", { label: t("stagedBecause"),
+      text: reasons.join(t("listSep")) }), "muted reasons"));
     const reason = el("input", null, "reason", { placeholder: t("reason"), "aria-label": t("reason") });
     const out = el("p", null, "error", { role: "alert" });
     const act = (verb, doneKey) => async () => {
