@@ -338,6 +338,11 @@ def test_rollback_forget_purge_ask_first(tab: Tab, srv: Server, admin: httpx.Cli
     tab.sign_in(srv.admin_key)
     p.locator(f'#mem-rows tr[data-id="{mid}"]').click()
     expect(p.locator('#drawer dd[data-field="version"]')).to_have_text("2")
+    # The diff names values as the page does elsewhere (not user_explicit / admin_manual).
+    expect(p.locator('#diff-rows tr[data-field="source"] td.from')).to_have_text(
+        "user said so")
+    expect(p.locator('#diff-rows tr[data-field="source"] td.to')).to_have_text(
+        "admin, by hand")
     before = _state(admin, mid)
 
     # Rollback: the dialog names the versions and both contents; Cancel changes nothing.
@@ -404,8 +409,14 @@ def test_every_screen_fits_420_px(narrow: Tab, srv: Server, admin: httpx.Client,
     assert srv.admin_key
     p = narrow.page
     _no_overflow(p)  # the sign-in screen
-    narrow.sign_in(srv.admin_key)
+    # A conflict to show (the conflicts test resolved the first one).
+    out = _post(admin, "/v1/propose", {"content": "Alice wants reports as CSV",
+                                       "slot": "report.format", "value": "CSV",
+                                       "kind": "preference", "source": "system_inferred",
+                                       "confidence": 0.9})
+    assert out["action"] == "stage", out
     admin.post("/v1/recall", params=ALICE, json={"query": "what tea does Alice drink"})
+    narrow.sign_in(srv.admin_key)
     expect(p.locator("#mem-rows tr").first).to_be_visible()
     # Rows are cards: no header row, each cell under its column's name.
     assert p.locator("#mem-table thead").is_hidden()
@@ -418,6 +429,9 @@ def test_every_screen_fits_420_px(narrow: Tab, srv: Server, admin: httpx.Client,
             narrow.tab(name)
             expect(p.locator(f"#tab-{name}")).to_be_visible()
             p.wait_for_load_state("networkidle")
+            if name == "conflicts":
+                expect(p.locator(f'#conflict-list li[data-id="{out["memory_id"]}"]')
+                       ).to_be_visible()
             _no_overflow(p)
             narrow.shot(f"narrow-{name}{suffix}")
         p.locator("#trace-rows tr").first.click()

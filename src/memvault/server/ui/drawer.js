@@ -3,7 +3,7 @@
 import { S, $, hooks } from "./state.js";
 import { el, button, clear, emptyRow, timeCell, labelRows, api } from "./dom.js";
 import { t, tv } from "./i18n.js";
-import { renderFields, plain } from "./fields.js";
+import { renderFields, valueOf } from "./fields.js";
 import { confirmAction } from "./confirm.js";
 
 const after = { refresh: null };  // set by app.js: reload the tab behind the drawer
@@ -93,8 +93,11 @@ function renderDiff() {
   if (!keys.length) body.append(emptyRow(t("diffNone"), 3));
   for (const k of keys) {
     const tr = el("tr", null, null, { "data-field": k });
-    tr.append(el("td", t(`f_${k}`), null, { title: k }), el("td", plain(d[k].from), "from"),
-      el("td", plain(d[k].to), "to"));
+    const from = el("td", null, "from");
+    const to = el("td", null, "to");
+    from.append(valueOf({ [k]: d[k].from }, k));
+    to.append(valueOf({ [k]: d[k].to }, k));
+    tr.append(el("td", t(`f_${k}`), null, { title: k }), from, to);
     body.append(tr);
   }
   labelRows($("diff").querySelector("table"));

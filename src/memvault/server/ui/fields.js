@@ -56,7 +56,8 @@ function metadataFields(md) {
   }));
 }
 
-function valueOf(m, f) {
+/** One field of a memory as an element, in the page's language. */
+export function valueOf(m, f) {
   const v = m[f];
   if (TIME.has(f)) return timeEl(v);
   if (f === "scope") return scopeFields(v);
