@@ -101,8 +101,9 @@ class Tab:
     def lang(self, lang: str) -> None:
         self.page.select_option("#lang", lang)
 
-    def shot(self, name: str) -> None:
-        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    def shot(self, name: str, *, full: bool = True) -> None:
+        # full=False for the drawer: it is fixed to the viewport and scrolls inside.
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full)
 
     def close(self) -> None:
         assert self.errors == [], self.errors
@@ -445,7 +446,7 @@ def test_every_screen_fits_420_px(narrow: Tab, srv: Server, admin: httpx.Client,
         _no_overflow(p)
         box = p.locator("#drawer").bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 420
-        narrow.shot(f"narrow-drawer{suffix}")
+        narrow.shot(f"narrow-drawer{suffix}", full=False)
         p.click("#d-close")
     expect(p.locator("#mem-table td[data-label]").first).to_have_attribute(
         "data-label", "内容")

@@ -208,7 +208,7 @@ const VALUES = {
     op: { create: "创建", update: "更新", expire: "过期", delete: "删除", rollback: "回滚",
       freeze: "冻结", unfreeze: "解冻", approve: "批准", reject: "拒绝", purge: "彻底删除",
       blocked: "已阻止", reinforce: "再次确认", redact: "抹除" },
-    role: { admin: "管理员", service: "服务", user: "用户", reader: "只读" },
+    role: { admin: "管理员", service: "服务", user: "用户", reader: "只读", api: "API" },
     verb: { recall: "检索", context: "上下文" },
     outcome: { returned: "已返回", slot_superseded: "槽位已被取代",
       below_threshold: "低于阈值", top_k: "超出前 K 条", not_live: "已失效" },
