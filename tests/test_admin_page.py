@@ -102,6 +102,17 @@ def _history(admin: httpx.Client, mid: str) -> list[dict[str, Any]]:
     return list(admin.get(f"/v1/memories/{mid}/history", params=ALICE).json())
 
 
+def _confirm(page: Page, title: str, says: str, *, ok: bool = True) -> None:
+    """The confirmation <dialog> is open, titled and saying what will happen; confirm or
+    cancel it, and it closes."""
+    dlg = page.locator("dialog#confirm")
+    expect(dlg).to_be_visible()
+    expect(dlg.locator("#c-title")).to_have_text(title)
+    expect(dlg.locator("#c-body")).to_contain_text(says)
+    page.click("#c-ok" if ok else "#c-cancel")
+    expect(dlg).to_be_hidden()
+
+
 def _row(page: Page, mid: str) -> Any:
     return page.locator(f'#mem-rows tr[data-id="{mid}"]')
 
@@ -124,8 +135,10 @@ def seeded(admin: httpx.Client) -> dict[str, str]:
 def test_page_is_served_locally_with_a_strict_policy(srv: Server) -> None:
     r = httpx.get(srv.url + "/admin", follow_redirects=False)
     assert r.status_code == 307 and r.headers["location"] == "/admin/"
-    for name, ctype in (("", "text/html"), ("app.js", "text/javascript"),
-                        ("app.css", "text/css")):
+    scripts = sorted(f.name for f in UI.glob("*.js"))
+    assert "app.js" in scripts and len(scripts) > 1  # app.js imports the other modules
+    for name, ctype in (("", "text/html"), ("app.css", "text/css"),
+                        *((n, "text/javascript") for n in scripts)):
         r = httpx.get(f"{srv.url}/admin/{name}")
         assert r.status_code == 200 and r.headers["content-type"].startswith(ctype)
         csp = r.headers["content-security-policy"]
@@ -135,7 +148,7 @@ def test_page_is_served_locally_with_a_strict_policy(srv: Server) -> None:
     assert "/admin/" not in httpx.get(srv.url + "/openapi.json").text  # not an API route
     html = httpx.get(srv.url + "/admin/").text
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing from a CDN
-    js = (UI / "app.js").read_text(encoding="utf-8")
+    js = "\n".join((UI / n).read_text(encoding="utf-8") for n in scripts)
     # Data is only ever set as text: no HTML-parsing sink anywhere in the script.
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
         assert sink not in js
@@ -295,6 +308,7 @@ def test_search_drawer_edit_history_rollback(ui: Session, srv: Server, admin: ht
     assert _get(admin, tea)["version"] == 2
     p.fill("#d-reason", "the edit was wrong")
     p.click('button[data-rollback="1"]')
+    _confirm(p, "Roll back to version 1?", "Memory " + tea + " gets a new version 3")
     expect(p.locator("#d-msg")).to_have_text("Rolled back to version 1 (now version 3).")
     m = _get(admin, tea)
     assert (m["version"], m["content"]) == (3, "Alice drinks oolong tea every morning")
@@ -316,7 +330,7 @@ def test_freeze_refuses_edit_then_unfreeze(ui: Session, srv: Server, admin: http
     p.fill("#d-reason", "confirmed by the user on the phone")
     p.click("#d-freeze")
     expect(p.locator("#d-msg")).to_contain_text("Frozen")
-    expect(p.locator('#drawer dd[data-field="frozen"]')).to_have_text("true")
+    expect(p.locator('#drawer dd[data-field="frozen"]')).to_have_text("yes")
     m = _get(admin, fmt)
     assert m["frozen"] is True
     assert _history(admin, fmt)[-1]["reason"] == "confirmed by the user on the phone"
@@ -358,7 +372,7 @@ def test_review_approve_with_reason(ui: Session, srv: Server, admin: httpx.Clien
     card = p.locator(f'#review-list li[data-id="{mid}"]')
     expect(card).to_be_visible()
     expect(card).to_contain_text(_get(admin, mid)["content"])
-    expect(card).to_contain_text("command_like")
+    expect(card).to_contain_text("reads like a memory command")  # command_like
     expect(card).to_contain_text(f"Would replace: {target}")
     ui.shot("review")
 
@@ -408,7 +422,11 @@ def test_audit_trace_and_language(ui: Session, srv: Server, admin: httpx.Client,
     top = stored["candidates"][0]
     expect(cands.first).to_have_attribute("data-id", top["id"])
     expect(cands.first).to_contain_text("returned")
-    expect(cands.first).to_contain_text(f"relevance={top['parts']['relevance']:.3f}")
+    expect(cands.first.locator('[data-part="relevance"]')).to_have_text(
+        f"relevance {top['parts']['relevance']:.3f}")
+    # Each candidate shows its content, read from the store, beside its id.
+    expect(cands.first.locator("td.content")).to_contain_text(
+        _get(admin, top["id"])["content"])
     expect(p.locator("#td-filters")).to_have_text(", ".join(stored["store_filters"]))
     expect(p.locator("#td-injected")).to_be_hidden()  # a recall injects nothing
     ui.shot("trace")

@@ -15,8 +15,11 @@ from .errors import ApiError
 router = APIRouter(include_in_schema=False)  # a page, not part of the API schema
 
 _FILES = {"index.html": "text/html; charset=utf-8",
-          "app.js": "text/javascript; charset=utf-8",
-          "app.css": "text/css; charset=utf-8"}
+          "app.css": "text/css; charset=utf-8",
+          # ES modules: app.js imports the rest.
+          **{f"{name}.js": "text/javascript; charset=utf-8"
+             for name in ("app", "state", "i18n", "dom", "confirm", "fields", "drawer",
+                          "views", "traces")}}
 
 # The page renders memory content, which is untrusted text: the JS only ever sets it as
 # textContent, and this policy is the second fence (no inline or foreign script, no
