@@ -300,6 +300,9 @@ def test_search_drawer_edit_history_rollback(ui: Session, srv: Server, admin: ht
     expect(content.locator("td.from")).to_have_text("Alice drinks oolong tea every morning")
     expect(content.locator("td.to")).to_have_text("Alice drinks green tea every morning")
     p.locator("#hist-table").scroll_into_view_if_needed()
+    over = ui.page.evaluate("document.getElementById('drawer').scrollWidth"
+                            " - document.getElementById('drawer').clientWidth")
+    assert over <= 0, f"the drawer scrolls sideways by {over}px"
     ui.shot("history")
 
     # Rollback to v1: refused without a reason, then a new version 3 equal to v1.

@@ -403,6 +403,15 @@ def test_rollback_forget_purge_ask_first(tab: Tab, srv: Server, admin: httpx.Cli
 def _no_overflow(p: Page) -> None:
     width = p.evaluate("document.scrollingElement.scrollWidth")
     assert width <= 420, width
+    _drawer_fits(p)
+
+
+def _drawer_fits(p: Page) -> None:
+    """An open drawer never scrolls sideways: its history table (long actor ids, the
+    rollback buttons) wraps inside it."""
+    over = p.evaluate("(() => { const d = document.getElementById('drawer');"
+                      " return d && !d.hidden ? d.scrollWidth - d.clientWidth : 0; })()")
+    assert over <= 0, f"the drawer overflows by {over}px"
 
 
 def test_every_screen_fits_420_px(narrow: Tab, srv: Server, admin: httpx.Client,
