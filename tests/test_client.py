@@ -12,6 +12,7 @@ import json
 import threading
 import uuid
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -258,6 +259,80 @@ def test_bad_input_is_validation_error(face: Face, me: Scope) -> None:
     with pytest.raises(ScopeError):
         face.remember({"tenant": TENANT, "user": "u", "team": "x"}, "unknown field")
     assert face.list(me) == []
+
+
+def test_arguments_json_cannot_carry_are_validation_errors(face: Face, me: Scope) -> None:
+    """What the Vault refuses as a ValidationError naming the field, the client refuses
+    the same way before it sends: not a raw TypeError/ValueError from the JSON encoder,
+    and not a silently changed value (a metadata key 1 sent as "1")."""
+    bad: list[tuple[str, Any]] = [
+        ("metadata", lambda: face.remember(me, "x", metadata={"a": object()})),
+        ("metadata", lambda: face.remember(me, "x", metadata={"a": float("nan")})),
+        ("metadata", lambda: face.remember(me, "x", metadata={1: "a"})),
+        ("metadata", lambda: face.propose(me, "x", metadata={"a": object()})),
+        ("value", lambda: face.remember(me, "x", slot="s", value=datetime(2020, 1, 1))),
+        ("confidence", lambda: face.remember(me, "x", confidence=float("nan"))),
+        ("confidence", lambda: face.remember(me, "x", confidence=None)),
+        ("source", lambda: face.remember(me, "x", source=None)),
+        ("min_score", lambda: face.recall(me, "x", min_score=float("nan"))),
+        ("import", lambda: face.import_jsonl([b"{}\n"], scope=me)),
+    ]
+    for field, call in bad:
+        with pytest.raises(ValidationError) as e:
+            call()
+        assert e.value.message.startswith(field), (field, e.value.message)
+    assert face.list(me) == []
+
+
+def test_numbers_and_flags_are_checked_as_the_vault_checks_them(face: Face,
+                                                                me: Scope) -> None:
+    """A query parameter is text on the wire, so the server would read "2" as 2 and "yes"
+    as true; the Vault refuses both, and so does the client."""
+    mid = face.remember(me, "Likes jazz").id
+    bad: list[tuple[str, Any]] = [
+        ("limit", lambda: face.list(me, limit="2")),
+        ("limit", lambda: face.list(me, limit=2.0)),
+        ("offset", lambda: face.list(me, offset="1")),
+        ("frozen", lambda: face.list(me, frozen="yes")),
+        ("frozen", lambda: face.list(me, frozen=1)),
+        ("limit", lambda: face.audit(me, limit="2")),
+        ("limit", lambda: face.traces(me, limit="2")),
+        ("limit", lambda: face.review_list(me, limit="2")),
+        ("n", lambda: face.recent(me, n="2")),
+        ("max_tokens", lambda: face.recent(me, max_tokens="9")),
+        ("history", lambda: face.graph_facts(me, "Jazz", history="yes")),
+        ("entity", lambda: face.graph_facts(me, 5)),
+        ("from_version", lambda: face.diff(me, mid, True, 1)),
+    ]
+    for field, call in bad:
+        with pytest.raises(ValidationError) as e:
+            call()
+        assert e.value.message.startswith(field), (field, e.value.message)
+
+
+def test_what_the_vault_accepts_the_client_accepts(face: Face, me: Scope) -> None:
+    """Versions as numeric text, and a ttl of fractional seconds or a timedelta, work on
+    both faces."""
+    a = face.remember(me, "Prefers CSV", slot="report.format", value="CSV")
+    b = face.remember(me, "Prefers PDF", slot="report.format", value="PDF",
+                      expected_version="1")
+    assert (b.action, b.version) == ("updated", 2)
+    assert face.rollback(me, a.id, "1").value == "CSV"
+    assert face.edit(me, a.id, content="Prefers CSV files", expected_version="3").version == 4
+    for ttl in (1.5, 90.0, timedelta(hours=1)):
+        m = face.remember(me, f"Short-lived note {ttl}", ttl=ttl).memory
+        assert m.expires_at is not None and m.expires_at > m.created_at
+
+
+def test_a_missing_scope_is_a_scope_error(face: Face) -> None:
+    """scope=None is refused as the Vault refuses it: ScopeError, not the server's
+    complaint about a missing query parameter."""
+    calls: list[Any] = [lambda: face.remember(None, "x"),  # type: ignore[arg-type]
+                        lambda: face.list(None),  # type: ignore[arg-type]
+                        lambda: face.recall(None, "x")]  # type: ignore[arg-type]
+    for call in calls:
+        with pytest.raises(ScopeError):
+            call()
 
 
 def test_same_results_on_both_faces(embedded: Vault, remote: Client) -> None:

@@ -43,6 +43,27 @@ def _tags(tags: Iterable[str] | None) -> list[str] | None:
     return None if tags is None else v.tags(tags)
 
 
+def _statement(*, value: Any, metadata: Any, confidence: Any, source: Any, ttl: Any,
+               expected_version: Any) -> dict[str, Any]:
+    """The fields of remember/propose the wire would change or fail on, checked as the
+    Vault checks them: JSON the encoder refuses (an object, NaN) or bends (a key 1 sent
+    as "1"), None where the Vault wants a value, a ttl of fractional seconds or a
+    timedelta, a version as numeric text."""
+    return {"value": None if value is None else v.json_value(value, "value"),
+            "metadata": None if metadata is None else v.metadata(metadata),
+            "confidence": v.confidence(confidence), "source": v.source(source),
+            "ttl": wire.as_duration(ttl),
+            "expected_version": _version(expected_version, "expected_version")}
+
+
+def _version(value: Any, field: str) -> int | None:
+    return None if value is None else v.version(value, field)
+
+
+# `scope` not given: a request about the key, not about a scope (whoami, users).
+_UNSCOPED: Any = object()
+
+
 def _message(m: Any) -> Any:
     if dataclasses.is_dataclass(m) and not isinstance(m, type):
         return _body(**dataclasses.asdict(m))
@@ -96,9 +117,9 @@ class Client:
             payload = None
         raise wire.error_from(r.status_code, payload, r.text)
 
-    def _json(self, method: str, path: str, scope: Any = None, *,
+    def _json(self, method: str, path: str, scope: Any = _UNSCOPED, *,
               params: dict[str, Any] | None = None, json: Any = None) -> Any:
-        q = {} if scope is None else self._scope_params(scope)
+        q = {} if scope is _UNSCOPED else self._scope_params(scope)
         q.update({k: val for k, val in (params or {}).items() if val is not None})
         r = self._send(method, path, params=q, json=json)
         try:
@@ -140,14 +161,14 @@ class Client:
                  expected_version: int | None = None,
                  topic: str | None = None) -> RememberResult:
         """Store a statement, or a new value of a slot: added, updated or noop."""
-        body = _body(content=content, slot=slot, value=value, kind=kind, source=source,
-                     source_text=source_text, source_ref=source_ref, confidence=confidence,
-                     tags=_tags(tags), metadata=metadata, ttl=ttl,
+        checked = _statement(value=value, metadata=metadata, confidence=confidence,
+                             source=source, ttl=ttl, expected_version=expected_version)
+        body = _body(content=content, slot=slot, kind=kind, source_text=source_text,
+                     source_ref=source_ref, tags=_tags(tags),
                      expires_at=wire.as_time(expires_at, "expires_at"),
                      valid_from=wire.as_time(valid_from, "valid_from"),
                      valid_to=wire.as_time(valid_to, "valid_to"), reason=reason,
-                     trigger_text=trigger_text, expected_version=expected_version,
-                     topic=topic)
+                     trigger_text=trigger_text, topic=topic, **checked)
         d = self._json("POST", "/v1/memories", scope, json=body)
         return RememberResult(d["action"], Memory.from_dict(d["memory"]),
                               d.get("previous_version"))
@@ -169,14 +190,16 @@ class Client:
                 expected_version: int | None = None, topic: str | None = None) -> Outcome:
         """A statement the caller cannot vouch for, through the gate (the key's role is
         the writer's role). Returns the Outcome."""
-        body = _body(content=content, slot=slot, value=value, kind=kind, source=source,
-                     source_text=source_text, source_ref=source_ref, confidence=confidence,
-                     tags=_tags(tags), metadata=metadata, ttl=ttl, reason=reason,
-                     expected_version=expected_version, topic=topic)
+        checked = _statement(value=value, metadata=metadata, confidence=confidence,
+                             source=source, ttl=ttl, expected_version=expected_version)
+        body = _body(content=content, slot=slot, kind=kind, source_text=source_text,
+                     source_ref=source_ref, tags=_tags(tags), reason=reason, topic=topic,
+                     **checked)
         return wire.outcome(self._json("POST", "/v1/propose", scope, json=body))
 
     def review_list(self, scope: Scope | dict[str, str], *, limit: int = 100) -> list[Memory]:
-        d = self._json("GET", "/v1/review", scope, params={"limit": limit})
+        d = self._json("GET", "/v1/review", scope,
+                       params={"limit": wire.whole(limit, "limit", 1, 10_000)})
         return [Memory.from_dict(m) for m in d]
 
     def review_show(self, scope: Scope | dict[str, str], memory_id: str) -> dict[str, Any]:
@@ -209,10 +232,13 @@ class Client:
              reason: str | None = None, expected_version: int | None = None,
              topic: str | None = None) -> Memory:
         """Change fields of a memory by hand: a new version, with the reason recorded."""
-        body = _body(content=content, value=value, kind=kind, tags=_tags(tags),
-                     metadata=metadata, confidence=confidence,
+        body = _body(content=content, kind=kind, tags=_tags(tags),
+                     value=None if value is None else v.json_value(value, "value"),
+                     metadata=None if metadata is None else v.metadata(metadata),
+                     confidence=None if confidence is None else v.confidence(confidence),
                      expires_at=wire.as_time(expires_at, "expires_at"), reason=reason,
-                     expected_version=expected_version, topic=topic)
+                     expected_version=_version(expected_version, "expected_version"),
+                     topic=topic)
         return self._memory("PATCH", f"/v1/memories/{self._mid(memory_id)}", scope, body)
 
     def _govern(self, action: str, scope: Any, memory_id: str, reason: str | None) -> Memory:
@@ -241,7 +267,8 @@ class Client:
                  reason: str | None = None) -> Memory:
         """Restore the state of version `to_version` as a new version."""
         return self._memory("POST", f"/v1/memories/{self._mid(memory_id)}/rollback", scope,
-                            _body(to_version=to_version, reason=reason))
+                            _body(to_version=v.version(to_version, "to_version"),
+                                  reason=reason))
 
     def purge(self, scope: Scope | dict[str, str], memory_id: str, *,
               reason: str | None = None) -> PurgeResult:
@@ -281,8 +308,10 @@ class Client:
         """Newest first, filtered like Vault.list."""
         params = {"kind": kind, "status": status, "slot": slot, "tags": _tags(tags),
                   "since": wire.as_time(since, "since"), "until": wire.as_time(until, "until"),
-                  "as_of": wire.as_time(as_of, "as_of"), "limit": limit, "offset": offset,
-                  "source": source, "frozen": frozen,
+                  "as_of": wire.as_time(as_of, "as_of"),
+                  "limit": wire.whole(limit, "limit", 1, 10_000),
+                  "offset": wire.whole(offset, "offset", 0, 1_000_000_000),
+                  "source": source, "frozen": wire.flag(frozen, "frozen"),
                   "expiring_before": wire.as_time(expiring_before, "expiring_before"),
                   "q": q, "topic": topic}
         d = self._json("GET", "/v1/memories", scope, params=params)
@@ -295,7 +324,8 @@ class Client:
         """Ranked live memories of the scope for `query`; `trace_id` names the trace."""
         body = _body(query=query, top_k=top_k, kind=kind, tags=_tags(tags),
                      since=wire.as_time(since, "since"), until=wire.as_time(until, "until"),
-                     as_of=wire.as_time(as_of, "as_of"), min_score=min_score)
+                     as_of=wire.as_time(as_of, "as_of"),
+                     min_score=wire.finite(min_score, "min_score"))
         return wire.hits(self._json("POST", "/v1/recall", scope, json=body))
 
     def context(self, scope: Scope | dict[str, str], query: str, *,
@@ -313,7 +343,8 @@ class Client:
 
     def traces(self, scope: Scope | dict[str, str], *, limit: int = 20) -> list[dict[str, Any]]:
         return [dict(t) for t in self._json("GET", "/v1/traces", scope,
-                                            params={"limit": limit})]
+                                            params={"limit": wire.whole(
+                                                limit, "limit", 1, 1000)})]
 
     def users(self, tenant: str) -> list[str]:
         """The user ids of the key's tenant (a bound key: its own user only)."""
@@ -330,7 +361,8 @@ class Client:
     def audit(self, scope: Scope | dict[str, str], *, since: TimeLike = None,
               limit: int = 100) -> list[Revision]:
         d = self._json("GET", "/v1/audit", scope,
-                       params={"since": wire.as_time(since, "since"), "limit": limit})
+                       params={"since": wire.as_time(since, "since"),
+                               "limit": wire.whole(limit, "limit", 1, 10_000)})
         return [Revision.from_dict(r) for r in d]
 
     def history(self, scope: Scope | dict[str, str], memory_id: str) -> list[Revision]:
@@ -341,13 +373,17 @@ class Client:
              to_version: int) -> dict[str, dict[str, Any]]:
         """Fields that differ between two versions: {field: {"from": a, "to": b}}."""
         return dict(self._json("GET", f"/v1/memories/{self._mid(memory_id)}/diff", scope,
-                               params={"from_version": from_version,
-                                       "to_version": to_version}))
+                               params={"from_version": v.version(from_version,
+                                                                 "from_version"),
+                                       "to_version": v.version(to_version, "to_version")}))
 
     # --- layers ---------------------------------------------------------------------------
     def recent(self, scope: Scope | dict[str, str], *, n: int | None = None,
                max_tokens: int | None = None) -> list[Memory]:
-        return self._memories("/v1/recent", scope, {"n": n, "max_tokens": max_tokens})
+        return self._memories("/v1/recent", scope, {
+            "n": None if n is None else wire.whole(n, "n", 0, 1000),
+            "max_tokens": None if max_tokens is None else wire.whole(max_tokens, "max_tokens",
+                                                                     0, 200_000)})
 
     def summarize(self, scope: Scope | dict[str, str], *, force: bool = True) -> list[Memory]:
         return self._memories("/v1/summarize", scope, method="POST", body={"force": force})
@@ -363,14 +399,16 @@ class Client:
                     as_of: TimeLike = None, history: bool = False) -> list[dict[str, Any]]:
         return [dict(f) for f in self._json(
             "GET", "/v1/graph/facts", scope, params={
-                "entity": entity, "as_of": wire.as_time(as_of, "as_of"), "history": history})]
+                "entity": v.text(entity, "entity", max_chars=v.MAX_ID_CHARS),
+                "as_of": wire.as_time(as_of, "as_of"), "history": wire.flag(history, "history")})]
 
     def graph_neighbours(self, scope: Scope | dict[str, str], entity: str, *,
                          as_of: TimeLike = None,
                          history: bool = False) -> list[dict[str, Any]]:
         return [dict(n) for n in self._json(
             "GET", "/v1/graph/neighbours", scope, params={
-                "entity": entity, "as_of": wire.as_time(as_of, "as_of"), "history": history})]
+                "entity": v.text(entity, "entity", max_chars=v.MAX_ID_CHARS),
+                "as_of": wire.as_time(as_of, "as_of"), "history": wire.flag(history, "history")})]
 
     # --- portability ----------------------------------------------------------------------
     def export_jsonl(self, scope: Scope | dict[str, str], out: IO[str]) -> int:
@@ -388,7 +426,13 @@ class Client:
         one: the key's bound user). Returns how many memories."""
         if isinstance(lines, str | bytes):
             raise ValidationError("lines: expected an iterable of lines, not one string")
-        text = "".join(ln if ln.endswith("\n") else ln + "\n" for ln in lines)
+        parts = []
+        for i, ln in enumerate(lines, 1):
+            if not isinstance(ln, str):
+                raise ValidationError(f"import: line {i} is not text "
+                                      f"({type(ln).__name__})")
+            parts.append(ln if ln.endswith("\n") else ln + "\n")
+        text = "".join(parts)
         params = self._scope_params(scope) if scope is not None else {}
         r = self._send("POST", "/v1/import", params=params, content=text,
                        headers={"Content-Type": "application/x-ndjson"})
