@@ -438,6 +438,18 @@ def test_no_server_is_a_typed_error() -> None:
         Client("127.0.0.1:8765", "mvk_a_b")
 
 
+def test_a_closed_client_is_a_typed_error(srv: Server) -> None:
+    """After close() (or the end of a with block) a call is a MemvaultError, not httpx's
+    RuntimeError: no raw httpx exception leaves the client (docs/client.md)."""
+    assert srv.admin_key
+    with Client(srv.url, srv.admin_key) as c:
+        me = _user()
+        assert c.list(me) == []
+    with pytest.raises(ConnectionFailedError) as e:
+        c.list(me)
+    assert "closed" in e.value.message
+
+
 class _NotMemvault(BaseHTTPRequestHandler):
     """A web server that is not quite memvault: a whoami, then HTML pages (200 on
     /v1/recent, 404 elsewhere), as a proxy or another service might answer."""

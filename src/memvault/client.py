@@ -102,6 +102,9 @@ class Client:
     def _send(self, method: str, path: str, *, params: dict[str, Any] | None = None,
               json: Any = None, content: str | None = None,
               headers: dict[str, str] | None = None) -> httpx.Response:
+        if self._http.is_closed:
+            raise ConnectionFailedError(f"memvault client for {self.url} is closed "
+                                        "(close() was called, or its with block ended)")
         try:
             r = self._http.request(method, path, params=params, json=json,
                                    content=content.encode("utf-8") if content is not None
