@@ -335,6 +335,27 @@ def test_a_missing_scope_is_a_scope_error(face: Face) -> None:
             call()
 
 
+def test_an_imported_id_with_a_slash_is_reachable(face: Face, me: Scope,
+                                                  tmp_path: Path) -> None:
+    """An import may bring ids the store did not make ("notes/2024-01"): every verb that
+    names a memory reaches it on both faces (on the server the id is a path parameter)."""
+    with Vault(str(tmp_path / "source.db"), embedder="use-m3") as src:
+        made = src.remember(me, "A note kept under its own id").id
+        out = io.StringIO()
+        src.export_jsonl(me, out)
+    mid = "notes/2024-01"
+    assert face.import_jsonl(out.getvalue().replace(made, mid).splitlines(True), scope=me) == 1
+    assert face.get(me, mid).content == "A note kept under its own id"
+    assert [r.op for r in face.history(me, mid)] == ["create"]
+    assert face.edit(me, mid, content="A note, edited").version == 2
+    assert face.diff(me, mid, 1, 2)["content"]["to"] == "A note, edited"
+    assert face.freeze(me, mid).frozen and not face.unfreeze(me, mid).frozen
+    assert face.rollback(me, mid, 1).content == "A note kept under its own id"
+    assert face.forget(me, mid).status == "deleted"
+    assert face.purge(me, mid).tombstone.memory_id == mid
+    assert face.purge_status(me, mid) == "done"
+
+
 def test_same_results_on_both_faces(embedded: Vault, remote: Client) -> None:
     """One script, both faces, one shared scope name (two stores): equal results apart
     from ids, times and the actor (the key's id on the server)."""
