@@ -459,6 +459,16 @@ def test_no_server_is_a_typed_error() -> None:
         Client("127.0.0.1:8765", "mvk_a_b")
 
 
+def test_an_import_over_the_servers_body_limit_is_refused_whole(remote: Client) -> None:
+    """docs/client.md: an import is one request, so at most the server's --max-body
+    (1 MiB here); past it a ValidationError body_too_large, and nothing is stored."""
+    me = _user()
+    with pytest.raises(ValidationError) as e:
+        remote.import_jsonl(["x" * (1 << 20) + "\n"], scope=me)
+    assert e.value.code == "body_too_large" and e.value.status == 413
+    assert remote.list(me) == []
+
+
 def test_a_closed_client_is_a_typed_error(srv: Server) -> None:
     """After close() (or the end of a with block) a call is a MemvaultError, not httpx's
     RuntimeError: no raw httpx exception leaves the client (docs/client.md)."""

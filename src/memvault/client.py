@@ -426,7 +426,8 @@ class Client:
     def import_jsonl(self, lines: Iterable[str], *,
                      scope: Scope | dict[str, str] | None = None) -> int:
         """Load an export, all or nothing; every line must lie inside `scope` (without
-        one: the key's bound user). Returns how many memories."""
+        one: the key's bound user). Returns how many memories. One request: at most the
+        server's --max-body (1 MiB by default), else ValidationError body_too_large."""
         if isinstance(lines, str | bytes):
             raise ValidationError("lines: expected an iterable of lines, not one string")
         parts = []
