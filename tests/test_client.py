@@ -356,6 +356,18 @@ def test_an_imported_id_with_a_slash_is_reachable(face: Face, me: Scope,
     assert face.purge_status(me, mid) == "done"
 
 
+def test_ids_that_look_like_url_paths_are_not_found_by_name(face: Face, me: Scope) -> None:
+    """".", "..", "../x", "x?y": ids the Vault looks up and does not find; over HTTP they
+    must not become another URL (a dot segment dropped, a query string), so the answer is
+    the same NotFoundError naming the id, not a redirect or a bare 'Not Found'."""
+    for odd in (".", "..", "../x", "a/..", "x?y", "x#y", "%2F"):
+        for verb, what in ((face.get, "memory"), (face.history, "memory"),
+                           (face.trace, "trace"), (face.graph_entity, "entity")):
+            with pytest.raises(NotFoundError) as e:
+                verb(me, odd)
+            assert what in e.value.message and odd in e.value.message, e.value.message
+
+
 def test_same_results_on_both_faces(embedded: Vault, remote: Client) -> None:
     """One script, both faces, one shared scope name (two stores): equal results apart
     from ids, times and the actor (the key's id on the server)."""

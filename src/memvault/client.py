@@ -60,6 +60,13 @@ def _version(value: Any, field: str) -> int | None:
     return None if value is None else v.version(value, field)
 
 
+def _segment(text: str | None) -> str:
+    """An id or a name as one URL path segment: "/" escaped (the server takes it as a path
+    parameter) and "." too, so "." or ".." is sent as itself, not removed as a dot
+    segment of the URL."""
+    return quote(text or "", safe="").replace(".", "%2E")
+
+
 # `scope` not given: a request about the key, not about a scope (whoami, users).
 _UNSCOPED: Any = object()
 
@@ -150,7 +157,7 @@ class Client:
 
     @staticmethod
     def _mid(memory_id: str) -> str:
-        return quote(v.memory_id(memory_id), safe="")
+        return _segment(v.memory_id(memory_id))
 
     # --- write ----------------------------------------------------------------------------
     def remember(self, scope: Scope | dict[str, str], content: str | None = None, *,
@@ -341,7 +348,7 @@ class Client:
         return wire.context_result(self._json("POST", "/v1/context", scope, json=body))
 
     def trace(self, scope: Scope | dict[str, str], trace_id: str) -> dict[str, Any]:
-        tid = quote(v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS), safe="")
+        tid = _segment(v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS))
         return dict(self._json("GET", f"/v1/traces/{tid}", scope))
 
     def traces(self, scope: Scope | dict[str, str], *, limit: int = 20) -> list[dict[str, Any]]:
@@ -395,7 +402,7 @@ class Client:
         return self._memories(f"/v1/memories/{self._mid(summary_id)}/expand", scope)
 
     def graph_entity(self, scope: Scope | dict[str, str], name: str) -> Memory:
-        entity = quote(v.text(name, "name", max_chars=v.MAX_ID_CHARS), safe="")
+        entity = _segment(v.text(name, "name", max_chars=v.MAX_ID_CHARS))
         return self._memory("GET", f"/v1/graph/entities/{entity}", scope)
 
     def graph_facts(self, scope: Scope | dict[str, str], entity: str, *,
