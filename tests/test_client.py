@@ -12,7 +12,7 @@ import json
 import threading
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -366,6 +366,25 @@ def test_ids_that_look_like_url_paths_are_not_found_by_name(face: Face, me: Scop
             with pytest.raises(NotFoundError) as e:
                 verb(me, odd)
             assert what in e.value.message and odd in e.value.message, e.value.message
+
+
+def test_observe_takes_the_messages_the_vault_takes(face: Face, me: Scope) -> None:
+    """OpenAI-style messages as an app has them: content as a list of parts, `at` as
+    ISO-8601 text or a datetime, keys memvault does not read (tool_call_id). The Vault
+    reads them; the client sends what the Vault would have read."""
+    chat = Scope(me.tenant, me.user, session="c1")
+    msgs: list[Any] = [
+        {"role": "user", "content": [{"type": "text", "text": "I moved to Lisbon."}],
+         "at": "2024-05-01T10:00:00Z"},
+        {"role": "tool", "content": "weather: sunny", "tool_call_id": "call_1",
+         "at": datetime(2024, 5, 1, 10, 1, tzinfo=UTC)},
+        {"role": "assistant", "content": "Nice, enjoy Lisbon!", "at": 1714557720000},
+    ]
+    r = face.observe(chat, msgs)
+    assert isinstance(r, ObserveResult) and len(r.turns) == 3
+    turns = face.recent(chat, n=3)
+    assert [t.content for t in turns] == ["I moved to Lisbon.", "weather: sunny",
+                                          "Nice, enjoy Lisbon!"]
 
 
 def test_same_results_on_both_faces(embedded: Vault, remote: Client) -> None:

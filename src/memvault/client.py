@@ -13,7 +13,7 @@ and why: docs/client.md.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import IO, Any
 from urllib.parse import quote
 
@@ -22,6 +22,7 @@ import httpx
 from . import clientwire as wire
 from . import validate as v
 from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
+from .extract import as_message
 from .layers.section import ContextResult
 from .lifecycle import SweepReport
 from .model import Hits, Memory, PurgeResult, RememberResult, Revision, Scope, Source
@@ -71,12 +72,11 @@ def _segment(text: str | None) -> str:
 _UNSCOPED: Any = object()
 
 
-def _message(m: Any) -> Any:
-    if dataclasses.is_dataclass(m) and not isinstance(m, type):
-        return _body(**dataclasses.asdict(m))
-    if isinstance(m, Mapping):
-        return _body(**m)
-    return m  # the server refuses what is not a message, with the Vault's error class
+def _message(m: Any) -> dict[str, Any]:
+    """One message as the Vault reads it (extract.as_message: a Message or an OpenAI-style
+    mapping, content parts joined, `at` as text or a datetime in epoch ms, keys it does
+    not read left out), then as the server's {role, content, id, at, name}."""
+    return _body(**dataclasses.asdict(as_message(m)))
 
 
 class Client:
