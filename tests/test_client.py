@@ -387,6 +387,37 @@ def test_observe_takes_the_messages_the_vault_takes(face: Face, me: Scope) -> No
                                           "Nice, enjoy Lisbon!"]
 
 
+def test_list_takes_the_vaults_limit(face: Face, me: Scope) -> None:
+    """Vault.list takes limit up to 10000; the server answers at most 1000 a page, so the
+    client reads pages (offset) until it has `limit` or the list ends."""
+    lines = _export_of(me, 1205)
+    for part in range(1, 1206, 400):  # parts under the server's 1 MiB body limit
+        face.import_jsonl(lines[:1] + lines[part:part + 400], scope=me)
+    every = face.list(me, limit=5000)
+    assert len(every) == 1205 and len({m.id for m in every}) == 1205
+    assert [m.id for m in face.list(me, limit=1100, offset=100)] == [
+        m.id for m in every[100:1200]]
+    assert [m.id for m in face.list(me, limit=3, offset=1201)] == [m.id for m in every[1201:1204]]
+
+
+def _export_of(me: Scope, n: int) -> list[str]:
+    """An export of `n` small memories of `me`, made without embedding them one by one."""
+    header = {"format": "memvault-export", "format_version": 2, "scope": me.as_dict()}
+    lines = [json.dumps(header)]
+    for i in range(n):
+        at = 1_700_000_000_000 + i * 1000
+        mem = Memory(id=f"m_bulk{i:05d}", scope=me, kind="note", content=f"bulk note {i}",
+                     recorded_at=at, created_at=at, updated_at=at, embedding_model="use-m3")
+        state = mem.to_dict()
+        rev = Revision(op_id=f"op_bulk{i:05d}", memory_id=mem.id, scope=me, op="create",
+                       from_version=None, to_version=1, state=state, actor="local",
+                       actor_role="admin", reason=None, trigger_text=None, trace_id=None,
+                       at=at)
+        lines.append(json.dumps({"id": mem.id, "memory": state,
+                                 "revisions": [rev.to_dict()]}))
+    return [ln + "\n" for ln in lines]
+
+
 def test_same_results_on_both_faces(embedded: Vault, remote: Client) -> None:
     """One script, both faces, one shared scope name (two stores): equal results apart
     from ids, times and the actor (the key's id on the server)."""

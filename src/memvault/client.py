@@ -32,6 +32,7 @@ from .writepath import ObserveResult, Outcome
 __all__ = ["Client"]
 
 DEFAULT_TIMEOUT = 60.0
+LIST_PAGE = 1000  # GET /v1/memories answers at most this many a request
 
 
 def _body(**fields: Any) -> dict[str, Any]:
@@ -319,13 +320,20 @@ class Client:
         params = {"kind": kind, "status": status, "slot": slot, "tags": _tags(tags),
                   "since": wire.as_time(since, "since"), "until": wire.as_time(until, "until"),
                   "as_of": wire.as_time(as_of, "as_of"),
-                  "limit": wire.whole(limit, "limit", 1, 10_000),
-                  "offset": wire.whole(offset, "offset", 0, 1_000_000_000),
                   "source": source, "frozen": wire.flag(frozen, "frozen"),
                   "expiring_before": wire.as_time(expiring_before, "expiring_before"),
                   "q": q, "topic": topic}
-        d = self._json("GET", "/v1/memories", scope, params=params)
-        return [Memory.from_dict(m) for m in d["items"]]
+        want = wire.whole(limit, "limit", 1, 10_000)
+        at = wire.whole(offset, "offset", 0, 1_000_000_000)
+        out: list[Memory] = []
+        while True:  # the server answers at most LIST_PAGE a request; the Vault 10000
+            page = min(LIST_PAGE, want - len(out))
+            d = self._json("GET", "/v1/memories", scope,
+                           params={**params, "limit": page, "offset": at})
+            out += (Memory.from_dict(m) for m in d["items"])
+            at += len(d["items"])
+            if len(d["items"]) < page or len(out) >= want:
+                return out
 
     def recall(self, scope: Scope | dict[str, str], query: str, *, top_k: int | None = None,
                kind: str | None = None, tags: Iterable[str] | None = None,
