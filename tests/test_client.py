@@ -12,6 +12,7 @@ import json
 import threading
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -260,6 +261,163 @@ def test_bad_input_is_validation_error(face: Face, me: Scope) -> None:
     assert face.list(me) == []
 
 
+def test_arguments_json_cannot_carry_are_validation_errors(face: Face, me: Scope) -> None:
+    """What the Vault refuses as a ValidationError naming the field, the client refuses
+    the same way before it sends: not a raw TypeError/ValueError from the JSON encoder,
+    and not a silently changed value (a metadata key 1 sent as "1")."""
+    bad: list[tuple[str, Any]] = [
+        ("metadata", lambda: face.remember(me, "x", metadata={"a": object()})),
+        ("metadata", lambda: face.remember(me, "x", metadata={"a": float("nan")})),
+        ("metadata", lambda: face.remember(me, "x", metadata={1: "a"})),
+        ("metadata", lambda: face.propose(me, "x", metadata={"a": object()})),
+        ("value", lambda: face.remember(me, "x", slot="s", value=datetime(2020, 1, 1))),
+        ("confidence", lambda: face.remember(me, "x", confidence=float("nan"))),
+        ("confidence", lambda: face.remember(me, "x", confidence=None)),
+        ("source", lambda: face.remember(me, "x", source=None)),
+        ("min_score", lambda: face.recall(me, "x", min_score=float("nan"))),
+        ("import", lambda: face.import_jsonl([b"{}\n"], scope=me)),
+    ]
+    for field, call in bad:
+        with pytest.raises(ValidationError) as e:
+            call()
+        assert e.value.message.startswith(field), (field, e.value.message)
+    assert face.list(me) == []
+
+
+def test_numbers_and_flags_are_checked_as_the_vault_checks_them(face: Face,
+                                                                me: Scope) -> None:
+    """A query parameter is text on the wire, so the server would read "2" as 2 and "yes"
+    as true; the Vault refuses both, and so does the client."""
+    mid = face.remember(me, "Likes jazz").id
+    bad: list[tuple[str, Any]] = [
+        ("limit", lambda: face.list(me, limit="2")),
+        ("limit", lambda: face.list(me, limit=2.0)),
+        ("offset", lambda: face.list(me, offset="1")),
+        ("frozen", lambda: face.list(me, frozen="yes")),
+        ("frozen", lambda: face.list(me, frozen=1)),
+        ("limit", lambda: face.audit(me, limit="2")),
+        ("limit", lambda: face.traces(me, limit="2")),
+        ("limit", lambda: face.review_list(me, limit="2")),
+        ("n", lambda: face.recent(me, n="2")),
+        ("max_tokens", lambda: face.recent(me, max_tokens="9")),
+        ("history", lambda: face.graph_facts(me, "Jazz", history="yes")),
+        ("entity", lambda: face.graph_facts(me, 5)),
+        ("from_version", lambda: face.diff(me, mid, True, 1)),
+    ]
+    for field, call in bad:
+        with pytest.raises(ValidationError) as e:
+            call()
+        assert e.value.message.startswith(field), (field, e.value.message)
+
+
+def test_what_the_vault_accepts_the_client_accepts(face: Face, me: Scope) -> None:
+    """Versions as numeric text, and a ttl of fractional seconds or a timedelta, work on
+    both faces."""
+    a = face.remember(me, "Prefers CSV", slot="report.format", value="CSV")
+    b = face.remember(me, "Prefers PDF", slot="report.format", value="PDF",
+                      expected_version="1")
+    assert (b.action, b.version) == ("updated", 2)
+    assert face.rollback(me, a.id, "1").value == "CSV"
+    assert face.edit(me, a.id, content="Prefers CSV files", expected_version="3").version == 4
+    for ttl in (1.5, 90.0, timedelta(hours=1)):
+        m = face.remember(me, f"Short-lived note {ttl}", ttl=ttl).memory
+        assert m.expires_at is not None and m.expires_at > m.created_at
+
+
+def test_a_missing_scope_is_a_scope_error(face: Face) -> None:
+    """scope=None is refused as the Vault refuses it: ScopeError, not the server's
+    complaint about a missing query parameter."""
+    calls: list[Any] = [lambda: face.remember(None, "x"),  # type: ignore[arg-type]
+                        lambda: face.list(None),  # type: ignore[arg-type]
+                        lambda: face.recall(None, "x")]  # type: ignore[arg-type]
+    for call in calls:
+        with pytest.raises(ScopeError):
+            call()
+
+
+def test_an_imported_id_with_a_slash_is_reachable(face: Face, me: Scope,
+                                                  tmp_path: Path) -> None:
+    """An import may bring ids the store did not make ("notes/2024-01"): every verb that
+    names a memory reaches it on both faces (on the server the id is a path parameter)."""
+    with Vault(str(tmp_path / "source.db"), embedder="use-m3") as src:
+        made = src.remember(me, "A note kept under its own id").id
+        out = io.StringIO()
+        src.export_jsonl(me, out)
+    mid = "notes/2024-01"
+    assert face.import_jsonl(out.getvalue().replace(made, mid).splitlines(True), scope=me) == 1
+    assert face.get(me, mid).content == "A note kept under its own id"
+    assert [r.op for r in face.history(me, mid)] == ["create"]
+    assert face.edit(me, mid, content="A note, edited").version == 2
+    assert face.diff(me, mid, 1, 2)["content"]["to"] == "A note, edited"
+    assert face.freeze(me, mid).frozen and not face.unfreeze(me, mid).frozen
+    assert face.rollback(me, mid, 1).content == "A note kept under its own id"
+    assert face.forget(me, mid).status == "deleted"
+    assert face.purge(me, mid).tombstone.memory_id == mid
+    assert face.purge_status(me, mid) == "done"
+
+
+def test_ids_that_look_like_url_paths_are_not_found_by_name(face: Face, me: Scope) -> None:
+    """".", "..", "../x", "x?y": ids the Vault looks up and does not find; over HTTP they
+    must not become another URL (a dot segment dropped, a query string), so the answer is
+    the same NotFoundError naming the id, not a redirect or a bare 'Not Found'."""
+    for odd in (".", "..", "../x", "a/..", "x?y", "x#y", "%2F"):
+        for verb, what in ((face.get, "memory"), (face.history, "memory"),
+                           (face.trace, "trace"), (face.graph_entity, "entity")):
+            with pytest.raises(NotFoundError) as e:
+                verb(me, odd)
+            assert what in e.value.message and odd in e.value.message, e.value.message
+
+
+def test_observe_takes_the_messages_the_vault_takes(face: Face, me: Scope) -> None:
+    """OpenAI-style messages as an app has them: content as a list of parts, `at` as
+    ISO-8601 text or a datetime, keys memvault does not read (tool_call_id). The Vault
+    reads them; the client sends what the Vault would have read."""
+    chat = Scope(me.tenant, me.user, session="c1")
+    msgs: list[Any] = [
+        {"role": "user", "content": [{"type": "text", "text": "I moved to Lisbon."}],
+         "at": "2024-05-01T10:00:00Z"},
+        {"role": "tool", "content": "weather: sunny", "tool_call_id": "call_1",
+         "at": datetime(2024, 5, 1, 10, 1, tzinfo=UTC)},
+        {"role": "assistant", "content": "Nice, enjoy Lisbon!", "at": 1714557720000},
+    ]
+    r = face.observe(chat, msgs)
+    assert isinstance(r, ObserveResult) and len(r.turns) == 3
+    turns = face.recent(chat, n=3)
+    assert [t.content for t in turns] == ["I moved to Lisbon.", "weather: sunny",
+                                          "Nice, enjoy Lisbon!"]
+
+
+def test_list_takes_the_vaults_limit(face: Face, me: Scope) -> None:
+    """Vault.list takes limit up to 10000; the server answers at most 1000 a page, so the
+    client reads pages (offset) until it has `limit` or the list ends."""
+    lines = _export_of(me, 1205)
+    for part in range(1, 1206, 400):  # parts under the server's 1 MiB body limit
+        face.import_jsonl(lines[:1] + lines[part:part + 400], scope=me)
+    every = face.list(me, limit=5000)
+    assert len(every) == 1205 and len({m.id for m in every}) == 1205
+    assert [m.id for m in face.list(me, limit=1100, offset=100)] == [
+        m.id for m in every[100:1200]]
+    assert [m.id for m in face.list(me, limit=3, offset=1201)] == [m.id for m in every[1201:1204]]
+
+
+def _export_of(me: Scope, n: int) -> list[str]:
+    """An export of `n` small memories of `me`, made without embedding them one by one."""
+    header = {"format": "memvault-export", "format_version": 2, "scope": me.as_dict()}
+    lines = [json.dumps(header)]
+    for i in range(n):
+        at = 1_700_000_000_000 + i * 1000
+        mem = Memory(id=f"m_bulk{i:05d}", scope=me, kind="note", content=f"bulk note {i}",
+                     recorded_at=at, created_at=at, updated_at=at, embedding_model="use-m3")
+        state = mem.to_dict()
+        rev = Revision(op_id=f"op_bulk{i:05d}", memory_id=mem.id, scope=me, op="create",
+                       from_version=None, to_version=1, state=state, actor="local",
+                       actor_role="admin", reason=None, trigger_text=None, trace_id=None,
+                       at=at)
+        lines.append(json.dumps({"id": mem.id, "memory": state,
+                                 "revisions": [rev.to_dict()]}))
+    return [ln + "\n" for ln in lines]
+
+
 def test_same_results_on_both_faces(embedded: Vault, remote: Client) -> None:
     """One script, both faces, one shared scope name (two stores): equal results apart
     from ids, times and the actor (the key's id on the server)."""
@@ -361,6 +519,28 @@ def test_no_server_is_a_typed_error() -> None:
     assert e.value.code == "connection_failed" and "127.0.0.1" in e.value.message
     with pytest.raises(ValidationError):
         Client("127.0.0.1:8765", "mvk_a_b")
+
+
+def test_an_import_over_the_servers_body_limit_is_refused_whole(remote: Client) -> None:
+    """docs/client.md: an import is one request, so at most the server's --max-body
+    (1 MiB here); past it a ValidationError body_too_large, and nothing is stored."""
+    me = _user()
+    with pytest.raises(ValidationError) as e:
+        remote.import_jsonl(["x" * (1 << 20) + "\n"], scope=me)
+    assert e.value.code == "body_too_large" and e.value.status == 413
+    assert remote.list(me) == []
+
+
+def test_a_closed_client_is_a_typed_error(srv: Server) -> None:
+    """After close() (or the end of a with block) a call is a MemvaultError, not httpx's
+    RuntimeError: no raw httpx exception leaves the client (docs/client.md)."""
+    assert srv.admin_key
+    with Client(srv.url, srv.admin_key) as c:
+        me = _user()
+        assert c.list(me) == []
+    with pytest.raises(ConnectionFailedError) as e:
+        c.list(me)
+    assert "closed" in e.value.message
 
 
 class _NotMemvault(BaseHTTPRequestHandler):

@@ -13,7 +13,7 @@ and why: docs/client.md.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import IO, Any
 from urllib.parse import quote
 
@@ -22,6 +22,7 @@ import httpx
 from . import clientwire as wire
 from . import validate as v
 from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
+from .extract import as_message
 from .layers.section import ContextResult
 from .lifecycle import SweepReport
 from .model import Hits, Memory, PurgeResult, RememberResult, Revision, Scope, Source
@@ -31,6 +32,7 @@ from .writepath import ObserveResult, Outcome
 __all__ = ["Client"]
 
 DEFAULT_TIMEOUT = 60.0
+LIST_PAGE = 1000  # GET /v1/memories answers at most this many a request
 
 
 def _body(**fields: Any) -> dict[str, Any]:
@@ -43,12 +45,39 @@ def _tags(tags: Iterable[str] | None) -> list[str] | None:
     return None if tags is None else v.tags(tags)
 
 
-def _message(m: Any) -> Any:
-    if dataclasses.is_dataclass(m) and not isinstance(m, type):
-        return _body(**dataclasses.asdict(m))
-    if isinstance(m, Mapping):
-        return _body(**m)
-    return m  # the server refuses what is not a message, with the Vault's error class
+def _statement(*, value: Any, metadata: Any, confidence: Any, source: Any, ttl: Any,
+               expected_version: Any) -> dict[str, Any]:
+    """The fields of remember/propose the wire would change or fail on, checked as the
+    Vault checks them: JSON the encoder refuses (an object, NaN) or bends (a key 1 sent
+    as "1"), None where the Vault wants a value, a ttl of fractional seconds or a
+    timedelta, a version as numeric text."""
+    return {"value": None if value is None else v.json_value(value, "value"),
+            "metadata": None if metadata is None else v.metadata(metadata),
+            "confidence": v.confidence(confidence), "source": v.source(source),
+            "ttl": wire.as_duration(ttl),
+            "expected_version": _version(expected_version, "expected_version")}
+
+
+def _version(value: Any, field: str) -> int | None:
+    return None if value is None else v.version(value, field)
+
+
+def _segment(text: str | None) -> str:
+    """An id or a name as one URL path segment: "/" escaped (the server takes it as a path
+    parameter) and "." too, so "." or ".." is sent as itself, not removed as a dot
+    segment of the URL."""
+    return quote(text or "", safe="").replace(".", "%2E")
+
+
+# `scope` not given: a request about the key, not about a scope (whoami, users).
+_UNSCOPED: Any = object()
+
+
+def _message(m: Any) -> dict[str, Any]:
+    """One message as the Vault reads it (extract.as_message: a Message or an OpenAI-style
+    mapping, content parts joined, `at` as text or a datetime in epoch ms, keys it does
+    not read left out), then as the server's {role, content, id, at, name}."""
+    return _body(**dataclasses.asdict(as_message(m)))
 
 
 class Client:
@@ -81,6 +110,9 @@ class Client:
     def _send(self, method: str, path: str, *, params: dict[str, Any] | None = None,
               json: Any = None, content: str | None = None,
               headers: dict[str, str] | None = None) -> httpx.Response:
+        if self._http.is_closed:
+            raise ConnectionFailedError(f"memvault client for {self.url} is closed "
+                                        "(close() was called, or its with block ended)")
         try:
             r = self._http.request(method, path, params=params, json=json,
                                    content=content.encode("utf-8") if content is not None
@@ -96,9 +128,9 @@ class Client:
             payload = None
         raise wire.error_from(r.status_code, payload, r.text)
 
-    def _json(self, method: str, path: str, scope: Any = None, *,
+    def _json(self, method: str, path: str, scope: Any = _UNSCOPED, *,
               params: dict[str, Any] | None = None, json: Any = None) -> Any:
-        q = {} if scope is None else self._scope_params(scope)
+        q = {} if scope is _UNSCOPED else self._scope_params(scope)
         q.update({k: val for k, val in (params or {}).items() if val is not None})
         r = self._send(method, path, params=q, json=json)
         try:
@@ -126,7 +158,7 @@ class Client:
 
     @staticmethod
     def _mid(memory_id: str) -> str:
-        return quote(v.memory_id(memory_id), safe="")
+        return _segment(v.memory_id(memory_id))
 
     # --- write ----------------------------------------------------------------------------
     def remember(self, scope: Scope | dict[str, str], content: str | None = None, *,
@@ -140,14 +172,14 @@ class Client:
                  expected_version: int | None = None,
                  topic: str | None = None) -> RememberResult:
         """Store a statement, or a new value of a slot: added, updated or noop."""
-        body = _body(content=content, slot=slot, value=value, kind=kind, source=source,
-                     source_text=source_text, source_ref=source_ref, confidence=confidence,
-                     tags=_tags(tags), metadata=metadata, ttl=ttl,
+        checked = _statement(value=value, metadata=metadata, confidence=confidence,
+                             source=source, ttl=ttl, expected_version=expected_version)
+        body = _body(content=content, slot=slot, kind=kind, source_text=source_text,
+                     source_ref=source_ref, tags=_tags(tags),
                      expires_at=wire.as_time(expires_at, "expires_at"),
                      valid_from=wire.as_time(valid_from, "valid_from"),
                      valid_to=wire.as_time(valid_to, "valid_to"), reason=reason,
-                     trigger_text=trigger_text, expected_version=expected_version,
-                     topic=topic)
+                     trigger_text=trigger_text, topic=topic, **checked)
         d = self._json("POST", "/v1/memories", scope, json=body)
         return RememberResult(d["action"], Memory.from_dict(d["memory"]),
                               d.get("previous_version"))
@@ -169,14 +201,16 @@ class Client:
                 expected_version: int | None = None, topic: str | None = None) -> Outcome:
         """A statement the caller cannot vouch for, through the gate (the key's role is
         the writer's role). Returns the Outcome."""
-        body = _body(content=content, slot=slot, value=value, kind=kind, source=source,
-                     source_text=source_text, source_ref=source_ref, confidence=confidence,
-                     tags=_tags(tags), metadata=metadata, ttl=ttl, reason=reason,
-                     expected_version=expected_version, topic=topic)
+        checked = _statement(value=value, metadata=metadata, confidence=confidence,
+                             source=source, ttl=ttl, expected_version=expected_version)
+        body = _body(content=content, slot=slot, kind=kind, source_text=source_text,
+                     source_ref=source_ref, tags=_tags(tags), reason=reason, topic=topic,
+                     **checked)
         return wire.outcome(self._json("POST", "/v1/propose", scope, json=body))
 
     def review_list(self, scope: Scope | dict[str, str], *, limit: int = 100) -> list[Memory]:
-        d = self._json("GET", "/v1/review", scope, params={"limit": limit})
+        d = self._json("GET", "/v1/review", scope,
+                       params={"limit": wire.whole(limit, "limit", 1, 10_000)})
         return [Memory.from_dict(m) for m in d]
 
     def review_show(self, scope: Scope | dict[str, str], memory_id: str) -> dict[str, Any]:
@@ -209,10 +243,13 @@ class Client:
              reason: str | None = None, expected_version: int | None = None,
              topic: str | None = None) -> Memory:
         """Change fields of a memory by hand: a new version, with the reason recorded."""
-        body = _body(content=content, value=value, kind=kind, tags=_tags(tags),
-                     metadata=metadata, confidence=confidence,
+        body = _body(content=content, kind=kind, tags=_tags(tags),
+                     value=None if value is None else v.json_value(value, "value"),
+                     metadata=None if metadata is None else v.metadata(metadata),
+                     confidence=None if confidence is None else v.confidence(confidence),
                      expires_at=wire.as_time(expires_at, "expires_at"), reason=reason,
-                     expected_version=expected_version, topic=topic)
+                     expected_version=_version(expected_version, "expected_version"),
+                     topic=topic)
         return self._memory("PATCH", f"/v1/memories/{self._mid(memory_id)}", scope, body)
 
     def _govern(self, action: str, scope: Any, memory_id: str, reason: str | None) -> Memory:
@@ -241,7 +278,8 @@ class Client:
                  reason: str | None = None) -> Memory:
         """Restore the state of version `to_version` as a new version."""
         return self._memory("POST", f"/v1/memories/{self._mid(memory_id)}/rollback", scope,
-                            _body(to_version=to_version, reason=reason))
+                            _body(to_version=v.version(to_version, "to_version"),
+                                  reason=reason))
 
     def purge(self, scope: Scope | dict[str, str], memory_id: str, *,
               reason: str | None = None) -> PurgeResult:
@@ -281,12 +319,21 @@ class Client:
         """Newest first, filtered like Vault.list."""
         params = {"kind": kind, "status": status, "slot": slot, "tags": _tags(tags),
                   "since": wire.as_time(since, "since"), "until": wire.as_time(until, "until"),
-                  "as_of": wire.as_time(as_of, "as_of"), "limit": limit, "offset": offset,
-                  "source": source, "frozen": frozen,
+                  "as_of": wire.as_time(as_of, "as_of"),
+                  "source": source, "frozen": wire.flag(frozen, "frozen"),
                   "expiring_before": wire.as_time(expiring_before, "expiring_before"),
                   "q": q, "topic": topic}
-        d = self._json("GET", "/v1/memories", scope, params=params)
-        return [Memory.from_dict(m) for m in d["items"]]
+        want = wire.whole(limit, "limit", 1, 10_000)
+        at = wire.whole(offset, "offset", 0, 1_000_000_000)
+        out: list[Memory] = []
+        while True:  # the server answers at most LIST_PAGE a request; the Vault 10000
+            page = min(LIST_PAGE, want - len(out))
+            d = self._json("GET", "/v1/memories", scope,
+                           params={**params, "limit": page, "offset": at})
+            out += (Memory.from_dict(m) for m in d["items"])
+            at += len(d["items"])
+            if len(d["items"]) < page or len(out) >= want:
+                return out
 
     def recall(self, scope: Scope | dict[str, str], query: str, *, top_k: int | None = None,
                kind: str | None = None, tags: Iterable[str] | None = None,
@@ -295,7 +342,8 @@ class Client:
         """Ranked live memories of the scope for `query`; `trace_id` names the trace."""
         body = _body(query=query, top_k=top_k, kind=kind, tags=_tags(tags),
                      since=wire.as_time(since, "since"), until=wire.as_time(until, "until"),
-                     as_of=wire.as_time(as_of, "as_of"), min_score=min_score)
+                     as_of=wire.as_time(as_of, "as_of"),
+                     min_score=wire.finite(min_score, "min_score"))
         return wire.hits(self._json("POST", "/v1/recall", scope, json=body))
 
     def context(self, scope: Scope | dict[str, str], query: str, *,
@@ -308,12 +356,13 @@ class Client:
         return wire.context_result(self._json("POST", "/v1/context", scope, json=body))
 
     def trace(self, scope: Scope | dict[str, str], trace_id: str) -> dict[str, Any]:
-        tid = quote(v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS), safe="")
+        tid = _segment(v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS))
         return dict(self._json("GET", f"/v1/traces/{tid}", scope))
 
     def traces(self, scope: Scope | dict[str, str], *, limit: int = 20) -> list[dict[str, Any]]:
         return [dict(t) for t in self._json("GET", "/v1/traces", scope,
-                                            params={"limit": limit})]
+                                            params={"limit": wire.whole(
+                                                limit, "limit", 1, 1000)})]
 
     def users(self, tenant: str) -> list[str]:
         """The user ids of the key's tenant (a bound key: its own user only)."""
@@ -330,7 +379,8 @@ class Client:
     def audit(self, scope: Scope | dict[str, str], *, since: TimeLike = None,
               limit: int = 100) -> list[Revision]:
         d = self._json("GET", "/v1/audit", scope,
-                       params={"since": wire.as_time(since, "since"), "limit": limit})
+                       params={"since": wire.as_time(since, "since"),
+                               "limit": wire.whole(limit, "limit", 1, 10_000)})
         return [Revision.from_dict(r) for r in d]
 
     def history(self, scope: Scope | dict[str, str], memory_id: str) -> list[Revision]:
@@ -341,13 +391,17 @@ class Client:
              to_version: int) -> dict[str, dict[str, Any]]:
         """Fields that differ between two versions: {field: {"from": a, "to": b}}."""
         return dict(self._json("GET", f"/v1/memories/{self._mid(memory_id)}/diff", scope,
-                               params={"from_version": from_version,
-                                       "to_version": to_version}))
+                               params={"from_version": v.version(from_version,
+                                                                 "from_version"),
+                                       "to_version": v.version(to_version, "to_version")}))
 
     # --- layers ---------------------------------------------------------------------------
     def recent(self, scope: Scope | dict[str, str], *, n: int | None = None,
                max_tokens: int | None = None) -> list[Memory]:
-        return self._memories("/v1/recent", scope, {"n": n, "max_tokens": max_tokens})
+        return self._memories("/v1/recent", scope, {
+            "n": None if n is None else wire.whole(n, "n", 0, 1000),
+            "max_tokens": None if max_tokens is None else wire.whole(max_tokens, "max_tokens",
+                                                                     0, 200_000)})
 
     def summarize(self, scope: Scope | dict[str, str], *, force: bool = True) -> list[Memory]:
         return self._memories("/v1/summarize", scope, method="POST", body={"force": force})
@@ -356,21 +410,23 @@ class Client:
         return self._memories(f"/v1/memories/{self._mid(summary_id)}/expand", scope)
 
     def graph_entity(self, scope: Scope | dict[str, str], name: str) -> Memory:
-        entity = quote(v.text(name, "name", max_chars=v.MAX_ID_CHARS), safe="")
+        entity = _segment(v.text(name, "name", max_chars=v.MAX_ID_CHARS))
         return self._memory("GET", f"/v1/graph/entities/{entity}", scope)
 
     def graph_facts(self, scope: Scope | dict[str, str], entity: str, *,
                     as_of: TimeLike = None, history: bool = False) -> list[dict[str, Any]]:
         return [dict(f) for f in self._json(
             "GET", "/v1/graph/facts", scope, params={
-                "entity": entity, "as_of": wire.as_time(as_of, "as_of"), "history": history})]
+                "entity": v.text(entity, "entity", max_chars=v.MAX_ID_CHARS),
+                "as_of": wire.as_time(as_of, "as_of"), "history": wire.flag(history, "history")})]
 
     def graph_neighbours(self, scope: Scope | dict[str, str], entity: str, *,
                          as_of: TimeLike = None,
                          history: bool = False) -> list[dict[str, Any]]:
         return [dict(n) for n in self._json(
             "GET", "/v1/graph/neighbours", scope, params={
-                "entity": entity, "as_of": wire.as_time(as_of, "as_of"), "history": history})]
+                "entity": v.text(entity, "entity", max_chars=v.MAX_ID_CHARS),
+                "as_of": wire.as_time(as_of, "as_of"), "history": wire.flag(history, "history")})]
 
     # --- portability ----------------------------------------------------------------------
     def export_jsonl(self, scope: Scope | dict[str, str], out: IO[str]) -> int:
@@ -385,10 +441,17 @@ class Client:
     def import_jsonl(self, lines: Iterable[str], *,
                      scope: Scope | dict[str, str] | None = None) -> int:
         """Load an export, all or nothing; every line must lie inside `scope` (without
-        one: the key's bound user). Returns how many memories."""
+        one: the key's bound user). Returns how many memories. One request: at most the
+        server's --max-body (1 MiB by default), else ValidationError body_too_large."""
         if isinstance(lines, str | bytes):
             raise ValidationError("lines: expected an iterable of lines, not one string")
-        text = "".join(ln if ln.endswith("\n") else ln + "\n" for ln in lines)
+        parts = []
+        for i, ln in enumerate(lines, 1):
+            if not isinstance(ln, str):
+                raise ValidationError(f"import: line {i} is not text "
+                                      f"({type(ln).__name__})")
+            parts.append(ln if ln.endswith("\n") else ln + "\n")
+        text = "".join(parts)
         params = self._scope_params(scope) if scope is not None else {}
         r = self._send("POST", "/v1/import", params=params, content=text,
                        headers={"Content-Type": "application/x-ndjson"})

@@ -5,7 +5,8 @@ face: the client meets it only on the wire)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+import math
+from datetime import datetime, timedelta
 from typing import Any
 
 from .errors import (
@@ -26,11 +27,11 @@ from .extract.candidate import ExtractionError
 from .layers.section import ContextResult
 from .lifecycle import SweepReport
 from .model import Hit, Hits, Memory, ScoreParts
-from .timeutil import TimeLike, to_ms
+from .timeutil import TimeLike, duration_ms, to_ms
 from .writepath import ObserveResult, Outcome
 
-__all__ = ["as_time", "context_result", "error_from", "hits", "observe_result", "outcome",
-           "sweep_report"]
+__all__ = ["as_duration", "as_time", "context_result", "error_from", "finite", "flag", "hits",
+           "observe_result", "outcome", "sweep_report", "whole"]
 
 # A server error body's `code` -> the class the embedded Vault raises for it. The codes
 # are the errors' own (errors.py) plus what the server adds for requests and keys.
@@ -85,6 +86,39 @@ def as_time(value: TimeLike, field: str) -> int | str | None:
         return to_ms(value, field=field)
     raise ValidationError(f"{field}: expected epoch ms, ISO-8601 text or a datetime, "
                           f"got {type(value).__name__}")
+
+
+def as_duration(value: int | float | str | timedelta | None, field: str = "ttl") -> str | None:
+    """A duration as the API takes it: checked as the Vault checks it (seconds, a
+    timedelta or '90d'), sent as whole milliseconds ('5400ms'), so fractional seconds and
+    a timedelta mean on the server what they mean in the Vault."""
+    ms = duration_ms(value, field=field)
+    return None if ms is None else f"{ms}ms"
+
+
+def whole(value: Any, field: str, lo: int, hi: int) -> int:
+    """A whole number, checked as the Vault checks it: a query parameter is text on the
+    wire, where "2" and 2.0 would pass as 2."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValidationError(f"{field}: expected a whole number in {lo}..{hi}")
+    return value
+
+
+def flag(value: Any, field: str) -> bool | None:
+    """True, False or None: on the wire "yes" and 1 would pass as true."""
+    if value is not None and not isinstance(value, bool):
+        raise ValidationError(f"{field}: expected true or false")
+    return value  # type: ignore[no-any-return]
+
+
+def finite(value: Any, field: str) -> float | None:
+    """A finite number or None (NaN and infinity are not JSON)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or \
+            not math.isfinite(value):
+        raise ValidationError(f"{field}: expected a finite number")
+    return value
 
 
 def hit(d: dict[str, Any]) -> Hit:

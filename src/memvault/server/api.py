@@ -118,14 +118,7 @@ def list_memories(
     return {"items": [m.to_dict() for m in mems], "limit": limit, "offset": offset}
 
 
-@router.get("/memories/{memory_id}", response_model=s.MemoryOut, tags=["read"])
-def get_memory(request: Request, c: Annotated[Caller, _c("get")], memory_id: MemoryId,
-               as_of: str | None = None) -> Any:
-    m = server(request).vault.get(c.scope, memory_id, as_of=as_of)
-    return m.to_dict()
-
-
-@router.patch("/memories/{memory_id}", response_model=s.MemoryOut, tags=["govern"])
+@router.patch("/memories/{memory_id:path}", response_model=s.MemoryOut, tags=["govern"])
 def edit(request: Request, c: Annotated[Caller, _c("edit")], memory_id: MemoryId,
          body: s.EditIn) -> Any:
     """Change fields by hand: a new version, source admin_manual, with the reason."""
@@ -133,7 +126,7 @@ def edit(request: Request, c: Annotated[Caller, _c("edit")], memory_id: MemoryId
                                       actor=c.principal.actor).to_dict()
 
 
-@router.get("/memories/{memory_id}/history", response_model=list[s.RevisionOut],
+@router.get("/memories/{memory_id:path}/history", response_model=list[s.RevisionOut],
             tags=["read"])
 def history(request: Request, c: Annotated[Caller, _c("history")], memory_id: MemoryId
             ) -> Any:
@@ -141,7 +134,7 @@ def history(request: Request, c: Annotated[Caller, _c("history")], memory_id: Me
     return [r.to_dict() for r in revs]
 
 
-@router.get("/memories/{memory_id}/diff", response_model=dict[str, dict[str, Any]],
+@router.get("/memories/{memory_id:path}/diff", response_model=dict[str, dict[str, Any]],
             tags=["read"])
 def diff(request: Request, c: Annotated[Caller, _c("diff")], memory_id: MemoryId,
          from_version: int, to_version: int) -> Any:
@@ -158,7 +151,7 @@ def _govern(action: str, verb: str) -> None:
         return getattr(server(request).vault, verb)(c.scope, memory_id, reason=reason,
                                                     actor=c.principal.actor).to_dict()
     route.__name__ = verb
-    router.add_api_route(f"/memories/{{memory_id}}/{action}", route, methods=["POST"],
+    router.add_api_route(f"/memories/{{memory_id:path}}/{action}", route, methods=["POST"],
                          response_model=s.MemoryOut, tags=["govern"], name=verb,
                          summary=action)
 
@@ -167,7 +160,8 @@ for _action in ("forget", "freeze", "unfreeze", "expire"):
     _govern(_action, _action)
 
 
-@router.post("/memories/{memory_id}/rollback", response_model=s.MemoryOut, tags=["govern"])
+@router.post("/memories/{memory_id:path}/rollback", response_model=s.MemoryOut,
+             tags=["govern"])
 def rollback(request: Request, c: Annotated[Caller, _c("rollback")], memory_id: MemoryId,
              body: s.RollbackIn) -> Any:
     """Restore version N as a new version (undo it by rolling back again)."""
@@ -175,7 +169,7 @@ def rollback(request: Request, c: Annotated[Caller, _c("rollback")], memory_id: 
                                           reason=body.reason, actor=c.principal.actor).to_dict()
 
 
-@router.post("/memories/{memory_id}/purge", response_model=s.PurgeOut, tags=["govern"])
+@router.post("/memories/{memory_id:path}/purge", response_model=s.PurgeOut, tags=["govern"])
 def purge(request: Request, c: Annotated[Caller, _c("purge")], memory_id: MemoryId,
           body: s.ReasonIn | None = None) -> Any:
     """Erase: the content leaves every revision, the indexes and the files. `erasure`
@@ -185,7 +179,8 @@ def purge(request: Request, c: Annotated[Caller, _c("purge")], memory_id: Memory
                                        reason=body.reason if body else None).to_dict()
 
 
-@router.get("/memories/{memory_id}/purge", response_model=s.PurgeStatusOut, tags=["govern"])
+@router.get("/memories/{memory_id:path}/purge", response_model=s.PurgeStatusOut,
+            tags=["govern"])
 def purge_status(request: Request, c: Annotated[Caller, _c("purge")],
                  memory_id: MemoryId) -> Any:
     """Whether a purged memory's erased bytes are gone from the files ("done") or still
@@ -223,14 +218,14 @@ def review_list(request: Request, c: Annotated[Caller, _c("review.list")],
     return [m.to_dict() for m in mems]
 
 
-@router.get("/review/{memory_id}", response_model=s.ReviewOut, tags=["review"])
+@router.get("/review/{memory_id:path}", response_model=s.ReviewOut, tags=["review"])
 def review_show(request: Request, c: Annotated[Caller, _c("review.show")],
                 memory_id: MemoryId) -> Any:
     out = server(request).vault.review_show(c.scope, memory_id)
     return out
 
 
-@router.post("/review/{memory_id}/approve", response_model=s.MemoryOut, tags=["review"])
+@router.post("/review/{memory_id:path}/approve", response_model=s.MemoryOut, tags=["review"])
 def review_approve(request: Request, c: Annotated[Caller, _c("review.approve")],
                    memory_id: MemoryId, body: s.ReasonIn | None = None) -> Any:
     return server(request).vault.review_approve(
@@ -238,7 +233,7 @@ def review_approve(request: Request, c: Annotated[Caller, _c("review.approve")],
         reason=body.reason if body else None).to_dict()
 
 
-@router.post("/review/{memory_id}/reject", response_model=s.MemoryOut, tags=["review"])
+@router.post("/review/{memory_id:path}/reject", response_model=s.MemoryOut, tags=["review"])
 def review_reject(request: Request, c: Annotated[Caller, _c("review.reject")],
                   memory_id: MemoryId, body: s.ReasonIn | None = None) -> Any:
     return server(request).vault.review_reject(
@@ -260,7 +255,7 @@ def traces(request: Request, c: Annotated[Caller, _c("traces")],
     return out
 
 
-@router.get("/traces/{trace_id}", response_model=dict[str, Any], tags=["traces"])
+@router.get("/traces/{trace_id:path}", response_model=dict[str, Any], tags=["traces"])
 def trace(request: Request, c: Annotated[Caller, _c("trace")],
           trace_id: Annotated[str, Path(min_length=1, max_length=128)]) -> Any:
     """Why a recall/context returned what it did: candidates, score parts, filters."""
@@ -323,7 +318,7 @@ def summarize(request: Request, c: Annotated[Caller, _c("summarize")],
     return [m.to_dict() for m in server(request).vault.summarize(c.scope, force=force)]
 
 
-@router.get("/memories/{memory_id}/expand", response_model=list[s.MemoryOut],
+@router.get("/memories/{memory_id:path}/expand", response_model=list[s.MemoryOut],
             tags=["layers"])
 def expand(request: Request, c: Annotated[Caller, _c("expand")], memory_id: MemoryId
            ) -> Any:
@@ -332,7 +327,17 @@ def expand(request: Request, c: Annotated[Caller, _c("expand")], memory_id: Memo
     return [m.to_dict() for m in mems]
 
 
-@router.get("/graph/entities/{name}", response_model=s.MemoryOut, tags=["layers"])
+# After every GET /memories/{id}/<suffix> route (history, diff, purge, expand): an id
+# may hold "/" (an imported one, "notes/2024-01"), so the id is a path parameter and
+# this route, which would also match "<id>/history", must come last.
+@router.get("/memories/{memory_id:path}", response_model=s.MemoryOut, tags=["read"])
+def get_memory(request: Request, c: Annotated[Caller, _c("get")], memory_id: MemoryId,
+               as_of: str | None = None) -> Any:
+    m = server(request).vault.get(c.scope, memory_id, as_of=as_of)
+    return m.to_dict()
+
+
+@router.get("/graph/entities/{name:path}", response_model=s.MemoryOut, tags=["layers"])
 def graph_entity(request: Request, c: Annotated[Caller, _c("graph.entity")],
                  name: Annotated[str, Path(min_length=1, max_length=128)]) -> Any:
     """The entity an id, name or alias resolves to (across languages: 上海 = Shanghai)."""
