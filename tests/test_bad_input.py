@@ -14,6 +14,7 @@ from memvault import (
     NotFoundError,
     Scope,
     ScopeError,
+    StoreError,
     ValidationError,
     Vault,
     VersionError,
@@ -261,6 +262,25 @@ def test_bad_vault_options(make_vault: Callable[..., Vault]) -> None:
         make_vault(embedder="use-m3+")
     with pytest.raises(ValidationError, match="actor"):
         make_vault(actor="  ")
+
+
+def test_a_closed_vault_says_so_on_every_verb(make_vault: Callable[..., Vault], db: str
+                                             ) -> None:
+    vault = make_vault(db)
+    mid = vault.remember(ME, "Export reports as CSV").id
+    vault.close()
+    calls = {"get": lambda: vault.get(ME, mid), "list": lambda: vault.list(ME),
+             "recall": lambda: vault.recall(ME, "reports"),
+             "remember": lambda: vault.remember(ME, "another"),
+             "history": lambda: vault.history(ME, mid),
+             "forget": lambda: vault.forget(ME, mid, reason="x")}
+    for name, call in calls.items():
+        with pytest.raises(StoreError, match="closed") as exc:
+            call()
+        assert exc.value.code == "store_error", name
+    vault.close()  # closing twice is fine
+    again = make_vault(db)  # and nothing was lost or changed by the refused calls
+    assert [m.content for m in again.list(ME)] == ["Export reports as CSV"]
 
 
 def test_a_bad_embedder_creates_no_store_file(tmp_path: Any) -> None:

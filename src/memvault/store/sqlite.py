@@ -60,6 +60,17 @@ def _fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+class _ClosedConnection:
+    """Stands in for the connection once the store is closed: any use is a StoreError
+    that says so, not the driver's ProgrammingError."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def __getattr__(self, name: str) -> Any:
+        raise StoreError(f"{self._path}: the store is closed")
+
+
 class SQLiteStore(SQLStore):
     _ph = staticmethod(sqlite_ph)
     _ROW_KEY = "rowid"
@@ -109,6 +120,7 @@ class SQLiteStore(SQLStore):
                     self.compact()
             self._closed = True
             self._db.close()
+            self._db = _ClosedConnection(self.path)  # type: ignore[assignment]
 
     @contextmanager
     def transaction(self) -> Iterator[_SQLiteTx]:
