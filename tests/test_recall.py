@@ -101,7 +101,8 @@ def test_score_parts_are_reported(shared: tuple[Vault, ManualClock]) -> None:
                if h.memory.content not in {zh.memory.content, en.memory.content})
     assert set(hits[0].to_dict()["parts"]) == {"bm25", "bm25_norm", "dense", "dense_norm",
                                                "lines", "lines_norm", "coverage",
-                                               "coverage_norm", "relevance", "recency",
+                                               "coverage_norm", "coverage_distinct",
+                                               "relevance", "recency",
                                                "confidence", "importance", "time_match",
                                                "speaker", "question", "total"}
 
@@ -111,8 +112,12 @@ def test_top_k_and_min_score(shared: tuple[Vault, ManualClock]) -> None:
     for k in (1, 2, 5):
         assert len(vault.recall(ME, "the user", top_k=k)) == k
     everything = vault.recall(ME, "the user", top_k=100)
-    assert len(everything) == len(CORPUS)
     assert len({h.memory.id for h in everything}) == len(everything)
+    # What is not served is what the relevance floor found unrelated ("the user" is
+    # all stop words; the memories that do not say "user" have no evidence).
+    outcomes = [c["outcome"] for c in vault.trace(ME, everything.trace_id)["candidates"]]
+    assert len(outcomes) == len(CORPUS) and 5 <= len(everything) < len(CORPUS)
+    assert sorted(set(outcomes)) == ["returned", "unrelated"]
     cut = everything[2].score
     assert [h.memory.id for h in vault.recall(ME, "the user", top_k=100, min_score=cut)] == [
         h.memory.id for h in everything if h.score >= cut]

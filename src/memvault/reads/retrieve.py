@@ -8,10 +8,12 @@ layers (the time layer retrieves inside a range; the others list the scope throu
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Any
 
 from .. import bm25
 from .. import validate as v
+from ..config import Floor
 from ..core import Core
 from ..embed import embed_queries, votes_on
 from ..errors import ValidationError
@@ -42,6 +44,50 @@ def time_range(since: TimeLike, until: TimeLike) -> tuple[int | None, int | None
     if lo is not None and hi is not None and lo >= hi:
         raise ValidationError("since: must be before until")
     return lo, hi
+
+
+def _similarity(h: Hit) -> float:
+    return max([*h.parts.dense.values(), *h.parts.lines.values()], default=0.0)
+
+
+def with_evidence(ranked: list[Hit], floor: Floor, time_named: bool) -> set[str]:
+    """The ids of the candidates with raw evidence of being about the query
+    (config.Floor): a rare query word (BM25), distinct or plain coverage, a similarity
+    well above the candidates' median (a high one, with fewer than 3 candidates), a
+    relative time the query names (`time_match`), or a date inside a range read from
+    the query that narrows this recall (`time_named`). Per-query normalised scores
+    cannot say this: they make the best of five unrelated memories a 1."""
+    if not any(h.parts.dense or h.parts.lines for h in ranked):
+        # No embedder read the query (no similarity, no coverage): a query word is all
+        # the evidence there is.
+        return {h.memory.id for h in ranked if h.parts.bm25 > 0}
+    sims = [_similarity(h) for h in ranked]
+    median = statistics.median(sims) if len(sims) >= 3 else None
+    return {h.memory.id for h, sim in zip(ranked, sims, strict=True)
+            if h.parts.bm25 >= floor.text or h.parts.coverage_distinct >= floor.coverage
+            or h.parts.coverage >= floor.coverage_plain or h.parts.time_match > 0
+            or time_named or (sim - median >= floor.dense_margin if median is not None
+                              else sim >= floor.dense_alone)}
+
+
+def floor_cut(hits: list[Hit], evidence: set[str], floor: Floor
+              ) -> tuple[list[Hit], list[Hit]]:
+    """(kept, unrelated), order kept. Nothing ranks above the first hit with evidence;
+    after it, a hit stays if it has evidence, says a query word (or a near one), or
+    scores at least `floor.relative` of that hit: the first hit must be about the
+    query, the rest may be on its edges, as before the floor."""
+    first = next((h for h in hits if h.memory.id in evidence), None)
+    if first is None:
+        return [], list(hits)
+    bar = floor.relative * first.score
+    kept, dropped = [], []
+    seen = False
+    for h in hits:
+        seen = seen or h is first
+        ok = h.memory.id in evidence or (seen and (
+            h.parts.bm25 > 0 or h.parts.coverage > 0 or h.score >= bar))
+        (kept if ok else dropped).append(h)
+    return kept, dropped
 
 
 class Reader:
@@ -141,6 +187,8 @@ class Reader:
             # "today" in a chat about last year's trip must not empty the result.
             out.time_range = None
             out.time_range_ignored = True
+        evidence = with_evidence(ranked, r.floor, named is not None and not
+                                 out.time_range_ignored) if r.floor.on else None
         kept: list[Hit] = []
         for h in ranked:
             m = h.memory
@@ -155,9 +203,8 @@ class Reader:
                 reason = "tag_filter"
             elif out.time_range is not None and not in_range(m):
                 reason = "time_range"
-            elif h.parts.bm25 <= 0 and r.min_similarity > 0 and max(
-                    [*h.parts.dense.values(), *h.parts.lines.values()],
-                    default=0.0) < r.min_similarity:
+            elif h.parts.bm25 <= 0 and r.min_similarity > 0 \
+                    and _similarity(h) < r.min_similarity:
                 reason = "no_match"  # no query word, and not similar enough either
             if reason:
                 out.filtered.append((h, reason))
@@ -165,6 +212,9 @@ class Reader:
                 kept.append(h)
         kept, superseded = collapse_slots(kept)
         out.filtered.extend((h, "slot_superseded") for h in superseded)
+        if evidence is not None:
+            kept, unrelated = floor_cut(kept, evidence, r.floor)
+            out.filtered.extend((h, "unrelated") for h in unrelated)  # config.Floor
         final = []
         for h in kept:
             if h.score < threshold:
