@@ -119,7 +119,7 @@ def main() -> None:
                     help="print only this split of the precision set (tune on dev)")
     ap.add_argument("--misses", action="store_true", help="list the queries answered wrong")
     args = ap.parse_args()
-    console = Console()
+    console = Console(width=200)
     sets = load_set(args.set)
     table = Table(title="Precision set: P@1 on on-topic queries, false-hit rate on "
                         "off-topic ones (recall at the default top_k)")

@@ -18,6 +18,7 @@ from ..core import Core
 from ..embed import embed_queries, votes_on
 from ..errors import ValidationError
 from ..ids import new_id
+from ..layers.router import slot_touched
 from ..model import GRAPH_KINDS, Hit, Memory, Scope
 from ..querylines import query_lines
 from ..recall import (
@@ -50,13 +51,14 @@ def _similarity(h: Hit) -> float:
     return max([*h.parts.dense.values(), *h.parts.lines.values()], default=0.0)
 
 
-def with_evidence(ranked: list[Hit], floor: Floor, time_named: bool) -> set[str]:
+def with_evidence(ranked: list[Hit], floor: Floor, time_named: bool, query: str) -> set[str]:
     """The ids of the candidates with raw evidence of being about the query
     (config.Floor): a rare query word (BM25), distinct or plain coverage, a similarity
     well above the candidates' median (a high one, with fewer than 3 candidates), a
-    relative time the query names (`time_match`), or a date inside a range read from
-    the query that narrows this recall (`time_named`). Per-query normalised scores
-    cannot say this: they make the best of five unrelated memories a 1."""
+    relative time the query names (`time_match`), a date inside a range read from the
+    query that narrows this recall (`time_named`), or a slot the query asks about (the
+    profile layer's test, layers/router.py). Per-query normalised scores cannot say
+    this: they make the best of five unrelated memories a 1."""
     if not any(h.parts.dense or h.parts.lines for h in ranked):
         # No embedder read the query (no similarity, no coverage): a query word is all
         # the evidence there is.
@@ -67,7 +69,8 @@ def with_evidence(ranked: list[Hit], floor: Floor, time_named: bool) -> set[str]
             if h.parts.bm25 >= floor.text or h.parts.coverage_distinct >= floor.coverage
             or h.parts.coverage >= floor.coverage_plain or h.parts.time_match > 0
             or time_named or (sim - median >= floor.dense_margin if median is not None
-                              else sim >= floor.dense_alone)}
+                              else sim >= floor.dense_alone)
+            or (h.memory.slot is not None and slot_touched(h.memory.slot, query))}
 
 
 def floor_cut(hits: list[Hit], evidence: set[str], floor: Floor
@@ -188,7 +191,7 @@ class Reader:
             out.time_range = None
             out.time_range_ignored = True
         evidence = with_evidence(ranked, r.floor, named is not None and not
-                                 out.time_range_ignored) if r.floor.on else None
+                                 out.time_range_ignored, q) if r.floor.on else None
         kept: list[Hit] = []
         for h in ranked:
             m = h.memory
