@@ -95,9 +95,11 @@ class Floor(_Strict):
     # of at least this is evidence (a query sharing only a name with the one memory
     # stored scored 0.13-0.36 on the precision set's dev half, the example 0.38).
     dense_alone: float = Field(0.45, ge=0, le=1)
-    # After the first hit with evidence, a hit without any stays if it says a query word
-    # or scores at least this share of that hit's score (a relative cut).
+    # After the first hit with evidence, a hit without any stays if it says a query word,
+    # scores at least `relative` of that hit's score, or has a raw similarity of at least
+    # `tail_similarity` (the edges of the subject: "groceries" / "it's all Tesco now").
     relative: float = Field(0.25, ge=0, le=1)
+    tail_similarity: float = Field(0.2, ge=0, le=1)
 
     @property
     def on(self) -> bool:

@@ -55,10 +55,11 @@ def with_evidence(ranked: list[Hit], floor: Floor, time_named: bool, query: str)
     """The ids of the candidates with raw evidence of being about the query
     (config.Floor): a rare query word (BM25), distinct or plain coverage, a similarity
     well above the candidates' median (a high one, with fewer than 3 candidates), a
-    relative time the query names (`time_match`), a date inside a range read from the
-    query that narrows this recall (`time_named`), or a slot the query asks about (the
-    profile layer's test, layers/router.py). Per-query normalised scores cannot say
-    this: they make the best of five unrelated memories a 1."""
+    relative time the query names (`time_match`), a speaker it names, a date inside a
+    range read from the query that narrows this recall (`time_named`), or a slot the
+    query asks about (the profile layer's test, layers/router.py). Per-query
+    normalised scores cannot say this: they make the best of five unrelated memories
+    a 1."""
     if not any(h.parts.dense or h.parts.lines for h in ranked):
         # No embedder read the query (no similarity, no coverage): a query word is all
         # the evidence there is.
@@ -68,6 +69,7 @@ def with_evidence(ranked: list[Hit], floor: Floor, time_named: bool, query: str)
     return {h.memory.id for h, sim in zip(ranked, sims, strict=True)
             if h.parts.bm25 >= floor.text or h.parts.coverage_distinct >= floor.coverage
             or h.parts.coverage >= floor.coverage_plain or h.parts.time_match > 0
+            or h.parts.speaker > 0
             or time_named or (sim - median >= floor.dense_margin if median is not None
                               else sim >= floor.dense_alone)
             or (h.memory.slot is not None and slot_touched(h.memory.slot, query))}
@@ -76,9 +78,9 @@ def with_evidence(ranked: list[Hit], floor: Floor, time_named: bool, query: str)
 def floor_cut(hits: list[Hit], evidence: set[str], floor: Floor
               ) -> tuple[list[Hit], list[Hit]]:
     """(kept, unrelated), order kept. Nothing ranks above the first hit with evidence;
-    after it, a hit stays if it has evidence, says a query word (or a near one), or
-    scores at least `floor.relative` of that hit: the first hit must be about the
-    query, the rest may be on its edges, as before the floor."""
+    after it, a hit stays if it has evidence, says a query word (or a near one), scores
+    at least `floor.relative` of that hit, or is `floor.tail_similarity` similar: the
+    first hit must be about the query, the rest may be on its edges, as before."""
     first = next((h for h in hits if h.memory.id in evidence), None)
     if first is None:
         return [], list(hits)
@@ -88,7 +90,8 @@ def floor_cut(hits: list[Hit], evidence: set[str], floor: Floor
     for h in hits:
         seen = seen or h is first
         ok = h.memory.id in evidence or (seen and (
-            h.parts.bm25 > 0 or h.parts.coverage > 0 or h.score >= bar))
+            h.parts.bm25 > 0 or h.parts.coverage > 0 or h.score >= bar
+            or _similarity(h) >= floor.tail_similarity))
         (kept if ok else dropped).append(h)
     return kept, dropped
 
@@ -190,8 +193,14 @@ class Reader:
             # "today" in a chat about last year's trip must not empty the result.
             out.time_range = None
             out.time_range_ignored = True
-        evidence = with_evidence(ranked, r.floor, named is not None and not
-                                 out.time_range_ignored, q) if r.floor.on else None
+        # The floor judges the whole pool, before the caller's kind/tag/time filters: a
+        # filter narrows what is served, it does not make the best of the rest related.
+        allowed: set[str] | None = None
+        if r.floor.on:
+            live = [h for h in ranked if h.memory.is_live(now)]
+            evidence = with_evidence(live, r.floor, named is not None
+                                     and not out.time_range_ignored, q)
+            allowed = {h.memory.id for h in floor_cut(live, evidence, r.floor)[0]}
         kept: list[Hit] = []
         for h in ranked:
             m = h.memory
@@ -209,15 +218,14 @@ class Reader:
             elif h.parts.bm25 <= 0 and r.min_similarity > 0 \
                     and _similarity(h) < r.min_similarity:
                 reason = "no_match"  # no query word, and not similar enough either
+            elif allowed is not None and m.id not in allowed:
+                reason = "unrelated"  # the relevance floor (config.Floor, floor_cut)
             if reason:
                 out.filtered.append((h, reason))
             else:
                 kept.append(h)
         kept, superseded = collapse_slots(kept)
         out.filtered.extend((h, "slot_superseded") for h in superseded)
-        if evidence is not None:
-            kept, unrelated = floor_cut(kept, evidence, r.floor)
-            out.filtered.extend((h, "unrelated") for h in unrelated)  # config.Floor
         final = []
         for h in kept:
             if h.score < threshold:
