@@ -126,9 +126,14 @@ def test_top_k_and_min_score(shared: tuple[Vault, ManualClock]) -> None:
 def test_kind_and_tag_filters(shared: tuple[Vault, ManualClock]) -> None:
     vault, _ = shared
     hits = vault.recall(ME, "user", kind="preference", top_k=20)
+    # The preferences that say "user" (用户); the third, "通知方式：邮件，不要短信", says
+    # nothing of it: a filter narrows what is served, it does not make the rest related
+    # (the relevance floor judges the whole pool).
     assert {h.memory.content for h in hits} == {
-        "用户希望报表导出为 XLSX", "通知方式：邮件，不要短信",
-        "The user prefers dark mode in every dashboard"}
+        "用户希望报表导出为 XLSX", "The user prefers dark mode in every dashboard"}
+    outcomes = {vault.get(ME, c["id"]).content: c["outcome"]
+                for c in vault.trace(ME, hits.trace_id)["candidates"]}
+    assert outcomes["通知方式：邮件，不要短信"] == "unrelated"
     hits = vault.recall(ME, "过敏 allergy", tags=["health"], top_k=20)
     assert {h.memory.content for h in hits} == {"The user is allergic to peanuts", "用户对花生过敏"}
     assert vault.recall(ME, "cat", tags=["health", "pets"]) == []
