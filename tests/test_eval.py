@@ -366,7 +366,10 @@ def test_run_ranks_each_conversations_own_turns(locomo_run: RunResult) -> None:
     assert len(locomo_run.results) == 7
     for r in locomo_run.results:
         # Scoped per conversation: no turn of the other conversation is ever returned.
-        assert r.ranked and all(d.startswith(r.query.group + ":") for d in r.ranked)
+        assert all(d.startswith(r.query.group + ":") for d in r.ranked)
+        # Only a question nothing in the conversation answers may get no hit at all (the
+        # relevance floor).
+        assert r.ranked or r.query.category == "adversarial"
         assert r.scores == sorted(r.scores, reverse=True)
     easy = {r.query.text: r for r in locomo_run.results}
     # A word only the gold turn has puts it first: checks the hit -> turn id mapping.

@@ -101,7 +101,8 @@ def test_score_parts_are_reported(shared: tuple[Vault, ManualClock]) -> None:
                if h.memory.content not in {zh.memory.content, en.memory.content})
     assert set(hits[0].to_dict()["parts"]) == {"bm25", "bm25_norm", "dense", "dense_norm",
                                                "lines", "lines_norm", "coverage",
-                                               "coverage_norm", "relevance", "recency",
+                                               "coverage_norm", "coverage_distinct",
+                                               "relevance", "recency",
                                                "confidence", "importance", "time_match",
                                                "speaker", "question", "total"}
 
@@ -111,8 +112,12 @@ def test_top_k_and_min_score(shared: tuple[Vault, ManualClock]) -> None:
     for k in (1, 2, 5):
         assert len(vault.recall(ME, "the user", top_k=k)) == k
     everything = vault.recall(ME, "the user", top_k=100)
-    assert len(everything) == len(CORPUS)
     assert len({h.memory.id for h in everything}) == len(everything)
+    # What is not served is what the relevance floor found unrelated ("the user" is
+    # all stop words; the memories that do not say "user" have no evidence).
+    outcomes = [c["outcome"] for c in vault.trace(ME, everything.trace_id)["candidates"]]
+    assert len(outcomes) == len(CORPUS) and 5 <= len(everything) < len(CORPUS)
+    assert sorted(set(outcomes)) == ["returned", "unrelated"]
     cut = everything[2].score
     assert [h.memory.id for h in vault.recall(ME, "the user", top_k=100, min_score=cut)] == [
         h.memory.id for h in everything if h.score >= cut]
@@ -121,9 +126,14 @@ def test_top_k_and_min_score(shared: tuple[Vault, ManualClock]) -> None:
 def test_kind_and_tag_filters(shared: tuple[Vault, ManualClock]) -> None:
     vault, _ = shared
     hits = vault.recall(ME, "user", kind="preference", top_k=20)
+    # The preferences that say "user" (用户); the third, "通知方式：邮件，不要短信", says
+    # nothing of it: a filter narrows what is served, it does not make the rest related
+    # (the relevance floor judges the whole pool).
     assert {h.memory.content for h in hits} == {
-        "用户希望报表导出为 XLSX", "通知方式：邮件，不要短信",
-        "The user prefers dark mode in every dashboard"}
+        "用户希望报表导出为 XLSX", "The user prefers dark mode in every dashboard"}
+    outcomes = {vault.get(ME, c["id"]).content: c["outcome"]
+                for c in vault.trace(ME, hits.trace_id)["candidates"]}
+    assert outcomes["通知方式：邮件，不要短信"] == "unrelated"
     hits = vault.recall(ME, "过敏 allergy", tags=["health"], top_k=20)
     assert {h.memory.content for h in hits} == {"The user is allergic to peanuts", "用户对花生过敏"}
     assert vault.recall(ME, "cat", tags=["health", "pets"]) == []

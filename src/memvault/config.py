@@ -71,10 +71,48 @@ class TurnContext(_Strict):
     vector_weight: float = Field(0.5, ge=0, le=1)
 
 
+class Floor(_Strict):
+    """The relevance floor: a hit is served only with some evidence that it is related
+    to the query, measured in raw (not per-query normalised) terms, so a question about
+    something nothing stored is about returns nothing rather than the closest unrelated
+    memory (docs/retrieval.md, "Relevance floor"). Any one of these is enough. text,
+    coverage, coverage_plain or dense_margin at 0 switches the floor off."""
+
+    # Raw BM25 of the memory's index key: a rare query word it says, not only the name
+    # that every memory of the user says.
+    text: float = Field(0.8, ge=0)
+    # Distinct coverage: the share of the query's words, not counting words that every
+    # candidate says, that the memory (nearly) says (wordmatch.py).
+    coverage: float = Field(0.2, ge=0, le=1)
+    # Or plain coverage, every query word counted: a memory that says most of the query is
+    # related even when every candidate says it ("billing migration" in eight notes on
+    # it); a name alone is not half of a question.
+    coverage_plain: float = Field(0.5, ge=0, le=1)
+    # Raw similarity (best over embedders and query lines) this far above the median of
+    # the candidates': closer than the rest of the user's memories. Needs 3 candidates.
+    dense_margin: float = Field(0.15, ge=0, le=2)
+    # With fewer than 3 candidates there is no median to compare with: a raw similarity
+    # of at least this is evidence (a query sharing only a name with the one memory
+    # stored scored 0.13-0.36 on the precision set's dev half, the issue's example 0.38).
+    dense_alone: float = Field(0.45, ge=0, le=1)
+    # After the first hit with evidence, a hit without any stays if it says a query word,
+    # scores at least `relative` of that hit's score, or has a raw similarity of at least
+    # `tail_similarity` (the edges of the subject: "groceries" / "it's all Tesco now").
+    relative: float = Field(0.25, ge=0, le=1)
+    tail_similarity: float = Field(0.2, ge=0, le=1)
+
+    @property
+    def on(self) -> bool:
+        return self.text > 0 and self.coverage > 0 and self.coverage_plain > 0 \
+            and self.dense_margin > 0
+
+
 class Retrieval(_Strict):
     top_k: int = Field(5, ge=1, le=1000)
     candidates: int = Field(50, ge=1, le=5000)
+    # On the total, which is normalised per query: it ranks, it does not judge (`floor`).
     min_score: float = 0.0
+    floor: Floor = Floor()
     # A memory that shares no index term with the query is served only if it is at least
     # this similar to it (raw cosine, best over the embedders and the query's lines), so
     # unrelated memories stay out of a prompt however few there are. Off (0) by default:

@@ -234,6 +234,8 @@ class ScoreParts:
     # A one-line query: the share of its words the memory says (wordmatch.py).
     coverage: float = 0.0
     coverage_norm: float = 0.0
+    # The same over the query words that not every candidate says (the relevance floor).
+    coverage_distinct: float = 0.0
     relevance: float = 0.0
     recency: float = 0.0
     confidence: float = 0.0
@@ -247,7 +249,8 @@ class ScoreParts:
         return {"bm25": self.bm25, "bm25_norm": self.bm25_norm, "dense": dict(self.dense),
                 "dense_norm": dict(self.dense_norm), "lines": dict(self.lines),
                 "lines_norm": dict(self.lines_norm), "coverage": self.coverage,
-                "coverage_norm": self.coverage_norm, "relevance": self.relevance,
+                "coverage_norm": self.coverage_norm,
+                "coverage_distinct": self.coverage_distinct, "relevance": self.relevance,
                 "recency": self.recency, "confidence": self.confidence,
                 "importance": self.importance, "time_match": self.time_match,
                 "speaker": self.speaker, "question": self.question, "total": self.total}

@@ -21,7 +21,7 @@ from .model import Hit, Memory, Scope, ScoreParts
 from .querylines import is_conversation, query_lines
 from .textindex import memory_index_text
 from .vecsearch import nearest_each
-from .wordmatch import coverage
+from .wordmatch import coverage_parts
 
 DAY_MS = 86_400_000
 log = logging.getLogger(__name__)
@@ -102,22 +102,23 @@ def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], quer
     come from the first voting embedder that reads Chinese (else the first voting one);
     if it fails, the recall goes on without the part (logged)."""
     w = retrieval.weights.coverage
-    if w <= 0 or is_conversation(query):
-        return
+    if (w <= 0 and not retrieval.floor.on) or is_conversation(query):
+        return  # at weight 0 it is still measured for the relevance floor
     voting = [e for e in embedders if votes_on(e, query)]
     emb = next((e for e in voting if getattr(e, "reads_cjk", True)), None) or \
         next(iter(voting), None)
     if emb is None:
         return
     try:
-        found = coverage(tenant, query, {mid: memories[mid] for mid in parts if mid in memories},
-                         emb, retrieval.word_similarity)
+        found = coverage_parts(tenant, query,
+                               {mid: memories[mid] for mid in parts if mid in memories},
+                               emb, retrieval.word_similarity)
     except Exception:  # a remote embedder's rate limit must not fail the whole recall
         log.warning("coverage skipped: embedder %s failed on words", emb.name, exc_info=True)
         return
-    norm = _minmax(found)
+    norm = _minmax({mid: c for mid, (c, _) in found.items()})
     for mid, p in parts.items():
-        p.coverage = found.get(mid, 0.0)
+        p.coverage, p.coverage_distinct = found.get(mid, (0.0, 0.0))
         p.coverage_norm = norm.get(mid, 0.0)
         p.relevance += w * p.coverage_norm
         p.total = p.relevance

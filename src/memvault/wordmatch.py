@@ -157,13 +157,25 @@ def coverage(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embed
     """Per memory id, 0..1: the idf-weighted mean of each query content word's best
     similarity to a word of the memory (0 below `min_similarity`). {} when the query has
     no content word or more than MAX_QUERY_WORDS."""
+    return {mid: c for mid, (c, _) in
+            coverage_parts(tenant, query, memories, emb, min_similarity).items()}
+
+
+def coverage_parts(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embedder,
+                   min_similarity: float) -> dict[str, tuple[float, float]]:
+    """Per memory id: (coverage, distinct coverage). Distinct coverage is the same mean
+    over only the query words that not every memory of `memories` says: a word all of
+    them match (the user's name in a store about one person, "user" in a store written
+    in the third person) tells none of them apart, so it is no evidence that one is
+    related to the question (the relevance floor, docs/retrieval.md). 0 when every
+    query word is such a word."""
     asked = content_words(query, MAX_QUERY_WORDS + 1)
     if not asked or len(asked) > MAX_QUERY_WORDS or not memories:
         return {}
     said = {mid: _words_of(m) for mid, m in memories.items()}
     vocab = list(dict.fromkeys(w for words in said.values() for w in words))
     if not vocab:
-        return dict.fromkeys(memories, 0.0)
+        return dict.fromkeys(memories, (0.0, 0.0))
     column = {w: i for i, w in enumerate(vocab)}
     vectors = word_vectors(tenant, emb, [*asked, *vocab])  # one batch for the new words
     sims = vectors[:len(asked)] @ vectors[len(asked):].T
@@ -175,11 +187,13 @@ def coverage(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embed
     df = Counter(w for words in said.values() for w in words)
     idf = np.array([math.log(1.0 + n / (1.0 + df[w])) for w in asked])
     idf_sum = float(idf.sum())
+    best = {mid: sims[:, [column[w] for w in words]].max(axis=1) if words
+            else np.zeros(len(asked), dtype=np.float32) for mid, words in said.items()}
+    shared = np.logical_and.reduce([b > 0 for b in best.values()])
+    own = idf * ~shared
+    own_sum = float(own.sum())
     out = {}
-    for mid, words in said.items():
-        if not words:
-            out[mid] = 0.0
-            continue
-        best = sims[:, [column[w] for w in words]].max(axis=1)
-        out[mid] = float((idf * best).sum() / idf_sum)
+    for mid, b in best.items():
+        out[mid] = (float((idf * b).sum() / idf_sum),
+                    float((own * b).sum() / own_sum) if own_sum > 0 else 0.0)
     return out

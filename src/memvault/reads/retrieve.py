@@ -8,14 +8,17 @@ layers (the time layer retrieves inside a range; the others list the scope throu
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Any
 
 from .. import bm25
 from .. import validate as v
+from ..config import Floor
 from ..core import Core
 from ..embed import embed_queries, votes_on
 from ..errors import ValidationError
 from ..ids import new_id
+from ..layers.router import slot_touched
 from ..model import GRAPH_KINDS, Hit, Memory, Scope
 from ..querylines import query_lines
 from ..recall import (
@@ -42,6 +45,55 @@ def time_range(since: TimeLike, until: TimeLike) -> tuple[int | None, int | None
     if lo is not None and hi is not None and lo >= hi:
         raise ValidationError("since: must be before until")
     return lo, hi
+
+
+def _similarity(h: Hit) -> float:
+    return max([*h.parts.dense.values(), *h.parts.lines.values()], default=0.0)
+
+
+def with_evidence(ranked: list[Hit], floor: Floor, time_named: bool, query: str) -> set[str]:
+    """The ids of the candidates with raw evidence of being about the query
+    (config.Floor): a rare query word (BM25), distinct or plain coverage, a similarity
+    well above the candidates' median (a high one, with fewer than 3 candidates), a
+    relative time the query names (`time_match`), a speaker it names, a date inside a
+    range read from the query that narrows this recall (`time_named`), or a slot the
+    query asks about (the profile layer's test, layers/router.py). Per-query
+    normalised scores cannot say this: they make the best of five unrelated memories
+    a 1."""
+    if not any(h.parts.dense or h.parts.lines for h in ranked):
+        # No embedder read the query (no similarity, no coverage): a query word is all
+        # the evidence there is.
+        return {h.memory.id for h in ranked if h.parts.bm25 > 0}
+    sims = [_similarity(h) for h in ranked]
+    median = statistics.median(sims) if len(sims) >= 3 else None
+    return {h.memory.id for h, sim in zip(ranked, sims, strict=True)
+            if h.parts.bm25 >= floor.text or h.parts.coverage_distinct >= floor.coverage
+            or h.parts.coverage >= floor.coverage_plain or h.parts.time_match > 0
+            or h.parts.speaker > 0
+            or time_named or (sim - median >= floor.dense_margin if median is not None
+                              else sim >= floor.dense_alone)
+            or (h.memory.slot is not None and slot_touched(h.memory.slot, query))}
+
+
+def floor_cut(hits: list[Hit], evidence: set[str], floor: Floor
+              ) -> tuple[list[Hit], list[Hit]]:
+    """(kept, unrelated), order kept. Nothing ranks above the first hit with evidence;
+    after it, a hit stays if it has evidence, says a query word (or a near one), scores
+    at least `floor.relative` of that hit, or is `floor.tail_similarity` similar: the
+    first hit must be about the query, the rest may be on its edges, as before."""
+    first = next((h for h in hits if h.memory.id in evidence), None)
+    if first is None:
+        return [], list(hits)
+    bar = floor.relative * first.score
+    kept, dropped = [], []
+    seen = False
+    for h in hits:
+        seen = seen or h is first
+        ok = h.memory.id in evidence or (seen and (
+            h.parts.bm25 > 0 or h.parts.coverage > 0 or h.score >= bar
+            or _similarity(h) >= floor.tail_similarity))
+        (kept if ok else dropped).append(h)
+    return kept, dropped
 
 
 class Reader:
@@ -141,6 +193,14 @@ class Reader:
             # "today" in a chat about last year's trip must not empty the result.
             out.time_range = None
             out.time_range_ignored = True
+        # The floor judges the whole pool, before the caller's kind/tag/time filters: a
+        # filter narrows what is served, it does not make the best of the rest related.
+        allowed: set[str] | None = None
+        if r.floor.on:
+            live = [h for h in ranked if h.memory.is_live(now)]
+            evidence = with_evidence(live, r.floor, named is not None
+                                     and not out.time_range_ignored, q)
+            allowed = {h.memory.id for h in floor_cut(live, evidence, r.floor)[0]}
         kept: list[Hit] = []
         for h in ranked:
             m = h.memory
@@ -155,10 +215,11 @@ class Reader:
                 reason = "tag_filter"
             elif out.time_range is not None and not in_range(m):
                 reason = "time_range"
-            elif h.parts.bm25 <= 0 and r.min_similarity > 0 and max(
-                    [*h.parts.dense.values(), *h.parts.lines.values()],
-                    default=0.0) < r.min_similarity:
+            elif h.parts.bm25 <= 0 and r.min_similarity > 0 \
+                    and _similarity(h) < r.min_similarity:
                 reason = "no_match"  # no query word, and not similar enough either
+            elif allowed is not None and m.id not in allowed:
+                reason = "unrelated"  # the relevance floor (config.Floor, floor_cut)
             if reason:
                 out.filtered.append((h, reason))
             else:
