@@ -1,7 +1,7 @@
 """Recall precision (issue 20): does a question on one topic get the memory about it first,
 and does a question about something nothing stored is about get nothing?
 
-Two strategies, the relevance floor off (`retrieval.floor.text: 0`, what recall did
+Two strategies, the relevance floor off (`retrieval.floor.enabled: false`, what recall did
 before) and the default, on:
 
 - the precision set (benchmarks/data/precision.jsonl): small per-user memory sets in
@@ -40,7 +40,7 @@ DATASETS = (("locomo", None), ("madial", "zh"), ("madial", "en"))
 def strategy(floor: bool) -> Strategy:
     base = Strategy().model_dump()
     if not floor:
-        base["retrieval"]["floor"]["text"] = 0.0
+        base["retrieval"]["floor"]["enabled"] = False
     return Strategy.model_validate(base)
 
 

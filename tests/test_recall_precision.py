@@ -24,7 +24,7 @@ ZH = ["小王对花生过敏。", "小王希望通过短信通知，不要发邮
 
 def floor_off() -> Strategy:
     base = Strategy().model_dump()
-    base["retrieval"]["floor"]["text"] = 0.0
+    base["retrieval"]["floor"]["enabled"] = False
     return Strategy.model_validate(base)
 
 

@@ -75,8 +75,11 @@ class Floor(_Strict):
     """The relevance floor: a hit is served only with some evidence that it is related
     to the query, measured in raw (not per-query normalised) terms, so a question about
     something nothing stored is about returns nothing rather than the closest unrelated
-    memory (docs/retrieval.md, "Relevance floor"). Any one of these is enough. text,
-    coverage, coverage_plain or dense_margin at 0 switches the floor off."""
+    memory (docs/retrieval.md, "Relevance floor"). Any one of these is enough.
+    `enabled: false` switches the floor off (as does text, coverage, coverage_plain or
+    dense_margin at 0)."""
+
+    enabled: bool = True
 
     # Raw BM25 of the memory's index key: a rare query word it says, not only the name
     # that every memory of the user says.
@@ -103,8 +106,8 @@ class Floor(_Strict):
 
     @property
     def on(self) -> bool:
-        return self.text > 0 and self.coverage > 0 and self.coverage_plain > 0 \
-            and self.dense_margin > 0
+        return self.enabled and self.text > 0 and self.coverage > 0 \
+            and self.coverage_plain > 0 and self.dense_margin > 0
 
 
 class Retrieval(_Strict):
