@@ -48,7 +48,9 @@ T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z: memories are dated over the year
 
 class CachedEmbedder:
     """Serves vectors computed up front, so loads measure storage, not the model. Query
-    texts that were not precomputed are embedded for real (recall 'with embedding')."""
+    texts that were not precomputed are embedded for real (recall 'with embedding'), and so
+    are the words recall's coverage part embeds (before, this proxy could not embed them:
+    every recall logged "coverage skipped" and the published 1M figures left it out)."""
 
     def __init__(self, inner: Any, cache: dict[str, np.ndarray], queries_cached: bool) -> None:
         self.inner, self.cache, self.name = inner, cache, inner.name
@@ -59,7 +61,12 @@ class CachedEmbedder:
         return int(self.inner.dim)
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self.cache[t] for t in texts])
+        # Memories come from the cache; anything else (the words the coverage part embeds
+        # at recall time) is embedded for real, so recall costs what a user's does.
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        fresh = dict(zip(missing, self.inner.embed_documents(missing), strict=True)) \
+            if missing else {}
+        return np.stack([self.cache[t] if t in self.cache else fresh[t] for t in texts])
 
     def embed_query(self, text: str) -> np.ndarray:
         if self.queries_cached:
