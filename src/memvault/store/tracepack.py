@@ -27,46 +27,41 @@ _CAND = ("version", "slot", "topic", "kind", "outcome", "rank")
 
 
 def _num(x: Any) -> Any:
-    return round(x, DIGITS) if isinstance(x, float) else x
+    return round(x, DIGITS) if x.__class__ is float else x
 
 
 def pack(trace: dict[str, Any]) -> dict[str, Any]:
     """The packed form of a trace (a JSON-able dict)."""
-    ids = list(trace["memory_ids"])
-    where = {m: i for i, m in enumerate(ids)}
+    where = {m: i for i, m in enumerate(trace["memory_ids"])}
     cands = trace.get("candidates") or []
     keys: list[list[str | None]] = []  # [part, None] or [part, embedder] for a dict part
     seen: dict[tuple[str, str | None], int] = {}
     dict_parts: set[str] = set()
-    for c in cands:
-        for k, val in c["parts"].items():
-            if isinstance(val, dict):
-                dict_parts.add(k)
-                subs: list[str | None] = list(val)
-            else:
-                subs = [None]
-            for s in subs:
-                if (k, s) not in seen:
-                    seen[(k, s)] = len(keys)
-                    keys.append([k, s])
-    total = seen.get(("total", None))
-    rows = []
-    for c in cands:
-        vals: list[Any] = [None] * len(keys)
-        for k, val in c["parts"].items():
-            if isinstance(val, dict):
-                for s, x in val.items():
-                    vals[seen[(k, s)]] = _num(x)
-            else:
-                vals[seen[(k, None)]] = _num(val)
-        score = _num(c["score"])
-        rows.append([where[c["id"]], *(c[f] for f in _CAND),
-                     None if total is not None and score == vals[total] else score, vals])
-    out = {k: val for k, val in trace.items() if k not in ("candidates", "memory_ids")}
     # Column-major: a part's values side by side (runs of 0.0 and 1.0) compress best.
+    cols: list[list[Any]] = []
+    n = len(cands)
+    for i, c in enumerate(cands):
+        for k, val in c["parts"].items():
+            if val.__class__ is dict:
+                dict_parts.add(k)
+                items: Any = val.items()
+            else:
+                items = ((None, val),)
+            for sub, x in items:
+                j = seen.get((k, sub))
+                if j is None:
+                    j = seen[(k, sub)] = len(keys)
+                    keys.append([k, sub])
+                    cols.append([None] * n)
+                cols[j][i] = round(x, DIGITS) if x.__class__ is float else x
+    total = cols[seen[("total", None)]] if ("total", None) in seen else None
+    scores = [_num(c["score"]) for c in cands]
+    fields = [[where[c["id"]] for c in cands], *([c[f] for c in cands] for f in _CAND),
+              [None if total is not None and sc == total[i] else sc
+               for i, sc in enumerate(scores)]]
+    out = {k: val for k, val in trace.items() if k not in ("candidates", "memory_ids")}
     out.update({"format": FORMAT, "part_keys": keys, "dict_parts": sorted(dict_parts),
-                "cands": [list(col) for col in zip(*(r[:-1] for r in rows), strict=True)],
-                "parts": [list(col) for col in zip(*(r[-1] for r in rows), strict=True)]})
+                "cands": fields if n else [], "parts": cols})
     return out
 
 
