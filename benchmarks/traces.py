@@ -3,13 +3,16 @@ before (plain JSON, an fsync per trace) and off, interleaved in one run.
 
     python benchmarks/traces.py [--memories 1200] [--users 4] [--queries 60] [--rounds 5]
 
-One SQLite store of synthetic memories (workload.py). Recall time: `--rounds` rounds, each
-running the same `--queries` queries once per mode, the modes' order rotating every
-round; per mode the median of all its recalls, and the ratio to "off". "before" is the
+One SQLite store of synthetic memories (workload.py). Recall time: `--rounds` rounds of the
+`--queries` queries, each query run once per mode back to back, the modes' order
+rotating from query to query; per mode the median of all its recalls, and the ratio to
+"off". "before" is the
 old write path in this tree: the plain trace as sorted JSON text, committed with the
-store's synchronous=FULL. Disk: per mode, a fresh copy of the store takes `--queries`
-recalls (each user below the default retention of 1000 traces), is checkpointed, and the
-traces table's and its indexes' pages (dbstat) are divided by the recalls.
+store's synchronous=FULL. Disk: per mode, a fresh copy of the store takes
+`--disk-recalls` recalls of one user (the queries' texts in turn), past the default
+retention of 1000 traces, so the oldest are trimmed as they would be; then it is
+checkpointed, and the pages of the traces table and its indexes (dbstat) are divided by
+the traces kept.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ def main() -> int:
     p.add_argument("--users", type=int, default=4)
     p.add_argument("--queries", type=int, default=60)
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--disk-recalls", type=int, default=1200)
     a = p.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="mv-traces-"))
     try:
@@ -86,10 +90,10 @@ def main() -> int:
                 _capture(v)
                 set_mode(v, mode)
                 before, _ = trace_bytes(path)
-                for sc, q in qs:
-                    v.recall(sc, q, top_k=10)
-                ncand = len(v.trace(qs[-1][0], v.recall(qs[-1][0], qs[-1][1]).trace_id)
-                            ["candidates"])
+                one = qs[0][0]  # one user past the default retention: trimmed, steady
+                for i in range(a.disk_recalls):
+                    v.recall(one, qs[i % len(qs)][1], top_k=10)
+                ncand = len(v.trace(one, v.recall(one, qs[0][1]).trace_id)["candidates"])
             after, n = trace_bytes(path)
             disk[mode] = ((after - before) / n, n, ncand)
         # Time: one store, modes interleaved.
@@ -101,10 +105,10 @@ def main() -> int:
             for sc, q in qs[:5]:
                 v.recall(sc, q, top_k=10)  # warm up
             for r in range(a.rounds):
-                order = MODES[r % 3:] + MODES[:r % 3]
-                for mode in order:
-                    set_mode(v, mode)
-                    for sc, q in qs:
+                for i, (sc, q) in enumerate(qs):
+                    k = (r + i) % 3
+                    for mode in MODES[k:] + MODES[:k]:
+                        set_mode(v, mode)
                         t0 = time.perf_counter()
                         v.recall(sc, q, top_k=10)
                         times[mode].append(time.perf_counter() - t0)
@@ -112,7 +116,7 @@ def main() -> int:
         print(f"machine: {platform.machine()} {platform.python_implementation()} "
               f"{platform.python_version()}, sqlite {sqlean.sqlite_version}; "
               f"{a.memories} memories, {a.users} users, {a.queries} queries x {a.rounds} "
-              "rounds")
+              f"rounds; disk: {a.disk_recalls} recalls of one user")
         print("| mode | trace bytes on disk per recall | recall p50 ms | vs off |")
         print("|---|---|---|---|")
         for mode in MODES:

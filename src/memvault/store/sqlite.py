@@ -79,9 +79,12 @@ class SQLiteStore(SQLStore):
     _TRIM_TRACES = ("DELETE FROM traces WHERE tenant = :tenant AND user_id = :user AND "
                     "trace_id NOT IN (SELECT trace_id FROM traces WHERE tenant = :tenant "
                     "AND user_id = :user ORDER BY at DESC, trace_id DESC LIMIT :keep)")
-    _id_list = staticmethod(json.dumps)  # traces.memory_ids is a JSON array as text
     _ids_of = staticmethod(json.loads)
     _trace_payload = staticmethod(compress)  # packed JSON, zlib: a BLOB in `payload`
+
+    @staticmethod
+    def _id_list(ids: list[str]) -> str:  # traces.memory_ids is a JSON array as text
+        return json.dumps(ids, separators=(",", ":"))
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL") -> None:
         self.path = Path(path)

@@ -104,7 +104,7 @@ def to_json(packed: dict[str, Any]) -> str:
 
 
 def compress(packed: dict[str, Any]) -> bytes:
-    return zlib.compress(to_json(packed).encode(), 9)
+    return zlib.compress(to_json(packed).encode(), 6)
 
 
 def decode(payload: str | bytes | memoryview, memory_ids: list[str]) -> dict[str, Any]:
