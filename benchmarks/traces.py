@@ -74,6 +74,8 @@ def main() -> int:
     p.add_argument("--queries", type=int, default=60)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--disk-recalls", type=int, default=1200)
+    p.add_argument("--pg", metavar="URI", help="also measure disk on this PostgreSQL "
+                   "database (postgresql://..., empty; its traces are truncated)")
     a = p.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="mv-traces-"))
     try:
@@ -112,6 +114,7 @@ def main() -> int:
                         t0 = time.perf_counter()
                         v.recall(sc, q, top_k=10)
                         times[mode].append(time.perf_counter() - t0)
+        pg = pg_disk(a.pg, a, qs) if a.pg else {}
         off = statistics.median(times["off"])
         print(f"machine: {platform.machine()} {platform.python_implementation()} "
               f"{platform.python_version()}, sqlite {sqlean.sqlite_version}; "
@@ -124,9 +127,32 @@ def main() -> int:
             b = f"{disk[mode][0]:,.0f} ({disk[mode][1]} traces, {disk[mode][2]} candidates)" \
                 if mode in disk else "0"
             print(f"| {mode} | {b} | {med * 1000:.1f} | {med / off:.3f} |")
+        for mode, (per, n) in pg.items():
+            print(f"PostgreSQL {mode}: {per:,.0f} bytes per trace "
+                  f"(pg_total_relation_size('traces') / {n} traces)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def pg_disk(uri: str, a: argparse.Namespace, qs: list[Any]) -> dict[str, tuple[float, int]]:
+    """Bytes per trace on PostgreSQL (table, TOAST and indexes), one user past retention."""
+    out = {}
+    with Vault(uri, embedder="use-m3") as v:
+        store: Any = v.store
+        if store.count() == 0:
+            v.remember_many(make_workload(7, a.memories, a.users))
+        _capture(v)
+        for mode in MODES[:2]:
+            store._execute("TRUNCATE traces", {})
+            set_mode(v, mode)
+            one = qs[0][0]
+            for i in range(a.disk_recalls):
+                v.recall(one, qs[i % len(qs)][1], top_k=10)
+            row = store._q("SELECT pg_total_relation_size('traces') AS b, "
+                           "(SELECT count(*) FROM traces) AS n", {})[0]
+            out[mode] = (int(row["b"]) / int(row["n"]), int(row["n"]))
+    return out
 
 
 def _capture(v: Vault) -> None:
