@@ -5,6 +5,7 @@ is made by the same migration scripts, one version short, and filled by hand."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +23,8 @@ ALICE = Scope("acme", "alice")
 
 def _old_store(target: str, upto: int) -> None:
     """The schema as it was at migration `upto`, with one recall trace of alice's."""
-    trace = {"trace_id": "req-1", "kind": "recall", "at": 1_700_000_000_000,
+    # Written an hour ago: within retention (a trace past it is dropped on the next write).
+    trace = {"trace_id": "req-1", "kind": "recall", "at": int(time.time() * 1000) - 3_600_000,
              "strategy_hash": "old", "memory_ids": [], "query": "tea", "scope":
              {"tenant": ALICE.tenant, "user": ALICE.user}}
     row = ("req-1", ALICE.tenant, ALICE.user, "recall", trace["at"], "old")

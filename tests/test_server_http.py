@@ -497,3 +497,39 @@ def test_readyz_is_503_when_the_store_is_gone(tmp_path: Path) -> None:
     finally:
         s.stop()
         pgserver.drop_database(dsn, admin_dsn)
+
+
+# --- traces (issue 21) ---------------------------------------------------------------------
+
+def test_trace_is_readable_right_after_the_recall(alice: httpx.Client) -> None:
+    alice.post("/v1/memories", json={"content": "alice keeps a bonsai on her desk"})
+    for i in range(5):
+        rec = alice.post("/v1/recall", json={"query": f"bonsai {i}"}).json()
+        t = alice.get(f"/v1/traces/{rec['trace_id']}")
+        assert t.status_code == 200, t.text
+        body = t.json()
+        assert body["query"] == f"bonsai {i}" and body["candidates"]
+        assert {"parts", "outcome", "score"} <= set(body["candidates"][0])
+
+
+def test_traces_survive_a_clean_shutdown(tmp_path: Path) -> None:
+    db = str(tmp_path / "traces.db")
+    s = Server(db)
+    try:
+        with s.client(s.admin_key) as c:
+            c.post("/v1/memories", params={"user": "carol"},
+                   json={"content": "carol collects stamps"})
+            ids = [c.post("/v1/recall", params={"user": "carol"},
+                          json={"query": f"stamps {i}"}).json()["trace_id"]
+                   for i in range(8)]
+        key = s.admin_key
+    finally:
+        s.stop()  # SIGTERM: the lifespan closes the vault
+    again = Server(db)
+    try:
+        with again.client(key) as c:
+            got = [c.get(f"/v1/traces/{t}", params={"user": "carol"}).json()["query"]
+                   for t in ids]
+        assert got == [f"stamps {i}" for i in range(8)]
+    finally:
+        again.stop()

@@ -73,6 +73,7 @@ class PostgresStore(SQLStore):
                     "trace_id IN (SELECT trace_id FROM traces WHERE tenant = %(tenant)s AND "
                     "user_id = %(user)s ORDER BY at DESC, trace_id DESC OFFSET %(keep)s)")
     _id_list = staticmethod(list)  # traces.memory_ids is a text[]
+    _ids_of = staticmethod(list)
 
     def __init__(self, dsn: str, *, min_size: int = 1, max_size: int = 8,
                  exact_scan_limit: int = 10_000, timeout: float = 30.0) -> None:
@@ -133,6 +134,17 @@ class PostgresStore(SQLStore):
             finally:
                 self._closed = True
                 self._pool.close()
+
+    @contextmanager
+    def _trace_tx(self) -> Iterator[_PgTx]:
+        # An asynchronous commit: readable at once, flushed by the WAL writer within
+        # wal_writer_delay and at a clean shutdown; a server crash may lose it, never
+        # corrupt anything. Inside an open transaction: that one's, as it is.
+        nested = getattr(self._local, "tx", None) is not None
+        with self.transaction() as tx:
+            if not nested:
+                tx.conn.execute("SET LOCAL synchronous_commit = off")
+            yield tx
 
     @contextmanager
     def transaction(self) -> Iterator[_PgTx]:

@@ -6,7 +6,6 @@ at the top of SQLStore, and those of ServerTables (`_ph`, `_q`, `_execute_many`)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Any
@@ -26,6 +25,11 @@ from .codec import (
 )
 from .server_tables import ServerTables
 from .sql_tx import ERASURE_DONE, ERASURE_PENDING
+from .tracepack import decode, pack, to_json
+
+# How often (trace clock, ms) a trace write also drops every scope's traces past their age,
+# not only its own scope's: a user who no longer recalls keeps none past retention.
+_SWEEP_EVERY_MS = 3_600_000
 
 _TRACE_COLUMNS = ("trace_id", "tenant", "user_id", "kind", "at", "strategy_hash",
                   "memory_ids", "payload")
@@ -38,6 +42,7 @@ class SQLStore(ServerTables):
     _IntegrityError: type[Exception]  # the driver's error for a violated constraint
     # Delete all but the newest `keep` traces of a scope (parameters tenant, user, keep).
     _TRIM_TRACES: str
+    _traces_swept_at: int | None = None  # when this store last dropped old traces of all
 
     def transaction(self) -> AbstractContextManager[Any]:
         """See Store.transaction; the Tx has the connection as `conn`."""
@@ -50,6 +55,21 @@ class SQLStore(ServerTables):
 
     def _id_list(self, ids: list[str]) -> Any:
         """A list of ids as the traces.memory_ids column holds it."""
+        raise NotImplementedError
+
+    def _ids_of(self, column: Any) -> list[str]:
+        """The traces.memory_ids column read back as a list."""
+        raise NotImplementedError
+
+    def _trace_payload(self, packed: dict[str, Any]) -> Any:
+        """A packed trace (tracepack.py) as the payload column holds it: packed JSON text;
+        SQLite compresses it."""
+        return to_json(packed)
+
+    def _trace_tx(self) -> AbstractContextManager[Any]:
+        """The transaction a trace is written in: one that need not reach the disk before
+        it returns (a trace is an observation, not user data). It is readable at once,
+        and on disk after the next durable commit or a clean close."""
         raise NotImplementedError
 
     # --- plumbing -----------------------------------------------------------------------
@@ -157,8 +177,8 @@ class SQLStore(ServerTables):
         row = {"trace_id": trace["trace_id"], "tenant": scope.tenant, "user_id": scope.user,
                "kind": trace["kind"], "at": trace["at"], "strategy_hash": trace["strategy_hash"],
                "memory_ids": self._id_list(trace["memory_ids"]),
-               "payload": json.dumps(trace, ensure_ascii=False, sort_keys=True)}
-        with self.transaction() as tx:
+               "payload": self._trace_payload(pack(trace))}
+        with self._trace_tx() as tx:
             try:
                 tx.conn.execute(insert_sql("traces", _TRACE_COLUMNS, self._ph), row)
             except self._IntegrityError:
@@ -169,16 +189,26 @@ class SQLStore(ServerTables):
                             f"user_id = {self._ph('user')} AND at < {self._ph('before')}",
                             {**owner, "before": keep_after})
             tx.conn.execute(self._TRIM_TRACES, {**owner, "keep": max_per_scope})
+            last = self._traces_swept_at
+            if last is None or not 0 <= trace["at"] - last < _SWEEP_EVERY_MS:
+                tx.conn.execute(f"DELETE FROM traces WHERE at < {self._ph('before')}",
+                                {"before": keep_after})
+                self._traces_swept_at = trace["at"]
 
     def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None:
-        rows = self._q(f"SELECT payload FROM traces WHERE trace_id = {self._ph('trace_id')} "
+        rows = self._q(f"SELECT payload, memory_ids FROM traces WHERE "
+                       f"trace_id = {self._ph('trace_id')} "
                        f"AND tenant = {self._ph('tenant')} AND user_id = {self._ph('user')}",
                        {"trace_id": trace_id, "tenant": scope.tenant, "user": scope.user})
-        return json.loads(rows[0]["payload"]) if rows else None
+        return self._trace_of(rows[0]) if rows else None
 
     def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]:
-        rows = self._q(f"SELECT payload FROM traces WHERE tenant = {self._ph('tenant')} AND "
+        rows = self._q(f"SELECT payload, memory_ids FROM traces WHERE "
+                       f"tenant = {self._ph('tenant')} AND "
                        f"user_id = {self._ph('user')} ORDER BY at DESC, trace_id DESC "
                        f"LIMIT {self._ph('limit')}",
                        {"tenant": scope.tenant, "user": scope.user, "limit": limit})
-        return [json.loads(r["payload"]) for r in rows]
+        return [self._trace_of(r) for r in rows]
+
+    def _trace_of(self, row: Any) -> dict[str, Any]:
+        return decode(row["payload"], self._ids_of(row["memory_ids"]))

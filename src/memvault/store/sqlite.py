@@ -42,6 +42,7 @@ from .codec import (
 from .sql_store import SQLStore
 from .sql_tx import ERASURE_DONE, SQLTx, vanished
 from .sqlite_schema import MIGRATIONS, migrate
+from .tracepack import compress
 
 __all__ = ["MIGRATIONS", "SQLiteStore", "scope_term"]
 
@@ -78,7 +79,12 @@ class SQLiteStore(SQLStore):
     _TRIM_TRACES = ("DELETE FROM traces WHERE tenant = :tenant AND user_id = :user AND "
                     "trace_id NOT IN (SELECT trace_id FROM traces WHERE tenant = :tenant "
                     "AND user_id = :user ORDER BY at DESC, trace_id DESC LIMIT :keep)")
-    _id_list = staticmethod(json.dumps)  # traces.memory_ids is a JSON array as text
+    _ids_of = staticmethod(json.loads)
+    _trace_payload = staticmethod(compress)  # packed JSON, zlib: a BLOB in `payload`
+
+    @staticmethod
+    def _id_list(ids: list[str]) -> str:  # traces.memory_ids is a JSON array as text
+        return json.dumps(ids, separators=(",", ":"))
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL") -> None:
         self.path = Path(path)
@@ -95,6 +101,7 @@ class SQLiteStore(SQLStore):
             self._db.execute("PRAGMA page_size = 8192")
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute(f"PRAGMA synchronous = {synchronous}")
+            self._synchronous = synchronous.upper()
             self._db.execute("PRAGMA secure_delete = ON")
             self._db.execute("PRAGMA foreign_keys = ON")
             with self._lock:
@@ -121,6 +128,22 @@ class SQLiteStore(SQLStore):
             self._closed = True
             self._db.close()
             self._db = _ClosedConnection(self.path)  # type: ignore[assignment]
+
+    @contextmanager
+    def _trace_tx(self) -> Iterator[_SQLiteTx]:
+        # A commit that is not fsynced (WAL, synchronous=NORMAL): readable at once, on disk
+        # with the next FULL commit's fsync of the WAL or at a clean close; a power cut
+        # may lose it, never corrupt the file. Inside an open transaction: that one's.
+        with self._lock:
+            relax = not self._db.in_transaction and self._synchronous in ("FULL", "EXTRA")
+            if relax:
+                self._db.execute("PRAGMA synchronous = NORMAL")
+            try:
+                with self.transaction() as tx:
+                    yield tx
+            finally:
+                if relax and not self._closed:
+                    self._db.execute(f"PRAGMA synchronous = {self._synchronous}")
 
     @contextmanager
     def transaction(self) -> Iterator[_SQLiteTx]:
