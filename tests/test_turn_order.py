@@ -4,6 +4,9 @@ were written in — in turn context (each turn's neighbours), recent() and summa
 
 from __future__ import annotations
 
+import io
+import json
+import threading
 from collections.abc import Callable
 
 from _util import ManualClock
@@ -106,3 +109,52 @@ def test_sessions_count_apart_and_an_edit_keeps_the_place(
     assert last.metadata["turn_seq"] == 4
     edited = vault.edit(SESSION, last.id, metadata={"note": "x"})
     assert edited.metadata["turn_seq"] == 4
+
+
+def test_two_writers_of_one_session_never_share_a_number(
+        make_vault: Callable[..., Vault], db: str) -> None:
+    clock = ManualClock()
+    a, b = make_vault(db, clock=clock), make_vault(db, clock=clock)
+
+    def write(v: Vault, tag: str) -> None:
+        for i in range(8):
+            v.remember(SESSION, f"Writer {tag} says {i}.", kind="turn")
+
+    threads = [threading.Thread(target=write, args=(v, t)) for v, t in ((a, "a"), (b, "b"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    turns = a.recent(SESSION, n=100)
+    assert sorted(m.metadata["turn_seq"] for m in turns) == list(range(1, 17))
+    for tag in "ab":  # each writer's turns in the order it wrote them
+        mine = [m.content for m in turns if m.content.startswith(f"Writer {tag}")]
+        assert mine == [f"Writer {tag} says {i}." for i in range(8)]
+
+
+def _without_seq(line: str) -> str:
+    """An export line as a store from before turn order wrote it: no turn_seq."""
+    rec = json.loads(line)
+    for state in [rec.get("memory"), *[r.get("state") for r in rec.get("revisions", [])]]:
+        if isinstance(state, dict):
+            state.get("metadata", {}).pop("turn_seq", None)
+    return json.dumps(rec, ensure_ascii=False)
+
+
+def test_turns_from_before_turn_order_come_first_in_their_old_order(
+        make_vault: Callable[..., Vault]) -> None:
+    clock = ManualClock()
+    old = make_vault(clock=clock)
+    old_ids = [r.memory.id for r in old.remember_many(_turns(WORDS[:5]))]
+    out = io.StringIO()
+    old.export_jsonl(Scope("acme", "alice"), out)
+    lines = out.getvalue().splitlines()
+    vault = make_vault(clock=clock)
+    vault.import_jsonl([lines[0], *(_without_seq(x) for x in lines[1:])])
+    assert all("turn_seq" not in vault.get(SESSION, i).metadata for i in old_ids)
+    new_ids = [r.memory.id for r in vault.remember_many(_turns(WORDS[5:8]))]
+    assert [vault.get(SESSION, i).metadata["turn_seq"] for i in new_ids] == [1, 2, 3]
+    ids = old_ids + new_ids
+    assert [m.id for m in vault.recent(SESSION, n=8)] == ids
+    vault.reindex()
+    _check_neighbours(vault, ids, WORDS[:8])
