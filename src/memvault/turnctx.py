@@ -3,7 +3,9 @@
 A turn alone is often unfindable ("Yes, last weekend!" answers a question the previous
 turn asked). So a memory of kind `turn` is indexed under a key built from the turn and
 the `before` earlier and `after` later turns of the same exact scope (tenant, user,
-agent, session), in the order they were stored:
+agent, session), in turn order (`turn_order`: the sequence number `metadata.turn_seq`
+the write transaction gives each new turn, max + 1 in its exact scope; never a
+timestamp, which turns written in one batch or one millisecond share):
 
 - full text: the turn's own terms, the marker `|`, then the neighbours' terms. BM25
   (bm25.py) counts a term after the marker `text_weight` times (BM25F-style), so the
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
     from .model import Memory, Scope
 
 TURN_KIND = "turn"
+# metadata key of a turn's position in its exact scope (1, 2, ...), set when it is stored.
+SEQ = "turn_seq"
 
 Vectors = dict[str, np.ndarray]
 
@@ -85,15 +89,45 @@ def window(seq_len: int, i: int, before: int, after: int) -> list[int]:
     return [j for j in range(max(0, i - before), min(seq_len, i + after + 1)) if j != i]
 
 
+def turn_seq(m: Memory) -> int | None:
+    seq = m.metadata.get(SEQ)
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+
+
+def turn_order(m: Memory) -> tuple[int, int, int, int, str]:
+    """Sort key of a scope's turns, oldest first: by sequence number. Turns stored before
+    sequence numbers existed (none is given to them) come first, in the order they were
+    recorded then: (created_at, position in their observe() call, id)."""
+    seq = turn_seq(m)
+    if seq is not None:
+        return (1, seq, 0, 0, m.id)
+    pos = m.metadata.get("turn")
+    return (0, 0, m.created_at, pos if isinstance(pos, int) else 0, m.id)
+
+
+def last_rows(list_: Callable[[Any], list[Memory]], flt: Any) -> list[Memory]:
+    """The rows of `flt` (a ListFilter, newest updated_at first, `flt.limit` of them),
+    and every other row updated at the same time as the oldest of them: turns written in
+    one batch share a timestamp, and a limit must not cut between them by id."""
+    from dataclasses import replace
+
+    rows = list_(flt)
+    if len(rows) < flt.limit:
+        return rows
+    return list_(replace(flt, since=min(m.updated_at for m in rows), limit=10_000_000))
+
+
 def stored_turns(store: Any, sc: Scope, limit: int | None = None) -> list[Memory]:
-    """Live turns of exactly this scope, oldest first (ids are time-ordered)."""
+    """Live turns of exactly this scope in turn order (`limit`: about that many of the
+    last, at least)."""
     from .store import ListFilter
 
-    rows = store.list(sc, ListFilter(kind=TURN_KIND, status="active",
-                                     limit=limit if limit is not None else 1_000_000))
+    flt = ListFilter(kind=TURN_KIND, status="active",
+                     limit=limit if limit is not None else 1_000_000)
+    rows = last_rows(lambda f: store.list(sc, f), flt)
     key = sc.key()
     rows = [m for m in rows if m.scope.key() == key]
-    rows.sort(key=lambda m: (m.created_at, m.id))
+    rows.sort(key=turn_order)
     return rows
 
 
@@ -104,7 +138,7 @@ def stored_sequences(store: Any, sc: Scope) -> list[list[Memory]]:
     seqs: dict[str, list[Memory]] = {}
     for m in store.list(sc, ListFilter(kind=TURN_KIND, status="active", limit=10_000_000)):
         seqs.setdefault(m.scope.key(), []).append(m)
-    return [sorted(s, key=lambda m: (m.created_at, m.id)) for s in seqs.values()]
+    return [sorted(s, key=turn_order) for s in seqs.values()]
 
 
 # Own vectors of recently written turns, so the next call that re-keys them (observe() of

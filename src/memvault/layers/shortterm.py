@@ -14,6 +14,7 @@ from ..errors import ValidationError
 from ..model import Kind, Memory, Scope, Status
 from ..store import ListFilter
 from ..tokens import count_tokens
+from ..turnctx import last_rows, turn_order
 
 if TYPE_CHECKING:
     pass
@@ -26,20 +27,16 @@ def _whole(value: Any, name: str, hi: int) -> int:
 
 
 def session_turns(eng: Engine, scope: Scope, *, limit: int = 10_000) -> list[Memory]:
-    """Active turns of the scope (a session when it names one), oldest first."""
-    rows = eng.reads.list(scope, ListFilter(kind=Kind.TURN.value,
-                                            status=Status.ACTIVE.value, limit=limit))
+    """Active turns of the scope (a session when it names one), oldest first, in turn
+    order (turnctx.turn_order: each turn's sequence number, not a timestamp); `limit`:
+    about that many of the last, at least (all of those updated in one millisecond)."""
+    rows = last_rows(lambda f: eng.reads.list(scope, f),
+                     ListFilter(kind=Kind.TURN.value, status=Status.ACTIVE.value,
+                                limit=limit))
     now = eng.core.clock()
     # Not is_live(): a turn's valid_from is when it was said, not a validity window.
     live = [m for m in rows if m.expires_at is None or m.expires_at > now]
     return sorted(live, key=turn_order)
-
-
-def turn_order(m: Memory) -> tuple[int, int, int, str]:
-    # Ids are random within a millisecond; observe() records each turn's position.
-    pos = m.metadata.get("turn")
-    return (m.valid_from if m.valid_from is not None else m.created_at, m.created_at,
-            pos if isinstance(pos, int) else 0, m.id)
 
 
 def recent(eng: Engine, scope: Any, *, n: int | None = None,

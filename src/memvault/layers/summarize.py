@@ -27,9 +27,10 @@ from ..errors import NotFoundError, ValidationError
 from ..model import Kind, Memory, Scope, Source, Status
 from ..store import ListFilter
 from ..tokens import count_tokens
+from ..turnctx import turn_order
 from ..wording import a_or_an
 from ..writes import prepare
-from .shortterm import session_turns, turn_order
+from .shortterm import session_turns
 from .summarizers import Summarizer, load_summarizer
 
 if TYPE_CHECKING:

@@ -57,6 +57,11 @@ class Tx(Protocol):
 
     def find_duplicate(self, scope: Scope, content_hash: str, kind: str) -> Memory | None: ...
 
+    def next_turn_seq(self, scope: Scope) -> int:
+        """A new turn's sequence number in exactly `scope` (metadata.turn_seq): one more
+        than any turn there has; writers of the scope wait for each other."""
+        ...
+
     def insert(self, memory: Memory, content_hash: str, terms: str,
                vectors: dict[str, np.ndarray]) -> None: ...
 

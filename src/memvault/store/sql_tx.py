@@ -5,6 +5,7 @@ written, where its terms and vectors go, and how its engine marks a purge."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -54,6 +55,7 @@ class SQLTx:
     def __init__(self, store: Store, conn: Any) -> None:
         self.store = store
         self.conn = conn
+        self._turn_seqs: dict[str, int] = {}  # exact scope -> the last turn_seq given
 
     def _serialise(self, key: str) -> None:
         """Make other writers of `key` (a slot, a statement) wait for this transaction,
@@ -113,6 +115,26 @@ class SQLTx:
             "AND m.status IN ('active', 'pending', 'expired') "
             f"ORDER BY m.status = 'active' DESC, m.updated_at DESC LIMIT 1{self._ROW_LOCK}",
             {"slot": slot, **params})
+
+    def next_turn_seq(self, scope: Scope) -> int:
+        """The sequence number of a new turn of exactly `scope`: one more than any turn of
+        that scope has (whatever its status), or than this transaction gave last."""
+        key = scope.key()
+        seqs = self._turn_seqs
+        if key not in seqs:
+            # Writers of one scope take turns here: two cannot read the same maximum.
+            self._serialise("turn_seq\x1f" + key)
+            where, params = scope_where(scope, self._ph, exact=True)
+            top = 0
+            for row in self.conn.execute(
+                    f"SELECT m.metadata AS md FROM memories m WHERE {where} "
+                    "AND m.kind = 'turn'", params).fetchall():
+                seq = json.loads(row["md"]).get("turn_seq")
+                if isinstance(seq, int) and not isinstance(seq, bool):
+                    top = max(top, seq)
+            seqs[key] = top
+        seqs[key] += 1
+        return int(seqs[key])
 
     def find_duplicate(self, scope: Scope, content_hash: str, kind: str) -> Memory | None:
         # Same reason as find_slot: two identical remembers must not both insert.

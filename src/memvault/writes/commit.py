@@ -167,6 +167,10 @@ class Writer:
                                                             trigger_text=trigger,
                                                             reason=reason), dup.version)
         mem = self.new_memory(req, Status.ACTIVE, now)
+        if mem.kind == Kind.TURN:
+            # Its place in the session: max + 1 in this exact scope, in this transaction
+            # (turnctx.turn_order). A timestamp is no order: one batch shares one.
+            mem.metadata = {**mem.metadata, turnctx.SEQ: tx.next_turn_seq(sc)}
         tx.insert(mem, h, terms or self.terms(mem), vectors)
         tx.append_revision(self.revision(mem, Op.CREATE, None, actor=actor, reason=reason,
                                          trigger_text=trigger, trace_id=trace_id))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from .. import turnctx
 from .. import validate as v
 from ..errors import ConflictError, FrozenError, ValidationError, VersionError
 from ..model import LATER_STATE_FIELDS, STATE_FIELDS, Memory, Op, Scope, Source, Status
@@ -26,6 +27,9 @@ def edit(w: Writer, scope: Any, memory_id: Any, updates: dict[str, Any], *,
         if "metadata" in new and "turn_id" in m.metadata and "turn_id" not in new["metadata"]:
             # The version still quotes that turn (source_text): purge must find it.
             new["metadata"] = {**new["metadata"], "turn_id": m.metadata["turn_id"]}
+        if "metadata" in new and turnctx.SEQ in m.metadata:
+            # A turn keeps its place in its session (turnctx.turn_order).
+            new["metadata"] = {**new["metadata"], turnctx.SEQ: m.metadata[turnctx.SEQ]}
         if "metadata" in new:
             # The gate's review record stays as the gate wrote it (an edit of a staged
             # candidate may send it back unchanged, or leave it out).

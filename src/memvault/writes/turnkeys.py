@@ -55,7 +55,7 @@ def rekey_around(core: Core, m: Memory) -> None:
     live = m.status == Status.ACTIVE.value
     turns = turnctx.stored_turns(core.store, m.scope)
     if not live:  # put it back in its place, to find whose keys held it
-        turns = sorted([*turns, m], key=lambda t: (t.created_at, t.id))
+        turns = sorted([*turns, m], key=turnctx.turn_order)
     rows = turnctx.neighbourhood(tc, turns, m.id, core.vectors, leaving=not live)
     if rows:
         with core.store.transaction() as tx:

@@ -1,0 +1,160 @@
+"""Turn order (issue 21): a session's turns have a sequence number of their own, so turns
+that share a timestamp (one remember_many batch, one millisecond) keep the order they
+were written in — in turn context (each turn's neighbours), recent() and summaries."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from collections.abc import Callable
+
+from _util import ManualClock
+
+from memvault import Scope, Vault, bm25, turnctx
+from memvault.textindex import index_text
+
+SESSION = Scope("acme", "alice", session="s1")
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+         "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec",
+         "romeo", "sierra", "tango", "uniform", "victor", "whiskey", "xray", "yankee",
+         "zulu", "amber", "basil", "cedar", "dingo", "ember", "fjord", "gravel", "harbor",
+         "igloo", "jasmine", "kettle", "lantern", "meadow", "nutmeg"]
+
+
+def _turns(words: list[str]) -> list[dict[str, object]]:
+    return [{"scope": SESSION, "content": f"The {w} turn.", "kind": "turn"} for w in words]
+
+
+def _context_terms(vault: Vault, m_id: str, word: str) -> set[str]:
+    """The neighbour (context) terms of the index key of memory `m_id`."""
+    store = vault.core.store
+    cands = store.text_candidates(SESSION, index_text(word).split(), vault.core.clock(), 1000)
+    terms = dict(cands.docs)[m_id]
+    mark = terms.index(bm25.CONTEXT_MARK) if bm25.CONTEXT_MARK in terms else len(terms)
+    return set(terms[mark + 1:])
+
+
+def _check_neighbours(vault: Vault, ids: list[str], words: list[str]) -> None:
+    tc = vault.core.strategy.retrieval.turn_context
+    for k, (mid, w) in enumerate(zip(ids, words, strict=True)):
+        near = [f"The {words[j]} turn." for j in turnctx.window(len(words), k, tc.before,
+                                                                   tc.after)]
+        want = set(index_text(" ".join(near)).split())
+        assert _context_terms(vault, mid, w) == want, (k, w)
+
+
+def test_one_batch_one_timestamp_every_turn_has_its_neighbours(
+        make_vault: Callable[..., Vault]) -> None:
+    clock = ManualClock()  # never advances: every turn has one timestamp
+    vault = make_vault(clock=clock)
+    first, second = WORDS[:30], WORDS[30:]
+    ids = [r.memory.id for r in vault.remember_many(_turns(first))]
+    # A second batch in the same millisecond reads the last stored turns: the right ones.
+    ids += [r.memory.id for r in vault.remember_many(_turns(second))]
+    _check_neighbours(vault, ids, WORDS)
+    assert [vault.get(SESSION, i).metadata["turn_seq"] for i in ids] == list(
+        range(1, len(WORDS) + 1))
+    vault.reindex()  # rebuilt from the stored order
+    _check_neighbours(vault, ids, WORDS)
+
+
+def test_recent_and_summaries_follow_the_written_order(
+        make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(clock=ManualClock())
+    batch = [{"scope": SESSION, "content": f"Turn number {i}.", "kind": "turn"}
+             for i in range(60)]
+    ids = [r.memory.id for r in vault.remember_many(batch)]
+    # More turns than recent() reads share the last timestamp: it serves the last ones.
+    assert [m.id for m in vault.recent(SESSION, n=6)] == ids[-6:]
+    summaries = vault.summarize(SESSION)
+    covered = [i for s in summaries for i in s.metadata["covers"]]
+    assert covered == ids
+    assert [m.id for s in summaries for m in vault.expand(SESSION, s.id)] == ids
+
+
+def _observe_in_one_millisecond(vault: Vault, scope: Scope) -> list[str]:
+    """Four observe() calls of three turns each, one timestamp: the turns' ids in order."""
+    ids: list[str] = []
+    for i in range(0, 12, 3):
+        ids += vault.observe(scope, [{"role": r, "content": f"The {w} turn."} for r, w in
+                                     zip(["user", "assistant", "user"], WORDS[i:i + 3],
+                                         strict=True)]).turns
+    return ids
+
+
+def test_a_summary_covers_observed_turns_in_order(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(clock=ManualClock())
+    ids = _observe_in_one_millisecond(vault, SESSION)
+    summaries = vault.summarize(SESSION)
+    assert [i for s in summaries for i in s.metadata["covers"]] == ids
+    assert [m.id for s in summaries for m in vault.expand(SESSION, s.id)] == ids
+
+
+def test_observe_twice_in_one_millisecond(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(clock=ManualClock())
+    ids = _observe_in_one_millisecond(vault, SESSION)
+    assert [m.id for m in vault.recent(SESSION, n=12)] == ids
+    _check_neighbours(vault, ids, WORDS[:12])
+
+
+def test_sessions_count_apart_and_an_edit_keeps_the_place(
+        make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(clock=ManualClock())
+    other = Scope("acme", "alice", session="s2")
+    vault.remember_many(_turns(WORDS[:3]))
+    r = vault.remember(other, "The other turn.", kind="turn")
+    assert r.memory.metadata["turn_seq"] == 1
+    last = vault.remember(SESSION, "The last turn.", kind="turn").memory
+    assert last.metadata["turn_seq"] == 4
+    edited = vault.edit(SESSION, last.id, metadata={"note": "x"})
+    assert edited.metadata["turn_seq"] == 4
+
+
+def test_two_writers_of_one_session_never_share_a_number(
+        make_vault: Callable[..., Vault], db: str) -> None:
+    clock = ManualClock()
+    a, b = make_vault(db, clock=clock), make_vault(db, clock=clock)
+
+    def write(v: Vault, tag: str) -> None:
+        for i in range(8):
+            v.remember(SESSION, f"Writer {tag} says {i}.", kind="turn")
+
+    threads = [threading.Thread(target=write, args=(v, t)) for v, t in ((a, "a"), (b, "b"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    turns = a.recent(SESSION, n=100)
+    assert sorted(m.metadata["turn_seq"] for m in turns) == list(range(1, 17))
+    for tag in "ab":  # each writer's turns in the order it wrote them
+        mine = [m.content for m in turns if m.content.startswith(f"Writer {tag}")]
+        assert mine == [f"Writer {tag} says {i}." for i in range(8)]
+
+
+def _without_seq(line: str) -> str:
+    """An export line as a store from before turn order wrote it: no turn_seq."""
+    rec = json.loads(line)
+    for state in [rec.get("memory"), *[r.get("state") for r in rec.get("revisions", [])]]:
+        if isinstance(state, dict):
+            state.get("metadata", {}).pop("turn_seq", None)
+    return json.dumps(rec, ensure_ascii=False)
+
+
+def test_turns_from_before_turn_order_come_first_in_their_old_order(
+        make_vault: Callable[..., Vault]) -> None:
+    clock = ManualClock()
+    old = make_vault(clock=clock)
+    old_ids = [r.memory.id for r in old.remember_many(_turns(WORDS[:5]))]
+    out = io.StringIO()
+    old.export_jsonl(Scope("acme", "alice"), out)
+    lines = out.getvalue().splitlines()
+    vault = make_vault(clock=clock)
+    vault.import_jsonl([lines[0], *(_without_seq(x) for x in lines[1:])])
+    assert all("turn_seq" not in vault.get(SESSION, i).metadata for i in old_ids)
+    new_ids = [r.memory.id for r in vault.remember_many(_turns(WORDS[5:8]))]
+    assert [vault.get(SESSION, i).metadata["turn_seq"] for i in new_ids] == [1, 2, 3]
+    ids = old_ids + new_ids
+    assert [m.id for m in vault.recent(SESSION, n=8)] == ids
+    vault.reindex()
+    _check_neighbours(vault, ids, WORDS[:8])
