@@ -404,6 +404,9 @@ class _PgTx(SQLTx):
     _ph = staticmethod(pyformat_ph)
     _IntegrityError = psycopg.IntegrityError
     _ROW_LOCK = " FOR UPDATE OF m"
+    _TURN_SEQ = ("CASE WHEN jsonb_typeof(m.metadata::jsonb -> 'turn_seq') = 'number' AND "
+                 "(m.metadata::jsonb ->> 'turn_seq') ~ '^-?[0-9]{1,18}$' "
+                 "THEN (m.metadata::jsonb ->> 'turn_seq')::bigint END")
     # The marker is transaction-local (set_config(..., true) = SET LOCAL) and names this one
     # memory; it is cleared before anything else runs in the transaction.
     _MARK_PURGE = "SELECT set_config('memvault.purging', %(mid)s, true)"

@@ -5,7 +5,6 @@ written, where its terms and vectors go, and how its engine marks a purge."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +43,8 @@ class SQLTx:
     _ph: Callable[[str], str]  # a named placeholder in the driver's style
     _IntegrityError: type[Exception]  # the driver's error for a violated constraint
     _ROW_LOCK = ""  # appended to a read that must lock the row it finds
+    # A turn's metadata.turn_seq when it is a whole number, else NULL (per dialect).
+    _TURN_SEQ = ""
     # Purge: put on and take off the mark that lets the append-only guard allow blanking
     # content columns of one memory's revisions (parameter mid; the mark is this
     # transaction's alone), and delete the scope's traces that saw the memory (parameters
@@ -125,14 +126,12 @@ class SQLTx:
             # Writers of one scope take turns here: two cannot read the same maximum.
             self._serialise("turn_seq\x1f" + key)
             where, params = scope_where(scope, self._ph, exact=True)
-            top = 0
-            for row in self.conn.execute(
-                    f"SELECT m.metadata AS md FROM memories m WHERE {where} "
-                    "AND m.kind = 'turn'", params).fetchall():
-                seq = json.loads(row["md"]).get("turn_seq")
-                if isinstance(seq, int) and not isinstance(seq, bool):
-                    top = max(top, seq)
-            seqs[key] = top
+            # The maximum in SQL (the database reads the JSON, not a Python loop over
+            # every turn of the session); only whole numbers count.
+            row = self.conn.execute(
+                f"SELECT MAX({self._TURN_SEQ}) AS top FROM memories m WHERE {where} "
+                "AND m.kind = 'turn'", params).fetchone()
+            seqs[key] = max(int(row["top"] or 0), 0)
         seqs[key] += 1
         return int(seqs[key])
 

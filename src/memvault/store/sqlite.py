@@ -319,6 +319,8 @@ class _SQLiteTx(SQLTx):
     # to lock (SQLTx._serialise, _ROW_LOCK).
     _ph = staticmethod(sqlite_ph)
     _IntegrityError = sqlite3.IntegrityError
+    _TURN_SEQ = ("CASE WHEN json_type(m.metadata, '$.turn_seq') = 'integer' "
+                 "THEN json_extract(m.metadata, '$.turn_seq') END")
     # The mark the revisions_no_update trigger looks for, in meta.
     _MARK_PURGE = "INSERT INTO meta (key, value) VALUES ('purging', :mid)"
     _UNMARK_PURGE = "DELETE FROM meta WHERE key = 'purging'"
