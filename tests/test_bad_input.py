@@ -223,6 +223,13 @@ CASES: list[tuple[str, Callable[[Vault, str], Any], type[Exception], str]] = [
      ScopeError, "user"),
     ("blank_id", call("get", ME, "   "), ValidationError, "id"),
     ("long_id", call("get", ME, "m" * 200), ValidationError, "200 characters"),
+    # Digits int() refuses though str.isdigit() holds (found by the server fuzz: a 500).
+    ("superscript_as_of", call("list", ME, as_of="\u00b9"), ValidationError, "as_of"),
+    ("superscript_since", call("list", ME, since="\u00b2"), ValidationError, "since"),
+    ("superscript_expiring", call("list", ME, expiring_before="\u00b9"), ValidationError,
+     "expiring_before"),
+    ("superscript_version", call("rollback", ME, "$id", "\u00b9"), ValidationError,
+     "version"),
     ("list_reversed_range", call("list", ME, since="2025-01-01", until="2024-01-01"),
      ValidationError, "since"),
     ("recall_reversed_range", call("recall", ME, "x", since="2025-01-01", until="2024-01-01"),

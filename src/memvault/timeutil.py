@@ -43,7 +43,8 @@ def to_ms(value: TimeLike, *, field: str = "time") -> int | None:
         return to_ms(math.floor(dt.timestamp() * 1000), field=field)
     if isinstance(value, str):
         text = value.strip()
-        if text.isdigit():
+        # ASCII only: str.isdigit() also holds for "¹" or "²", which int() refuses.
+        if text.isascii() and text.isdigit():
             return to_ms(int(text), field=field)
         try:
             dt = datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -295,7 +295,7 @@ def metadata(value: Any) -> dict[str, Any]:
 
 def version(value: Any, field: str = "version") -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and value.strip().isdigit():
+        if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
             value = int(value)
         else:
             raise ValidationError(f"{field}: expected a whole number, got {value!r}")
