@@ -9,7 +9,7 @@ import { KINDS, STATUSES, SOURCES, t, tv } from "./i18n.js";
 import { el, button, clear, timeCell, labelRows, api, ApiError } from "./dom.js";
 import { wireConfirm } from "./confirm.js";
 import * as drawer from "./drawer.js";
-import { loadProfile, renderProfile, loadConflicts, renderConflicts } from "./views.js";
+import { loadProfile, renderProfile, loadConflicts, renderConflicts, decisionRow } from "./views.js";
 import * as traces from "./traces.js";
 
 const ENUMS = { kinds: [KINDS, "kind"], statuses: [STATUSES, "status"],
@@ -183,23 +183,8 @@ function renderReview() {
       p.append(button(rv.target_id, () => drawer.openDrawer(rv.target_id), { class: "link" }));
       li.append(p);
     }
-    const reason = el("input", null, "reason", { placeholder: t("reason"), "aria-label": t("reason") });
-    const out = el("p", null, "error", { role: "alert" });
-    const act = (verb, doneKey) => async () => {
-      const r = reason.value.trim();
-      if (!r) { out.textContent = t("reasonRequired"); reason.focus(); return; }
-      try {
-        await api("POST", `/v1/review/${encodeURIComponent(m.id)}/${verb}`,
-          { body: { reason: r }, scoped: true });
-        await loadReview();
-        flash(t(doneKey, { id: m.id }), "ok");
-      } catch (e) { fail(e, out); }
-    };
-    const row = el("div", null, "row");
-    row.append(reason, button(t("approve"), act("approve", "approved"), { "data-act": "approve" }),
-      button(t("reject"), act("reject", "rejected"), { "data-act": "reject" }),
-      button(t("open"), () => drawer.openDrawer(m.id), { class: "link" }));
-    li.append(row, out);
+    li.append(...decisionRow(m.id, t("approve"), t("reject"), loadReview,
+      button(t("open"), () => drawer.openDrawer(m.id), { class: "link" })));
     list.append(li);
   }
   $("review-empty").hidden = (S.review || []).length > 0;

@@ -7,6 +7,27 @@ import { t, tv } from "./i18n.js";
 import { plain } from "./fields.js";
 
 // --- profile ---------------------------------------------------------------------------
+// Approve or reject a staged candidate, with the reason the review verbs require, then
+// `reload()`; the review and conflicts views both decide this way. Returns [row, message].
+export function decisionRow(id, approveLabel, rejectLabel, reload, ...extra) {
+  const reason = el("input", null, "reason", { placeholder: t("reason"), "aria-label": t("reason") });
+  const out = el("p", null, "error", { role: "alert" });
+  const act = (verb, doneKey) => async () => {
+    const r = reason.value.trim();
+    if (!r) { out.textContent = t("reasonRequired"); reason.focus(); return; }
+    try {
+      await api("POST", `/v1/review/${encodeURIComponent(id)}/${verb}`,
+        { body: { reason: r }, scoped: true });
+      await reload();
+      hooks.flash(t(doneKey, { id }), "ok");
+    } catch (e) { hooks.fail(e, out); }
+  };
+  const row = el("div", null, "row");
+  row.append(reason, button(approveLabel, act("approve", "approved"), { "data-act": "approve" }),
+    button(rejectLabel, act("reject", "rejected"), { "data-act": "reject" }), ...extra);
+  return [row, out];
+}
+
 export async function loadProfile() {
   try {
     const [prof, active] = await Promise.all([
@@ -108,23 +129,7 @@ export function renderConflicts() {
     const reasons = (c.review.reasons || []).map((r) => tv("reason", r));
     li.append(el("p", t("labelled", { label: t("stagedBecause"),
       text: reasons.join(t("listSep")) }), "muted reasons"));
-    const reason = el("input", null, "reason", { placeholder: t("reason"), "aria-label": t("reason") });
-    const out = el("p", null, "error", { role: "alert" });
-    const act = (verb, doneKey) => async () => {
-      const r = reason.value.trim();
-      if (!r) { out.textContent = t("reasonRequired"); reason.focus(); return; }
-      try {
-        await api("POST", `/v1/review/${encodeURIComponent(m.id)}/${verb}`,
-          { body: { reason: r }, scoped: true });
-        await loadConflicts();
-        hooks.flash(t(doneKey, { id: m.id }), "ok");
-      } catch (e) { hooks.fail(e, out); }
-    };
-    const row = el("div", null, "row");
-    row.append(reason,
-      button(t("useProposed"), act("approve", "approved"), { "data-act": "approve" }),
-      button(t("keepStored"), act("reject", "rejected"), { "data-act": "reject" }));
-    li.append(row, out);
+    li.append(...decisionRow(m.id, t("useProposed"), t("keepStored"), loadConflicts));
     list.append(li);
   }
   $("conflict-empty").hidden = (S.conflicts || []).length > 0;
