@@ -111,6 +111,21 @@ def test_eviction_order_is_the_documented_key() -> None:
     assert [x.id for x in got] == ["t", "used", "lo", "conf", "hi", "s"]
 
 
+def test_eviction_takes_turns_of_one_time_in_the_order_they_were_said(
+        make_vault: Callable[..., Vault], clock: ManualClock) -> None:
+    # Two observe() calls at one clock reading: each call numbers its own turns from 0,
+    # so only the session's sequence number says which turn came first.
+    vault = make_vault(clock=clock, strategy=_capped(3))
+    s1 = Scope("acme", "alice", session="s1")
+    said = []
+    for call in range(2):
+        said += vault.observe(s1, [{"role": "assistant", "content": f"call {call} line {i}"}
+                                   for i in range(3)]).turns
+    assert [m.kind for m in vault.list(ME)] == ["turn"] * 6  # nothing extracted
+    assert len({m.created_at for m in vault.list(ME)}) == 1
+    assert vault.maintain(ME, steps=["caps"]).evicted == said[:3]
+
+
 def test_sweep_summarises_due_sessions(make_vault: Callable[..., Vault],
                                        clock: ManualClock) -> None:
     vault = make_vault(clock=clock, strategy=_capped(0, every_turns=4, every_tokens=0,

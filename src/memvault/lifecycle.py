@@ -16,7 +16,8 @@ turns a summary covers and kept (most of the turn's words are in the summary), t
 memories (a covered turn whose detail the summary dropped among them), then summaries;
 within each group the lowest `metadata.importance` (default 0), then the fewest
 confirmations, then the longest unused (last confirmation, else last update), then the
-oldest (creation time, position in its conversation, id). An evicted
+oldest (creation time, then turn order: a turn's sequence number in its session, so
+turns written in one batch at one time go in the order they were said; then id). An evicted
 memory is expired — status `expired`, an `expire` revision with actor `system:sweep` and
 the reason "evicted: …" — not deleted: history keeps it, rollback restores it, and
 `expand` still reaches an evicted turn from its summary.
@@ -36,6 +37,7 @@ from .layers.summarize import sessions_of, summaries, summarize_session, summari
 from .model import Kind, Memory, Scope, Status
 from .store import ListFilter
 from .textindex import terms
+from .turnctx import turn_order
 from .writes.mutations import evict, expire
 
 ACTOR = "system:sweep"
@@ -67,11 +69,12 @@ def eviction_order(mems: list[Memory], covered: set[str]) -> list[Memory]:
         imp = md.get("importance", 0.0)
         conf = md.get("confirmations", 1)
         used = md.get("last_confirmed_at")
-        pos = md.get("turn")
+        # Same creation time (one batch): the earlier turn goes first (turnctx.turn_order,
+        # its sequence number; not its position in one call, which restarts per call).
         return (group(m), imp if isinstance(imp, int | float) else 0.0,
                 conf if isinstance(conf, int) else 1,
                 used if isinstance(used, int) else m.updated_at, m.created_at,
-                pos if isinstance(pos, int) else 0, m.id)
+                turn_order(m))
     return sorted(mems, key=key)
 
 
