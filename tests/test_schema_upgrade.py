@@ -75,3 +75,46 @@ def test_traces_survive_the_move_to_ids_per_user(new_db: Callable[[], str],
     assert vault.trace(ALICE, "req-1")["query"] == "tea"
     with pytest.raises(ConflictError, match="already in use"):
         vault.recall(ALICE, "tea", trace_id="req-1")
+
+
+def test_packed_traces_stored_as_text_read_back_after_compression(
+        new_db: Callable[[], str], make_vault: Callable[..., Vault]) -> None:
+    # PostgreSQL kept a packed trace as JSON text until its payload became compressed
+    # bytea; the rows written before read back whole after the migration, and purge still
+    # finds them by memory id once the GIN index on memory_ids is gone.
+    from memvault.store import tracepack
+
+    target = new_db()
+    if not is_pg(target):
+        pytest.skip("SQLite stored packed traces compressed from the start")
+    upto = next(v for v, name, _ in postgres.MIGRATIONS if name.startswith("traces are stored"))
+    _old_store(target, upto - 1)
+    at = int(time.time() * 1000) - 60_000
+    trace = {"trace_id": "req-2", "kind": "recall", "at": at, "strategy_hash": "old",
+             "query": "tea", "memory_ids": ["m_a", "m_b"],
+             "candidates": [{"id": mid, "version": 1, "slot": None, "topic": None,
+                             "kind": "fact", "outcome": "injected", "rank": i + 1,
+                             "score": 0.5 - i / 10, "parts": {"total": 0.5 - i / 10}}
+                            for i, mid in enumerate(["m_a", "m_b"])]}
+    with psycopg.connect(target, autocommit=True) as c:
+        c.execute("INSERT INTO traces VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                  ("req-2", ALICE.tenant, ALICE.user, "recall", at, "old", ["m_a", "m_b"],
+                   tracepack.to_json(tracepack.pack(trace))))
+    vault = make_vault(target)
+    assert vault.store.schema_version() >= upto
+    got = vault.trace(ALICE, "req-2")
+    assert [(c["id"], c["rank"], c["score"]) for c in got["candidates"]] == \
+        [("m_a", 1, 0.5), ("m_b", 2, 0.4)]
+    with psycopg.connect(target) as c:
+        kinds = {r[0] for r in c.execute("SELECT pg_typeof(payload)::text FROM traces")}
+        indexes = {r[0] for r in c.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'traces'")}
+    assert kinds == {"bytea"} and "traces_memory_ids" not in indexes
+    # A new recall's trace is compressed: its payload starts with zlib's header.
+    vault.remember(ALICE, "Alice drinks green tea")
+    tid = vault.recall(ALICE, "tea").trace_id
+    with psycopg.connect(target) as c:
+        head = c.execute("SELECT substring(payload from 1 for 1) FROM traces "
+                         "WHERE trace_id = %s", (tid,)).fetchone()[0]
+    assert bytes(head) == b"\x78"
+    assert vault.trace(ALICE, tid)["query"] == "tea"

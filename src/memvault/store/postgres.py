@@ -59,6 +59,7 @@ from .postgres_schema import MIGRATIONS, migrate
 from .postgres_text import text_candidates
 from .sql_store import SQLStore
 from .sql_tx import SQLTx, vanished
+from .tracepack import compress
 
 __all__ = ["MIGRATIONS", "PostgresStore"]
 
@@ -74,6 +75,7 @@ class PostgresStore(SQLStore):
                     "user_id = %(user)s ORDER BY at DESC, trace_id DESC OFFSET %(keep)s)")
     _id_list = staticmethod(list)  # traces.memory_ids is a text[]
     _ids_of = staticmethod(list)
+    _trace_payload = staticmethod(compress)  # packed JSON, zlib: bytea (migration 7)
 
     def __init__(self, dsn: str, *, min_size: int = 1, max_size: int = 8,
                  exact_scan_limit: int = 10_000, timeout: float = 30.0) -> None:

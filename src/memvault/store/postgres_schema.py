@@ -133,6 +133,16 @@ ALTER TABLE traces ADD PRIMARY KEY (tenant, user_id, trace_id);
     (6, "memories have a topic", """
 {memory_topic}
 """),
+    (7, "traces are stored compressed, without an index on their memory ids", r"""
+-- A trace's packed JSON, zlib-compressed as on SQLite (tracepack.compress): TOAST only
+-- compresses a value past ~2 KB, and less well. Rows written before keep their JSON text,
+-- as bytes (tracepack.decode reads both).
+ALTER TABLE traces ALTER COLUMN payload TYPE bytea USING convert_to(payload, 'UTF8');
+-- Purge finds a user's traces of a memory through the (tenant, user_id, at) index and
+-- filters them by memory_ids: a scan of at most the retention cap per user. The GIN index
+-- cost more on disk than the trace itself (~50 ids per trace).
+DROP INDEX IF EXISTS traces_memory_ids;
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))

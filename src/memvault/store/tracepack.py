@@ -7,9 +7,9 @@ are columns (one array per field, an entry per candidate), the score parts one a
 part (in the order of a per-trace key list), a score equal to its `total` part is left
 out, and every number is rounded to `DIGITS` decimals. `unpack` gives back the same dict
 shape (`candidates` with `id`, `version`, `slot`, `topic`, `kind`, `score`, `parts`,
-`outcome`, `rank`), so no reader changes. SQLite stores the packed JSON zlib-compressed
-(a BLOB in the payload column); PostgreSQL stores it as text, which TOAST compresses. A
-payload written before packing (JSON text with `candidates`) reads as it always did.
+`outcome`, `rank`), so no reader changes. Both backends store the packed JSON
+zlib-compressed (a BLOB on SQLite, bytea on PostgreSQL). A payload written before packing
+(JSON text with `candidates`, or its bytes) reads as it always did.
 
 Nothing is kept here that the plain trace did not hold: purge still finds a trace by its
 `memory_ids` (every candidate and every injected memory) or by its query.
@@ -108,7 +108,9 @@ def compress(packed: dict[str, Any]) -> bytes:
 
 
 def decode(payload: str | bytes | memoryview, memory_ids: list[str]) -> dict[str, Any]:
-    """A stored payload (zlib bytes, or JSON text: packed or from before packing)."""
+    """A stored payload (zlib bytes, or JSON text: packed or from before packing; as bytes
+    where a migration changed the column's type)."""
     if isinstance(payload, bytes | memoryview):
-        payload = zlib.decompress(bytes(payload)).decode()
+        raw = bytes(payload)
+        payload = (raw if raw[:1] == b"{" else zlib.decompress(raw)).decode()
     return unpack(json.loads(payload), memory_ids)
