@@ -195,3 +195,11 @@ def test_purge_erases_with_readers_open_in_other_threads(vault: Vault, tmp_path:
 
 def _files(db: Path) -> list[Path]:
     return [p for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")) if p.exists()]
+
+
+def test_an_in_memory_store_reads_through_its_one_connection() -> None:
+    # ":memory:" is a database private to its connection: a reader would see none of it.
+    with Vault(":memory:", strategy=_no_traces()) as v:
+        mid = v.remember(ME, "The user likes green tea").memory.id
+        assert [m.id for m in _result(*_in_thread(lambda: v.list(ME)))] == [mid]
+        assert [h.memory.id for h in v.recall(ME, "green tea")] == [mid]

@@ -96,6 +96,8 @@ class SQLiteStore(SQLStore):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fault_hook: FaultHook | None = None
         self._lock = WriterLock()
+        # A private in-memory database exists only in its one connection: no readers.
+        self._in_memory = str(path) == ":memory:"
         self._readers = ReaderPool(self._open_reader, str(self.path))
         self._closed = False
         self._pending = False  # an erasure not yet verified gone from the files (compact)
@@ -193,10 +195,11 @@ class SQLiteStore(SQLStore):
                     self._finish_erasure(wait_ms=0)
 
     def _q(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
-        if self._lock.held():
+        if self._in_memory or self._lock.held():
             # This thread's own transaction (or maintenance): the writer's connection is
             # the one that sees its uncommitted writes.
-            return self._db.execute(sql, params).fetchall()
+            with self._lock:
+                return self._db.execute(sql, params).fetchall()
         # Otherwise the last commit, from a reader, without waiting for the writer. The
         # statement runs to its end here: no read transaction stays open after it.
         with self._readers.connection() as conn:
