@@ -1,14 +1,19 @@
 """Loopback load test of the REST server: recall and remember through HTTP with N
-concurrent clients (default 16), bounded in time and in requests per phase.
+concurrent clients (default 16; a list such as 1,4,16,64 runs each in turn), bounded in
+time and in requests per phase.
 
-    python benchmarks/server_load.py [--clients 16] [--seconds 20] [--max-requests 4000]
-                                     [--users 20] [--memories 50] [--db PATH] [--out FILE]
+    python benchmarks/server_load.py [--clients 16|1,4,16,64] [--seconds 20]
+                                     [--max-requests 4000] [--users 20] [--memories 50]
+                                     [--db PATH] [--out FILE]
 
 Seeds `--users` × `--memories` memories directly through the Vault (not measured), starts
 `memvault serve` in a subprocess on a free port (SQLite, synchronous=FULL, access log and
 traces on, as in production), then runs each phase: every client loops over random users
 with a service key until the time or the request budget is spent. Prints throughput and
-latency percentiles (client-side, full HTTP round trip) as a markdown table.
+latency percentiles (client-side, full HTTP round trip) as a markdown table, with the
+CPU the server process and this client process used per second of the phase (two cores
+are 2.0). After the server's clean shutdown, every acknowledged remember (200, its id and
+version) is looked up in the store: the table's last line says how many were missing.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from pathlib import Path
 
 import httpx
 
-from memvault import Vault
+from memvault import Scope, Vault
 
 WORDS = ("report format export csv xlsx email sms notification tea coffee meeting monday "
          "travel budget invoice dashboard language chinese english timezone weekly summary "
@@ -74,8 +79,15 @@ def start(db: str, port: int) -> tuple[subprocess.Popen[bytes], str]:
     return proc, key
 
 
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def phase(url: str, key: str, kind: str, clients: int, seconds: float, budget: int,
-          users: int) -> dict[str, float]:
+          users: int, server_pid: int | None = None,
+          acked: list[tuple[str, str, int]] | None = None) -> dict[str, float]:
     lat: list[float] = []
     errors = 0
     lock = threading.Lock()
@@ -104,23 +116,43 @@ def phase(url: str, key: str, kind: str, clients: int, seconds: float, budget: i
                 with lock:
                     lat.append(dt)
                     errors += r.status_code != 200
+                    if kind != "recall" and r.status_code == 200 and acked is not None:
+                        body = r.json()
+                        acked.append((p["user"], body["id"], int(body["version"])))
 
     t0 = time.perf_counter()
+    cpu0 = cpu_seconds(server_pid) if server_pid else 0.0
+    me0 = sum(os.times()[:2])
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     wall = time.perf_counter() - t0
+    server_cpu = (cpu_seconds(server_pid) - cpu0) if server_pid else 0.0
+    client_cpu = sum(os.times()[:2]) - me0
     q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [0.0] * 99
     return {"requests": len(lat), "errors": errors, "seconds": wall,
             "rps": len(lat) / wall if wall else 0.0, "p50": q[49] * 1000,
-            "p95": q[94] * 1000, "p99": q[98] * 1000}
+            "p95": q[94] * 1000, "p99": q[98] * 1000,
+            "server_cpu": server_cpu / wall if wall else 0.0,
+            "client_cpu": client_cpu / wall if wall else 0.0}
+
+
+def missing_writes(db: str, acked: list[tuple[str, str, int]]) -> int:
+    """Acknowledged remembers not found in the store at their version or later."""
+    missing = 0
+    with Vault(db, embedder="use-m3", check_models=False) as v:
+        for user, mid, version in acked:
+            m = v.store.get(Scope("bench", user), mid)
+            missing += m is None or m.version < version
+    return missing
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--clients", default="16",
+                    help="concurrent clients, or a comma-separated list run in turn")
     ap.add_argument("--seconds", type=float, default=20.0, help="per phase")
     ap.add_argument("--max-requests", type=int, default=4000, help="per phase")
     ap.add_argument("--users", type=int, default=20)
@@ -128,29 +160,40 @@ def main() -> None:
     ap.add_argument("--db", help="store path (default: a temp file, removed)")
     ap.add_argument("--out", help="also write the table to this file")
     a = ap.parse_args()
+    counts = [int(n) for n in str(a.clients).split(",") if n.strip()]
     tmp = tempfile.TemporaryDirectory()
     db = a.db or str(Path(tmp.name) / "load.db")
     seed(db, a.users, a.memories)
     proc, key = start(db, free_port())
     url = f"http://127.0.0.1:{proc.args[proc.args.index('--port') + 1]}"  # type: ignore[index]
+    acked: list[tuple[str, str, int]] = []
+    rows: dict[tuple[int, str], dict[str, float]] = {}
     try:
         # Warm-up (not measured): jieba's dictionary and the first query embedding load
         # lazily on the first recall.
         phase(url, key, "recall", 2, 5.0, 20, a.users)
-        rows = {k: phase(url, key, k, a.clients, a.seconds, a.max_requests, a.users)
-                for k in ("recall", "remember")}
+        for n in counts:
+            for k in ("recall", "remember"):
+                rows[n, k] = phase(url, key, k, n, a.seconds, a.max_requests, a.users,
+                                   proc.pid, acked)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
+    try:
+        missing = missing_writes(db, acked)
+    finally:
         tmp.cleanup()
     lines = [f"{a.clients} clients, loopback, SQLite, {a.users} users × {a.memories} seeded "
              f"memories; per phase ≤ {a.seconds:g} s and ≤ {a.max_requests} requests; "
              f"{os.cpu_count()} cores, Python {platform.python_version()}",
-             "", "| phase | requests | errors | req/s | p50 ms | p95 ms | p99 ms |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
-    for k, r in rows.items():
-        lines.append(f"| {k} | {r['requests']:.0f} | {r['errors']:.0f} | {r['rps']:.0f} | "
-                     f"{r['p50']:.1f} | {r['p95']:.1f} | {r['p99']:.1f} |")
+             "", "| clients | phase | requests | errors | req/s | p50 ms | p95 ms | p99 ms "
+             "| server CPU | client CPU |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for (n, k), r in rows.items():
+        lines.append(f"| {n} | {k} | {r['requests']:.0f} | {r['errors']:.0f} | "
+                     f"{r['rps']:.0f} | {r['p50']:.1f} | {r['p95']:.1f} | {r['p99']:.1f} | "
+                     f"{r['server_cpu']:.2f} | {r['client_cpu']:.2f} |")
+    lines.append(f"\nacknowledged remembers: {len(acked)}, missing after shutdown: {missing}")
     text = "\n".join(lines)
     print(text)
     if a.out:

@@ -1,7 +1,8 @@
 """The server's tables (migration 3: API keys, the job queue, the access log), written once
 for both backends. A backend supplies its placeholder style (`_ph`), a read (`_q`, rows
 readable by column name) and two writes that run in its own transaction, nesting as a
-savepoint inside an open one (`_execute` → rowcount, `_execute_many`)."""
+savepoint inside an open one (`_execute` → rowcount, `_execute_many`); the access log's
+rows go through `_observe_many`, which a backend may commit without waiting for the disk."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ class ServerTables:
 
     def _execute_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
         raise NotImplementedError
+
+    def _observe_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
+        """As `_execute_many`, for rows that record what happened (the access log): a
+        commit that need not reach the disk before it returns (SQLStore: the traces'
+        transaction). Here: an ordinary, durable one."""
+        self._execute_many(query, rows)
 
     def _sql(self, template: str) -> str:
         """`{name}` in the template becomes the driver's named placeholder."""
@@ -112,7 +119,9 @@ class ServerTables:
 
     # --- the access log --------------------------------------------------------------------
     def log_access(self, rows: list[dict[str, Any]]) -> None:
-        self._execute_many(self._sql(
+        # Per read request: not fsynced one by one (on disk with the next durable commit
+        # or at a clean close), so a read does not wait for the disk.
+        self._observe_many(self._sql(
             "INSERT INTO access_log (at, tenant, user_id, key_id, role, action, memory_ids, "
             "trace_id) VALUES ({at}, {tenant}, {user}, {key_id}, {role}, {action}, "
             "{memory_ids}, {trace_id})"),

@@ -6,7 +6,7 @@ at the top of SQLStore, and those of ServerTables (`_ph`, `_q`, `_execute_many`)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -67,15 +67,22 @@ class SQLStore(ServerTables):
         return to_json(packed)
 
     def _trace_tx(self) -> AbstractContextManager[Any]:
-        """The transaction a trace is written in: one that need not reach the disk before
-        it returns (a trace is an observation, not user data). It is readable at once,
-        and on disk after the next durable commit or a clean close."""
+        """The transaction a trace (or an access-log row) is written in: one that need not
+        reach the disk before it returns (an observation, not user data). It is readable
+        at once, and on disk after the next durable commit or a clean close."""
         raise NotImplementedError
 
     # --- plumbing -----------------------------------------------------------------------
     def _execute(self, query: str, params: dict[str, Any]) -> int:
         with self.transaction() as tx:
             return int(tx.conn.execute(query, params).rowcount)
+
+    def _observe_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
+        # The access log, like a trace: readable at once, durable at the next durable
+        # commit or a clean close; inside an open transaction, that one's.
+        with self._trace_tx() as tx:
+            for row in rows:
+                tx.conn.execute(query, row)
 
     # --- meta ---------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:

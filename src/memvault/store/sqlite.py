@@ -7,6 +7,11 @@ leaving them in old segments; the stdlib build here is 3.40.
 Scope at the index level: the full-text rows carry a scope term (a hash of tenant and
 user) that every MATCH must contain, and vector reads go through the (tenant, user_id)
 index of the memory table. No query reads another scope's rows and filters them later.
+
+Connections: one writer, behind a lock (every transaction, so at most one write at a time
+in this process, as SQLite allows), and read-only connections from a pool for the reads of
+threads that hold no transaction (sqlite_readers.py): in WAL mode they read the last commit
+beside the writer instead of queueing behind it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -41,6 +45,7 @@ from .codec import (
 )
 from .sql_store import SQLStore
 from .sql_tx import ERASURE_DONE, SQLTx, vanished
+from .sqlite_readers import ReaderPool, WriterLock
 from .sqlite_schema import MIGRATIONS, migrate
 from .tracepack import compress
 
@@ -90,7 +95,10 @@ class SQLiteStore(SQLStore):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fault_hook: FaultHook | None = None
-        self._lock = threading.RLock()
+        self._lock = WriterLock()
+        # A private in-memory database exists only in its one connection: no readers.
+        self._in_memory = str(path) == ":memory:"
+        self._readers = ReaderPool(self._open_reader, str(self.path))
         self._closed = False
         self._pending = False  # an erasure not yet verified gone from the files (compact)
         try:
@@ -115,8 +123,18 @@ class SQLiteStore(SQLStore):
 
     # --- plumbing ---------------------------------------------------------------------
     def schema_version(self, timeout: float | None = None) -> int:
-        row = self._db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
-        return int(row[0] or 0)
+        return int(self._q("SELECT MAX(version) FROM schema_migrations")[0][0] or 0)
+
+    def reader_count(self) -> int:
+        """Read-only connections open and idle (the pool's; for tests and diagnostics)."""
+        return self._readers.open_count()
+
+    def _open_reader(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                               timeout=_BUSY_MS / 1000)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA query_only = ON")
+        return conn
 
     def close(self) -> None:
         with self._lock:
@@ -126,6 +144,7 @@ class SQLiteStore(SQLStore):
                 with suppress(sqlite3.Error):  # else it stays recorded for the next open
                     self.compact()
             self._closed = True
+            self._readers.close()  # a reader in use is closed when its read is done
             self._db.close()
             self._db = _ClosedConnection(self.path)  # type: ignore[assignment]
 
@@ -176,8 +195,15 @@ class SQLiteStore(SQLStore):
                     self._finish_erasure(wait_ms=0)
 
     def _q(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
+        if self._in_memory or self._lock.held():
+            # This thread's own transaction (or maintenance): the writer's connection is
+            # the one that sees its uncommitted writes.
+            with self._lock:
+                return self._db.execute(sql, params).fetchall()
+        # Otherwise the last commit, from a reader, without waiting for the writer. The
+        # statement runs to its end here: no read transaction stays open after it.
+        with self._readers.connection() as conn:
+            return conn.execute(sql, params).fetchall()
 
     def _execute_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
         with self.transaction() as tx:
@@ -289,12 +315,16 @@ class SQLiteStore(SQLStore):
         ones, and the WAL keeps older frames with the content too. A TRUNCATE checkpoint
         copies every frame into the db file and empties the WAL; its result is checked,
         since another connection's read snapshot makes it give up (busy) with the bytes
-        still in both files. It waits for readers only briefly: every thread of this
-        process waits on the store lock meanwhile."""
+        still in both files. It waits for readers only briefly: every writer of this
+        process waits on the store lock meanwhile (reads go on, from the reader pool)."""
         with self._lock:
             return self._finish_erasure(wait_ms=_CHECKPOINT_WAIT_MS)
 
     def _finish_erasure(self, *, wait_ms: int) -> bool:
+        # No reader opened before the erasure keeps its cached pages (idle ones close now,
+        # those in use when their read is done). Their reads in flight hold the checkpoint
+        # back for wait_ms at most; new reads start after the backfill and do not.
+        self._readers.retire()
         through = self._last_revision()
         self._pending = not self._checkpoint(wait_ms)
         if not self._pending and through > self._meta_int(ERASURE_DONE):
