@@ -211,7 +211,7 @@ def main() -> None:
                  f"≤ {a.max_requests} requests per row")
     lines += [f"- {n}" for n in notes]
     lines += ["", "| tree | store | query embedded | cold n | cold p50 / p95 / p99 ms | "
-              "warm n | warm p50 / p95 / p99 ms | peak RSS | coverage skipped | load |",
+              "warm n | warm p50 / p95 / p99 ms | peak RSS | coverage skipped | load at its end |",
               "|---|---|---|---:|---|---:|---|---:|---:|---|"]
     lines += ["| " + " | ".join(r) + " |" for r in recall_rows]
     if rest_rows:
