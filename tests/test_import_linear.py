@@ -27,6 +27,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from _util import backends
+
 import memvault
 from memvault import Scope, Vault
 from memvault.model import Memory, Revision
@@ -178,3 +180,31 @@ def test_import_work_per_memory_does_not_grow(tmp_path: Path) -> None:
         late = max(r[3].get(loc, 0) for r in last)
         assert late <= 1.25 * early + 8_192, f"{loc[0]}:{loc[1]} allocated " \
             f"{early:,} bytes at the start of an import, {late:,} at its end"
+
+
+@backends("postgres")
+def test_a_small_bulk_import_into_a_larger_store_keeps_the_hnsw_index(
+        make_vault: Callable[..., Vault], db: str) -> None:
+    """atomic=False loads in bulk mode, where PostgreSQL drops its HNSW index and rebuilds
+    it over the whole store: only once the import has brought as many memories as the
+    store held, so a few memories loaded into a large store do not rebuild all of it."""
+    import psycopg
+
+    def index_oid() -> int | None:
+        with psycopg.connect(db) as c:
+            row = c.execute("SELECT oid FROM pg_class WHERE relname LIKE '%%_hnsw'"
+                            ).fetchone()
+        return int(row[0]) if row else None
+
+    vault = make_vault(db)
+    lines, seed = export_lines(3 * BATCH, 0, [])
+    vault.import_jsonl(lines, batch=BATCH, atomic=False)  # into the empty store: bulk
+    built = index_oid()
+    assert built is not None
+    lines, _ = export_lines(BATCH, 3 * BATCH, seed)
+    vault.import_jsonl(lines, batch=BATCH, atomic=False)
+    assert index_oid() == built  # the same index: not dropped and rebuilt
+    lines, _ = export_lines(8 * BATCH, 4 * BATCH, seed)
+    vault.import_jsonl(lines, batch=BATCH, atomic=False)  # more than the store held
+    assert index_oid() not in (None, built)  # rebuilt after the load
+    assert vault.store.count() == 12 * BATCH

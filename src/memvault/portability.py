@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import fields, replace
 from typing import IO, Any
 
@@ -53,6 +54,8 @@ def import_jsonl(eng: Engine, lines: Iterable[str], *, batch: int = 512, atomic:
     """Load an export. With atomic=True (default) it is all or nothing: a bad line or an
     id that exists fails the lot. atomic=False commits every `batch` memories (bulk
     loads); a failure then leaves the earlier batches in place and names the line.
+    PostgreSQL's HNSW indexes are dropped and rebuilt around such a load once it has
+    brought as many memories as the store held (a small one keeps them).
     With `scope`, every memory and revision must lie inside it (ScopeError otherwise):
     a caller allowed one scope cannot load rows into another."""
     batch = v.batch_size(batch)
@@ -108,8 +111,16 @@ def import_jsonl(eng: Engine, lines: Iterable[str], *, batch: int = 512, atomic:
                 load(tx, chunk)
                 total += len(chunk)
         return total
-    with store.bulk_load():
+    # Bulk mode (store.bulk_load: PostgreSQL drops its HNSW indexes and rebuilds them over
+    # the whole store at the end) only once the import has brought as many memories as
+    # the store held when it began: the rebuild is then paid for by the import's own rows.
+    # A few memories loaded into a large store must not cost a rebuild of all of it.
+    held, bulk_on = store.count(), False
+    with ExitStack() as bulk:
         for chunk in chunks():
+            if total >= held and not bulk_on:
+                bulk.enter_context(store.bulk_load())
+                bulk_on = True
             with store.transaction() as tx:
                 load(tx, chunk)
             total += len(chunk)
