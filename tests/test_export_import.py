@@ -180,3 +180,30 @@ def test_an_export_whose_memory_names_a_purged_one_loads_at_any_batch_size(
     dst = make_vault()
     assert dst.import_jsonl(buf.getvalue().splitlines(), batch=batch) == 2
     assert [m.content for m in dst.list(ME)] == ["A note about it"]
+
+
+def _deep(depth: int) -> Any:
+    out: Any = "x"
+    for _ in range(depth):
+        out = {"a": out}
+    return out
+
+
+@pytest.mark.parametrize("value", ["a\x00b", 2**64, -(2**63) - 1, _deep(45)],
+                         ids=["nul", "past-64-bits", "below-64-bits", "deep"])
+def test_import_walks_a_line_its_text_cannot_clear(make_vault: Callable[..., Vault],
+                                                   value: Any) -> None:
+    """What no field check reads (a key of an older revision's state that no Memory field
+    takes) is still walked for what a read could not hand back, when the line's text
+    shows it may hold it (portability._plain)."""
+    src = make_vault()
+    r = src.remember(ME, "The user likes green tea")
+    src.edit(ME, r.memory.id, content="The user likes black tea")
+    header, line = export_text(src, ME).splitlines()
+    rec = json.loads(line)
+    rec["revisions"][0]["state"]["extra"] = {"k": value}
+    dst = make_vault()
+    with pytest.raises(ValidationError, match="import: line 2"):
+        dst.import_jsonl([header, json.dumps(rec)])
+    rec["revisions"][0]["state"]["extra"] = {"k": 2**62}  # 19 digits, inside 64 bits
+    assert dst.import_jsonl([header, json.dumps(rec)]) == 1

@@ -481,6 +481,8 @@ class Vault:
         """Load an export. With atomic=True (default) it is all or nothing: a bad line or an
         id that exists fails the lot. atomic=False commits every `batch` memories (bulk
         loads); a failure then leaves the earlier batches in place and names the line.
+        PostgreSQL's HNSW indexes are dropped and rebuilt around such a load once it has
+        brought as many memories as the store held (a small one keeps them).
         With `scope`, every memory and revision must lie inside it (ScopeError otherwise):
         a caller allowed one scope cannot load rows into another."""
         return portability.import_jsonl(self.engine, lines, batch=batch, atomic=atomic,
