@@ -43,6 +43,7 @@ from .sql_store import SQLStore
 from .sql_tx import ERASURE_DONE, SQLTx, vanished
 from .sqlite_schema import MIGRATIONS, migrate
 from .tracepack import compress
+from .tracequeue import TraceQueue
 
 __all__ = ["MIGRATIONS", "SQLiteStore", "scope_term"]
 
@@ -104,6 +105,8 @@ class SQLiteStore(SQLStore):
             self._synchronous = synchronous.upper()
             self._db.execute("PRAGMA secure_delete = ON")
             self._db.execute("PRAGMA foreign_keys = ON")
+            # Through the attribute: a write_trace set on the instance is the one used.
+            self._traces = TraceQueue(self._lock, lambda *a, **k: self.write_trace(*a, **k))
             with self._lock:
                 migrate(self._db)
                 # An erasure left pending (by a close or a crash while a reader held it).
@@ -119,6 +122,8 @@ class SQLiteStore(SQLStore):
         return int(row[0] or 0)
 
     def close(self) -> None:
+        if not self._closed:
+            self._traces.close()
         with self._lock:
             if self._closed:
                 return
@@ -144,6 +149,13 @@ class SQLiteStore(SQLStore):
             finally:
                 if relax and not self._closed:
                     self._db.execute(f"PRAGMA synchronous = {self._synchronous}")
+
+    def write_trace_later(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
+                          max_per_scope: int) -> None:
+        self._traces.put(scope, trace, keep_after=keep_after, max_per_scope=max_per_scope)
+
+    def flush_traces(self) -> None:
+        self._traces.flush()
 
     @contextmanager
     def transaction(self) -> Iterator[_SQLiteTx]:
