@@ -9,12 +9,12 @@ similarity to a word of the memory's own text (the same word: 1; below
 `retrieval.word_similarity`: 0). It is one more relevance part (`weights.coverage`,
 docs/retrieval.md).
 
-Word vectors are embedded one word at a time and kept in a bounded cache per tenant and
-model, so a word is embedded once while it is in use and no tenant's recall is faster
-for words another tenant used. The idf is taken over the candidate pool. A multi-line
-query (a conversation) and a long one (more than `MAX_QUERY_WORDS` content words) have no
-coverage part: on MADial, where the query is a conversation, it moved R@5 by up to 2.5
-points either way.
+A recall's new words are embedded in one batch and kept in a bounded cache per tenant
+and model (`retrieval.caches`), so a word is embedded once while it is in use and no
+tenant's recall is faster for words another tenant used. The idf is taken over the
+candidate pool. A multi-line query (a conversation) and a long one (more than
+`MAX_QUERY_WORDS` content words) have no coverage part: on MADial, where the query is a
+conversation, it moved R@5 by up to 2.5 points either way.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import jieba
 import numpy as np
 
+from .blas import one_thread
 from .embed import Embedder
 from .model import Memory
 from .textindex import CJK_RANGES, STOPWORDS, ZH_STOPWORDS
@@ -44,8 +45,8 @@ MAX_QUERY_WORDS = 32
 # A memory's first words: bounds the vocabulary (and the embedding) of one recall.
 MAX_MEMORY_WORDS = 64
 # The caches' default bounds (`retrieval.caches` sets them): memories whose words (of one
-# version) are kept, ~160 pools; words, all tenants (float16: 1 MiB per 1,000 words at
-# 512 dims, ~1.2 KiB an entry with its key).
+# version) are kept, ~1 KiB each; words, all tenants (float16 at 512 dims: 1.25 KiB an
+# entry with its key, measured).
 MEMORY_WORDS_CACHE = 16_384
 WORD_VECTORS_CACHE = 65_536
 
@@ -220,7 +221,8 @@ def coverage_parts(tenant: str, query: str, memories: Mapping[str, Memory], emb:
     vectors = word_vectors(tenant, emb, [*asked, *column])  # one batch for the new words
     # One more column, all 0: where a memory's row of word indexes is padded.
     sims = np.zeros((len(asked), len(column) + 1), dtype=np.float32)
-    np.matmul(vectors[:len(asked)], vectors[len(asked):].T, out=sims[:, :-1])
+    with one_thread():  # blas.py: a small product, slow across threads on a busy machine
+        sims[:, :-1] = vectors[:len(asked)] @ vectors[len(asked):].T
     for i, w in enumerate(asked):
         if w in column:  # the same word is 1 exactly (float16 vectors dot to 1 ± 1e-3)
             sims[i, column[w]] = 1.0
