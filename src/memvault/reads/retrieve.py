@@ -255,7 +255,8 @@ class Reader:
         if trace_id is None:  # a new id: written after the recall answers (tracequeue.py)
             core.store.write_trace_later(outcome.scope, trace, keep_after=keep_after,
                                          max_per_scope=cfg.max_per_scope)
-        else:  # the caller's id: a clash is the caller's error, now
+        else:  # the caller's id: a clash (with a queued trace too) is its error, now
+            core.store.flush_traces()
             core.store.write_trace(outcome.scope, trace, keep_after=keep_after,
                                    max_per_scope=cfg.max_per_scope)
         return tid
