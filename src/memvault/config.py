@@ -116,9 +116,9 @@ class Caches(_Strict):
     Vault sets them when it opens, the last one opened wins. 0: no cache (every recall
     reads its candidates' words and embeds them again)."""
 
-    # Memories whose content words are kept: ~80 B a word, ~1.5 KiB a memory.
+    # Memories whose content words are kept: ~1 KiB a memory (a LoCoMo turn).
     memory_words: int = Field(16_384, ge=0, le=10_000_000)
-    # Word vectors, per tenant and model (float16): ~1.2 KiB a word at 512 dims.
+    # Word vectors, per tenant and model (float16): 1.25 KiB a word at 512 dims.
     word_vectors: int = Field(65_536, ge=0, le=10_000_000)
 
 
