@@ -100,3 +100,26 @@ def test_a_full_queue_is_written_by_the_caller(tmp_path: Path) -> None:
     assert queue.pending() == 1
     queue.close()
     assert written == [0, 1, 2, 3, 4]
+
+
+@backends("sqlite")
+def test_a_trace_queued_in_another_process_is_dropped_by_a_purge_in_between(
+        make_vault: Callable[..., Vault], db: str) -> None:
+    """Another process (another store on the file) recalls, and its trace is still queued
+    when this one purges what it names: the trace is never written, as a synchronous
+    write would have been deleted by the purge."""
+    vault, other = make_vault(db), make_vault(db)
+    secret = vault.remember(ME, "The vault code is zebracorn quartz").memory
+    queue = other.store._traces  # type: ignore[attr-defined]
+    queue._wake = threading.Event()
+    queue._thread = threading.current_thread()
+    tid = other.recall(ME, "vault code zebracorn").trace_id
+    assert queue.pending() == 1
+    vault.purge(ME, secret.id)
+    other.close()  # writes what is queued: the purge came after the recall, so not that
+    assert tid not in _raw_trace_ids(db)
+    # Without a purge in between, a queued trace is written as usual.
+    third = make_vault(db)
+    tid2 = third.recall(ME, "vault code").trace_id
+    third.close()
+    assert tid2 in _raw_trace_ids(db)

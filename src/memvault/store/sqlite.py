@@ -40,7 +40,7 @@ from .codec import (
     sqlite_ph,
 )
 from .sql_store import SQLStore
-from .sql_tx import ERASURE_DONE, SQLTx, vanished
+from .sql_tx import ERASURE_DONE, ERASURE_PENDING, SQLTx, vanished
 from .sqlite_schema import MIGRATIONS, migrate
 from .tracepack import compress
 from .tracequeue import TraceQueue
@@ -105,8 +105,7 @@ class SQLiteStore(SQLStore):
             self._synchronous = synchronous.upper()
             self._db.execute("PRAGMA secure_delete = ON")
             self._db.execute("PRAGMA foreign_keys = ON")
-            # Through the attribute: a write_trace set on the instance is the one used.
-            self._traces = TraceQueue(self._lock, lambda *a, **k: self.write_trace(*a, **k))
+            self._traces = TraceQueue(self._lock, self._write_queued)
             with self._lock:
                 migrate(self._db)
                 # An erasure left pending (by a close or a crash while a reader held it).
@@ -152,7 +151,22 @@ class SQLiteStore(SQLStore):
 
     def write_trace_later(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
                           max_per_scope: int) -> None:
-        self._traces.put(scope, trace, keep_after=keep_after, max_per_scope=max_per_scope)
+        # With the erasures recorded so far: one committed before the trace is written
+        # (by any process) drops it (_write_queued).
+        self._traces.put(scope, trace, self._meta_int(ERASURE_PENDING),
+                         keep_after=keep_after, max_per_scope=max_per_scope)
+
+    def _write_queued(self, scope: Scope, trace: dict[str, Any], erased_through: int,
+                      **kw: int) -> None:
+        with self._trace_tx():
+            # A purge or redaction committed since the recall (another process's: this
+            # one's write what is queued first) may have erased what the trace quotes,
+            # after deleting the traces that then named it: the trace is dropped, as a
+            # synchronous write would have been deleted. Checked in the write's own
+            # transaction, which holds the write lock: no erasure commits in between.
+            if self._meta_int(ERASURE_PENDING) != erased_through:
+                return
+            self.write_trace(scope, trace, **kw)  # through the attribute (tests wrap it)
 
     def flush_traces(self) -> None:
         self._traces.flush()
