@@ -44,9 +44,9 @@ class TraceQueue:
         if len(self._items) > self._limit:
             self.flush()
             return
-        if self._thread is None:
-            with self._lock:
-                if self._thread is None:
+        if self._thread is None or not self._thread.is_alive():
+            with self._lock:  # none yet, or it did not survive a fork
+                if self._thread is None or not self._thread.is_alive():
                     self._thread = threading.Thread(target=self._run, daemon=True,
                                                     name="memvault-traces")
                     self._thread.start()
