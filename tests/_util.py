@@ -85,6 +85,10 @@ class _Conn:
     """One inspection connection; SQL is written with `?` placeholders for both."""
 
     def __init__(self, target: Vault | str | Path) -> None:
+        if isinstance(target, Vault):
+            # A recall's trace may still be queued (store/tracequeue.py): inspect the
+            # store as it is once its traces are written.
+            target.store.flush_traces()
         self.target = target_of(target)
         self.pg = is_pg(self.target)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -110,6 +111,17 @@ class Floor(_Strict):
             and self.coverage_plain > 0 and self.dense_margin > 0
 
 
+class Caches(_Strict):
+    """Bounds (entries) of recall's caches of coverage (wordmatch.py), the process's: each
+    Vault sets them when it opens, the last one opened wins. 0: no cache (every recall
+    reads its candidates' words and embeds them again)."""
+
+    # Memories whose content words are kept: ~1 KiB a memory (a LoCoMo turn).
+    memory_words: int = Field(16_384, ge=0, le=10_000_000)
+    # Word vectors, per tenant and model (float16): 1.25 KiB a word at 512 dims.
+    word_vectors: int = Field(65_536, ge=0, le=10_000_000)
+
+
 class Retrieval(_Strict):
     top_k: int = Field(5, ge=1, le=1000)
     candidates: int = Field(50, ge=1, le=5000)
@@ -132,6 +144,7 @@ class Retrieval(_Strict):
     # Line votes: at most this many of a multi-line query's last lines (0: off).
     query_lines: int = Field(10, ge=0, le=50)
     turn_context: TurnContext = TurnContext()
+    caches: Caches = Caches()
 
 
 class Context(_Strict):
@@ -250,11 +263,18 @@ class Strategy(_Strict):
     layers: Layers = Layers()
     audit: Audit = Audit()
 
-    @property
+    @cached_property
     def hash(self) -> str:
+        # Once per strategy (it is frozen): every recall's trace records it.
         canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True,
                                separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    def model_copy(self, *, update: dict[str, Any] | None = None,
+                   deep: bool = False) -> Strategy:
+        copy = super().model_copy(update=update, deep=deep)
+        copy.__dict__.pop("hash", None)  # a copy with changes has another hash
+        return copy
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False,

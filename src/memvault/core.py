@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import validate as v
+from . import wordmatch
 from .config import Strategy, Weights
 from .embed import Embedder, model_record
 from .errors import ModelMismatchError
@@ -38,6 +39,8 @@ class Core:
         # A summariser object set on the Vault overrides the strategy's (layers/summarize).
         self.summarizer: Any = None
         self.model_record = model_record(embedders)
+        caches = strategy.retrieval.caches
+        wordmatch.configure(caches.memory_words, caches.word_vectors)
 
     @property
     def weights(self) -> Weights:

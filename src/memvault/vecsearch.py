@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .blas import one_thread
+
 
 def nearest_each(ids: Sequence[str], matrix: np.ndarray, queries: np.ndarray,
                  limit: int) -> list[list[tuple[str, float]]]:
@@ -18,7 +20,9 @@ def nearest_each(ids: Sequence[str], matrix: np.ndarray, queries: np.ndarray,
         return [[] for _ in range(len(qs))]
     k = min(limit, len(ids))
     out = []
-    for sims in (matrix @ qs.T).T:
+    with one_thread():  # blas.py: small products run on this thread alone
+        product = (matrix @ qs.T).T
+    for sims in product:
         top = np.argpartition(-sims, k - 1)[:k]
         top = top[np.argsort(-sims[top])]
         out.append([(ids[i], float(sims[i])) for i in top])

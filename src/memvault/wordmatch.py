@@ -9,26 +9,27 @@ similarity to a word of the memory's own text (the same word: 1; below
 `retrieval.word_similarity`: 0). It is one more relevance part (`weights.coverage`,
 docs/retrieval.md).
 
-Word vectors are embedded one word at a time and kept in a bounded cache per tenant and
-model, so a word is embedded once while it is in use and no tenant's recall is faster
-for words another tenant used. The idf is taken over the candidate pool. A multi-line
-query (a conversation) and a long one (more than `MAX_QUERY_WORDS` content words) have no
-coverage part: on MADial, where the query is a conversation, it moved R@5 by up to 2.5
-points either way.
+A recall's new words are embedded in one batch and kept in a bounded cache per tenant
+and model (`retrieval.caches`), so a word is embedded once while it is in use and no
+tenant's recall is faster for words another tenant used. The idf is taken over the
+candidate pool. A multi-line query (a conversation) and a long one (more than
+`MAX_QUERY_WORDS` content words) have no coverage part: on MADial, where the query is a
+conversation, it moved R@5 by up to 2.5 points either way.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import re
+import sys
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 
 import jieba
 import numpy as np
 
+from .blas import one_thread
 from .embed import Embedder
 from .model import Memory
 from .textindex import CJK_RANGES, STOPWORDS, ZH_STOPWORDS
@@ -43,8 +44,11 @@ _JA_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}|[\u30a0-\u30ff]{2,}")
 MAX_QUERY_WORDS = 32
 # A memory's first words: bounds the vocabulary (and the embedding) of one recall.
 MAX_MEMORY_WORDS = 64
-_WORDS_CACHE = 16_384  # memories whose words (of one version) are kept: ~100 pools
-_VECTORS_CACHE = 65_536  # words, all tenants (float16: 1 MiB per 1,000 words at 512 dims)
+# The caches' default bounds (`retrieval.caches` sets them): memories whose words (of one
+# version) are kept, ~1 KiB each; words, all tenants (float16 at 512 dims: 1.25 KiB an
+# entry with its key, measured).
+MEMORY_WORDS_CACHE = 16_384
+WORD_VECTORS_CACHE = 65_536
 
 
 def content_words(text: str, limit: int | None = None) -> tuple[str, ...]:
@@ -88,14 +92,43 @@ class _LRU:
     def put(self, key: object, value: object) -> None:
         self.items[key] = value
         self.items.move_to_end(key)
+        self.trim()
+
+    def resize(self, size: int) -> None:
+        self.size = size
+        self.trim()
+
+    def trim(self) -> None:
         while len(self.items) > self.size:
             self.items.popitem(last=False)
 
 
 _lock = threading.Lock()
-_memory_words = _LRU(_WORDS_CACHE)
-_vectors = _LRU(_VECTORS_CACHE)  # (tenant, model, dim, word) -> float16 unit vector
+_memory_words = _LRU(MEMORY_WORDS_CACHE)
+_vectors = _LRU(WORD_VECTORS_CACHE)  # (tenant, model, dim, word) -> float16 unit vector
 _purges = 0  # bumped by forget(): a words entry computed across a purge is not kept
+
+
+def configure(memory_words: int, word_vectors: int) -> None:
+    """Bound the two caches (entries; `retrieval.caches` in the strategy). They are the
+    process's: a Vault sets them when it opens, the last one opened wins. 0: no cache."""
+    with _lock:
+        _memory_words.resize(max(0, memory_words))
+        _vectors.resize(max(0, word_vectors))
+
+
+def cache_stats() -> dict[str, dict[str, int]]:
+    """Per cache: its bound, its entries and the bytes its values hold (the vectors'
+    data; a words entry counts its strings), for `memvault`'s footprint accounting."""
+    with _lock:
+        words = list(_memory_words.items.values())
+        n_vectors = len(_vectors.items)
+        vec_bytes = sum(v.nbytes for v in _vectors.items.values())  # type: ignore[attr-defined]
+    word_bytes = sum(sys.getsizeof(w) for _, ws in words for w in ws)  # type: ignore[misc]
+    return {"memory_words": {"size": _memory_words.size, "entries": len(words),
+                             "bytes": word_bytes},
+            "word_vectors": {"size": _vectors.size, "entries": n_vectors,
+                             "bytes": vec_bytes}}
 
 
 def _words_of(m: Memory) -> tuple[str, ...]:
@@ -131,25 +164,31 @@ def forget(tenant: str, memories: Iterable[Memory], also: Iterable[str] = ()) ->
 
 def word_vectors(tenant: str, emb: Embedder, words: Sequence[str]) -> np.ndarray:
     """One unit vector per word (rows in the order given), embedding only the words the
-    cache lacks. A vector that is not finite counts as no vector (zeros)."""
+    cache lacks, in one batch. A vector that is not finite counts as no vector (zeros)."""
+    out = np.zeros((len(words), emb.dim), dtype=np.float32)
     prefix = (tenant, emb.name, emb.dim)
+    missing: dict[str, list[int]] = {}
     with _lock:
-        have = {w: v for w in words if (v := _vectors.get((*prefix, w))) is not None}
+        get = _vectors.get
+        for i, w in enumerate(words):
+            v = get((*prefix, w))
+            if v is None:
+                missing.setdefault(w, []).append(i)
+            else:
+                out[i] = v
         purges = _purges
-    missing = [w for w in dict.fromkeys(words) if w not in have]
     if missing:
-        fresh = np.nan_to_num(np.asarray(emb.embed_documents(missing), dtype=np.float32),
+        fresh = np.nan_to_num(np.asarray(emb.embed_documents(list(missing)),
+                                         dtype=np.float32),
                               nan=0.0, posinf=0.0, neginf=0.0)
         norms = np.linalg.norm(fresh, axis=1, keepdims=True)
         fresh = (fresh / np.where(norms > 0, norms, 1.0)).astype(np.float16)
         with _lock:
-            for w, v in zip(missing, fresh, strict=True):
-                have[w] = v
+            for (w, rows), v in zip(missing.items(), fresh, strict=True):
+                out[rows] = v
                 if purges == _purges:  # not across a purge, which may have dropped w
                     _vectors.put((*prefix, w), v)
-    if not words:
-        return np.zeros((0, emb.dim), dtype=np.float32)
-    return np.stack([have[w] for w in words]).astype(np.float32)
+    return out
 
 
 def coverage(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embedder,
@@ -172,28 +211,39 @@ def coverage_parts(tenant: str, query: str, memories: Mapping[str, Memory], emb:
     asked = content_words(query, MAX_QUERY_WORDS + 1)
     if not asked or len(asked) > MAX_QUERY_WORDS or not memories:
         return {}
-    said = {mid: _words_of(m) for mid, m in memories.items()}
-    vocab = list(dict.fromkeys(w for words in said.values() for w in words))
-    if not vocab:
+    said = [_words_of(m) for m in memories.values()]
+    column: dict[str, int] = {}
+    for words in said:
+        for w in words:
+            column.setdefault(w, len(column))
+    if not column:
         return dict.fromkeys(memories, (0.0, 0.0))
-    column = {w: i for i, w in enumerate(vocab)}
-    vectors = word_vectors(tenant, emb, [*asked, *vocab])  # one batch for the new words
-    sims = vectors[:len(asked)] @ vectors[len(asked):].T
+    vectors = word_vectors(tenant, emb, [*asked, *column])  # one batch for the new words
+    # One more column, all 0: where a memory's row of word indexes is padded.
+    sims = np.zeros((len(asked), len(column) + 1), dtype=np.float32)
+    with one_thread():  # blas.py: a small product, slow across threads on a busy machine
+        sims[:, :-1] = vectors[:len(asked)] @ vectors[len(asked):].T
     for i, w in enumerate(asked):
         if w in column:  # the same word is 1 exactly (float16 vectors dot to 1 ± 1e-3)
             sims[i, column[w]] = 1.0
     sims[sims < min_similarity] = 0.0
     n = len(memories)
-    df = Counter(w for words in said.values() for w in words)
-    idf = np.array([math.log(1.0 + n / (1.0 + df[w])) for w in asked])
-    idf_sum = float(idf.sum())
-    best = {mid: sims[:, [column[w] for w in words]].max(axis=1) if words
-            else np.zeros(len(asked), dtype=np.float32) for mid, words in said.items()}
-    shared = np.logical_and.reduce([b > 0 for b in best.values()])
+    # Each memory's word indexes, one row each (padded with the 0 column), and each query
+    # word's best similarity to a word of each memory in one gather and one max.
+    index = np.full((n, max(len(words) for words in said) or 1), len(column), dtype=np.intp)
+    df = np.zeros(len(column) + 1, dtype=np.int64)
+    for r, words in enumerate(said):
+        cols = [column[w] for w in words]
+        index[r, :len(cols)] = cols
+        df[cols] += 1
+    best = sims[:, index].max(axis=2)  # (query words, memories)
+    asked_df = np.array([df[column[w]] if w in column else 0 for w in asked])
+    idf = np.log(1.0 + n / (1.0 + asked_df))
+    shared = (best > 0).all(axis=1)
     own = idf * ~shared
-    own_sum = float(own.sum())
-    out = {}
-    for mid, b in best.items():
-        out[mid] = (float((idf * b).sum() / idf_sum),
-                    float((own * b).sum() / own_sum) if own_sum > 0 else 0.0)
-    return out
+    idf_sum, own_sum = float(idf.sum()), float(own.sum())
+    plain = (idf[:, None] * best).sum(axis=0) / idf_sum
+    distinct = (own[:, None] * best).sum(axis=0) / own_sum if own_sum > 0 \
+        else np.zeros(n)
+    return {mid: (float(c), float(d))
+            for mid, c, d in zip(memories, plain, distinct, strict=True)}

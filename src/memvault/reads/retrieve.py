@@ -251,7 +251,12 @@ class Reader:
         at = core.clock()
         trace = build_trace(tid, kind, outcome, strategy_hash=core.strategy.hash, at=at,
                             injected=injected)
-        core.store.write_trace(outcome.scope, trace,
-                               keep_after=at - int(cfg.retention_days * 86_400_000),
-                               max_per_scope=cfg.max_per_scope)
+        keep_after = at - int(cfg.retention_days * 86_400_000)
+        if trace_id is None:  # a new id: written after the recall answers (tracequeue.py)
+            core.store.write_trace_later(outcome.scope, trace, keep_after=keep_after,
+                                         max_per_scope=cfg.max_per_scope)
+        else:  # the caller's id: a clash (with a queued trace too) is its error, now
+            core.store.flush_traces()
+            core.store.write_trace(outcome.scope, trace, keep_after=keep_after,
+                                   max_per_scope=cfg.max_per_scope)
         return tid

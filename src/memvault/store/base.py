@@ -171,6 +171,16 @@ class Store(Protocol):
         Purging a memory deletes every trace that lists it."""
         ...
 
+    def write_trace_later(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
+                          max_per_scope: int) -> None:
+        """write_trace, perhaps after returning (SQLite: store/tracequeue.py); a read of
+        the traces, a purge and close() see it written."""
+        ...
+
+    def flush_traces(self) -> None:
+        """Write every trace write_trace_later has queued, now, in this thread."""
+        ...
+
     def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None: ...
 
     def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]: ...

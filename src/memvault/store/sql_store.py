@@ -202,7 +202,15 @@ class SQLStore(ServerTables):
                                 {"before": keep_after})
                 self._traces_swept_at = trace["at"]
 
+    def write_trace_later(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
+                          max_per_scope: int) -> None:
+        self.write_trace(scope, trace, keep_after=keep_after, max_per_scope=max_per_scope)
+
+    def flush_traces(self) -> None:
+        """Write the traces queued by write_trace_later (a backend that queues them)."""
+
     def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None:
+        self.flush_traces()
         rows = self._q(f"SELECT payload, memory_ids FROM traces WHERE "
                        f"trace_id = {self._ph('trace_id')} "
                        f"AND tenant = {self._ph('tenant')} AND user_id = {self._ph('user')}",
@@ -210,6 +218,7 @@ class SQLStore(ServerTables):
         return self._trace_of(rows[0]) if rows else None
 
     def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]:
+        self.flush_traces()
         rows = self._q(f"SELECT payload, memory_ids FROM traces WHERE "
                        f"tenant = {self._ph('tenant')} AND "
                        f"user_id = {self._ph('user')} ORDER BY at DESC, trace_id DESC "

@@ -229,6 +229,7 @@ class SQLTx:
                 self._for_each(query, owner, "op_id", op_ids)
         # Only if all went well is the mark taken off: an error aborts the transaction.
         self.conn.execute(self._UNMARK_PURGE)
+        self.store.flush_traces()  # a recall's queued trace may name it (tracequeue.py)
         self.conn.execute(self._DROP_TRACES_OF, owner)
 
     def id_in_use(self, memory_id: str) -> bool:
@@ -250,6 +251,7 @@ class SQLTx:
         return any(r["tenant"] == scope.tenant and r["user_id"] == scope.user for r in rows)
 
     def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
+        self.store.flush_traces()
         self._for_each(f"DELETE FROM traces WHERE tenant = {self._ph('tenant')} AND "
                        f"user_id = {self._ph('user')}",
                        {"tenant": scope.tenant, "user": scope.user}, "trace_id", trace_ids)

@@ -44,10 +44,11 @@ from .codec import (
     sqlite_ph,
 )
 from .sql_store import SQLStore
-from .sql_tx import ERASURE_DONE, SQLTx, vanished
+from .sql_tx import ERASURE_DONE, ERASURE_PENDING, SQLTx, vanished
 from .sqlite_readers import ReaderPool, WriterLock
 from .sqlite_schema import MIGRATIONS, migrate
 from .tracepack import compress
+from .tracequeue import TraceQueue
 
 __all__ = ["MIGRATIONS", "SQLiteStore", "scope_term"]
 
@@ -112,6 +113,7 @@ class SQLiteStore(SQLStore):
             self._synchronous = synchronous.upper()
             self._db.execute("PRAGMA secure_delete = ON")
             self._db.execute("PRAGMA foreign_keys = ON")
+            self._traces = TraceQueue(self._lock, self._write_queued)
             with self._lock:
                 migrate(self._db)
                 # An erasure left pending (by a close or a crash while a reader held it).
@@ -137,6 +139,8 @@ class SQLiteStore(SQLStore):
         return conn
 
     def close(self) -> None:
+        if not self._closed:
+            self._traces.close()
         with self._lock:
             if self._closed:
                 return
@@ -163,6 +167,28 @@ class SQLiteStore(SQLStore):
             finally:
                 if relax and not self._closed:
                     self._db.execute(f"PRAGMA synchronous = {self._synchronous}")
+
+    def write_trace_later(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
+                          max_per_scope: int) -> None:
+        # With the erasures recorded so far: one committed before the trace is written
+        # (by any process) drops it (_write_queued).
+        self._traces.put(scope, trace, self._meta_int(ERASURE_PENDING),
+                         keep_after=keep_after, max_per_scope=max_per_scope)
+
+    def _write_queued(self, scope: Scope, trace: dict[str, Any], erased_through: int,
+                      **kw: int) -> None:
+        with self._trace_tx():
+            # A purge or redaction committed since the recall (another process's: this
+            # one's write what is queued first) may have erased what the trace quotes,
+            # after deleting the traces that then named it: the trace is dropped, as a
+            # synchronous write would have been deleted. Checked in the write's own
+            # transaction, which holds the write lock: no erasure commits in between.
+            if self._meta_int(ERASURE_PENDING) != erased_through:
+                return
+            self.write_trace(scope, trace, **kw)  # through the attribute (tests wrap it)
+
+    def flush_traces(self) -> None:
+        self._traces.flush()
 
     @contextmanager
     def transaction(self) -> Iterator[_SQLiteTx]:
