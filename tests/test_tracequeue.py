@@ -123,3 +123,31 @@ def test_a_trace_queued_in_another_process_is_dropped_by_a_purge_in_between(
     tid2 = third.recall(ME, "vault code").trace_id
     third.close()
     assert tid2 in _raw_trace_ids(db)
+
+
+def test_a_flush_waits_for_traces_the_store_thread_is_writing() -> None:
+    # The store's thread takes the queued traces off the queue, then writes them: a flush
+    # in that window (the queue empty) must still wait for that write, or a reader on its
+    # own connection looks before the trace is committed (seen as a trace "not found").
+    lock = threading.RLock()
+    started, release = threading.Event(), threading.Event()
+    finished: list[str] = []
+
+    def write(scope: object, trace: dict[str, str]) -> None:
+        started.set()
+        release.wait(timeout=30)
+        finished.append(trace["trace_id"])
+
+    queue = TraceQueue(lock, write)
+    queue.put(ME, {"trace_id": "t1"})
+    assert started.wait(timeout=30)  # the store's thread is inside the write
+    assert queue.pending() == 0
+    returned_early: list[bool] = []
+    flusher = threading.Thread(target=lambda: (queue.flush(),
+                                               returned_early.append(not finished)))
+    flusher.start()
+    flusher.join(timeout=0.5)
+    release.set()
+    flusher.join(timeout=30)
+    queue.close()
+    assert returned_early == [False] and finished == ["t1"]

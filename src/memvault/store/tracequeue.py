@@ -56,9 +56,10 @@ class TraceQueue:
         return len(self._items)
 
     def flush(self) -> None:
-        """Write every queued trace now, in this thread."""
-        if not self._items:
-            return
+        """Write every queued trace now, in this thread. Always under the lock, even with
+        nothing queued: the store's thread may have taken the last traces off the queue
+        and be writing them, and a reader (on its own connection, without the lock) must
+        not look before they are committed."""
         with self._lock:
             batch = [self._items.popleft() for _ in range(len(self._items))]
             for args, kwargs in batch:
