@@ -26,8 +26,6 @@ import random
 import resource
 import shutil
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -38,6 +36,7 @@ from typing import Any
 
 import chatdata
 import numpy as np
+import server_load
 from measure_recall import QueryLookup
 from timing import patched, pct
 
@@ -154,36 +153,6 @@ def recall(a: dict[str, Any]) -> dict[str, Any]:
 
 # --- REST ---------------------------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def serve(db: str, port: int) -> tuple[subprocess.Popen[bytes], str]:
-    """`memvault serve` (SQLite, synchronous FULL, access log and traces on, as shipped)
-    and the admin key it prints at its first start."""
-    import httpx
-
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memvault.cli", "--db", db, "--tenant", chatdata.TENANT,
-         "serve", "--port", str(port), "--sweep-interval", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    assert proc.stdout is not None
-    os.set_blocking(proc.stdout.fileno(), False)
-    key = next(ln for ln in (proc.stdout.read() or b"").decode().splitlines()
-               if ln.startswith("mvk_"))
-    return proc, key
-
-
 def load(url: str, key: str, kind: str, clients: int, seconds: float, budget: int,
          users: list[chatdata.User], seed: int) -> dict[str, float]:
     import httpx
@@ -244,7 +213,8 @@ def rest(a: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memvault-load-rest-") as tmp:
         db = str(Path(tmp) / "rest.db")
         shutil.copyfile(a["db"], db)  # the cached store stays as built
-        proc, key = serve(db, free_port())
+        proc, key = server_load.start(db, server_load.free_port(), tenant=chatdata.TENANT,
+                                      wait=120)
         url = f"http://127.0.0.1:{proc.args[proc.args.index('--port') + 1]}"  # type: ignore[index]
         rows = []
         try:

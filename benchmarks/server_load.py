@@ -59,13 +59,16 @@ def seed(db: str, users: int, per_user: int) -> None:
         v.remember_many(items)
 
 
-def start(db: str, port: int) -> tuple[subprocess.Popen[bytes], str]:
+def start(db: str, port: int, *, tenant: str = "bench",
+          wait: float = 60) -> tuple[subprocess.Popen[bytes], str]:
+    """`memvault serve` on `db` (SQLite, synchronous FULL, access log and traces on, as
+    shipped) and the admin key it prints at its first start."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memvault.cli", "--db", db, "--tenant", "bench", "serve",
+        [sys.executable, "-m", "memvault.cli", "--db", db, "--tenant", tenant, "serve",
          "--port", str(port), "--sweep-interval", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         try:
             if httpx.get(url + "/healthz", timeout=1).status_code == 200:
