@@ -372,3 +372,24 @@ def test_the_wrapper_does_not_need_or_import_openai() -> None:
                           env=os.environ.copy(), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["True", "False"]
+
+
+def test_a_memvault_client_over_http_can_stand_in_for_the_vault(
+        server: ChatServer, tmp_path: Path) -> None:
+    from _server import Server
+
+    from memvault import Client
+
+    srv = Server(str(tmp_path / "served.db"), tenant="acme")
+    try:
+        assert srv.admin_key
+        with Client(srv.url, srv.admin_key) as remote:
+            server.answers = ["Noted, tea it is.", "Tea, as you prefer."]
+            client = remembering(sync_client(server), remote, ME)
+            client.chat.completions.create(model=MODEL, messages=ask("I prefer tea"))
+            client.chat.completions.create(model=MODEL,
+                                           messages=ask("Do I prefer tea or coffee?"))
+            assert "I prefer tea" in (memory_section(server.messages(1)) or "")
+            assert [m.content for m in remote.list(ME, kind="preference")] == ["I prefer tea"]
+    finally:
+        srv.stop()

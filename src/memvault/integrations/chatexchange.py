@@ -108,7 +108,7 @@ class ChatMemory:
     """What a wrapped client remembers with: the vault, the one scope it reads and writes
     (from configuration, never from a request), and what to do when memory fails."""
 
-    vault: Any  # a Vault (or anything with its context and observe verbs)
+    vault: Any  # a Vault or a Client (anything with their context and observe verbs)
     scope: Scope
     budget: int | None  # tokens for the section; None: the strategy file's context budget
     session: str | None

@@ -68,7 +68,8 @@ def remembering(client: Any, vault: Any, scope: Scope | dict[str, str], *,
         raise ValidationError("on_error: expected a callable on_error(stage, error) or None")
     for verb in ("context", "observe"):
         if not callable(getattr(vault, verb, None)):
-            raise ValidationError(f"vault: expected a memvault Vault (it has no {verb}())")
+            raise ValidationError(f"vault: expected a memvault Vault or Client (it has no "
+                                  f"{verb}())")
     create = getattr(getattr(getattr(client, "chat", None), "completions", None), "create",
                      None)
     if not callable(create):
