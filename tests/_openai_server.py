@@ -13,12 +13,22 @@ MODEL = "memvault-test-model"
 CREATED = 1_700_000_000
 
 
-def completion(content: str) -> dict[str, Any]:
+def completion(answer: str | dict[str, Any]) -> dict[str, Any]:
+    """A whole answer: text, or (a dict) the assistant message itself (tool calls)."""
+    message = (answer if isinstance(answer, dict)
+               else {"role": "assistant", "content": answer, "refusal": None})
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
     return {"id": "chatcmpl-rec", "object": "chat.completion", "created": CREATED,
-            "model": MODEL, "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                                         "message": {"role": "assistant", "content": content,
-                                                     "refusal": None}}],
+            "model": MODEL, "choices": [{"index": 0, "finish_reason": finish, "logprobs": None,
+                                         "message": message}],
             "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}
+
+
+def tool_call(name: str, arguments: str, call_id: str = "call_1") -> dict[str, Any]:
+    """An assistant message that only calls a tool."""
+    return {"role": "assistant", "content": None, "refusal": None,
+            "tool_calls": [{"id": call_id, "type": "function",
+                            "function": {"name": name, "arguments": arguments}}]}
 
 
 def chunks(content: str, *, size: int = 6) -> list[dict[str, Any]]:
@@ -39,8 +49,8 @@ class ChatServer(LoopbackJSONServer):
     or in chunks when the request asks to stream. `fail_stream_after=n` sends n chunks of
     a streamed answer, then an error event (a stream that fails part-way)."""
 
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers) or ["OK."]
+    def __init__(self, *answers: str | dict[str, Any]) -> None:
+        self.answers: list[str | dict[str, Any]] = list(answers) or ["OK."]
         self.fail_stream_after: int | None = None
         self.sent: list[list[dict[str, Any]]] = []  # the chunks of each streamed answer
         super().__init__(self._respond)
@@ -53,6 +63,7 @@ class ChatServer(LoopbackJSONServer):
         answer = self.answers[min(len(self.requests) - 1, len(self.answers) - 1)]
         if not request["body"].get("stream"):
             return 200, completion(answer)
+        assert isinstance(answer, str), "streamed answers are text"
         events = chunks(answer)
         if self.fail_stream_after is not None:
             events = events[:self.fail_stream_after]

@@ -19,7 +19,7 @@ from typing import Any
 
 import openai
 import pytest
-from _openai_server import MODEL, ChatServer
+from _openai_server import MODEL, ChatServer, tool_call
 from _util import backends, dump
 
 from memvault import Scope, ValidationError, Vault
@@ -143,6 +143,31 @@ def test_the_async_client_remembers_whole_and_streamed(server: ChatServer,
         assert "Biscuit" in (memory_section(server.messages(n)) or "")
     assert turns(vault) == ["And my dog's name?", "Biscuit, still.",
                             "It is Biscuit.", "What is my dog called?"]
+
+
+def test_a_tool_calling_loop_observes_the_user_message_once(server: ChatServer,
+                                                             make_vault: Any) -> None:
+    vault = make_vault()
+    vault.remember(ME, "The user's home city is Lisbon")
+    server.answers = [tool_call("weather", '{"city": "Lisbon"}'), "Sunny in Lisbon today."]
+    client = remembering(sync_client(server), vault, ME)
+    tools = [{"type": "function", "function": {
+        "name": "weather", "parameters": {"type": "object",
+                                          "properties": {"city": {"type": "string"}}}}}]
+    messages = ask("What is the weather in my home city?")
+    first = client.chat.completions.create(model=MODEL, messages=messages, tools=tools)
+    call = first.choices[0].message
+    assert call.content is None and call.tool_calls[0].function.name == "weather"
+    assert turns(vault) == ["What is the weather in my home city?"]  # no reply text yet
+    messages += [call, {"role": "tool", "tool_call_id": call.tool_calls[0].id,
+                        "content": "sunny, 24C"}]
+    final = client.chat.completions.create(model=MODEL, messages=messages, tools=tools)
+    assert final.choices[0].message.content == "Sunny in Lisbon today."
+    # Both requests had the section for the same user message; it was observed once.
+    for n in (0, 1):
+        assert "Lisbon" in (memory_section(server.messages(n)) or "")
+    assert server.messages(1)[-1]["role"] == "tool" and server.messages(1)[0] == APP_PROMPT
+    assert turns(vault) == ["Sunny in Lisbon today.", "What is the weather in my home city?"]
 
 
 def test_a_stream_stopped_early_observes_what_was_read(server: ChatServer,

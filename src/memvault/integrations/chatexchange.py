@@ -53,19 +53,30 @@ def text_of(content: Any) -> str | None:
     return None
 
 
-def last_user_text(messages: Any) -> str:
-    """The text of the request's last user message; a typed error when there is none to
-    look memory up with (checked before anything is read, stored or sent)."""
+@dataclass(frozen=True, slots=True)
+class UserTurn:
+    """The request's last user message: its text (the query for the memory section), and
+    whether it is new — the last message of the request. It is not when the request goes
+    on after it (tool results for the model's tool calls): the call that first sent it
+    observed it already, so this one observes only the reply."""
+
+    text: str
+    new: bool
+
+
+def last_user_turn(messages: Any) -> UserTurn:
+    """The request's last user message; a typed error when there is none to look memory up
+    with (checked before anything is read, stored or sent)."""
     if not isinstance(messages, list | tuple):
         raise ValidationError("messages: expected a list of chat messages "
                               f"({{role, content}}), got {type(messages).__name__}")
-    for m in reversed(messages):
-        if field(m, "role") == "user":
-            text = text_of(field(m, "content"))
+    for n in range(len(messages) - 1, -1, -1):
+        if field(messages[n], "role") == "user":
+            text = text_of(field(messages[n], "content"))
             if text is None or not text.strip():
                 raise ValidationError("messages: the last user message has no text to "
                                       "recall memory for")
-            return text
+            return UserTurn(text, new=n == len(messages) - 1)
     raise ValidationError("messages: no user message (the wrapper recalls memory for the "
                           "last one and observes it with the reply)")
 
@@ -128,12 +139,15 @@ class ChatMemory:
             self.report("context", e)
             return ""
 
-    def observe(self, user_text: str, reply: str) -> None:
-        """Observe the user message and the reply (through the gate: extraction, then each
-        candidate checked). A failure is reported, never raised: the answer stands."""
-        messages = [{"role": "user", "content": user_text}]
+    def observe(self, user: UserTurn, reply: str) -> None:
+        """Observe the user message (when new) and the reply (when it has text) through
+        the gate: extraction, then each candidate checked. A failure is reported, never
+        raised: the answer stands."""
+        messages = [{"role": "user", "content": user.text}] if user.new else []
         if reply:
             messages.append({"role": "assistant", "content": reply})
+        if not messages:  # a tool-calls-only answer to a request that goes on
+            return
         try:
             result = self.vault.observe(self.scope, messages)
         except Exception as e:

@@ -1,7 +1,7 @@
 """A streamed chat reply, passed through chunk for chunk while its text is collected, and
 observed once when the stream ends (openai_chat.py wraps `stream=True` calls in these).
 
-When it is observed:
+When it is observed (the user message only when it is new, see chatexchange.UserTurn):
 - read to the end: the user message and the whole reply;
 - stopped early (close(), leaving a `with` block, or leaving a `for` loop, which closes
   it): the user message and the reply as far as the caller read it — what the user saw;
@@ -18,17 +18,17 @@ import inspect
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from .chatexchange import ChatMemory, delta_text
+from .chatexchange import ChatMemory, UserTurn, delta_text
 
 
 class ObservedStream:
     """The client's stream (iterate it, use it in `with`, close it); other attributes are
     the wrapped stream's (`response`, …)."""
 
-    def __init__(self, stream: Any, memory: ChatMemory, user_text: str) -> None:
+    def __init__(self, stream: Any, memory: ChatMemory, user: UserTurn) -> None:
         self._stream = stream
         self._memory = memory
-        self._user_text = user_text
+        self._user = user
         self._parts: list[str] = []
         self._it: Iterator[Any] | None = None
         self._done = False
@@ -86,7 +86,7 @@ class ObservedStream:
     def _finish(self, *, observe: bool) -> None:
         self._done = True
         if observe:
-            self._memory.observe(self._user_text, "".join(self._parts))
+            self._memory.observe(self._user, "".join(self._parts))
 
 
 class ObservedAsyncStream:
@@ -94,10 +94,10 @@ class ObservedAsyncStream:
     attributes are the wrapped stream's. The vault is called in a worker thread, so the
     event loop is not held up by an observe."""
 
-    def __init__(self, stream: Any, memory: ChatMemory, user_text: str) -> None:
+    def __init__(self, stream: Any, memory: ChatMemory, user: UserTurn) -> None:
         self._stream = stream
         self._memory = memory
-        self._user_text = user_text
+        self._user = user
         self._parts: list[str] = []
         self._it: AsyncIterator[Any] | None = None
         self._done = False
@@ -161,5 +161,5 @@ class ObservedAsyncStream:
     async def _finish(self, *, observe: bool) -> None:
         self._done = True
         if observe:
-            await asyncio.to_thread(self._memory.observe, self._user_text,
+            await asyncio.to_thread(self._memory.observe, self._user,
                                     "".join(self._parts))

@@ -30,7 +30,7 @@ from .chatexchange import (
     ChatMemory,
     MemoryContextError,
     OnError,
-    last_user_text,
+    last_user_turn,
     reply_text,
     with_section,
 )
@@ -124,13 +124,13 @@ class RememberingCompletions(PassThrough):
         """The client's create, with the memory section added before and the exchange
         observed after (a stream: when it ends, see chatstream.py)."""
         messages = params.get("messages")
-        user_text = last_user_text(messages)
-        section = self.memory.section(user_text)
+        user = last_user_turn(messages)
+        section = self.memory.section(user.text)
         response = self.wrapped.create(**{**params,
                                           "messages": with_section(messages, section)})
         if params.get("stream"):
-            return ObservedStream(response, self.memory, user_text)
-        self.memory.observe(user_text, reply_text(response))
+            return ObservedStream(response, self.memory, user)
+        self.memory.observe(user, reply_text(response))
         return response
 
 
@@ -143,11 +143,11 @@ class AsyncRememberingCompletions(PassThrough):
         """As the sync create; the vault is called in a worker thread so the event loop
         keeps running while memory is read and written."""
         messages = params.get("messages")
-        user_text = last_user_text(messages)
-        section = await asyncio.to_thread(self.memory.section, user_text)
+        user = last_user_turn(messages)
+        section = await asyncio.to_thread(self.memory.section, user.text)
         response = await self.wrapped.create(**{**params,
                                                 "messages": with_section(messages, section)})
         if params.get("stream"):
-            return ObservedAsyncStream(response, self.memory, user_text)
-        await asyncio.to_thread(self.memory.observe, user_text, reply_text(response))
+            return ObservedAsyncStream(response, self.memory, user)
+        await asyncio.to_thread(self.memory.observe, user, reply_text(response))
         return response
