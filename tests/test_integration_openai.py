@@ -368,6 +368,19 @@ def test_everything_else_on_the_client_passes_through(server: ChatServer,
     r = client.chat.completions.with_raw_response.create(model=MODEL, messages=ask("Hi"))
     assert r.parse().choices[0].message.content == "Noted."
     assert vault.list(ME, limit=100) == []
+    # As a context manager it is still the remembering client, and closes the client's.
+    with client as same:
+        assert same is client
+        same.chat.completions.create(model=MODEL, messages=ask("Hello"))
+    assert raw.is_closed() and turns(vault) == ["Hello", "Noted."]
+
+    async def run() -> bool:
+        araw = async_client(server)
+        async with remembering(araw, vault, BOB) as aclient:
+            await aclient.chat.completions.create(model=MODEL, messages=ask("Hello"))
+        return araw.is_closed()
+
+    assert asyncio.run(run()) and turns(vault, BOB) == ["Hello", "Noted."]
 
 
 def test_the_documented_example_runs(server: ChatServer, tmp_path: Path,

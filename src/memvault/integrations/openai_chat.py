@@ -101,6 +101,21 @@ class RememberingClient:
     def __repr__(self) -> str:
         return f"remembering({self.wrapped!r}, scope={self.memory.scope!r})"
 
+    # `with` looks these up on the type, past __getattr__: the client's own, returning us.
+    def __enter__(self) -> RememberingClient:
+        self.wrapped.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.wrapped.__exit__(*exc)
+
+    async def __aenter__(self) -> RememberingClient:
+        await self.wrapped.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self.wrapped.__aexit__(*exc)
+
 
 class PassThrough:
     """An object's attributes, some of them replaced (the client's `chat` namespace)."""
