@@ -373,11 +373,22 @@ class ManualClock:
 
 # --- a real HTTP peer on loopback ---------------------------------------------------------
 
+class EventStream(list[Any]):
+    """A payload LoopbackJSONServer sends as server-sent events (`text/event-stream`): one
+    `data:` line of JSON per item, then `data: [DONE]` unless `done` is False (a stream
+    cut short)."""
+
+    def __init__(self, events: list[Any], *, done: bool = True) -> None:
+        super().__init__(events)
+        self.done = done
+
+
 class LoopbackJSONServer:
     """A JSON-over-HTTP server on 127.0.0.1 for protocol tests of clients (embeddings,
     chat completions). Every POST is recorded as {path, body, auth}; `respond(request)`
     returns (status, payload) — a payload that is a str is sent as it is (for malformed
-    bodies), anything else as JSON. `url` ends in /v1."""
+    bodies), an EventStream as server-sent events (streamed chat completions), anything
+    else as JSON. `url` ends in /v1."""
 
     def __init__(self, respond: Callable[[dict[str, Any]], tuple[int, Any]]) -> None:
         self.requests: list[dict[str, Any]] = []
@@ -393,6 +404,16 @@ class LoopbackJSONServer:
                            "auth": self.headers.get("Authorization")}
                 server.requests.append(request)
                 code, payload = respond(request)
+                if isinstance(payload, EventStream):
+                    self.send_response(code)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()  # no length: HTTP/1.0, the body ends with the connection
+                    for event in payload:
+                        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                        self.wfile.flush()
+                    if payload.done:
+                        self.wfile.write(b"data: [DONE]\n\n")
+                    return
                 raw = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
