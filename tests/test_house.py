@@ -17,7 +17,7 @@ LONG_OK: dict[str, str] = {}
 # (model, validation, config, text and vectors, the extractor, the gate, rendering).
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("faces", ("memvault.cli", "memvault.server", "memvault.mcpserver", "memvault.demo",
-               "memvault.eval")),
+               "memvault.eval", "memvault.integrations")),
     ("package", ("memvault",)),  # memvault/__init__.py: the public names
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
     ("facade", ("memvault.vault", "memvault.client", "memvault.clientwire")),

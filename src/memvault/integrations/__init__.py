@@ -1,0 +1,1 @@
+"""Adapters that put memvault behind the frameworks people already use (docs/integrations.md)."""

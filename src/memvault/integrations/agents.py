@@ -1,0 +1,183 @@
+"""The OpenAI Agents SDK over memvault: a `Session` backed by turns, and memory tools.
+
+`MemvaultSession(vault, tenant=..., user=..., session_id=...)` implements the SDK's
+`Session` protocol (`agents.memory.Session`): each item a run adds is kept as a turn of
+that session scope (the short-term layer, summaries and purge apply), the item itself in
+the turn's metadata so the next run gets it back as it was; `get_items` reads the last
+turns (`Vault.recent`, at most 1,000), `pop_item` forgets the newest, `clear_session`
+forgets them all (revisions stay). A turn observed into the same session by other code
+comes back as a {"role", "content"} message.
+
+`memory_tools(vault, scope)` returns function tools for the model: `recall_memory`,
+`remember_memory` (through the gate: `Vault.propose`, so a model's statement can be
+staged for review or refused) and `forget_memory`. The scope is fixed here; no tool takes
+a user, tenant or scope argument, and the SDK's strict schemas refuse extra arguments.
+A refused call comes back to the model as the tool's error text; nothing is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from agents import FunctionTool, RunContextWrapper, function_tool
+
+from .. import validate as v
+from ..errors import MemvaultError, ValidationError
+from ..model import Scope, Source
+from ..vault import Vault
+from . import turns
+from .turns import HistoryValueError
+
+__all__ = ["HistoryValueError", "MemvaultSession", "memory_tools"]
+
+_SOURCE = {"user": Source.USER_EXPLICIT.value, "tool": Source.TOOL.value}
+
+
+def _role(item: dict[str, Any]) -> str:
+    kind = item.get("type")
+    if kind == "function_call_output" or str(kind).endswith("_call_output"):
+        return "tool"
+    role = item.get("role")
+    if role in ("user", "assistant", "system", "tool"):
+        return str(role)
+    if role == "developer":
+        return "system"
+    return "assistant"  # the model's own items: tool calls, reasoning
+
+
+def _text(item: dict[str, Any]) -> str:
+    """What the turn says, for search and summaries; the item itself is kept whole."""
+    content = item.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = "\n".join(str(p.get("text", "")) for p in content
+                         if isinstance(p, dict) and isinstance(p.get("text"), str))
+    elif item.get("type") == "function_call":
+        text = f"{item.get('name')}({item.get('arguments', '')})"
+    elif "output" in item:
+        out = item["output"]
+        text = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
+    else:
+        text = ""
+    return text if v.visible(text) else json.dumps(item, ensure_ascii=False)
+
+
+class MemvaultSession:
+    """An Agents SDK session whose items are memvault turns of one session scope."""
+
+    session_settings = None
+
+    def __init__(self, vault: Vault, *, tenant: str, user: str, session_id: str,
+                 agent: str | None = None, actor: str = "agents-sdk") -> None:
+        if not isinstance(vault, Vault):
+            raise TypeError(f"vault: expected a memvault Vault, got {type(vault).__name__}")
+        self.vault = vault
+        self.scope = turns.session_scope(tenant, user, session_id, agent)
+        self.session_id = session_id
+        self.actor = v.actor(actor)
+
+    def items(self, limit: int | None = None) -> list[dict[str, Any]]:
+        out = []
+        for m in turns.read(self.vault, self.scope, limit):
+            item = m.metadata.get("item")
+            out.append(item if isinstance(item, dict) else
+                       {"role": m.metadata.get("role", "user"), "content": m.content})
+        return out
+
+    def add(self, items: list[Any]) -> None:
+        if not isinstance(items, list):
+            raise HistoryValueError("items: expected a list of input items")
+        batch = []
+        for n, item in enumerate(items, start=1):
+            if not isinstance(item, dict):
+                raise HistoryValueError(f"item {n}: expected an object, got "
+                                        f"{type(item).__name__}")
+            role = _role(item)
+            batch.append({"scope": self.scope, "content": _text(item), "kind": "turn",
+                          "source": _SOURCE.get(role, Source.SYSTEM_INFERRED.value),
+                          "metadata": {"role": role, "item": item}})
+        if not batch:
+            return
+        try:  # one transaction: every item is checked before any is stored
+            self.vault.remember_many(batch, actor=self.actor, reason="agents sdk session")
+        except ValidationError as e:
+            raise HistoryValueError(e.message) from None
+
+    def pop(self) -> dict[str, Any] | None:
+        last = turns.read(self.vault, self.scope, 1)
+        if not last:
+            return None
+        item = self.items(1)[0]
+        self.vault.forget(self.scope, last[0].id, actor=self.actor,
+                          reason="agents sdk session pop")
+        return item
+
+    # The Session protocol (async): the vault's work runs in a worker thread.
+    async def get_items(self, limit: int | None = None) -> list[Any]:
+        return await asyncio.to_thread(self.items, limit)
+
+    async def add_items(self, items: list[Any]) -> None:
+        await asyncio.to_thread(self.add, items)
+
+    async def pop_item(self) -> Any | None:
+        return await asyncio.to_thread(self.pop)
+
+    async def clear_session(self) -> None:
+        await asyncio.to_thread(turns.forget_all, self.vault, self.scope, actor=self.actor,
+                                reason="agents sdk session cleared")
+
+
+def _tool_error(ctx: RunContextWrapper[Any], error: Exception) -> str:
+    """memvault's own errors are about the arguments: the model may read them."""
+    cause = error.__cause__ if isinstance(error.__cause__, MemvaultError) else error
+    if isinstance(cause, MemvaultError):
+        return f"error {cause.code}: {cause.message}"
+    return "error: the memory tool failed"
+
+
+def memory_tools(vault: Vault, scope: Scope | dict[str, str], *, top_k: int = 5,
+                 actor: str = "agent") -> list[FunctionTool]:
+    """recall_memory, remember_memory and forget_memory over `scope` (fixed here)."""
+    if not isinstance(vault, Vault):
+        raise TypeError(f"vault: expected a memvault Vault, got {type(vault).__name__}")
+    sc = v.scope(scope)
+    who = v.actor(actor)
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 50:
+        raise ValidationError("top_k: expected a whole number in 1..50")
+
+    def recall_memory(query: str) -> str:
+        """Search the user's long-term memory.
+
+        Args:
+            query: What to look for, in plain words.
+        """
+        hits = vault.recall(sc, query, top_k=top_k)
+        return json.dumps([{"id": h.memory.id, "content": h.memory.content,
+                            "score": round(h.score, 3)} for h in hits], ensure_ascii=False)
+
+    def remember_memory(statement: str) -> str:
+        """Ask to remember a statement about the user; it may be kept, staged for review
+        or refused.
+
+        Args:
+            statement: One self-contained statement, e.g. "prefers tea over coffee".
+        """
+        out = vault.propose(sc, statement, actor=who, actor_role="agent",
+                            reason="agents sdk remember_memory tool")
+        return json.dumps({"action": out.action, "memory_id": out.memory_id,
+                           "reasons": out.reasons})
+
+    def forget_memory(memory_id: str) -> str:
+        """Stop using a memory (its history is kept).
+
+        Args:
+            memory_id: The id a recall returned.
+        """
+        m = vault.forget(sc, memory_id, actor=who, reason="agents sdk forget_memory tool")
+        return json.dumps({"forgotten": m.id, "version": m.version})
+
+    return [function_tool(f, failure_error_function=_tool_error)
+            for f in (recall_memory, remember_memory, forget_memory)]
