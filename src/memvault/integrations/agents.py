@@ -11,8 +11,9 @@ comes back as a {"role", "content"} message.
 `memory_tools(vault, scope)` returns function tools for the model: `recall_memory`,
 `remember_memory` (through the gate: `Vault.propose`, so a model's statement can be
 staged for review or refused) and `forget_memory`. The scope is fixed here; no tool takes
-a user, tenant or scope argument, and the SDK's strict schemas refuse extra arguments.
-A refused call comes back to the model as the tool's error text; nothing is stored.
+a user, tenant or scope argument, and an input guardrail rejects a call that brings any
+argument its schema lacks (the SDK itself would drop it silently). A refused call comes
+back to the model as the tool's error text; nothing is stored.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ import asyncio
 import json
 from typing import Any
 
-from agents import FunctionTool, RunContextWrapper, function_tool
+from agents import (
+    FunctionTool,
+    RunContextWrapper,
+    ToolGuardrailFunctionOutput,
+    ToolInputGuardrail,
+    ToolInputGuardrailData,
+    function_tool,
+)
 
 from .. import validate as v
 from ..errors import MemvaultError, ValidationError
@@ -138,6 +146,29 @@ def _tool_error(ctx: RunContextWrapper[Any], error: Exception) -> str:
     return "error: the memory tool failed"
 
 
+def _only_declared(tool: FunctionTool) -> ToolInputGuardrail[Any]:
+    """Reject a call with arguments the tool does not declare ("user": "bob"): the scope
+    is configuration, and a model trying to choose it is told so, not silently ignored."""
+    declared = set(tool.params_json_schema.get("properties", {}))
+
+    def check(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        try:
+            args = json.loads(data.context.tool_arguments or "{}")
+        except ValueError:
+            args = None
+        if not isinstance(args, dict):
+            return ToolGuardrailFunctionOutput.reject_content(
+                "error invalid_input: the arguments must be a JSON object")
+        extra = sorted(set(args) - declared)
+        if extra:
+            return ToolGuardrailFunctionOutput.reject_content(
+                f"error invalid_input: unknown argument(s) {', '.join(extra)}; the memory "
+                "scope (tenant, user, agent, session) is fixed by configuration")
+        return ToolGuardrailFunctionOutput.allow()
+
+    return ToolInputGuardrail(guardrail_function=check, name="memvault_declared_arguments")
+
+
 def memory_tools(vault: Vault, scope: Scope | dict[str, str], *, top_k: int = 5,
                  actor: str = "agent") -> list[FunctionTool]:
     """recall_memory, remember_memory and forget_memory over `scope` (fixed here)."""
@@ -179,5 +210,8 @@ def memory_tools(vault: Vault, scope: Scope | dict[str, str], *, top_k: int = 5,
         m = vault.forget(sc, memory_id, actor=who, reason="agents sdk forget_memory tool")
         return json.dumps({"forgotten": m.id, "version": m.version})
 
-    return [function_tool(f, failure_error_function=_tool_error)
-            for f in (recall_memory, remember_memory, forget_memory)]
+    tools = [function_tool(f, failure_error_function=_tool_error)
+             for f in (recall_memory, remember_memory, forget_memory)]
+    for t in tools:
+        t.tool_input_guardrails = [_only_declared(t)]
+    return tools

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import operator
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -122,25 +123,25 @@ def _matches(path: tuple[str, ...], labels: tuple[str, ...], *, suffix: bool) ->
     return all(p in ("*", x) for p, x in zip(path, part, strict=True))
 
 
+_OPS = {"$eq": operator.eq, "$ne": operator.ne, "$gt": operator.gt, "$gte": operator.ge,
+        "$lt": operator.lt, "$lte": operator.le}
+
+
 def _passes(value: Mapping[str, Any], flt: Mapping[str, Any] | None) -> bool:
     """LangGraph's filter on top-level fields: equality, or {"$eq"|"$ne"|"$gt"|"$gte"|
     "$lt"|"$lte": x}."""
     for field, want in (flt or {}).items():
         have = value.get(field)
-        if isinstance(want, Mapping):
-            for op, x in want.items():
-                try:
-                    ok = {"$eq": lambda: have == x, "$ne": lambda: have != x,
-                          "$gt": lambda: have > x, "$gte": lambda: have >= x,
-                          "$lt": lambda: have < x, "$lte": lambda: have <= x}[op]()
-                except KeyError:
-                    raise ValueRefusedError(f"filter: unknown operator {op!r}") from None
-                except TypeError:  # None or a different type: not comparable, no match
-                    ok = False
-                if not ok:
-                    return False
-        elif have != want:
-            return False
+        conds = want.items() if isinstance(want, Mapping) else [("$eq", want)]
+        for op, x in conds:
+            if op not in _OPS:
+                raise ValueRefusedError(f"filter: unknown operator {op!r}")
+            try:
+                ok = bool(_OPS[op](have, x))
+            except TypeError:  # None or another type: not comparable, so no match
+                ok = False
+            if not ok:
+                return False
     return True
 
 
@@ -195,11 +196,10 @@ class MemvaultStore(BaseStore):
                                         "second one")
             seen.add(name)
             fixed = getattr(self.scope, name)
-            if name in ("tenant", "user") or fixed:
-                if val != fixed:
-                    raise NamespaceRefusedError(
-                        f"namespace: {label!r} names another {name} than this store's; a "
-                        "store reaches only its configured tenant and user")
+            if (name in ("tenant", "user") or fixed) and val != fixed:
+                raise NamespaceRefusedError(
+                    f"namespace: {label!r} names another {name} than this store's; a "
+                    "store reaches only its configured tenant and user")
             fields[name] = val
         try:
             return v.scope(fields)
