@@ -14,6 +14,7 @@ from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import (
     AIMessage,
+    ChatMessage,
     HumanMessage,
     SystemMessage,
     ToolMessage,
@@ -64,6 +65,15 @@ def test_turns_are_real_turns(vault: Vault) -> None:
     assert set(summary.metadata["covers"]) == {m.id for m in recent}
     vault.purge(S1, recent[1].id)
     assert [m.content for m in h.messages] == ["I prefer tea over coffee."]
+
+
+def test_turns_observed_elsewhere_keep_their_role(vault: Vault) -> None:
+    vault.observe(S1, [{"role": "user", "content": "weather in Oslo?"},
+                       {"role": "tool", "content": "4 degrees, rain"}])
+    got = _history(vault).messages
+    assert [(type(m), m.content) for m in got] == [(HumanMessage, "weather in Oslo?"),
+                                                   (ChatMessage, "4 degrees, rain")]
+    assert got[1].role == "tool"
 
 
 def test_sessions_are_apart(vault: Vault) -> None:

@@ -19,7 +19,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.chat_history import BaseChatMessageHistory
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+)
 
 from .. import validate as v
 from ..errors import ValidationError
@@ -68,9 +74,12 @@ class MemvaultChatMessageHistory(BaseChatMessageHistory):
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         out: list[BaseMessage] = []
         for m in turns.read(self.vault, self.scope):
-            cls = _CLASS.get(m.metadata.get("role", ""), HumanMessage)
-            out.append(cls(content=m.content, id=m.metadata.get("message_id"),
-                           name=m.metadata.get("speaker")))
+            role = m.metadata.get("role", "")
+            ids = {"id": m.metadata.get("message_id"), "name": m.metadata.get("speaker")}
+            cls = _CLASS.get(role)
+            # A tool turn observed by other code: its role kept, not passed off as a user's.
+            out.append(cls(content=m.content, **ids) if cls else
+                       ChatMessage(content=m.content, role=str(role or "user"), **ids))
         return out
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
