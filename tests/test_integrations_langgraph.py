@@ -12,11 +12,11 @@ import pytest
 from _util import backends, counts
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langgraph.checkpoint.memory import InMemorySaver
 from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import InjectedStore, create_react_agent
-from langgraph.store.base import BaseStore, InvalidNamespaceError, Item, PutOp
+from langgraph.store.base import BaseStore, InvalidNamespaceError, Item, PutOp, SearchOp
 
 from memvault import MemvaultError, Op, Scope, ScopeError, ValidationError, Vault
 from memvault.integrations.langgraph import (
@@ -180,6 +180,20 @@ def test_bad_values_are_refused_and_nothing_stored(store: MemvaultStore, vault: 
     with pytest.raises(ValueRefusedError) as e:
         store.put(("prefs",), "k", value)
     assert isinstance(e.value, ValueError) and isinstance(e.value, ValidationError)
+    assert counts(vault) == before
+
+
+def test_a_bad_op_fails_the_whole_batch(store: MemvaultStore, vault: Vault) -> None:
+    before = counts(vault)
+    with pytest.raises(NamespaceRefusedError):
+        store.batch([PutOp(("prefs",), "a", {"text": "fine"}),
+                     PutOp(("user:bob",), "b", {"text": "refused"})])
+    with pytest.raises(ValueRefusedError):
+        store.batch([PutOp(("prefs",), "a", {"text": "fine"}),
+                     SearchOp(("prefs",), filter={"n": {"$near": 1}})])
+    with pytest.raises(ValueRefusedError):
+        store.batch([PutOp(("prefs",), "a", {"text": "fine"}),
+                     PutOp(("prefs",), "b", {"text": "x" * 20_000})])
     assert counts(vault) == before
 
 

@@ -33,7 +33,7 @@ from agents import (
 
 from .. import validate as v
 from ..errors import MemvaultError, ValidationError
-from ..model import Scope, Source
+from ..model import Memory, Scope, Source
 from ..vault import Vault
 from . import turns
 from .turns import HistoryValueError
@@ -87,13 +87,15 @@ class MemvaultSession:
         self.session_id = session_id
         self.actor = v.actor(actor)
 
+    @staticmethod
+    def item_of(m: Memory) -> dict[str, Any]:
+        """The item a turn keeps; a turn observed by other code, as a message."""
+        item = m.metadata.get("item")
+        return item if isinstance(item, dict) else {
+            "role": m.metadata.get("role", "user"), "content": m.content}
+
     def items(self, limit: int | None = None) -> list[dict[str, Any]]:
-        out = []
-        for m in turns.read(self.vault, self.scope, limit):
-            item = m.metadata.get("item")
-            out.append(item if isinstance(item, dict) else
-                       {"role": m.metadata.get("role", "user"), "content": m.content})
-        return out
+        return [self.item_of(m) for m in turns.read(self.vault, self.scope, limit)]
 
     def add(self, items: list[Any]) -> None:
         if not isinstance(items, list):
@@ -118,10 +120,9 @@ class MemvaultSession:
         last = turns.read(self.vault, self.scope, 1)
         if not last:
             return None
-        item = self.items(1)[0]
         self.vault.forget(self.scope, last[0].id, actor=self.actor,
                           reason="agents sdk session pop")
-        return item
+        return self.item_of(last[0])
 
     # The Session protocol (async): the vault's work runs in a worker thread.
     async def get_items(self, limit: int | None = None) -> list[Any]:

@@ -23,7 +23,7 @@ import asyncio
 import hashlib
 import json
 import operator
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -127,6 +127,17 @@ _OPS = {"$eq": operator.eq, "$ne": operator.ne, "$gt": operator.gt, "$gte": oper
         "$lt": operator.lt, "$lte": operator.le}
 
 
+def _check_filter(flt: Any) -> None:
+    if flt is None:
+        return
+    if not isinstance(flt, Mapping):
+        raise ValueRefusedError(f"filter: expected a dict, got {type(flt).__name__}")
+    for want in flt.values():
+        for op in (want if isinstance(want, Mapping) else {}):
+            if op not in _OPS:
+                raise ValueRefusedError(f"filter: unknown operator {op!r}")
+
+
 def _passes(value: Mapping[str, Any], flt: Mapping[str, Any] | None) -> bool:
     """LangGraph's filter on top-level fields: equality, or {"$eq"|"$ne"|"$gt"|"$gte"|
     "$lt"|"$lte": x}."""
@@ -134,8 +145,6 @@ def _passes(value: Mapping[str, Any], flt: Mapping[str, Any] | None) -> bool:
         have = value.get(field)
         conds = want.items() if isinstance(want, Mapping) else [("$eq", want)]
         for op, x in conds:
-            if op not in _OPS:
-                raise ValueRefusedError(f"filter: unknown operator {op!r}")
             try:
                 ok = bool(_OPS[op](have, x))
             except TypeError:  # None or another type: not comparable, so no match
@@ -208,21 +217,27 @@ class MemvaultStore(BaseStore):
 
     # --- the batch ------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        return [self._run(op) for op in list(ops)]
+        # Every op is checked before any runs: a bad op fails the batch with nothing
+        # stored, not after the puts before it.
+        runs = [self._plan(op) for op in list(ops)]
+        return [run() for run in runs]
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         # The vault is thread-safe; a worker thread keeps the event loop free.
         return await asyncio.to_thread(self.batch, list(ops))
 
-    def _run(self, op: Op) -> Result:
+    def _plan(self, op: Op) -> Callable[[], Result]:
+        """The op checked, as the call that runs it."""
         if isinstance(op, GetOp):
-            return self._get(op)
+            labels = self.labels(op.namespace)
+            key = self._key(op.key)
+            return lambda: self._get(labels, key)
         if isinstance(op, PutOp):
-            return self._put(op)
+            return self._plan_put(op)
         if isinstance(op, SearchOp):
-            return self._search(op)
+            return self._plan_search(op)
         if isinstance(op, ListNamespacesOp):
-            return self._namespaces(op)
+            return self._plan_namespaces(op)
         raise TypeError(f"unknown store operation {type(op).__name__}")
 
     def _key(self, key: Any) -> str:
@@ -236,20 +251,16 @@ class MemvaultStore(BaseStore):
                                 status=Status.ACTIVE.value, limit=1)
         return found[0] if found else None
 
-    def _get(self, op: GetOp) -> Item | None:
-        labels = self.labels(op.namespace)
-        m = self._current(labels, self._key(op.key))
+    def _get(self, labels: tuple[str, ...], key: str) -> Item | None:
+        m = self._current(labels, key)
         return None if m is None else self._item(m)
 
-    def _put(self, op: PutOp) -> None:
+    def _plan_put(self, op: PutOp) -> Callable[[], None]:
         labels = self.labels(op.namespace)
         key = self._key(op.key)
         sc = self.scope_of(labels)
         if op.value is None:
-            m = self._current(labels, key)
-            if m is not None:
-                self.vault.forget(sc, m.id, actor=self.actor, reason="langgraph store delete")
-            return None
+            return lambda: self._delete(sc, labels, key)
         if op.ttl is not None:
             raise NotImplementedError("MemvaultStore has no TTL on items; memvault's "
                                       "lifecycle (strategy file) decides what expires")
@@ -261,16 +272,23 @@ class MemvaultStore(BaseStore):
             raise ValueRefusedError("index: expected False or a list of field paths")
         try:
             value = v.json_value(dict(op.value), "value")
-            content = content_of(value, op.index or None)
-            tags = [TAG, *(prefix_tag(labels[:n]) for n in range(1, len(labels) + 1))]
-            self.vault.remember(sc, content, slot=slot_of(labels, key), value=value,
-                                kind=Kind.NOTE.value, source=Source.TOOL.value, tags=tags,
-                                metadata={"langgraph": {"namespace": list(labels),
-                                                        "key": key}},
-                                actor=self.actor, reason="langgraph store put")
+            content = str(v.text(content_of(value, op.index or None), "content",
+                                 max_chars=v.MAX_CONTENT_CHARS))
         except ValidationError as e:
             raise ValueRefusedError(e.message) from None
-        return None
+        tags = [TAG, *(prefix_tag(labels[:n]) for n in range(1, len(labels) + 1))]
+        meta = {"langgraph": {"namespace": list(labels), "key": key}}
+
+        def put() -> None:
+            self.vault.remember(sc, content, slot=slot_of(labels, key), value=value,
+                                kind=Kind.NOTE.value, source=Source.TOOL.value, tags=tags,
+                                metadata=meta, actor=self.actor, reason="langgraph store put")
+        return put
+
+    def _delete(self, sc: Scope, labels: tuple[str, ...], key: str) -> None:
+        m = self._current(labels, key)
+        if m is not None:
+            self.vault.forget(sc, m.id, actor=self.actor, reason="langgraph store delete")
 
     def _item(self, m: Memory, score: float | None = None,
               search: bool = False) -> Item:
@@ -281,40 +299,57 @@ class MemvaultStore(BaseStore):
                   "updated_at": _when(m.updated_at)}
         return SearchItem(score=score, **fields) if search else Item(**fields)
 
-    def _search(self, op: SearchOp) -> list[SearchItem]:
+    def _plan_search(self, op: SearchOp) -> Callable[[], list[SearchItem]]:
         labels = self.labels(op.namespace_prefix, prefix=True)
         limit, offset = op.limit, op.offset
         for name, n in (("limit", limit), ("offset", offset)):
             if isinstance(n, bool) or not isinstance(n, int) or n < 0:
                 raise ValueRefusedError(f"{name}: expected a whole number >= 0")
-        if limit == 0:
-            return []
+        _check_filter(op.filter)
         sc = self.scope_of(labels)
-        tag = prefix_tag(labels) if labels else TAG
-        want = limit + offset
+        tags = [TAG, prefix_tag(labels) if labels else TAG]
+        query = None
         if op.query is not None:
-            query = v.text(op.query, "query", max_chars=v.MAX_CONTENT_CHARS)
-            # Recall returns at most top_k; a filter may drop some, so ask for more.
-            top = min(max(want * 4, 20) if op.filter else want, 1000)
-            hits = self.vault.recall(sc, str(query), top_k=top, kind=Kind.NOTE.value,
-                                     tags=[TAG, tag])
-            found = [self._item(h.memory, h.score, search=True) for h in hits
-                     if _passes(h.memory.value or {}, op.filter)]
-        else:
-            mems = self.vault.list(sc, kind=Kind.NOTE.value, status=Status.ACTIVE.value,
-                                   tags=[TAG, tag],
-                                   limit=min(SCAN_LIMIT if op.filter else want, SCAN_LIMIT))
-            found = [self._item(m, search=True) for m in mems
-                     if _passes(m.value or {}, op.filter)]
-        return found[offset:want]  # type: ignore[return-value]
+            try:
+                query = str(v.text(op.query, "query", max_chars=v.MAX_CONTENT_CHARS))
+            except ValidationError as e:
+                raise ValueRefusedError(e.message) from None
+        want = limit + offset
 
-    def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        def search() -> list[SearchItem]:
+            if limit == 0:
+                return []
+            if query is not None:
+                # Recall returns at most top_k; a filter may drop some, so ask for more.
+                top = min(max(want * 4, 20) if op.filter else want, 1000)
+                hits = self.vault.recall(sc, query, top_k=top, kind=Kind.NOTE.value,
+                                         tags=tags)
+                found = [self._item(h.memory, h.score, search=True) for h in hits
+                         if _passes(h.memory.value or {}, op.filter)]
+            else:
+                mems = self.vault.list(sc, kind=Kind.NOTE.value, status=Status.ACTIVE.value,
+                                       tags=tags, limit=SCAN_LIMIT if op.filter else
+                                       min(want, SCAN_LIMIT))
+                found = [self._item(m, search=True) for m in mems
+                         if _passes(m.value or {}, op.filter)]
+            return found[offset:want]  # type: ignore[return-value]
+        return search
+
+    def _plan_namespaces(self, op: ListNamespacesOp) -> Callable[[], list[tuple[str, ...]]]:
         conds = []
         for c in op.match_conditions or ():
             if c.match_type not in ("prefix", "suffix"):
                 raise ValueRefusedError(f"match_type: {c.match_type!r} is not prefix or "
                                         "suffix")
             conds.append((self.labels(c.path, prefix=True), c.match_type == "suffix"))
+        for name, n in (("limit", op.limit), ("offset", op.offset),
+                        ("max_depth", op.max_depth or 0)):
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise ValueRefusedError(f"{name}: expected a whole number >= 0")
+        return lambda: self._namespaces(op, conds)
+
+    def _namespaces(self, op: ListNamespacesOp,
+                    conds: list[tuple[tuple[str, ...], bool]]) -> list[tuple[str, ...]]:
         spaces: set[tuple[str, ...]] = set()
         offset = 0
         while True:
