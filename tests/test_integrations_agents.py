@@ -195,6 +195,39 @@ def test_pop_and_clear(vault: Vault) -> None:
     assert _session(vault, "s2").session_id == "s2"
 
 
+def test_items_come_back_as_they_were(vault: Vault) -> None:
+    long_answer = {"id": "msg_9", "type": "message", "role": "assistant",
+                   "status": "completed",
+                   "content": [{"type": "output_text", "text": "茶" * 8000,  # 24 KB
+                                "annotations": []}]}
+    items = [
+        {"role": "user", "content": "plain"},
+        {"role": "user", "content": [{"type": "input_text", "text": "part one"},
+                                     {"type": "input_text", "text": "part two"}]},
+        long_answer,
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "r" * 15_000},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+    ]
+    s = _session(vault)
+    asyncio.run(s.add_items(items))
+    assert asyncio.run(s.get_items()) == items
+    turns = vault.recent(S1, n=10, max_tokens=200_000)
+    assert [m.content for m in turns][:3] == ["plain", "part one\npart two", "茶" * 8000]
+    assert "text" not in turns[2].metadata["item"]["content"][0]  # kept once, as content
+    assert turns[3].content == "f({})"
+
+
+def test_purge_erases_an_item(vault: Vault) -> None:
+    s = _session(vault)
+    asyncio.run(s.add_items([{"role": "user", "content": "my card is 4111 1111"},
+                             {"role": "assistant", "content": "ok"}]))
+    card = vault.recent(S1)[0]
+    vault.purge(S1, card.id)
+    assert asyncio.run(s.get_items()) == [{"role": "assistant", "content": "ok"}]
+    assert "4111" not in str(vault.audit(S1))
+
+
 def test_observed_turns_read_as_messages(vault: Vault) -> None:
     vault.observe(S1, [{"role": "user", "content": "hi from elsewhere"}])
     items = asyncio.run(_session(vault).get_items())

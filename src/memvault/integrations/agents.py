@@ -2,8 +2,9 @@
 
 `MemvaultSession(vault, tenant=..., user=..., session_id=...)` implements the SDK's
 `Session` protocol (`agents.memory.Session`): each item a run adds is kept as a turn of
-that session scope (the short-term layer, summaries and purge apply), the item itself in
-the turn's metadata so the next run gets it back as it was; `get_items` reads the last
+that session scope (the short-term layer, summaries and purge apply): its text is the
+turn's content, the rest of the item the turn's metadata, so the next run gets it back as
+it was; `get_items` reads the last
 turns (`Vault.recent`, at most 1,000), `pop_item` forgets the newest, `clear_session`
 forgets them all (revisions stay). A turn observed into the same session by other code
 comes back as a {"role", "content"} message.
@@ -56,7 +57,7 @@ def _role(item: dict[str, Any]) -> str:
 
 
 def _text(item: dict[str, Any]) -> str:
-    """What the turn says, for search and summaries; the item itself is kept whole."""
+    """What the turn says, for search and summaries."""
     content = item.get("content")
     if isinstance(content, str):
         text = content
@@ -71,6 +72,34 @@ def _text(item: dict[str, Any]) -> str:
     else:
         text = ""
     return text if v.visible(text) else json.dumps(item, ensure_ascii=False)
+
+
+# Where an item's text sits when the turn's content is exactly that text: the metadata
+# then keeps the item without it (metadata holds 16 KB, content 16,000 characters), and
+# reading puts the content back there ("content", "content.0.text" or "output").
+
+
+def _without_text(item: dict[str, Any], text: str) -> tuple[dict[str, Any], str | None]:
+    if item.get("content") == text:
+        return {k: x for k, x in item.items() if k != "content"}, "content"
+    parts = item.get("content")
+    if (isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], dict)
+            and parts[0].get("text") == text):
+        part = {k: x for k, x in parts[0].items() if k != "text"}
+        return {**item, "content": [part]}, "content.0.text"
+    if item.get("output") == text and "content" not in item:
+        return {k: x for k, x in item.items() if k != "output"}, "output"
+    return item, None
+
+
+def _with_text(item: dict[str, Any], at: Any, text: str) -> dict[str, Any]:
+    if at == "content":
+        return {**item, "content": text}
+    if at == "content.0.text" and isinstance(item.get("content"), list) and item["content"]:
+        return {**item, "content": [{**item["content"][0], "text": text}]}
+    if at == "output":
+        return {**item, "output": text}
+    return item
 
 
 class MemvaultSession:
@@ -91,8 +120,9 @@ class MemvaultSession:
     def item_of(m: Memory) -> dict[str, Any]:
         """The item a turn keeps; a turn observed by other code, as a message."""
         item = m.metadata.get("item")
-        return item if isinstance(item, dict) else {
-            "role": m.metadata.get("role", "user"), "content": m.content}
+        if not isinstance(item, dict):
+            return {"role": m.metadata.get("role", "user"), "content": m.content}
+        return _with_text(item, m.metadata.get("text_at"), m.content)
 
     def items(self, limit: int | None = None) -> list[dict[str, Any]]:
         return [self.item_of(m) for m in turns.read(self.vault, self.scope, limit)]
@@ -106,9 +136,12 @@ class MemvaultSession:
                 raise HistoryValueError(f"item {n}: expected an object, got "
                                         f"{type(item).__name__}")
             role = _role(item)
-            batch.append({"scope": self.scope, "content": _text(item), "kind": "turn",
+            text = _text(item)
+            kept, at = _without_text(item, text)
+            batch.append({"scope": self.scope, "content": text, "kind": "turn",
                           "source": _SOURCE.get(role, Source.SYSTEM_INFERRED.value),
-                          "metadata": {"role": role, "item": item}})
+                          "metadata": {"role": role, "item": kept,
+                                       **({"text_at": at} if at else {})}})
         if not batch:
             return
         try:  # one transaction: every item is checked before any is stored
