@@ -84,6 +84,9 @@ def test_delete_is_forget_with_history(store: MemvaultStore, vault: Vault) -> No
     assert [r.op for r in vault.history(ALICE, mem.id)].count(Op.DELETE) == 1
     store.delete(("prefs",), "absent")  # deleting nothing is no error and no write
     assert len(vault.audit(ALICE)) == 2
+    store.put(("prefs",), "drink", {"text": "water"})  # the key again: a new memory
+    assert store.get(("prefs",), "drink").value == {"text": "water"}
+    assert vault.get(ALICE, mem.id).status == "deleted"
 
 
 def test_search_query_filter_prefix(store: MemvaultStore) -> None:
@@ -286,6 +289,30 @@ def save_memory(text: str, store: Annotated[BaseStore, InjectedStore()]) -> str:
 def search_memory(query: str, store: Annotated[BaseStore, InjectedStore()]) -> str:
     """Search the user's saved facts."""
     return "; ".join(i.value["text"] for i in store.search(("memories",), query=query))
+
+
+def test_async_graph(store: MemvaultStore, vault: Vault) -> None:
+    async def remember(state: State, *, store: BaseStore) -> dict[str, Any]:
+        await store.aput(("notes",), "last", {"text": str(state["messages"][-1].content)})
+        found = await store.asearch(("notes",))
+        return {"messages": [AIMessage(f"{len(found)} note(s)")]}
+
+    g = StateGraph(State)
+    g.add_node("remember", remember)
+    g.add_edge(START, "remember")
+    graph = g.compile(checkpointer=InMemorySaver(), store=store)
+
+    async def go() -> list[Any]:
+        outs = []
+        for thread in ("t1", "t2"):
+            out = await graph.ainvoke({"messages": [HumanMessage(f"hi from {thread}")]},
+                                      {"configurable": {"thread_id": thread}})
+            outs.append(out["messages"][-1].content)
+        return outs
+
+    assert asyncio.run(go()) == ["1 note(s)", "1 note(s)"]
+    (mem,) = vault.list(ALICE, kind="note")
+    assert mem.version == 2 and mem.value == {"text": "hi from t2"}
 
 
 @pytest.mark.filterwarnings("ignore:create_react_agent has been moved")
