@@ -1,5 +1,5 @@
 """One call turns an OpenAI-compatible chat client into one that remembers
-(docs/integrations-openai.md):
+(docs/integrations.md, its last section):
 
     from openai import OpenAI
     from memvault import Scope, Vault
