@@ -85,3 +85,24 @@ def test_slots_are_found_under_a_long_history(clocked_vault: Vault, clock: Manua
     assert v.profile(ME)["report.format"]["value"] == "XLSX"
     ctx = v.context(ME, "what report format do I want?")
     assert "XLSX" in ctx.text
+
+
+def test_a_revision_records_the_role_of_the_call_that_made_it(tmp_path) -> None:
+    """The audit says who changed a memory in which role: a change an agent proposed or a
+    conversation carried in is not recorded as the Vault's own (admin) change."""
+    alice = Scope("acme", "alice")
+    with Vault(tmp_path / "roles.db", embedder="use-m3") as v:
+        assert v.actor_role == "admin"
+        direct = v.remember(alice, "I prefer tea", reason="set up")
+        proposed = v.propose(alice, "Alice prefers window seats",
+                             source_text="I prefer window seats", actor="planner")
+        seen = v.observe(alice, [{"role": "user", "content": "I live in Porto"}])
+        roles = {r.memory_id: (r.actor, r.actor_role) for r in v.audit(alice)}
+        assert roles[direct.id][1] == "admin"
+        assert proposed.memory_id and roles[proposed.memory_id] == ("planner", "agent")
+        assert seen.turns and all(roles[t][1] == "user" for t in seen.turns)
+        made = [o.memory_id for o in seen.outcomes if o.memory_id]
+        assert made and all(roles[m][1] == "user" for m in made)
+        # The role of one call does not leak into the next.
+        after = v.remember(alice, "I read on trains")
+        assert v.history(alice, after.id)[0].actor_role == "admin"

@@ -10,7 +10,9 @@ every one of them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,10 @@ from .embed import Embedder, model_record
 from .errors import ModelMismatchError
 from .recall import Reranker
 from .store import Store
+
+# The role of the call in progress (observe: the user's; propose: an agent's), for the
+# revisions it writes; per thread and task, so concurrent calls never see each other's.
+_CALL_ROLE: ContextVar[str | None] = ContextVar("memvault_call_role", default=None)
 
 
 class Core:
@@ -64,6 +70,20 @@ class Core:
         if actor is None:
             return self.actor
         return v.actor(actor)
+
+    def role(self) -> str:
+        """The role a revision records: the call's own (acting_as), else the Vault's."""
+        return _CALL_ROLE.get() or self.actor_role
+
+    @contextmanager
+    def acting_as(self, role: str) -> Iterator[None]:
+        """Within the block, the revisions written record `role` (an already checked
+        actor role) instead of the Vault's."""
+        token = _CALL_ROLE.set(role)
+        try:
+            yield
+        finally:
+            _CALL_ROLE.reset(token)
 
     def check_models(self) -> None:
         """Refuse a store indexed with other embedders (vectors would not compare)."""

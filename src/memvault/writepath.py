@@ -142,9 +142,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
                    **({"valid_from": m.at} if m.at is not None else {})}
                   for i, m in enumerate(msgs)]
     turns = prepare_items(eng.core.clock, turn_items)
-    for r in eng.writes.remember_many(turns, actor=actor, reason="observed turn",
-                                      batch=256, progress=None):
-        result.turns.append(r.memory.id)
+    with eng.core.acting_as(actor_role):
+        for r in eng.writes.remember_many(turns, actor=actor, reason="observed turn",
+                                          batch=256, progress=None):
+            result.turns.append(r.memory.id)
     # Every candidate's vectors, and those of its core (what the lookup compares), in one
     # embedding batch: an embedder answers a batch far faster than one text at a time.
     screened = [gate.screen(gate.Candidate(content=c.content, value=c.value,
@@ -321,7 +322,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         offered.append(c.intent_target)
     derived = _made_from(eng, user, [r.memory for r in found]) if retraction is not None \
         else {}
-    with eng.core.store.transaction() as tx:
+    with eng.core.acting_as(actor_role), eng.core.store.transaction() as tx:
         eng.writes.check_sources(tx, sc, extra)
         slot = c.slot
         current = tx.find_slot(sc, slot) if slot else None

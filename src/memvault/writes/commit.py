@@ -42,7 +42,7 @@ class Writer:
         return Revision(
             op_id=new_id("op"), memory_id=m.id, scope=m.scope, op=op.value,
             from_version=from_version, to_version=m.version, state=m.to_dict(),
-            actor=self.core.actor_for(actor), actor_role=self.core.actor_role,
+            actor=self.core.actor_for(actor), actor_role=self.core.role(),
             reason=v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False),
             trigger_text=v.text(trigger_text, "trigger_text",
                                 max_chars=v.MAX_SOURCE_TEXT_CHARS, required=False),

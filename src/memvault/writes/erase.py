@@ -110,7 +110,7 @@ def tombstone(w: Writer, m: Memory, op: Op, note: str | None, actor: str | None,
                     from_version=m.version,
                     to_version=m.version + 1 if purged else m.version,
                     state=None if purged else m.to_dict(), actor=w.core.actor_for(actor),
-                    actor_role=w.core.actor_role, reason=note, trigger_text=None,
+                    actor_role=w.core.role(), reason=note, trigger_text=None,
                     trace_id=None, at=max(now, m.updated_at))
 
 
