@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .. import turnctx
+from .. import agentpolicy, turnctx
 from .. import validate as v
 from ..errors import ConflictError, FrozenError, ValidationError, VersionError
 from ..model import LATER_STATE_FIELDS, STATE_FIELDS, Memory, Op, Scope, Source, Status
@@ -39,6 +39,7 @@ def edit(w: Writer, scope: Any, memory_id: Any, updates: dict[str, Any], *,
                                       "callers")
             if rec is not None:
                 new["metadata"] = {**new["metadata"], "review": rec}
+        agentpolicy.check_edit(m.kind, m.metadata, new)
         return replace(m, **new, version=m.version + 1, source=Source.ADMIN_MANUAL.value,
                        recorded_at=w.core.clock())
     return w.mutate(scope, memory_id, Op.UPDATE, change, actor=actor, reason=reason,
@@ -92,6 +93,21 @@ def expire(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
         return replace(m, status=target, expires_at=exp, version=m.version + 1)
     return w.mutate(scope, memory_id, Op.EXPIRE, change, actor=actor,
                     reason=reason or "expired")
+
+
+def promote(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
+            reason: str | None) -> Memory:
+    """Keep a memory past its shelf life (a tool result worth keeping): its expiry is
+    cleared in a new version; who wrote it (the source) stays as it was."""
+    def change(m: Memory) -> Memory:
+        if m.status != Status.ACTIVE or not m.is_live(w.core.clock()):
+            raise ConflictError(f"memory {m.id} is not live ({m.status}); only a served "
+                                "memory can be promoted")
+        if m.expires_at is None:
+            raise ConflictError(f"memory {m.id} has no expiry to clear")
+        return replace(m, expires_at=None, version=m.version + 1)
+    return w.mutate(scope, memory_id, Op.UPDATE, change, actor=actor,
+                    reason=reason or "promoted: kept past its shelf life")
 
 
 def evict(w: Writer, m: Memory, *, actor: str, reason: str) -> Memory:
