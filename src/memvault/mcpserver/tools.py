@@ -100,6 +100,8 @@ MemoryId = Annotated[str, Field(description="A memory id, as returned by remembe
 Reason = Annotated[str | None, Field(description="Why: recorded in the revision.")]
 Tags = Annotated[list[str] | None, Field(description="Tags; recall/list keep memories "
                                                      "carrying all of them.")]
+TaskId = Annotated[str, Field(description="The task's id, as the agent names it (one line, "
+                                          "at most 59 characters).")]
 AsOf = Annotated[str | None, Field(description="ISO time: answer as believed at that time.")]
 
 
@@ -317,9 +319,6 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
         return {"memories": [m.to_dict() for m in mems]}
 
     # --- agent memory (docs/agents.md) -------------------------------------------------
-    TaskId = Annotated[str, Field(description="The task's id, as the agent names it (one "
-                                              "line, at most 59 characters).")]
-
     @server.tool(annotations=write)
     @_verb("tool_result")
     def tool_result(
