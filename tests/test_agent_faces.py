@@ -108,6 +108,16 @@ def test_rest_bad_input_is_a_json_4xx_and_stores_nothing(
     assert _revisions(admin) == before
 
 
+def test_an_async_write_the_policy_refuses_is_a_422_not_a_queued_job(
+        admin: httpx.Client) -> None:
+    before = _revisions(admin)
+    r = admin.post("/v1/memories", params={**RUN, "async": "true"},
+                   json={"content": "forged", "kind": "tool_result",
+                         "metadata": {"tool": "search"}})
+    assert r.status_code == 422 and r.json()["code"] == "policy_refused", r.text
+    assert _revisions(admin) == before
+
+
 def test_a_user_key_may_not_write_a_tool_result_by_any_route(srv: Server,
                                                              admin: httpx.Client) -> None:
     with srv.client(new_key(admin, role="user", user="alice")) as alice:

@@ -144,7 +144,9 @@ def test_default_shelf_lives_and_promotion(clocked_vault: Vault, clock: ManualCl
     served = {h.memory.id for h in v.recall(RUN, "weather Paris Lyon rain sunny")}
     assert kept.id in served and tool.id not in served
     assert v.sweep(ALICE) >= 1
-    assert v.get(ALICE, tool.id).status != "active"
+    # Its shelf life is its kind's policy: expired, not demoted into the review queue.
+    assert v.get(ALICE, tool.id).status == "expired"
+    assert tool.id not in {m.id for m in v.review_list(ALICE)}
 
 
 def test_a_policy_in_the_strategy_file_changes_ttl_review_and_recall(

@@ -11,7 +11,16 @@ from typing import Any
 from .. import agentpolicy, turnctx
 from .. import validate as v
 from ..errors import ConflictError, FrozenError, ValidationError, VersionError
-from ..model import LATER_STATE_FIELDS, STATE_FIELDS, Memory, Op, Scope, Source, Status
+from ..model import (
+    AGENT_KINDS,
+    LATER_STATE_FIELDS,
+    STATE_FIELDS,
+    Memory,
+    Op,
+    Scope,
+    Source,
+    Status,
+)
 from ..reads.records import states
 from .commit import Writer
 
@@ -81,7 +90,7 @@ def unfreeze(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
 def expire(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
            reason: str | None) -> Memory:
     """Stop serving a memory whose shelf life is over: demoted to a candidate (pending)
-    or expired, as the Vault's `on_expire` says."""
+    or expired, as the Vault's `on_expire` says; an agent kind's memory is expired."""
     target = (Status.PENDING.value if w.core.on_expire == "demote"
               else Status.EXPIRED.value)
 
@@ -90,7 +99,10 @@ def expire(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
             raise ConflictError(f"memory {m.id} is {m.status}, not active")
         now = w.core.clock()
         exp = now if m.expires_at is None else min(m.expires_at, now)
-        return replace(m, status=target, expires_at=exp, version=m.version + 1)
+        # An agent memory's shelf life is its kind's policy: it ends, it is not demoted
+        # to a candidate (a day's tool results would fill the review queue).
+        status = Status.EXPIRED.value if m.kind in AGENT_KINDS else target
+        return replace(m, status=status, expires_at=exp, version=m.version + 1)
     return w.mutate(scope, memory_id, Op.EXPIRE, change, actor=actor,
                     reason=reason or "expired")
 
