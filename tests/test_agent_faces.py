@@ -200,6 +200,16 @@ def test_cli_agent_commands_and_their_errors(tmp_path: Path) -> None:
         assert len(v.audit(Scope("acme", "alice"), limit=10_000)) == before
 
 
+def test_cli_config_check_names_a_bad_agent_policy(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("agents:\n  tool_result:\n    writers: [tool]\n    ttl: soon\n",
+                   encoding="utf-8")
+    p = subprocess.run([sys.executable, "-m", "memvault.cli", "config", "check", str(bad)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and "[invalid_input]" in p.stderr, p.stderr
+    assert "agents.tool_result.ttl" in p.stderr and "soon" in p.stderr
+
+
 # --- MCP ----------------------------------------------------------------------------------
 
 async def call(s: ClientSession, name: str, /, **args: Any) -> tuple[bool, dict[str, Any]]:

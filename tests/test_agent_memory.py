@@ -248,6 +248,11 @@ def test_steps_are_ordered_by_their_seq_and_updated_in_place(vault: Vault) -> No
     assert state.current is not None and state.current.metadata["step"] == "pay"
     assert [r.trigger_text for r in vault.history(RUN, hotel.id)] == [
         "step 1 running", "step 1 done"]
+    # A step of another task that carries this task's tag is not one of its steps.
+    vault.remember(RUN, "a step of another task", kind="step", source="tool",
+                   tags=["task:trip"], metadata={"task_id": "other", "seq": 9,
+                                                 "step": "elsewhere", "status": "pending"})
+    assert [m.metadata["seq"] for m in vault.task_steps(RUN, "trip")] == [0, 1, 2]
     nxt = vault.record_step(RUN, "trip", "send the receipt")
     assert nxt.memory.metadata["seq"] == 3
     closed = vault.close_task(RUN, "trip")

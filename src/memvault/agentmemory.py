@@ -74,9 +74,11 @@ def tool_result(eng: Engine, scope: Any, tool: Any, output: Any, *, args: Any = 
 
 
 def _steps(eng: Engine, sc: Scope, task: str) -> list[Memory]:
-    """Every step row of the task in the scope, newest first (any status)."""
-    return eng.reads.list(sc, ListFilter(kind=Kind.STEP.value, tags=[ap.task_tag(task)],
+    """Every step row of the task in the scope, newest first (any status). The tag finds
+    them; the task id decides (a caller's own tag cannot put a step in another task)."""
+    rows = eng.reads.list(sc, ListFilter(kind=Kind.STEP.value, tags=[ap.task_tag(task)],
                                          limit=MAX_STEPS * 4))
+    return [m for m in rows if m.metadata.get(ap.TASK_ID) == task]
 
 
 def record_step(eng: Engine, scope: Any, task_id: Any, step: Any, *,
