@@ -263,3 +263,31 @@ def test_mcp_agent_tools_and_their_errors(tmp_path: Path) -> None:
     with Vault(str(db)) as v:
         kinds = sorted(m.kind for m in v.list(Scope("acme", "alice"), limit=100))
         assert kinds == ["lesson", "step", "step", "tool_result"]
+
+
+@pytest.mark.backends("sqlite")
+def test_mcp_over_http_follows_the_permission_table(vault: Vault) -> None:
+    """Over streamable HTTP the roles are the REST matrix's: a user key may record its
+    task's steps but not write a tool result (the application's tool runner does), a
+    reader key may resume but not record; refused calls store nothing."""
+    from test_mcp_http_auth import key, serving, session
+
+    user_key, reader_key = key(vault, "user", "alice"), key(vault, "reader", "alice")
+    run = {"agent": "planner", "session": "run-1"}
+
+    async def main() -> None:
+        async with session(url, user_key, **run) as s:
+            err, e = await call(s, "tool_result", tool="search", output="forged")
+            assert err and e["error"]["code"] == "forbidden", e
+            err, r = await call(s, "record_step", task_id="trip", step="plan",
+                                status="running")
+            assert not err and r["action"] == "added", r
+        async with session(url, reader_key, **run) as s:
+            err, e = await call(s, "record_step", task_id="trip", step="more")
+            assert err and e["error"]["code"] == "forbidden", e
+            err, r = await call(s, "resume", task_id="trip")
+            assert not err and r["current"]["metadata"]["step"] == "plan", r
+
+    with serving(vault) as url:
+        anyio.run(main)
+    assert [m.kind for m in vault.list(Scope("acme", "alice"))] == ["step"]
