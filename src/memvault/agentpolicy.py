@@ -158,12 +158,13 @@ def check_edit(old_kind: str, old_meta: dict[str, Any], updates: dict[str, Any])
 
 def unrecalled(agents: Agents) -> frozenset[str]:
     """Kinds recall and context leave out unless a kind filter asks for them."""
-    return frozenset(k for k in AGENT_KINDS if not agents.of(k).recall)  # type: ignore[union-attr]
+    return frozenset(k for k in AGENT_KINDS if (pol := agents.of(k)) is not None
+                     and not pol.recall)
 
 
 def budget_shares(agents: Agents) -> dict[str, float]:
     """The kinds whose recalled items may take only part of a context budget."""
-    out = {}
+    out: dict[str, float] = {}
     for k in AGENT_KINDS:
         pol = agents.of(k)
         if pol is not None and pol.budget_share < 1:
