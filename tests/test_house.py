@@ -22,7 +22,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
     ("facade", ("memvault.vault", "memvault.client", "memvault.clientwire")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
-               "memvault.portability",
+               "memvault.portability", "memvault.agentmemory",
                "memvault.layers.assemble", "memvault.layers.graph",
                "memvault.layers.section", "memvault.layers.shortterm",
                "memvault.layers.summarize")),

@@ -105,6 +105,18 @@ class Fixtures:
             line = line.replace(op, f"op_imported{_uid()}")
         return lines[0] + "\n" + line + "\n"
 
+    def tool_result(self) -> str:
+        r = self.a.post("/v1/tool-results", params={**ALICE, "session": "perm"},
+                        json={"tool": "search", "output": f"result {_uid()}"})
+        assert r.status_code == 200 and r.json()["memory"]["expires_at"], r.text
+        return str(r.json()["id"])
+
+    def task(self) -> str:
+        task = f"perm-{_uid()}"
+        r = self.a.post(f"/v1/tasks/{task}/steps", params=ALICE, json={"step": "first"})
+        assert r.status_code == 200, r.text
+        return task
+
     def key_id(self) -> str:
         r = self.a.post("/v1/keys", json={"role": "reader", "name": "to revoke"})
         return str(r.json()["key_id"])
@@ -174,6 +186,18 @@ CALLS: dict[str, Call] = {
     "graph.neighbours": _scoped("GET", "/v1/graph/neighbours", params={"entity": "user"}),
     "summarize": _scoped("POST", "/v1/summarize", json={"force": False}),
     "maintain": _scoped("POST", "/v1/maintain", json={"steps": ["expire"]}),
+    "tool_result": _scoped("POST", "/v1/tool-results", params={"session": "perm"},
+                           json={"tool": "search", "output": "perm tool result",
+                                 "args": {"q": "perm"}}),
+    "task.step": lambda c, f, ok: c.post(f"/v1/tasks/perm-{_uid()}/steps", params=ALICE,
+                                         json={"step": "perm step", "status": "running"}),
+    "task.close": lambda c, f, ok: c.post(f"/v1/tasks/{f.task()}/close", params=ALICE,
+                                          json={"reason": "perm"}),
+    "task.steps": _scoped("GET", "/v1/tasks/perm/steps"),
+    "task.resume": _scoped("GET", "/v1/tasks/perm/resume"),
+    "lesson": _scoped("POST", "/v1/lessons", params={"agent": "perm"},
+                      json={"content": "perm lesson", "source": "user_explicit"}),
+    "promote": _on("promote", Fixtures.tool_result),
     "keys.create": lambda c, f, ok: c.post("/v1/keys", json={"role": "reader"}),
     "keys.list": lambda c, f, ok: c.get("/v1/keys"),
     "keys.revoke": lambda c, f, ok: c.delete(f"/v1/keys/{f.key_id()}"),

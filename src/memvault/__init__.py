@@ -17,6 +17,7 @@ from .errors import (
     ModelMismatchError,
     NotFoundError,
     PermissionDeniedError,
+    PolicyError,
     ScopeError,
     StoreError,
     ValidationError,
@@ -41,7 +42,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AuthenticationError", "Client", "ConflictError", "ConnectionFailedError",
     "FrozenError", "Hit", "Kind", "Memory", "MemvaultError", "ModelMismatchError",
-    "NotFoundError", "Op", "PermissionDeniedError", "PurgeResult", "RememberResult",
+    "NotFoundError", "Op", "PermissionDeniedError", "PolicyError", "PurgeResult", "RememberResult",
     "Revision", "Scope", "ScopeError", "Source", "Status", "StoreError", "ValidationError",
     "Vault", "VersionError",
 ]

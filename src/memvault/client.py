@@ -21,6 +21,7 @@ import httpx
 
 from . import clientwire as wire
 from . import validate as v
+from .agentmemory import TaskState
 from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
 from .extract import as_message
 from .layers.section import ContextResult
@@ -234,6 +235,63 @@ class Client:
                   method: str = "GET", body: Any = None) -> list[Memory]:
         d = self._json(method, path, scope, params=params, json=body)
         return [Memory.from_dict(m) for m in d]
+
+    # --- agent memory (docs/agents.md) -----------------------------------------------------
+    def _written(self, path: str, scope: Any, body: dict[str, Any]) -> RememberResult:
+        d = self._json("POST", path, scope, json=body)
+        return RememberResult(d["action"], Memory.from_dict(d["memory"]),
+                              d.get("previous_version"))
+
+    @staticmethod
+    def _task(task_id: str) -> str:
+        if not isinstance(task_id, str) or not task_id:
+            raise ValidationError("task_id: required")
+        return quote(task_id, safe="")
+
+    def tool_result(self, scope: Scope | dict[str, str], tool: str, output: str, *,
+                    args: dict[str, Any] | None = None, task_id: str | None = None,
+                    ttl: int | float | str | None = None, tags: Iterable[str] | None = None,
+                    reason: str | None = None) -> RememberResult:
+        """Keep what a tool returned (Vault.tool_result)."""
+        return self._written("/v1/tool-results", scope, _body(
+            tool=tool, output=output, args=args, task_id=task_id, ttl=ttl, tags=_tags(tags),
+            reason=reason))
+
+    def record_step(self, scope: Scope | dict[str, str], task_id: str, step: str, *,
+                    status: str = "pending", seq: int | None = None, inputs: Any = None,
+                    outputs: Any = None, source: str = "tool",
+                    reason: str | None = None) -> RememberResult:
+        """A step of a task, or its new state (Vault.record_step)."""
+        return self._written(f"/v1/tasks/{self._task(task_id)}/steps", scope, _body(
+            step=step, status=status, seq=seq, inputs=inputs, outputs=outputs, source=source,
+            reason=reason))
+
+    def task_steps(self, scope: Scope | dict[str, str], task_id: str) -> list[Memory]:
+        return self._memories(f"/v1/tasks/{self._task(task_id)}/steps", scope)
+
+    def resume(self, scope: Scope | dict[str, str], task_id: str) -> TaskState:
+        d = self._json("GET", f"/v1/tasks/{self._task(task_id)}/resume", scope)
+        return TaskState(d["task_id"], [Memory.from_dict(m) for m in d["steps"]],
+                         Memory.from_dict(d["current"]) if d["current"] else None)
+
+    def close_task(self, scope: Scope | dict[str, str], task_id: str, *,
+                   reason: str | None = None) -> list[Memory]:
+        return self._memories(f"/v1/tasks/{self._task(task_id)}/close", scope,
+                              method="POST", body=_body(reason=reason))
+
+    def learn(self, scope: Scope | dict[str, str], content: str, *,
+              outcome: str | None = None, task_id: str | None = None,
+              source: str = Source.SYSTEM_INFERRED.value, tags: Iterable[str] | None = None,
+              reason: str | None = None) -> RememberResult:
+        """Keep a lesson (Vault.learn): `staged` when the policy stages its source."""
+        return self._written("/v1/lessons", scope, _body(
+            content=content, outcome=outcome, task_id=task_id, source=source,
+            tags=_tags(tags), reason=reason))
+
+    def promote(self, scope: Scope | dict[str, str], memory_id: str, *,
+                reason: str | None = None) -> Memory:
+        """Keep a memory past its shelf life."""
+        return self._govern("promote", scope, memory_id, reason)
 
     # --- governance -----------------------------------------------------------------------
     def edit(self, scope: Scope | dict[str, str], memory_id: str, *,

@@ -17,6 +17,7 @@ from .errors import (
     ModelMismatchError,
     NotFoundError,
     PermissionDeniedError,
+    PolicyError,
     ScopeError,
     StoreError,
     SummarizationError,
@@ -37,8 +38,8 @@ __all__ = ["as_duration", "as_time", "context_result", "error_from", "finite", "
 # are the errors' own (errors.py) plus what the server adds for requests and keys.
 _BY_CODE: dict[str, type[MemvaultError]] = {
     cls.code: cls for cls in (
-        ValidationError, ScopeError, VersionError, NotFoundError, FrozenError, ConflictError,
-        ModelMismatchError, StoreError, SummarizationError, ExtractionError)}
+        ValidationError, ScopeError, VersionError, PolicyError, NotFoundError, FrozenError,
+        ConflictError, ModelMismatchError, StoreError, SummarizationError, ExtractionError)}
 _BY_CODE.update({
     "missing_key": AuthenticationError, "invalid_key": AuthenticationError,
     "key_revoked": AuthenticationError, "key_expired": AuthenticationError,

@@ -17,9 +17,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from .errors import MemvaultError
 from .errors import ValidationError as MemvaultValidationError
+from .model import AGENT_KINDS
+from .timeutil import duration_ms
 
 
 class _Strict(BaseModel):
@@ -253,6 +263,64 @@ class Layers(_Strict):
     summary_sentences: int = Field(1, ge=0, le=50)
 
 
+WriterSource = Literal["user_explicit", "system_inferred", "admin_manual", "document", "tool",
+                       "import"]
+
+
+class KindPolicy(_Strict):
+    """One agent memory kind's policy (agentpolicy.py applies it, docs/agents.md)."""
+
+    # The sources that may write it; any other is refused (PolicyError).
+    writers: list[WriterSource]
+    # Whether observe's extraction and propose (the gate) may bring it: a tool result is
+    # what a tool returned, never what a conversation said.
+    via_gate: bool = False
+    # Sources whose writes are staged for review (pending) instead of served.
+    review: list[WriterSource] = Field(default_factory=list)
+    # Shelf life from each write ("1d", "12h"; null: none). A step's counts per update.
+    ttl: str | None = None
+    # Steps: kept this long after their task is closed ("0s": expire at once).
+    after_close: str | None = None
+    # Served by recall and context when no kind filter asks for it; `budget_share` caps
+    # the share of a context budget its recalled items may take (1: no cap).
+    recall: bool = True
+    budget_share: float = Field(1.0, ge=0, le=1)
+    # Where it is kept: "user" (tenant/user), "agent" (needs scope.agent), "session"
+    # (needs scope.session), "task" (the caller's scope, and a task id is required).
+    scope: Literal["user", "agent", "session", "task"] = "task"
+
+    @field_validator("ttl", "after_close")
+    @classmethod
+    def _duration(cls, value: str | None, info: Any) -> str | None:
+        if value is None:
+            return None
+        if info.field_name == "after_close" and value.strip() in ("0", "0s", "0ms"):
+            return value  # expire with the task, at once
+        try:
+            duration_ms(value, field=info.field_name)
+        except MemvaultError as e:
+            raise ValueError(e.message) from None
+        return value
+
+
+class Agents(_Strict):
+    """Agent memory: tool results, the steps of a task, lessons (docs/agents.md)."""
+
+    tool_result: KindPolicy = KindPolicy(
+        writers=["tool", "import"], ttl="1d", recall=True, budget_share=0.25, scope="session")
+    step: KindPolicy = KindPolicy(
+        writers=["tool", "system_inferred", "user_explicit", "admin_manual", "import"],
+        ttl="7d", after_close="0s", recall=False, budget_share=0.0, scope="task")
+    lesson: KindPolicy = KindPolicy(
+        writers=["system_inferred", "user_explicit", "admin_manual", "import"],
+        via_gate=True, review=["system_inferred"], recall=True, budget_share=0.25,
+        scope="agent")
+
+    def of(self, kind: str) -> KindPolicy | None:
+        """The policy of an agent kind; None for every other kind."""
+        return getattr(self, kind, None) if kind in AGENT_KINDS else None
+
+
 class Strategy(_Strict):
     version: Literal[1] = 1
     name: str = "default"
@@ -262,6 +330,7 @@ class Strategy(_Strict):
     traces: Traces = Traces()
     layers: Layers = Layers()
     audit: Audit = Audit()
+    agents: Agents = Agents()
 
     @cached_property
     def hash(self) -> str:

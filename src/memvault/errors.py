@@ -34,6 +34,13 @@ class ScopeError(ValidationError):
     code = "invalid_scope"
 
 
+class PolicyError(ValidationError):
+    """The strategy's policy for a kind refuses the write (agentpolicy.py): a source that
+    may not write it, a path it may not come through, a scope or task it needs."""
+
+    code = "policy_refused"
+
+
 class NotFoundError(MemvaultError):
     """No such memory in the caller's scope (a memory of another scope is also 'not found')."""
 

@@ -23,10 +23,16 @@ class Kind(StrEnum):
     ENTITY = "entity"
     RELATION = "relation"
     NOTE = "note"
+    # Agent memory (agentpolicy.py, docs/agents.md): each has its own policy in the strategy.
+    TOOL_RESULT = "tool_result"
+    STEP = "step"
+    LESSON = "lesson"
 
 
 # Entities and relations: read through the graph verbs, kept out of ordinary recall.
 GRAPH_KINDS = frozenset({Kind.ENTITY.value, Kind.RELATION.value})
+# What an agent run leaves: written by the agent's own verbs under the strategy's `agents`.
+AGENT_KINDS = frozenset({Kind.TOOL_RESULT.value, Kind.STEP.value, Kind.LESSON.value})
 
 
 class Source(StrEnum):

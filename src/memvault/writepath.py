@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from . import gate
+from . import agentpolicy, gate
 from . import validate as v
 from .engine import Engine
 from .errors import ConflictError, ValidationError
@@ -282,6 +282,13 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     sentence that announces a change goes on with them ("Dropped Spanish. It's Japanese
     on Duolingo now"). `embedded`, `screened`: what the caller's batch already computed
     for this candidate."""
+    refused, sc, stage = agentpolicy.gate_check(eng.core.strategy.agents, c.kind, c.source,
+                                                sc)
+    if refused is not None:  # e.g. a tool result "extracted" from chat: never written
+        return Outcome("reject", [refused], c.content,
+                       message=f"the {c.kind} policy does not take it through the gate")
+    if stage:
+        policy = replace(policy, stage_sources=policy.stage_sources | {c.source})
     now = eng.core.clock()
     ttl_ms = duration_ms(c.ttl) if getattr(c, "ttl", None) else None
     said_at = getattr(c, "at", None)

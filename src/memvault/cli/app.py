@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import typer
 
+from .agents import lesson, promote, task_app, tool_result
 from .entry import run
 from .evaluation import eval_app
 from .governance import (
@@ -47,12 +48,15 @@ app.command()(freeze)
 app.command()(unfreeze)
 app.command()(forget)
 app.command()(expire)
+app.command()(promote)
 app.command()(purge)
 app.command("purge-status")(purge_status)
 app.command()(sweep)
 app.command()(recent)
 app.command()(summarize)
 app.command()(expand)
+app.command("tool-result")(tool_result)
+app.command()(lesson)
 app.command("export")(export_)
 app.command("import")(import_)
 app.command()(reindex)
@@ -66,6 +70,7 @@ app.command()(mcp)
 app.command("serve")(serve_rest)
 
 app.add_typer(review_app, name="review")
+app.add_typer(task_app, name="task")
 app.add_typer(graph_app, name="graph")
 app.add_typer(config_app, name="config")
 app.add_typer(eval_app, name="eval")

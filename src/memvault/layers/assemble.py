@@ -52,6 +52,8 @@ class Assembly:
     _swapped: dict[str, str] = field(default_factory=dict)  # shown instead, see add()
     _values: set[tuple[str, str]] = field(default_factory=set)
     _clash: dict[str, str] = field(default_factory=dict)
+    # Left out by pack(): their kind had used its share of the budget (agentpolicy.py).
+    over_share: list[ContextItem] = field(default_factory=list)
 
     def add(self, layer: str, m: Memory, hit: Hit | None = None,
             content: str | None = None) -> bool:
@@ -90,7 +92,8 @@ class Assembly:
         self._layer_of[m.id] = layer
         return True
 
-    def pack(self, budget: int, lang: Lang, now: int) -> None:
+    def pack(self, budget: int, lang: Lang, now: int,
+             shares: dict[str, float] | None = None) -> None:
         """Budget-aware order: walk the units in priority order and keep each one that
         still fits; one that does not is moved behind the kept ones instead of ending the
         block (render keeps a prefix, so a long summary at rank 3 would otherwise shut out
@@ -99,8 +102,11 @@ class Assembly:
         clash) are one unit here too: kept or moved whole, never one side alone. The
         block's nonce is drawn here so the frame is counted exactly (a hex nonce costs
         6-15 tokens, twice). Render still counts the real text and drops the tail, so the
-        budget holds whatever these counts say."""
+        budget holds whatever these counts say. `shares`: a kind's items may take at most
+        this share of the budget; the rest are left out (`over_share`), not moved."""
         cnt = default_counter()
+        caps = {k: share * budget for k, share in (shares or {}).items()}
+        spent: dict[str, float] = {}
         texts = [unit_text(it, lang, n) for n, it in enumerate(self.items, 1)]
         self.nonce = secrets.token_hex(8)
         while any(self.nonce in t for t in texts):  # render refuses a nonce in the text
@@ -122,6 +128,12 @@ class Assembly:
             cost = sum(cnt.count(unit_text(m, lang, len(kept) + 1)) for m in members)
             if len(members) > 1:
                 cost += _CONFLICT_HEADING
+            capped = members[0].kind if members[0].kind in caps else None
+            if capped is not None and spent.get(capped, 0) + cost > caps[capped]:
+                self.over_share += members
+                continue
+            if capped is not None:
+                spent[capped] = spent.get(capped, 0) + cost
             if used + cost > budget:
                 later += members
                 continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .. import turnctx
+from .. import agentpolicy, turnctx
 from .. import validate as v
 from ..clashes import declared_conflicts
 from ..engine import Engine
@@ -63,7 +63,10 @@ def build_context(eng: Engine, scope: Any, query: Any, *, budget: int, lang: str
     shown.items = ([it for it in shown.items if it.id not in unapplied]
                    + ([] if cfg.unapplied_turns == "omit"
                       else [it for it in shown.items if it.id in unapplied]))
-    shown.pack(budget, lang, outcome.now)  # the most relevant units that fit first
+    # The most relevant units that fit first; a kind filter asks for that kind alone, so
+    # its share of a mixed budget does not apply.
+    shown.pack(budget, lang, outcome.now,
+               None if kind else agentpolicy.budget_shares(eng.core.strategy.agents))
     rendered = render(shown.items, budget_tokens=budget, lang=lang, now_ms=outcome.now,
                       nonce=shown.nonce,
                       conflicts=declared_conflicts([h.memory for h in shown.hits.values()]))
@@ -71,7 +74,9 @@ def build_context(eng: Engine, scope: Any, query: Any, *, budget: int, lang: str
                 "budget_tokens": budget, "lang": lang, "block_id": rendered.block_id,
                 "included": rendered.included, "conflicts": rendered.conflicts,
                 "dropped": [{"id": d.id, "version": d.version, "reason": d.reason}
-                            for d in rendered.dropped], "note": rendered.note,
+                            for d in rendered.dropped]
+                + [{"id": it.id, "version": it.version, "reason": "kind_share"}
+                   for it in shown.over_share], "note": rendered.note,
                 "counter": rendered.counter,
                 "layers": shown.finish(rendered.included),
                 "route": shown.route.to_dict() if shown.route else None}

@@ -100,6 +100,8 @@ MemoryId = Annotated[str, Field(description="A memory id, as returned by remembe
 Reason = Annotated[str | None, Field(description="Why: recorded in the revision.")]
 Tags = Annotated[list[str] | None, Field(description="Tags; recall/list keep memories "
                                                      "carrying all of them.")]
+TaskId = Annotated[str, Field(description="The task's id, as the agent names it (one line, "
+                                          "at most 59 characters).")]
 AsOf = Annotated[str | None, Field(description="ISO time: answer as believed at that time.")]
 
 
@@ -315,6 +317,73 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
                           status=status.value if status else None, slot=slot, tags=tags,
                           limit=limit, offset=offset, topic=topic)
         return {"memories": [m.to_dict() for m in mems]}
+
+    # --- agent memory (docs/agents.md) -------------------------------------------------
+    @server.tool(annotations=write)
+    @_verb("tool_result")
+    def tool_result(
+        tool: Annotated[str, Field(description="The tool's name.")],
+        output: Annotated[str, Field(description="What it returned, as text.")],
+        args: Annotated[dict[str, Any] | None, Field(
+            description="The arguments it was called with.")] = None,
+        task_id: Annotated[str | None, Field(description="The task it served.")] = None,
+        reason: Reason = None,
+    ) -> dict[str, Any]:
+        """Keep what a tool returned (source tool), with its name and arguments as the
+        trigger of the revision. Short-lived by the strategy; history, forget and
+        rollback apply as to any memory."""
+        c = caller()
+        return vault.tool_result(c.scope, tool, output, args=args, task_id=task_id,
+                                 reason=reason, actor=c.actor).to_dict()
+
+    @server.tool(annotations=write)
+    @_verb("task.step")
+    def record_step(
+        task_id: TaskId,
+        step: Annotated[str, Field(description="What the step does.")],
+        status: Literal["pending", "running", "done", "failed", "skipped"] = "pending",
+        seq: Annotated[int | None, Field(
+            description="Its place in the task (0, 1, ...); the seq of an existing step "
+                        "records its new state. Default: after the last.")] = None,
+        inputs: Any = None,
+        outputs: Any = None,
+        reason: Reason = None,
+    ) -> dict[str, Any]:
+        """Record a step of a task or its new state, so the task can be resumed."""
+        c = caller()
+        return vault.record_step(c.scope, task_id, step, status=status, seq=seq,
+                                 inputs=inputs, outputs=outputs, reason=reason,
+                                 actor=c.actor).to_dict()
+
+    @server.tool(annotations=read_only)
+    @_verb("task.resume")
+    def resume(task_id: TaskId) -> dict[str, Any]:
+        """What was I doing? The task's live steps in order and `current`, the first
+        still pending or running (null when every step is finished)."""
+        return vault.resume(_scope(), task_id).to_dict()
+
+    @server.tool(annotations=write)
+    @_verb("task.close")
+    def close_task(task_id: TaskId, reason: Reason = None) -> dict[str, Any]:
+        """The task is over: its steps expire with it."""
+        c = caller()
+        return {"task_id": task_id, "steps": [m.to_dict() for m in vault.close_task(
+            c.scope, task_id, reason=reason, actor=c.actor)]}
+
+    @server.tool(annotations=write)
+    @_verb("lesson")
+    def learn(
+        content: Annotated[str, Field(description="What worked or failed, and when.")],
+        outcome: Literal["worked", "failed"] | None = None,
+        task_id: Annotated[str | None, Field(description="The task it was learned in."
+                                             )] = None,
+        reason: Reason = None,
+    ) -> dict[str, Any]:
+        """Keep a lesson learned in a run. A model's lesson is an inference (source
+        system_inferred): the default policy stages it for a person to review."""
+        c = caller()
+        return vault.learn(c.scope, content, outcome=outcome, task_id=task_id,
+                           source="system_inferred", reason=reason, actor=c.actor).to_dict()
 
     @server.tool(annotations=read_only)
     @_verb("profile")

@@ -11,7 +11,7 @@ import math
 import statistics
 from typing import Any
 
-from .. import bm25
+from .. import agentpolicy, bm25
 from .. import validate as v
 from ..config import Floor
 from ..core import Core
@@ -202,6 +202,7 @@ class Reader:
                                      and not out.time_range_ignored, q)
             allowed = {h.memory.id for h in floor_cut(live, evidence, r.floor)[0]}
         kept: list[Hit] = []
+        unrecalled = agentpolicy.unrecalled(core.strategy.agents)
         for h in ranked:
             m = h.memory
             reason = None
@@ -211,6 +212,8 @@ class Reader:
                 reason = "kind_filter"
             elif kind_ is None and m.kind in GRAPH_KINDS:
                 reason = "graph_kind"  # entities/relations: graph verbs, or kind= asks
+            elif kind_ is None and m.kind in unrecalled:
+                reason = "kind_policy"  # e.g. steps: read through the task verbs
             elif any(t not in m.tags for t in tags_):
                 reason = "tag_filter"
             elif out.time_range is not None and not in_range(m):

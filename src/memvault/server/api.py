@@ -20,6 +20,7 @@ from .auth import Principal
 from .deps import Caller, caller_for, named_user, principal_for, server
 from .errors import ERROR_RESPONSES, ApiError
 from .jobs import check_args, run_verb
+from .permissions import allowed
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 
@@ -62,7 +63,15 @@ def _write_args(c: Caller, body: s.ProposeIn) -> dict[str, Any]:
     if args.get("source") == "admin_manual" and c.principal.role != "admin":
         raise ApiError(403, "forbidden", f"{a_or_an(c.principal.role)} key may not write with "
                        "source admin_manual")
+    # An agent kind written through the plain verbs needs the permission of its own verb.
+    action = _KIND_ACTIONS.get(str(args.get("kind")))
+    if action is not None and not allowed(c.principal.role, action):
+        raise ApiError(403, "forbidden", f"{a_or_an(c.principal.role)} key may not write "
+                       f"{args['kind']} memories")
     return args
+
+
+_KIND_ACTIONS = {"tool_result": "tool_result", "step": "task.step", "lesson": "lesson"}
 
 
 @router.post("/memories", response_model=s.RememberOut, tags=["write"],

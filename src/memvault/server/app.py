@@ -15,7 +15,7 @@ from fastapi_offline import FastAPIOffline
 from .. import __version__
 from ..errors import ValidationError
 from ..vault import Vault
-from . import admin, api, errors, ui
+from . import admin, agentroutes, api, errors, ui
 from .jobs import Sweeper, Worker
 from .metrics import Metrics
 from .middleware import BodyLimit, RequestLog
@@ -99,6 +99,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
     app.state.server = state
     errors.install(app)
     app.include_router(api.router)
+    app.include_router(agentroutes.router)
     app.include_router(admin.router)
     app.include_router(admin.ops)
     app.include_router(ui.router)  # the admin page (/admin/), static files only

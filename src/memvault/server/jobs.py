@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .. import agentpolicy
 from .. import validate as v
 from ..errors import MemvaultError, StoreError, ValidationError
 from ..model import Scope
@@ -48,7 +49,9 @@ def check_args(vault: Vault, kind: str, scope: Scope, args: dict[str, Any]) -> N
         v.caller_metadata(args.get("metadata"))
         v.caller_value(args.get("slot"), args.get("value"))
         fields = {k: args[k] for k in ITEM_KEYS - {"scope"} if k in args}
-        prepare(vault.clock, scope, fields.pop("content", None), **fields)
+        req = prepare(vault.clock, scope, fields.pop("content", None), **fields)
+        if kind == "remember":  # an agent kind's policy (propose: the gate rejects)
+            agentpolicy.admit(vault.strategy.agents, req, vault.clock())
     elif kind == "observe":
         check_observe(args.get("messages"), args.get("source_ref"))
 

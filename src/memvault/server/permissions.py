@@ -36,6 +36,13 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "import": frozenset({_A, _S}),
     "review.approve": frozenset({_A, _S}),
     "review.reject": frozenset({_A, _S}),
+    # agent memory (docs/agents.md): a tool result comes from the application's tool
+    # runner, never from an end user's key; keeping one past its shelf life is governance
+    "tool_result": frozenset({_A, _S}),
+    "task.step": frozenset({_A, _S, _U}),
+    "task.close": frozenset({_A, _S, _U}),
+    "lesson": frozenset({_A, _S, _U}),
+    "promote": frozenset({_A, _S}),
     # reads
     "get": frozenset({_A, _S, _U, _R}),
     "list": frozenset({_A, _S, _U, _R}),
@@ -58,6 +65,8 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "graph.entity": frozenset({_A, _S, _U, _R}),
     "graph.facts": frozenset({_A, _S, _U, _R}),
     "graph.neighbours": frozenset({_A, _S, _U, _R}),
+    "task.steps": frozenset({_A, _S, _U, _R}),
+    "task.resume": frozenset({_A, _S, _U, _R}),
     # administration
     "keys.create": frozenset({_A}),
     "keys.list": frozenset({_A}),

@@ -117,6 +117,41 @@ class ReasonIn(_In):
     reason: str | None = None
 
 
+class ToolResultIn(_In):
+    """What a tool returned (source tool): the call's tool name and arguments are kept."""
+
+    tool: str
+    output: str
+    args: dict[str, Any] | None = None
+    task_id: str | None = None
+    ttl: int | str | None = Field(None, description="default: agents.tool_result.ttl")
+    tags: list[str] | None = None
+    reason: str | None = None
+
+
+class StepIn(_In):
+    """A step of the task named in the path, or a new state of it (the same `seq`)."""
+
+    step: str
+    status: str = "pending"
+    seq: int | None = Field(None, description="its place in the task; default: after the "
+                            "last")
+    inputs: Any = None
+    outputs: Any = None
+    source: str = "tool"
+    reason: str | None = None
+
+
+class LessonIn(_In):
+    content: str
+    outcome: str | None = Field(None, description="worked or failed")
+    task_id: str | None = None
+    source: str = Field("system_inferred", description="an inferred lesson is staged for "
+                        "review by the default policy")
+    tags: list[str] | None = None
+    reason: str | None = None
+
+
 class RollbackIn(_In):
     to_version: int
     reason: str | None = None
@@ -177,6 +212,13 @@ class RememberOut(BaseModel):
     version: int
     previous_version: int | None
     memory: MemoryOut
+
+
+class TaskStateOut(BaseModel):
+    task_id: str
+    steps: list[MemoryOut]
+    current: MemoryOut | None
+    finished: bool
 
 
 class RevisionOut(_Out):

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import turnctx
+from .. import agentpolicy, turnctx
 from .. import validate as v
 from ..core import Core
 from ..derived import sources_of
@@ -125,6 +125,14 @@ class Writer:
         sc: Scope = req["scope"]
         if not sources_checked:  # the gated path checks them first, for every outcome
             self.check_sources(tx, sc, req["metadata"])
+        if req.get("stage"):
+            # Its kind's policy stages this source (agentpolicy.py): kept, not served.
+            review = {"reasons": ["kind_policy_review"], "links": [], "target_id": None}
+            staged = {**req, "metadata": {**(req["metadata"] or {}), "review": review}}
+            return RememberResult("staged", self.pending_in(
+                tx, staged, vectors, actor=actor, reason=reason,
+                trigger_text=trigger_text or req["source_text"] or req["content"],
+                sources_checked=True))
         now = self.core.clock()
         h = content_hash(req["content"], req["slot"], req["value"])
         trigger = trigger_text if trigger_text is not None else (
@@ -243,6 +251,7 @@ class Writer:
                  trigger_text: str | None, trace_id: str | None,
                  expected_version: int | None) -> RememberResult:
         """One prepared write, embedded first, committed in its own transaction."""
+        req = agentpolicy.admit(self.core.strategy.agents, req, self.core.clock())
         link = turnkeys.linker(self.core, [req])
         if link is None:
             vectors, terms = self.core.vectors([req["content"]])[0], None
@@ -260,6 +269,8 @@ class Writer:
                       progress: Callable[[int], None] | None) -> list[RememberResult]:
         """Prepared writes, embedded a batch at a time, each batch one transaction."""
         results: list[RememberResult] = []
+        now = self.core.clock()  # every item admitted before any batch is stored
+        every = [agentpolicy.admit(self.core.strategy.agents, r, now) for r in every]
         # Turns are keyed with their neighbours (turnctx.py), across batch boundaries.
         link = turnkeys.linker(self.core, every)
         for start in range(0, len(every), batch):

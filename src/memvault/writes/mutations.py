@@ -8,10 +8,19 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .. import turnctx
+from .. import agentpolicy, turnctx
 from .. import validate as v
 from ..errors import ConflictError, FrozenError, ValidationError, VersionError
-from ..model import LATER_STATE_FIELDS, STATE_FIELDS, Memory, Op, Scope, Source, Status
+from ..model import (
+    AGENT_KINDS,
+    LATER_STATE_FIELDS,
+    STATE_FIELDS,
+    Memory,
+    Op,
+    Scope,
+    Source,
+    Status,
+)
 from ..reads.records import states
 from .commit import Writer
 
@@ -39,6 +48,7 @@ def edit(w: Writer, scope: Any, memory_id: Any, updates: dict[str, Any], *,
                                       "callers")
             if rec is not None:
                 new["metadata"] = {**new["metadata"], "review": rec}
+        agentpolicy.check_edit(m.kind, m.metadata, new)
         return replace(m, **new, version=m.version + 1, source=Source.ADMIN_MANUAL.value,
                        recorded_at=w.core.clock())
     return w.mutate(scope, memory_id, Op.UPDATE, change, actor=actor, reason=reason,
@@ -80,7 +90,7 @@ def unfreeze(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
 def expire(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
            reason: str | None) -> Memory:
     """Stop serving a memory whose shelf life is over: demoted to a candidate (pending)
-    or expired, as the Vault's `on_expire` says."""
+    or expired, as the Vault's `on_expire` says; an agent kind's memory is expired."""
     target = (Status.PENDING.value if w.core.on_expire == "demote"
               else Status.EXPIRED.value)
 
@@ -89,9 +99,27 @@ def expire(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
             raise ConflictError(f"memory {m.id} is {m.status}, not active")
         now = w.core.clock()
         exp = now if m.expires_at is None else min(m.expires_at, now)
-        return replace(m, status=target, expires_at=exp, version=m.version + 1)
+        # An agent memory's shelf life is its kind's policy: it ends, it is not demoted
+        # to a candidate (a day's tool results would fill the review queue).
+        status = Status.EXPIRED.value if m.kind in AGENT_KINDS else target
+        return replace(m, status=status, expires_at=exp, version=m.version + 1)
     return w.mutate(scope, memory_id, Op.EXPIRE, change, actor=actor,
                     reason=reason or "expired")
+
+
+def promote(w: Writer, scope: Any, memory_id: Any, *, actor: str | None,
+            reason: str | None) -> Memory:
+    """Keep a memory past its shelf life (a tool result worth keeping): its expiry is
+    cleared in a new version; who wrote it (the source) stays as it was."""
+    def change(m: Memory) -> Memory:
+        if m.status != Status.ACTIVE or not m.is_live(w.core.clock()):
+            raise ConflictError(f"memory {m.id} is not live ({m.status}); only a served "
+                                "memory can be promoted")
+        if m.expires_at is None:
+            raise ConflictError(f"memory {m.id} has no expiry to clear")
+        return replace(m, expires_at=None, version=m.version + 1)
+    return w.mutate(scope, memory_id, Op.UPDATE, change, actor=actor,
+                    reason=reason or "promoted: kept past its shelf life")
 
 
 def evict(w: Writer, m: Memory, *, actor: str, reason: str) -> Memory:
