@@ -369,11 +369,6 @@ def test_an_in_memory_store_reads_its_own_writes_from_any_thread() -> None:
         assert seen == [True] * 4
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a store opened by a relative path opens its reader connections by that path "
-    "again, relative to the current directory: after os.chdir, any read on a new reader "
-    "(after a purge, or more concurrent reads than idle readers) opens another file "
-    "(here: a new empty one, 'no such table'), while writes still go to the original"))
 def test_a_store_opened_by_a_relative_path_survives_a_chdir(tmp_path: Path) -> None:
     home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
     home.mkdir()

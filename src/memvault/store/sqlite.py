@@ -93,12 +93,14 @@ class SQLiteStore(SQLStore):
         return json.dumps(ids, separators=(",", ":"))
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL") -> None:
-        self.path = Path(path)
+        # A private in-memory database exists only in its one connection: no readers.
+        self._in_memory = str(path) == ":memory:"
+        # Made absolute once, here: reader connections open the file again later, and a
+        # relative path would then name a file in whatever the current directory is by then.
+        self.path = Path(path) if self._in_memory else Path(path).absolute()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fault_hook: FaultHook | None = None
         self._lock = WriterLock()
-        # A private in-memory database exists only in its one connection: no readers.
-        self._in_memory = str(path) == ":memory:"
         self._readers = ReaderPool(self._open_reader, str(self.path))
         self._closed = False
         self._pending = False  # an erasure not yet verified gone from the files (compact)
