@@ -67,6 +67,12 @@ def _fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def _json_int(key: str) -> str:
+    """metadata's `key` when it holds a whole number, else NULL."""
+    return (f"CASE WHEN json_type(m.metadata, '$.{key}') = 'integer' "
+            f"THEN json_extract(m.metadata, '$.{key}') END")
+
+
 class _ClosedConnection:
     """Stands in for the connection once the store is closed: any use is a StoreError
     that says so, not the driver's ProgrammingError."""
@@ -86,6 +92,7 @@ class SQLiteStore(SQLStore):
                     "trace_id NOT IN (SELECT trace_id FROM traces WHERE tenant = :tenant "
                     "AND user_id = :user ORDER BY at DESC, trace_id DESC LIMIT :keep)")
     _ids_of = staticmethod(json.loads)
+    _json_int = staticmethod(_json_int)
     _trace_payload = staticmethod(compress)  # packed JSON, zlib: a BLOB in `payload`
 
     @staticmethod
@@ -377,8 +384,7 @@ class _SQLiteTx(SQLTx):
     # to lock (SQLTx._serialise, _ROW_LOCK).
     _ph = staticmethod(sqlite_ph)
     _IntegrityError = sqlite3.IntegrityError
-    _TURN_SEQ = ("CASE WHEN json_type(m.metadata, '$.turn_seq') = 'integer' "
-                 "THEN json_extract(m.metadata, '$.turn_seq') END")
+    _TURN_SEQ = _json_int("turn_seq")
     # The mark the revisions_no_update trigger looks for, in meta.
     _MARK_PURGE = "INSERT INTO meta (key, value) VALUES ('purging', :mid)"
     _UNMARK_PURGE = "DELETE FROM meta WHERE key = 'purging'"
