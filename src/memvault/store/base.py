@@ -62,9 +62,9 @@ class Tx(Protocol):
         than any turn there has; writers of the scope wait for each other."""
         ...
 
-    def top_turn_seq(self, scope: Scope) -> int:
+    def top_turn_seq(self, scope: Scope, known: int | None = None) -> int:
         """The highest turn number in exactly `scope` (0: none), this transaction's
-        included."""
+        included; `known`: taken as the stored one, not read (an import's later batch)."""
         ...
 
     def claim_turn_seq(self, scope: Scope, seq: int) -> None:

@@ -124,9 +124,13 @@ class SQLTx:
         self._turn_seqs[key] += 1
         return self._turn_seqs[key]
 
-    def top_turn_seq(self, scope: Scope) -> int:
+    def top_turn_seq(self, scope: Scope, known: int | None = None) -> int:
         """The highest turn number of exactly `scope`, counting those this transaction
-        gave or claimed (0: none)."""
+        gave or claimed (0: none). `known`: the caller knows it already (a bulk import's
+        earlier batch): the scope is still serialised, but not read again."""
+        if known is not None and scope.key() not in self._turn_seqs:
+            self._serialise("turn_seq\x1f" + scope.key())
+            self._turn_seqs[scope.key()] = known
         return self._turn_seqs[self._load_turn_seq(scope)]
 
     def claim_turn_seq(self, scope: Scope, seq: int) -> None:
