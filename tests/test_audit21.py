@@ -369,11 +369,6 @@ def test_an_in_memory_store_reads_its_own_writes_from_any_thread() -> None:
         assert seen == [True] * 4
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a store opened by a relative path opens its reader connections by that path "
-    "again, relative to the current directory: after os.chdir, any read on a new reader "
-    "(after a purge, or more concurrent reads than idle readers) opens another file "
-    "(here: a new empty one, 'no such table'), while writes still go to the original"))
 def test_a_store_opened_by_a_relative_path_survives_a_chdir(tmp_path: Path) -> None:
     home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
     home.mkdir()
@@ -781,12 +776,6 @@ def test_after_the_last_turn_is_purged_a_new_turn_still_comes_last(
     assert [m.id for m in vault.recent(SESSION, n=10)] == [*ids[:3], new.id]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: import_jsonl keeps an imported turn's turn_seq even when the session it lands "
-    "in already has turns with that number: two turns share one number and the "
-    "session's order interleaves the two conversations turn by turn (recent(), turn "
-    "context, summaries); docs say writers 'cannot give one number twice' and only "
-    "describe imports of unnumbered turns"))
 def test_an_import_into_a_session_with_turns_gives_no_number_twice(
         make_vault: Callable[..., Vault]) -> None:
     clock = ManualClock()
@@ -835,11 +824,6 @@ def test_two_processes_appending_to_one_session_never_share_a_number(
         assert [m.metadata["turn_seq"] for m in recent] == list(range(1, 31))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: recent() (and a new turn's stored neighbours, turnctx.stored_turns) pick the "
-    "last turns by updated_at and only then sort them by turn_seq: a turn written with an "
-    "earlier clock reading than the turns before it (a clock stepped back, a replayed "
-    "conversation) is missing from recent() though it is the session's last turn"))
 def test_recent_serves_the_last_turns_when_the_clock_steps_back(
         make_vault: Callable[..., Vault]) -> None:
     clock = ManualClock()
@@ -866,11 +850,6 @@ def _neighbour_terms(vault: Vault, scope: Scope, m_id: str, word: str) -> set[st
     return set(terms[mark + 1:])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a new turn's stored neighbours are read as the last rows by updated_at "
-    "(turnctx.stored_turns, limit 4*span+8) before sorting by turn_seq: after the clock "
-    "steps back, the turn written just before is not among them, and the new turn is "
-    "indexed with older turns as its neighbours"))
 def test_a_new_turn_gets_the_turn_before_it_when_the_clock_steps_back(
         make_vault: Callable[..., Vault]) -> None:
     from memvault.textindex import index_text
@@ -890,11 +869,6 @@ def test_a_new_turn_gets_the_turn_before_it_when_the_clock_steps_back(
 
 
 @backends("sqlite", "postgres")
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: recent() of a user scope (no session named) sorts the turns of all the user's "
-    "sessions by turn_seq, a number that is only per session: the turns of different "
-    "sessions interleave by position, and the user's last turns (of the newest session) "
-    "are not what it returns"))
 def test_recent_of_a_user_serves_the_users_last_turns(
         make_vault: Callable[..., Vault]) -> None:
     clock = ManualClock()

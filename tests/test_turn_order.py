@@ -158,3 +158,86 @@ def test_turns_from_before_turn_order_come_first_in_their_old_order(
     assert [m.id for m in vault.recent(SESSION, n=8)] == ids
     vault.reindex()
     _check_neighbours(vault, ids, WORDS[:8])
+
+
+def test_a_clock_stepped_back_reorders_no_session(make_vault: Callable[..., Vault]) -> None:
+    """The last turns are chosen by number, not as the newest rows (audit 21, bug 5): on
+    both backends, for recent() and for a new turn's neighbours."""
+    clock = ManualClock()
+    vault = make_vault(clock=clock)
+    ids = [r.memory.id for r in vault.remember_many(_turns(WORDS[:30]))]
+    clock.advance(-60_000)
+    ids.append(vault.remember(SESSION, "The walrus turn.", kind="turn").memory.id)
+    last = vault.remember(SESSION, "The pelican turn.", kind="turn").memory
+    assert last.metadata["turn_seq"] == 32
+    assert [m.id for m in vault.recent(SESSION, n=3)] == [*ids[-2:], last.id]
+    assert "walrus" in _context_terms(vault, last.id, "pelican")
+
+
+def test_a_users_sessions_interleave_by_time_each_in_its_own_order(
+        make_vault: Callable[..., Vault]) -> None:
+    """recent() of a user (audit 21, bug 2): a session's turns keep their numbers' order,
+    sessions interleave by time, a turn's time being the latest of its session so far."""
+    clock = ManualClock()
+    vault = make_vault(clock=clock)
+    monday, friday = (Scope("acme", "alice", session=s) for s in ("monday", "friday"))
+
+    def say(sc: Scope, text: str) -> str:
+        return vault.remember(sc, text, kind="turn").memory.id
+
+    m0, m1 = say(monday, "Monday zero."), say(monday, "Monday one.")
+    clock.advance(10_000)
+    f0 = say(friday, "Friday zero.")
+    clock.advance(1000)
+    f1 = say(friday, "Friday one.")
+    clock.advance(-60_000)  # before everything above: the timestamp alone would put it first
+    m2 = say(monday, "Monday two.")
+    f2 = say(friday, "Friday two.")
+    user = Scope("acme", "alice")
+    # Monday two comes right after Monday one (monday's time so far); Friday two after
+    # Friday one, last.
+    assert [m.id for m in vault.recent(user, n=10)] == [m0, m1, m2, f0, f1, f2]
+    assert [m.id for m in vault.recent(user, n=2)] == [f1, f2]
+    assert [m.id for m in vault.recent(monday, n=10)] == [m0, m1, m2]
+
+
+def _export(vault: Vault) -> list[str]:
+    out = io.StringIO()
+    vault.export_jsonl(Scope("acme", "alice"), out)
+    return out.getvalue().splitlines()
+
+
+def test_an_import_into_a_session_with_turns_numbers_after_them(
+        make_vault: Callable[..., Vault]) -> None:
+    """Audit 21, bug 6: the imported turns follow the session's own, in their order, and
+    their history says the same number; the next turn comes after them all."""
+    clock = ManualClock()
+    laptop, phone = make_vault(clock=clock), make_vault(clock=clock)
+    laptop_ids = [laptop.remember(SESSION, f"Laptop turn {i}.", kind="turn").memory.id
+                  for i in range(3)]
+    phone_ids = [phone.remember(SESSION, f"Phone turn {i}.", kind="turn").memory.id
+                 for i in range(2)]
+    phone.import_jsonl(_export(laptop))
+    after = phone.remember(SESSION, "After the import.", kind="turn").memory
+    turns = phone.recent(SESSION, n=10)
+    assert [m.id for m in turns] == [*phone_ids, *laptop_ids, after.id]
+    assert [m.metadata["turn_seq"] for m in turns] == [1, 2, 3, 4, 5, 6]
+    for m in turns:
+        states = [r.state for r in phone.history(SESSION, m.id) if r.state]
+        assert states and all(s["metadata"]["turn_seq"] == m.metadata["turn_seq"]
+                              for s in states)
+
+
+def test_an_import_into_an_empty_session_keeps_its_numbers_gaps_included(
+        make_vault: Callable[..., Vault]) -> None:
+    clock = ManualClock()
+    src = make_vault(clock=clock)
+    ids = [r.memory.id for r in src.remember_many(_turns(WORDS[:4]))]
+    src.purge(SESSION, ids[1], reason="test")  # a gap: 1, 3, 4
+    lines = _export(src)
+    for kw in ({}, {"atomic": False, "batch": 1}):  # one transaction, or one per memory
+        dst = make_vault(clock=clock)
+        dst.import_jsonl(lines, **kw)
+        assert [m.metadata["turn_seq"] for m in dst.recent(SESSION, n=10)] == [1, 3, 4]
+        assert _export(dst) == lines
+        assert dst.remember(SESSION, "Next.", kind="turn").memory.metadata["turn_seq"] == 5

@@ -22,6 +22,7 @@ from .ids import content_hash
 from .model import LATER_STATE_FIELDS, Memory, Op, Revision, Scope
 from .reads import access
 from .textindex import memory_index_text
+from .turnctx import SEQ, TURN_KIND, turn_order, turn_seq
 
 EXPORT_FORMAT = "memvault-export"
 # 2: memories carry `topic`. Version 1 exports (no topic) still import.
@@ -48,6 +49,43 @@ def export_jsonl(core: Core, scope: Any, out: IO[str]) -> int:
     access.record(core, sc, "export", ids)
     return len(ids)
 
+
+def _number_turns(tx: Any, chunk: list[tuple[Memory | None, list[Revision]]],
+                  tops: dict[str, int]) -> list[tuple[Memory | None, list[Revision]]]:
+    """Imported turns keep their `turn_seq` when all of a scope's are distinct and above
+    every number that scope has (a round trip into an empty session keeps its numbers,
+    gaps included; so does the next batch of one import). Otherwise that scope's imported
+    turns are numbered after its own, in their imported order, and their revisions say
+    so too (data-model.md "Turn order"). `tops`: each scope's highest number as this
+    import left it, so a scope's maximum is read once per import, not once per batch
+    (that read goes over all the user's rows)."""
+    groups: dict[str, list[tuple[int, Memory]]] = {}
+    for i, (m, _) in enumerate(chunk):
+        if m is not None and m.kind == TURN_KIND and turn_seq(m) is not None:
+            groups.setdefault(m.scope.key(), []).append((i, m))
+    out = list(chunk)
+    for turns in groups.values():
+        sc = turns[0][1].scope
+        turns.sort(key=lambda t: turn_order(t[1]))
+        seqs = [turn_seq(m) or 0 for _, m in turns]
+        if seqs[0] > tx.top_turn_seq(sc, tops.get(sc.key())) and len(set(seqs)) == len(seqs):
+            tx.claim_turn_seq(sc, seqs[-1])
+        else:
+            for i, m in turns:
+                seq = tx.next_turn_seq(sc)
+                out[i] = (replace(m, metadata={**m.metadata, SEQ: seq}),
+                          [_with_seq(r, seq) for r in out[i][1]])
+        tops[sc.key()] = tx.top_turn_seq(sc)
+    return out
+
+
+def _with_seq(rev: Revision, seq: int) -> Revision:
+    meta = rev.state.get("metadata") if rev.state else None
+    if not isinstance(meta, dict) or SEQ not in meta:
+        return rev
+    return replace(rev, state={**(rev.state or {}), "metadata": {**meta, SEQ: seq}})
+
+
 def import_jsonl(eng: Engine, lines: Iterable[str], *, batch: int = 512, atomic: bool = True,
                  progress: Callable[[int], None] | None = None,
                  scope: Any = None) -> int:
@@ -69,6 +107,7 @@ def import_jsonl(eng: Engine, lines: Iterable[str], *, batch: int = 512, atomic:
     records = parse_export(lines, v.scope(scope) if scope is not None else None)
     total = 0
     brought: set[str] = set()  # ids this import has loaded so far
+    tops: dict[str, int] = {}  # exact scope -> its highest turn number, as loaded so far
 
     def load(tx: Any, chunk: list[tuple[Memory | None, list[Revision]]]) -> None:
         mems = [m for m, _ in chunk if m is not None]
@@ -79,6 +118,8 @@ def import_jsonl(eng: Engine, lines: Iterable[str], *, batch: int = 512, atomic:
             if tx.id_in_use(mid):
                 raise ConflictError(f"memory {mid} already exists in this store")
         brought.update(ids)
+        chunk = _number_turns(tx, chunk, tops)
+        mems = [m for m, _ in chunk if m is not None]
         for m in mems:
             eng.writes.check_sources(tx, m.scope, m.metadata, skip=brought)
         vectors = eng.core.vectors([m.content for m in mems])

@@ -105,30 +105,11 @@ def turn_order(m: Memory) -> tuple[int, int, int, int, str]:
     return (0, 0, m.created_at, pos if isinstance(pos, int) else 0, m.id)
 
 
-def last_rows(list_: Callable[[Any], list[Memory]], flt: Any) -> list[Memory]:
-    """The rows of `flt` (a ListFilter, newest updated_at first, `flt.limit` of them),
-    and every other row updated at the same time as the oldest of them: turns written in
-    one batch share a timestamp, and a limit must not cut between them by id."""
-    from dataclasses import replace
-
-    rows = list_(flt)
-    if len(rows) < flt.limit:
-        return rows
-    return list_(replace(flt, since=min(m.updated_at for m in rows), limit=10_000_000))
-
-
 def stored_turns(store: Any, sc: Scope, limit: int | None = None) -> list[Memory]:
-    """Live turns of exactly this scope in turn order (`limit`: about that many of the
-    last, at least)."""
-    from .store import ListFilter
-
-    flt = ListFilter(kind=TURN_KIND, status="active",
-                     limit=limit if limit is not None else 1_000_000)
-    rows = last_rows(lambda f: store.list(sc, f), flt)
-    key = sc.key()
-    rows = [m for m in rows if m.scope.key() == key]
-    rows.sort(key=turn_order)
-    return rows
+    """Live turns of exactly this scope in turn order (`limit`: only the last that many),
+    chosen by sequence number in the store, never by timestamp."""
+    return list(store.last_turns(sc, limit if limit is not None else 10_000_000,
+                                 exact=True))
 
 
 def stored_sequences(store: Any, sc: Scope) -> list[list[Memory]]:

@@ -6,18 +6,13 @@ kept first when the token cap bites (the oldest are dropped), returned oldest fi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import validate as v
 from ..engine import Engine
 from ..errors import ValidationError
-from ..model import Kind, Memory, Scope, Status
-from ..store import ListFilter
+from ..model import Memory, Scope
 from ..tokens import count_tokens
-from ..turnctx import last_rows, turn_order
-
-if TYPE_CHECKING:
-    pass
 
 
 def _whole(value: Any, name: str, hi: int) -> int:
@@ -27,16 +22,10 @@ def _whole(value: Any, name: str, hi: int) -> int:
 
 
 def session_turns(eng: Engine, scope: Scope, *, limit: int = 10_000) -> list[Memory]:
-    """Active turns of the scope (a session when it names one), oldest first, in turn
-    order (turnctx.turn_order: each turn's sequence number, not a timestamp); `limit`:
-    about that many of the last, at least (all of those updated in one millisecond)."""
-    rows = last_rows(lambda f: eng.reads.list(scope, f),
-                     ListFilter(kind=Kind.TURN.value, status=Status.ACTIVE.value,
-                                limit=limit))
-    now = eng.core.clock()
-    # Not is_live(): a turn's valid_from is when it was said, not a validity window.
-    live = [m for m in rows if m.expires_at is None or m.expires_at > now]
-    return sorted(live, key=turn_order)
+    """The last `limit` live turns of the scope (a session when it names one), oldest
+    first, in turn order: by sequence number within a session, never by timestamp; a
+    user's sessions interleave by when their turns were written (store/turnorder.py)."""
+    return eng.reads.turns(scope, limit, now=eng.core.clock())
 
 
 def recent(eng: Engine, scope: Any, *, n: int | None = None,
@@ -49,7 +38,7 @@ def recent(eng: Engine, scope: Any, *, n: int | None = None,
     cap = cfg.max_tokens if max_tokens is None else _whole(max_tokens, "max_tokens", 200_000)
     if n_ == 0 or cap == 0:
         return []
-    turns = session_turns(eng, sc, limit=max(50, n_ * 4))[-n_:]
+    turns = session_turns(eng, sc, limit=n_)
     kept: list[Memory] = []
     used = 0
     for m in reversed(turns):  # newest first: the latest turn matters most

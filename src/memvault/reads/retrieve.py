@@ -104,6 +104,10 @@ class Reader:
     def list(self, scope: Scope, flt: ListFilter) -> list[Memory]:
         return self.core.store.list(scope, flt)
 
+    def turns(self, scope: Scope, limit: int, *, now: int) -> list[Memory]:
+        """The scope's last `limit` live turns, oldest first (Store.last_turns)."""
+        return self.core.store.last_turns(scope, limit, now=now)
+
     def fetch(self, scope: Scope, ids: list[str]) -> list[Memory]:
         return self.core.store.fetch(scope, ids)
 

@@ -62,6 +62,16 @@ class Tx(Protocol):
         than any turn there has; writers of the scope wait for each other."""
         ...
 
+    def top_turn_seq(self, scope: Scope, known: int | None = None) -> int:
+        """The highest turn number in exactly `scope` (0: none), this transaction's
+        included; `known`: taken as the stored one, not read (an import's later batch)."""
+        ...
+
+    def claim_turn_seq(self, scope: Scope, seq: int) -> None:
+        """Record that a turn of `scope` is stored with number `seq` (an import): later
+        numbers come after it."""
+        ...
+
     def insert(self, memory: Memory, content_hash: str, terms: str,
                vectors: dict[str, np.ndarray]) -> None: ...
 
@@ -132,6 +142,13 @@ class Store(Protocol):
     def fetch(self, scope: Scope, ids: list[str]) -> list[Memory]: ...
 
     def list(self, scope: Scope, flt: ListFilter) -> list[Memory]: ...
+
+    def last_turns(self, scope: Scope, limit: int, *, now: int | None = None,
+                   exact: bool = False) -> list[Memory]:
+        """The last `limit` active turns of the scope (unexpired at `now` unless None;
+        exactly that scope if `exact`), oldest first, in turn order (store/turnorder.py:
+        the sequence number within one exact scope, time across several)."""
+        ...
 
     def revisions(self, scope: Scope, memory_id: str) -> list[Revision]: ...
 

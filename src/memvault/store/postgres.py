@@ -66,6 +66,13 @@ __all__ = ["MIGRATIONS", "PostgresStore"]
 _LIVE = live_where(pyformat_ph)
 
 
+def _json_int(key: str) -> str:
+    """metadata's `key` when it holds a whole number (that fits a bigint), else NULL."""
+    return (f"CASE WHEN jsonb_typeof(m.metadata::jsonb -> '{key}') = 'number' AND "
+            f"(m.metadata::jsonb ->> '{key}') ~ '^-?[0-9]{{1,18}}$' "
+            f"THEN (m.metadata::jsonb ->> '{key}')::bigint END")
+
+
 class PostgresStore(SQLStore):
     _ph = staticmethod(pyformat_ph)
     _ROW_KEY = "mrow"
@@ -75,6 +82,7 @@ class PostgresStore(SQLStore):
                     "user_id = %(user)s ORDER BY at DESC, trace_id DESC OFFSET %(keep)s)")
     _id_list = staticmethod(list)  # traces.memory_ids is a text[]
     _ids_of = staticmethod(list)
+    _json_int = staticmethod(_json_int)
     _trace_payload = staticmethod(compress)  # packed JSON, zlib: bytea (migration 7)
 
     def __init__(self, dsn: str, *, min_size: int = 1, max_size: int = 8,
@@ -406,9 +414,7 @@ class _PgTx(SQLTx):
     _ph = staticmethod(pyformat_ph)
     _IntegrityError = psycopg.IntegrityError
     _ROW_LOCK = " FOR UPDATE OF m"
-    _TURN_SEQ = ("CASE WHEN jsonb_typeof(m.metadata::jsonb -> 'turn_seq') = 'number' AND "
-                 "(m.metadata::jsonb ->> 'turn_seq') ~ '^-?[0-9]{1,18}$' "
-                 "THEN (m.metadata::jsonb ->> 'turn_seq')::bigint END")
+    _TURN_SEQ = _json_int("turn_seq")
     # The marker is transaction-local (set_config(..., true) = SET LOCAL) and names this one
     # memory; it is cleared before anything else runs in the transaction.
     _MARK_PURGE = "SELECT set_config('memvault.purging', %(mid)s, true)"

@@ -26,6 +26,7 @@ from .codec import (
 from .server_tables import ServerTables
 from .sql_tx import ERASURE_DONE, ERASURE_PENDING
 from .tracepack import decode, pack, to_json
+from .turnorder import last_turns_sql
 
 # How often (trace clock, ms) a trace write also drops every scope's traces past their age,
 # not only its own scope's: a user who no longer recalls keeps none past retention.
@@ -55,6 +56,10 @@ class SQLStore(ServerTables):
 
     def _id_list(self, ids: list[str]) -> Any:
         """A list of ids as the traces.memory_ids column holds it."""
+        raise NotImplementedError
+
+    def _json_int(self, key: str) -> str:
+        """SQL for metadata's `key` (on alias m) when it holds a whole number, else NULL."""
         raise NotImplementedError
 
     def _ids_of(self, column: Any) -> list[str]:
@@ -139,6 +144,12 @@ class SQLStore(ServerTables):
                        f"ORDER BY m.updated_at DESC, m.id "
                        f"LIMIT {self._ph('limit')} OFFSET {self._ph('offset')}", p)
         return [memory_from_row(r) for r in rows]
+
+    def last_turns(self, scope: Scope, limit: int, *, now: int | None = None,
+                   exact: bool = False) -> list[Memory]:
+        sql, params = last_turns_sql(scope, limit=limit, now=now, exact=exact, ph=self._ph,
+                                     json_int=self._json_int)
+        return [memory_from_row(r) for r in reversed(self._q(sql, params))]
 
     def revisions(self, scope: Scope, memory_id: str) -> list[Revision]:
         where, params = scope_where(scope, self._ph, alias="r")

@@ -120,20 +120,40 @@ class SQLTx:
     def next_turn_seq(self, scope: Scope) -> int:
         """The sequence number of a new turn of exactly `scope`: one more than any turn of
         that scope has (whatever its status), or than this transaction gave last."""
+        key = self._load_turn_seq(scope)
+        self._turn_seqs[key] += 1
+        return self._turn_seqs[key]
+
+    def top_turn_seq(self, scope: Scope, known: int | None = None) -> int:
+        """The highest turn number of exactly `scope`, counting those this transaction
+        gave or claimed (0: none). `known`: the caller knows it already (a bulk import's
+        earlier batch): the scope is still serialised, but not read again."""
+        if known is not None and scope.key() not in self._turn_seqs:
+            self._serialise("turn_seq\x1f" + scope.key())
+            self._turn_seqs[scope.key()] = known
+        return self._turn_seqs[self._load_turn_seq(scope)]
+
+    def claim_turn_seq(self, scope: Scope, seq: int) -> None:
+        """A turn is stored with number `seq` (an import keeping its numbers): later
+        numbers of this transaction come after it."""
+        key = self._load_turn_seq(scope)
+        self._turn_seqs[key] = max(self._turn_seqs[key], seq)
+
+    def _load_turn_seq(self, scope: Scope) -> str:
         key = scope.key()
-        seqs = self._turn_seqs
-        if key not in seqs:
+        if key not in self._turn_seqs:
             # Writers of one scope take turns here: two cannot read the same maximum.
             self._serialise("turn_seq\x1f" + key)
             where, params = scope_where(scope, self._ph, exact=True)
             # The maximum in SQL (the database reads the JSON, not a Python loop over
-            # every turn of the session); only whole numbers count.
+            # every turn of the session); only whole numbers count. No index narrows it
+            # below the user's rows (a (tenant, user_id) prefix; an index on the number
+            # would need a migration): read once per scope and transaction.
             row = self.conn.execute(
                 f"SELECT MAX({self._TURN_SEQ}) AS top FROM memories m WHERE {where} "
                 "AND m.kind = 'turn'", params).fetchone()
-            seqs[key] = max(int(row["top"] or 0), 0)
-        seqs[key] += 1
-        return int(seqs[key])
+            self._turn_seqs[key] = max(int(row["top"] or 0), 0)
+        return key
 
     def find_duplicate(self, scope: Scope, content_hash: str, kind: str) -> Memory | None:
         # Same reason as find_slot: two identical remembers must not both insert.

@@ -67,6 +67,12 @@ def _fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def _json_int(key: str) -> str:
+    """metadata's `key` when it holds a whole number, else NULL."""
+    return (f"CASE WHEN json_type(m.metadata, '$.{key}') = 'integer' "
+            f"THEN json_extract(m.metadata, '$.{key}') END")
+
+
 class _ClosedConnection:
     """Stands in for the connection once the store is closed: any use is a StoreError
     that says so, not the driver's ProgrammingError."""
@@ -86,6 +92,7 @@ class SQLiteStore(SQLStore):
                     "trace_id NOT IN (SELECT trace_id FROM traces WHERE tenant = :tenant "
                     "AND user_id = :user ORDER BY at DESC, trace_id DESC LIMIT :keep)")
     _ids_of = staticmethod(json.loads)
+    _json_int = staticmethod(_json_int)
     _trace_payload = staticmethod(compress)  # packed JSON, zlib: a BLOB in `payload`
 
     @staticmethod
@@ -93,12 +100,14 @@ class SQLiteStore(SQLStore):
         return json.dumps(ids, separators=(",", ":"))
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL") -> None:
-        self.path = Path(path)
+        # A private in-memory database exists only in its one connection: no readers.
+        self._in_memory = str(path) == ":memory:"
+        # Made absolute once, here: reader connections open the file again later, and a
+        # relative path would then name a file in whatever the current directory is by then.
+        self.path = Path(path) if self._in_memory else Path(path).absolute()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fault_hook: FaultHook | None = None
         self._lock = WriterLock()
-        # A private in-memory database exists only in its one connection: no readers.
-        self._in_memory = str(path) == ":memory:"
         self._readers = ReaderPool(self._open_reader, str(self.path))
         self._closed = False
         self._pending = False  # an erasure not yet verified gone from the files (compact)
@@ -375,8 +384,7 @@ class _SQLiteTx(SQLTx):
     # to lock (SQLTx._serialise, _ROW_LOCK).
     _ph = staticmethod(sqlite_ph)
     _IntegrityError = sqlite3.IntegrityError
-    _TURN_SEQ = ("CASE WHEN json_type(m.metadata, '$.turn_seq') = 'integer' "
-                 "THEN json_extract(m.metadata, '$.turn_seq') END")
+    _TURN_SEQ = _json_int("turn_seq")
     # The mark the revisions_no_update trigger looks for, in meta.
     _MARK_PURGE = "INSERT INTO meta (key, value) VALUES ('purging', :mid)"
     _UNMARK_PURGE = "DELETE FROM meta WHERE key = 'purging'"
