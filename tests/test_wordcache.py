@@ -123,14 +123,14 @@ def test_word_vectors_are_not_shared_between_tenants() -> None:
     emb = Counting()
     words = ["zebracorn", "quartzite", "moonlit"]
     a = wordmatch.word_vectors("tenant-a-iso", emb, words)  # type: ignore[arg-type]
-    assert emb.asked == words
+    assert set(emb.asked) == set(words)  # in one batch (padded to wordmatch.MIN_BATCH)
     emb.asked.clear()
     again = wordmatch.word_vectors("tenant-a-iso", emb, [*words, "zebracorn"])  # type: ignore[arg-type]
     assert emb.asked == []  # the tenant's own cache
     np.testing.assert_array_equal(again[:3], a)
     np.testing.assert_array_equal(again[3], a[0])
     b = wordmatch.word_vectors("tenant-b-iso", emb, words)  # type: ignore[arg-type]
-    assert emb.asked == words  # another tenant embeds them itself
+    assert set(emb.asked) == set(words)  # another tenant embeds them itself
     np.testing.assert_array_equal(a, b)
 
 
@@ -140,8 +140,8 @@ def test_purge_drops_cached_words_and_vectors_with_a_configured_cache(
     secret = vault.remember(ME, "The vault code is zebracorn quartz").memory
     vault.remember(ME, "The office code is amber")
     vault.recall(ME, "what is the code?")
-    assert secret.id in wordmatch._memory_words.items
+    assert (ME.tenant, secret.id) in wordmatch._memory_words.items
     vault.purge(ME, secret.id)
-    assert secret.id not in wordmatch._memory_words.items
+    assert (ME.tenant, secret.id) not in wordmatch._memory_words.items
     assert not {k[3] for k in wordmatch._vectors.items  # type: ignore[index]
                 if k[0] == ME.tenant} & {"zebracorn", "quartz"}
