@@ -12,14 +12,14 @@ docs/retrieval.md).
 A memory's words are embedded when it is written and kept in the store, per tenant and
 model (the word_vectors table, issue 21): a recall reads the words its cache lacks from
 there in one query, and embeds only what is still missing (the query's own words, a
-store written before the table) in one batch. Both keep the vectors in a bounded cache
+store written before the table) in one batch. The process keeps them in a bounded cache
 per tenant and model (`retrieval.caches`), so no tenant's recall is faster for words
 another tenant used. A recall never writes a vector to the store: a purge deletes the
 words of what it erases there (store/sql_tx.py) and here (`forget`), and another
 process's purge empties the tenant's caches before its next recall (`check_erasures`).
-A word's vector does not depend on the batch it was embedded in (`unit_vectors`), so a
-stored one is the one a recall would compute. The idf is taken over the
-candidate pool. A multi-line query (a conversation) and a long one (more than
+A word's vector does not depend on the batch it was embedded in (`unit_vectors`, for an
+embedder that says how), so a stored one is the one a recall would compute. The idf is
+taken over the candidate pool. A multi-line query (a conversation) and a long one (more than
 `MAX_QUERY_WORDS` content words) have no coverage part: on MADial, where the query is a
 conversation, it moved R@5 by up to 2.5 points either way.
 """
@@ -58,10 +58,6 @@ MAX_MEMORY_WORDS = 64
 # entry with its key, measured).
 MEMORY_WORDS_CACHE = 16_384
 WORD_VECTORS_CACHE = 65_536
-# Rows an embedding batch is padded to: numpy's products give other float32 roundings
-# (and now and then another float16) for fewer rows (use-m3, measured: 1-6 rows differ,
-# 7 and more agree, whatever else is in the batch).
-MIN_BATCH = 8
 
 
 class StoredWords(Protocol):
@@ -205,9 +201,10 @@ def unit_vectors(emb: Embedder, words: Sequence[str]) -> np.ndarray:
     computes these."""
     if not words:
         return np.zeros((0, emb.dim), dtype=np.float16)
-    batch = list(words)
-    while len(batch) < MIN_BATCH:
-        batch.extend(words[:MIN_BATCH - len(batch)])
+    # An embedder whose small batches round otherwise says how many rows to pad them to
+    # (embed.USEEmbedder.stable_batch); empty texts are the cheapest padding.
+    pad = max(0, int(getattr(emb, "stable_batch", 0)) - len(words))
+    batch = [*words, *[""] * pad]
     fresh = np.nan_to_num(np.asarray(emb.embed_documents(batch), dtype=np.float32),
                           nan=0.0, posinf=0.0, neginf=0.0)[:len(words)]
     norms = np.linalg.norm(fresh, axis=1, keepdims=True)
