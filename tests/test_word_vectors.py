@@ -21,6 +21,7 @@ from _util import backends, query
 
 import memvault
 from memvault import Scope, Vault, wordmatch
+from memvault.store.wordtable import word_key
 from memvault.wordmatch import MAX_MEMORY_WORDS, content_words, coverage_parts, unit_vectors
 
 ME = Scope("acme", "alice")
@@ -32,9 +33,14 @@ SRC = str(Path(memvault.__file__).parents[1])
 
 
 def _stored(vault: Vault, tenant: str) -> dict[str, bytes]:
-    rows = query(vault, "SELECT word, vec FROM word_vectors WHERE tenant = ? AND model = ?",
-                 (tenant, "use-m3"))
-    return {str(w): bytes(v) for w, v in rows}
+    """The tenant's rows: word key -> vector bytes (the table never holds the word)."""
+    rows = query(vault, "SELECT word_key, vec FROM word_vectors WHERE tenant = ? AND "
+                 "model = ?", (tenant, "use-m3"))
+    return {str(k): bytes(v) for k, v in rows}
+
+
+def _keys(words: set[str]) -> set[str]:
+    return {word_key(w) for w in words}
 
 
 def _said(*texts: str) -> set[str]:
@@ -60,13 +66,16 @@ def test_a_write_stores_its_words_with_the_vectors_a_recall_computes(vault: Vaul
     vault.remember_many([{"scope": ME, "content": t} for t in FACTS[1:]])
     vault.remember(OTHER, "Bob paints fences")
     stored = _stored(vault, ME.tenant)
-    assert set(stored) == _said(*FACTS)
-    assert set(_stored(vault, OTHER.tenant)) == _said("Bob paints fences")
+    assert set(stored) == _keys(_said(*FACTS))
+    assert set(_stored(vault, OTHER.tenant)) == _keys(_said("Bob paints fences"))
+    assert not any(w in k for k in stored for w in _said(*FACTS))  # hashes, not words
     # Each word alone, as a recall embeds a new word: the same bytes as in the batch of
     # the write (unit_vectors pads a small batch, whose products round otherwise).
     emb = vault.embedders[0]
-    for word, vec in stored.items():
-        assert unit_vectors(emb, [word])[0].tobytes() == vec, word
+    for word in _said(*FACTS):
+        assert unit_vectors(emb, [word])[0].tobytes() == stored[word_key(word)], word
+    assert vault.store.word_vectors(ME.tenant, "use-m3", [*_said(*FACTS), "absent"]) == {
+        w: stored[word_key(w)] for w in _said(*FACTS)}
 
 
 def test_only_the_words_the_tenant_lacks_are_embedded(vault: Vault,
@@ -121,31 +130,32 @@ def test_purge_deletes_the_words_of_every_version(vault: Vault) -> None:
                    value="ichthyosaur")
     vault.remember(ME, "The office code is amber")
     vault.remember(OTHER, "quetzalcoatlus parade")
-    assert {"quetzalcoatlus", "ichthyosaur", "amber"} <= set(_stored(vault, ME.tenant))
+    assert _keys({"quetzalcoatlus", "ichthyosaur", "amber"}) <= set(_stored(vault, ME.tenant))
     vault.purge(ME, first.id)
     # Both versions' own words are gone; "amber" too (an erased version said it: a later
     # write or a recall brings it back), "office" stays; another tenant keeps its own.
-    assert set(_stored(vault, ME.tenant)) == {"office"}
-    assert "quetzalcoatlus" in _stored(vault, OTHER.tenant)
+    assert set(_stored(vault, ME.tenant)) == _keys({"office"})
+    assert word_key("quetzalcoatlus") in _stored(vault, OTHER.tenant)
     vault.remember(ME, "An amber lamp")
-    assert set(_stored(vault, ME.tenant)) == {"office", "amber", "lamp"}
+    assert set(_stored(vault, ME.tenant)) == _keys({"office", "amber", "lamp"})
 
 
 @backends("sqlite")
-def test_purge_leaves_no_word_in_the_sqlite_files(vault: Vault, db: str) -> None:
+def test_purge_leaves_no_word_vector_in_the_sqlite_files(vault: Vault, db: str) -> None:
     mid = vault.remember(ME, "The vault code is quetzalcoatlus").id
     vault.remember(ME, "The office code is amber")
     vault.store.compact()
+    vec = vault.store.word_vectors(ME.tenant, "use-m3", ["quetzalcoatlus"])["quetzalcoatlus"]
     files = [p for p in (Path(db), Path(f"{db}-wal")) if p.exists()]
 
-    def hits() -> list[str]:
-        return [p.name for p in files if p.exists() and b"quetzalcoatlus" in p.read_bytes()]
+    def hits(needle: bytes) -> list[str]:
+        return [p.name for p in files if p.exists() and needle in p.read_bytes()]
 
-    assert hits()  # before: really in the file (its memory and its word)
+    assert hits(vec) and hits(b"quetzalcoatlus")  # before: really in the file
     vault.purge(ME, mid)
     vault.store.compact()
-    assert hits() == []
-    assert "quetzalcoatlus" not in _stored(vault, ME.tenant)
+    assert hits(vec) == [] and hits(b"quetzalcoatlus") == []
+    assert word_key("quetzalcoatlus") not in _stored(vault, ME.tenant)
 
 
 def test_purge_drops_the_tenants_cached_words(vault: Vault) -> None:
@@ -198,9 +208,10 @@ def test_reindex_fills_the_table_of_an_older_store(vault: Vault, db: str) -> Non
     assert _stored(vault, ME.tenant) == {}  # a recall never writes a vector
     assert vault.reindex() == len(FACTS)
     stored = _stored(vault, ME.tenant)
-    assert set(stored) == _said(*FACTS)
+    assert set(stored) == _keys(_said(*FACTS))
     emb = vault.embedders[0]
-    assert all(unit_vectors(emb, [w])[0].tobytes() == v for w, v in stored.items())
+    assert all(unit_vectors(emb, [w])[0].tobytes() == stored[word_key(w)]
+               for w in _said(*FACTS))
 
 
 def test_an_import_stores_the_words(make_vault: Callable[..., Vault],
@@ -212,6 +223,6 @@ def test_an_import_stores_the_words(make_vault: Callable[..., Vault],
     target = make_vault()
     seen = _count_embedded(target, monkeypatch)
     assert target.import_jsonl(out.getvalue().splitlines()) == len(FACTS)
-    assert set(_stored(target, ME.tenant)) == _said(*FACTS)
+    assert set(_stored(target, ME.tenant)) == _keys(_said(*FACTS))
     # The memories' texts in one batch, their words in one more.
     assert len(seen) == len(FACTS) + len(_said(*FACTS))

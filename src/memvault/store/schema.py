@@ -64,14 +64,16 @@ CREATE INDEX memories_topic ON memories (tenant, user_id, topic) WHERE topic IS 
 # Migration 6 (SQLite) / 8 (PostgreSQL): each word of a stored memory's content as a float16
 # unit vector (wordmatch.py), per tenant and embedding model, written with the memory and
 # read by recall's coverage part instead of embedding the word again. A purge deletes the
-# words of what it erases (sql_tx.py).
+# words of what it erases (sql_tx.py). The key holds a hash of the word, never the word
+# (wordtable.word_key): an index keeps a deleted entry's bytes until it is vacuumed, and
+# PostgreSQL's purge vacuum skips index cleanup (postgres.py compact).
 _WORD_VECTORS = """\
 CREATE TABLE word_vectors (
     tenant {key} NOT NULL,
     model TEXT NOT NULL,
-    word {key} NOT NULL,
+    word_key {key} NOT NULL,
     vec {bytes} NOT NULL,
-    PRIMARY KEY (tenant, model, word)
+    PRIMARY KEY (tenant, model, word_key)
 );"""
 
 _REVISIONS = """\

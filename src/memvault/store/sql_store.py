@@ -193,9 +193,10 @@ class SQLStore(ServerTables):
     def word_vectors(self, tenant: str, model: str, words: list[str]) -> dict[str, bytes]:
         if not words:
             return {}
+        keys = {wordtable.word_key(w): w for w in words}
         rows = self._q(wordtable.select_sql(self._ph, self.any_of),
-                       {"tenant": tenant, "model": model, "words": self.as_list(words)})
-        return {r["word"]: bytes(r["vec"]) for r in rows}
+                       {"tenant": tenant, "model": model, "keys": self.as_list(list(keys))})
+        return {keys[r["word_key"]]: bytes(r["vec"]) for r in rows}
 
     def erasure_mark(self) -> int:
         # The last erasure's revision (sql_tx._note_erasure), written in its transaction.

@@ -202,8 +202,8 @@ class SQLTx:
             return
         ph = self._ph
         for tenant, said_here in sorted(said.items()):
-            lack = sorted(wordtable.missing(self.conn, ph, self.any_of, self.as_list,
-                                            tenant, model, list(said_here)))
+            lack = wordtable.missing(self.conn, ph, self.any_of, self.as_list, tenant, model,
+                                     list(said_here))
             if not lack:
                 continue
             try:
@@ -212,9 +212,10 @@ class SQLTx:
                 wordtable.log.warning("word vectors not stored: %s failed", model,
                                       exc_info=True)
                 continue
-            self._insert_rows(wordtable.insert_sql(ph), [
-                {"tenant": tenant, "model": model, "word": w, "vec": v.tobytes()}
-                for w, v in zip(lack, vecs, strict=True)])
+            rows = sorted(({"tenant": tenant, "model": model, "key": wordtable.word_key(w),
+                            "vec": v.tobytes()} for w, v in zip(lack, vecs, strict=True)),
+                          key=lambda r: r["key"])
+            self._insert_rows(wordtable.insert_sql(ph), rows)
 
     def _drop_words(self, tenant: str, texts: list[str | None]) -> None:
         """Delete the tenant's vectors of every word of `texts` (erased content), and
@@ -226,7 +227,8 @@ class SQLTx:
         for w in gone:
             pending.pop(w, None)
         self.conn.execute(wordtable.delete_sql(self._ph, self.any_of),
-                          {"tenant": tenant, "words": self.as_list(gone)})
+                          {"tenant": tenant,
+                           "keys": self.as_list([wordtable.word_key(w) for w in gone])})
 
     def _erased_contents(self, scope: Scope, memory_id: str,
                          op_ids: list[str] | None) -> list[str | None]:

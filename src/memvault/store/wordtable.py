@@ -6,6 +6,7 @@ parameter (`any_of`) and how many rows are inserted at once (`insert_rows`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Callable, Iterable
@@ -18,6 +19,12 @@ log = logging.getLogger("memvault")
 # "column is one of the list in parameter `name`", and that list as the parameter holds it.
 AnyOf = Callable[[str, str], str]
 ListParam = Callable[[list[str]], Any]
+
+
+def word_key(word: str) -> str:
+    """What the table keys a word by: 128 bits of its BLAKE2b hash, in hex. The word itself
+    is in no row and no index (schema.py)."""
+    return hashlib.blake2b(word.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def said_words(texts: Iterable[str]) -> dict[str, None]:
@@ -52,27 +59,29 @@ def state_contents(rows: Iterable[Any]) -> list[str | None]:
 def missing(conn: Any, ph: Callable[[str], str], any_of: AnyOf, as_list: ListParam,
             tenant: str, model: str, words: list[str]) -> list[str]:
     """Those of `words` the tenant has no vector of (in this transaction's view)."""
+    keys = {word_key(w): w for w in words}
     rows = conn.execute(
-        f"SELECT word FROM word_vectors WHERE tenant = {ph('tenant')} AND "
-        f"model = {ph('model')} AND {any_of('word', 'words')}",
-        {"tenant": tenant, "model": model, "words": as_list(words)}).fetchall()
-    have = {r["word"] for r in rows}
+        f"SELECT word_key FROM word_vectors WHERE tenant = {ph('tenant')} AND "
+        f"model = {ph('model')} AND {any_of('word_key', 'keys')}",
+        {"tenant": tenant, "model": model, "keys": as_list(list(keys))}).fetchall()
+    have = {keys[r["word_key"]] for r in rows}
     return [w for w in words if w not in have]
 
 
 def insert_sql(ph: Callable[[str], str]) -> str:
-    # Sorted rows and DO NOTHING: two writers of one word (PostgreSQL) wait, never deadlock.
-    return ("INSERT INTO word_vectors (tenant, model, word, vec) VALUES "
-            f"({ph('tenant')}, {ph('model')}, {ph('word')}, {ph('vec')}) "
-            "ON CONFLICT (tenant, model, word) DO NOTHING")
+    # Rows in key order and DO NOTHING: two writers of one word (PostgreSQL) wait, never
+    # deadlock.
+    return ("INSERT INTO word_vectors (tenant, model, word_key, vec) VALUES "
+            f"({ph('tenant')}, {ph('model')}, {ph('key')}, {ph('vec')}) "
+            "ON CONFLICT (tenant, model, word_key) DO NOTHING")
 
 
 def delete_sql(ph: Callable[[str], str], any_of: AnyOf) -> str:
     # Every model's: a word an erased text said goes whatever embedded it.
     return (f"DELETE FROM word_vectors WHERE tenant = {ph('tenant')} AND "
-            f"{any_of('word', 'words')}")
+            f"{any_of('word_key', 'keys')}")
 
 
 def select_sql(ph: Callable[[str], str], any_of: AnyOf) -> str:
-    return (f"SELECT word, vec FROM word_vectors WHERE tenant = {ph('tenant')} AND "
-            f"model = {ph('model')} AND {any_of('word', 'words')}")
+    return (f"SELECT word_key, vec FROM word_vectors WHERE tenant = {ph('tenant')} AND "
+            f"model = {ph('model')} AND {any_of('word_key', 'keys')}")
