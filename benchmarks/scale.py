@@ -42,6 +42,7 @@ from memvault import Scope, Vault
 from memvault.embed import load_embedder
 from memvault.model import Memory, Revision
 from memvault.vault import EXPORT_FORMAT, EXPORT_FORMAT_VERSION, new_id
+from memvault.wordmatch import MAX_MEMORY_WORDS, content_words
 
 con = Console()
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z: memories are dated over the year before now
@@ -247,8 +248,11 @@ def main() -> None:
     con.print(f"generated {len(lines) - 1:,} memories in {time.perf_counter() - t:.0f} s")
     queries = make_queries(args.seed, args.queries, args.users)
 
-    texts = sorted({json.loads(line)["memory"]["content"] for line in lines[1:]}
-                   | {q for _, q in queries})
+    contents = {json.loads(line)["memory"]["content"] for line in lines[1:]}
+    # The words a write stores vectors of (the word_vectors table) are precomputed too, so
+    # the load stays "excluding embedding".
+    words = {w for c in contents for w in content_words(c, MAX_MEMORY_WORDS)}
+    texts = sorted(contents | words | {q for _, q in queries})
     emb = load_embedder("use-m3")
     cache: dict[str, np.ndarray] = {}
     t = time.perf_counter()

@@ -208,6 +208,9 @@ def dump(target: Vault | str | Path) -> dict[str, list[tuple[Any, ...]]]:
                   {r[0] for r in c.q("SELECT name FROM sqlite_master WHERE type = 'table'")})
         if "traces" in tables:  # retrieval traces: a refused call must not leave one either
             out["traces"] = c.q("SELECT * FROM traces ORDER BY trace_id")
+        if "word_vectors" in tables:
+            out["word_vectors"] = [(r[0], r[1], r[2], _digest(r[3])) for r in c.q(
+                "SELECT tenant, model, word_key, vec FROM word_vectors ORDER BY 1, 2, 3")]
         if c.pg:
             out["tables"] = c.q("SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
                                 "ORDER BY 1")

@@ -17,11 +17,13 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from memvault import bm25
+from memvault.embed import load_embedder
 from memvault.errors import ConflictError, StoreError
 from memvault.model import Memory, Revision, Scope
 from memvault.store.base import ListFilter
 from memvault.store.postgres import MIGRATIONS, PostgresStore
 from memvault.store.postgres_text import lexeme as _lexeme
+from memvault.wordmatch import unit_vectors
 
 pg_server_dsn = pgserver.pg_server_dsn
 pg_dsn = pgserver.pg_dsn
@@ -292,6 +294,41 @@ def test_compact_prunes_the_purged_bytes_from_the_table_files(
     store.compact()
     for rel in ("memories", "revisions", "memories_tsv"):
         assert not on_disk(pg_dsn, rel, needle), rel
+
+
+class _Words:
+    """The word embedding a Vault's core gives its store (base.WordEmbedding), on the real
+    use-m3."""
+
+    def __init__(self) -> None:
+        self.emb = load_embedder("use-m3")
+
+    def word_model(self) -> str:
+        return self.emb.name
+
+    def embed_words(self, words: list[str]) -> np.ndarray:
+        return unit_vectors(self.emb, words)
+
+
+def test_compact_prunes_the_purged_word_vectors_from_their_files(
+        store: PostgresStore, pg_dsn: str) -> None:
+    """The purged memory's word vector leaves the table file with compact; its key, in the
+    table and its index, is a hash: the word is in neither, before or after."""
+    store.words = _Words()
+    secret = mem("m_sec", content="my password is qwxzsecretqwxz")
+    put(store, secret, "password qwxzsecretqwxz")
+    for i in range(40):
+        put(store, mem(f"m_{i:02d}", content=f"filler{chr(97 + i % 26)} words"), f"f{i}")
+    vec = store.word_vectors(ME.tenant, "use-m3", ["qwxzsecretqwxz"])["qwxzsecretqwxz"]
+    assert on_disk(pg_dsn, "word_vectors", vec)
+    for rel in ("word_vectors", "word_vectors_pkey"):
+        assert not on_disk(pg_dsn, rel, b"qwxzsecretqwxz"), rel
+    with store.transaction() as tx:
+        tx.erase(ME, "m_sec", tombstone(secret, 2))
+    assert store.word_vectors(ME.tenant, "use-m3", ["qwxzsecretqwxz", "password"]) == {}
+    assert store.word_vectors(ME.tenant, "use-m3", ["words"]) != {}
+    store.compact()
+    assert not on_disk(pg_dsn, "word_vectors", vec)
 
 
 def test_full_text_index_holds_term_hashes_not_terms(store: PostgresStore,

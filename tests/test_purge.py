@@ -535,28 +535,3 @@ def test_a_purge_and_a_summary_writer_wait_for_each_other_without_deadlock(
     assert vault.list(ME, kind="summary") == []
     vault.store.compact()
     assert _table_hits(db)[SECRET_EN] == []
-
-
-def test_purge_drops_the_memory_from_the_coverage_cache(vault: Vault) -> None:
-    from memvault import wordmatch
-
-    secret = vault.remember(ME, "The vault code is zebracorn quartz").memory
-    kept = vault.remember(ME, "The office code is amber").memory
-    hits = vault.recall(ME, "what is the code?")
-    assert {h.memory.id for h in hits} >= {secret.id, kept.id}
-    assert all(h.parts.coverage > 0 for h in hits)
-    assert {secret.id, kept.id} <= set(wordmatch._memory_words.items)
-
-    def cached(tenant: str) -> set[str]:
-        return {k[3] for k in wordmatch._vectors.items if k[0] == tenant}  # type: ignore[index]
-
-    assert {"zebracorn", "quartz", "amber"} <= cached(ME.tenant)
-    # Another tenant's cache holds its own words, and keeps them.
-    vault.remember(Scope("globex", "bob"), "zebracorn parade")
-    vault.recall(Scope("globex", "bob"), "zebracorn code")
-    assert "zebracorn" in cached("globex")
-    vault.purge(ME, secret.id)
-    assert secret.id not in wordmatch._memory_words.items
-    assert kept.id in wordmatch._memory_words.items
-    assert not {"zebracorn", "quartz"} & cached(ME.tenant) and "amber" in cached(ME.tenant)
-    assert "zebracorn" in cached("globex")

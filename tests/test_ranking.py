@@ -506,7 +506,7 @@ def test_coverage_bounds_and_its_embedder() -> None:
     # A memory's first words only.
     big = Memory(id="big", scope=ME, kind="fact",
                  content=" ".join(f"w{chr(97 + i % 26)}{chr(97 + i // 26)}x" for i in range(200)))
-    assert len(_words_of(big)) == MAX_MEMORY_WORDS
+    assert len(_words_of("t", big)) == MAX_MEMORY_WORDS
     # Word vectors come from a model that reads Chinese, even if an English-only one is
     # listed first (it would map 汽车 and 电脑 alike).
     english_only, multi = _Words("none", reads_cjk=False, name="en"), _Words("none")
@@ -525,14 +525,14 @@ def test_words_computed_across_a_purge_are_not_cached(monkeypatch: pytest.Monkey
 
     def purge_meanwhile(text: str, limit: int | None = None) -> tuple[str, ...]:
         monkeypatch.setattr(wordmatch, "content_words", real)
-        wordmatch.forget(ME.tenant, [m])  # a purge commits while a recall reads the words
+        wordmatch.forget(ME.tenant)  # a purge commits while a recall reads the words
         return real(text, limit)
 
     monkeypatch.setattr(wordmatch, "content_words", purge_meanwhile)
-    assert wordmatch._words_of(m) == ("zebracorn", "quartz")
-    assert "racing" not in wordmatch._memory_words.items
-    wordmatch._words_of(m)
-    assert "racing" in wordmatch._memory_words.items
+    assert wordmatch._words_of(ME.tenant, m) == ("zebracorn", "quartz")
+    assert (ME.tenant, "racing") not in wordmatch._memory_words.items
+    wordmatch._words_of(ME.tenant, m)
+    assert (ME.tenant, "racing") in wordmatch._memory_words.items
 
 
 @pytest.mark.parametrize(("query", "conversation"), [

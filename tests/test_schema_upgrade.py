@@ -118,3 +118,20 @@ def test_packed_traces_stored_as_text_read_back_after_compression(
                          "WHERE trace_id = %s", (tid,)).fetchone()[0]
     assert bytes(head) == b"\x78"
     assert vault.trace(ALICE, tid)["query"] == "tea"
+
+
+def test_a_store_from_before_word_vectors_gets_the_table(new_db: Callable[[], str],
+                                                         make_vault: Callable[..., Vault]
+                                                         ) -> None:
+    target = new_db()
+    migrations: list[tuple[int, str, Any]] = (postgres.MIGRATIONS if is_pg(target)
+                                             else sqlite.MIGRATIONS)
+    upto = next(v for v, name, _ in migrations if name.startswith("word vectors"))
+    _old_store(target, upto - 1)
+    vault = make_vault(target)
+    assert vault.store.schema_version() >= upto
+    assert vault.store.word_vectors(ALICE.tenant, "use-m3", ["tea"]) == {}
+    vault.remember(ALICE, "Alice drinks green tea")
+    stored = vault.store.word_vectors(ALICE.tenant, "use-m3", ["alice", "drinks", "tea"])
+    assert sorted(stored) == ["alice", "drinks", "tea"]
+    assert {len(v) for v in stored.values()} == {2 * 512}  # float16, use-m3's 512 dims

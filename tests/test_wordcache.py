@@ -140,8 +140,8 @@ def test_purge_drops_cached_words_and_vectors_with_a_configured_cache(
     secret = vault.remember(ME, "The vault code is zebracorn quartz").memory
     vault.remember(ME, "The office code is amber")
     vault.recall(ME, "what is the code?")
-    assert secret.id in wordmatch._memory_words.items
+    assert (ME.tenant, secret.id) in wordmatch._memory_words.items
     vault.purge(ME, secret.id)
-    assert secret.id not in wordmatch._memory_words.items
+    assert (ME.tenant, secret.id) not in wordmatch._memory_words.items
     assert not {k[3] for k in wordmatch._vectors.items  # type: ignore[index]
                 if k[0] == ME.tenant} & {"zebracorn", "quartz"}

@@ -47,6 +47,8 @@ class Core:
         self.model_record = model_record(embedders)
         caches = strategy.retrieval.caches
         wordmatch.configure(caches.memory_words, caches.word_vectors)
+        # The store embeds the words of what it writes through this core (base.WordEmbedding).
+        store.words = self
 
     @property
     def weights(self) -> Weights:
@@ -64,6 +66,17 @@ class Core:
             for i, row in enumerate(matrix):
                 out[i][emb.name] = row
         return out
+
+    def word_model(self) -> str | None:
+        """The model of the word vectors a recall's coverage uses (wordmatch.py)."""
+        emb = wordmatch.word_embedder(self.embedders)
+        return emb.name if emb is not None else None
+
+    def embed_words(self, words: list[str]) -> np.ndarray:
+        emb = wordmatch.word_embedder(self.embedders)
+        if emb is None:
+            return np.zeros((len(words), 0), dtype=np.float16)
+        return wordmatch.unit_vectors(emb, words)
 
     def actor_for(self, actor: str | None) -> str:
         """The principal a revision records: the call's own, else the Vault's."""

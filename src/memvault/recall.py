@@ -21,7 +21,7 @@ from .model import Hit, Memory, Scope, ScoreParts
 from .querylines import is_conversation, query_lines
 from .textindex import memory_index_text
 from .vecsearch import nearest_each
-from .wordmatch import coverage_parts
+from .wordmatch import StoredWords, coverage_parts, word_embedder
 
 DAY_MS = 86_400_000
 log = logging.getLogger(__name__)
@@ -96,23 +96,23 @@ def fuse(text: Sequence[tuple[str, float]], dense: dict[str, Sequence[tuple[str,
 
 
 def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], query: str,
-                 embedders: Sequence[Embedder], retrieval: Retrieval, tenant: str) -> None:
+                 embedders: Sequence[Embedder], retrieval: Retrieval, tenant: str,
+                 stored: StoredWords | None = None) -> None:
     """The coverage part of a one-line query (wordmatch.py), min-max normalised over the
     candidates like the other relevance parts and added to their relevance. Word vectors
-    come from the first voting embedder that reads Chinese (else the first voting one);
-    if it fails, the recall goes on without the part (logged)."""
+    come from wordmatch.word_embedder, when it votes on the query; `stored`: the store
+    that keeps the memories' word vectors. If it fails, the recall goes on without the
+    part (logged)."""
     w = retrieval.weights.coverage
     if (w <= 0 and not retrieval.floor.on) or is_conversation(query):
         return  # at weight 0 it is still measured for the relevance floor
-    voting = [e for e in embedders if votes_on(e, query)]
-    emb = next((e for e in voting if getattr(e, "reads_cjk", True)), None) or \
-        next(iter(voting), None)
-    if emb is None:
+    emb = word_embedder(embedders)
+    if emb is None or not votes_on(emb, query):
         return
     try:
         found = coverage_parts(tenant, query,
                                {mid: memories[mid] for mid in parts if mid in memories},
-                               emb, retrieval.word_similarity)
+                               emb, retrieval.word_similarity, stored)
     except Exception:  # a remote embedder's rate limit must not fail the whole recall
         log.warning("coverage skipped: embedder %s failed on words", emb.name, exc_info=True)
         return

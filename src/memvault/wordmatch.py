@@ -9,10 +9,17 @@ similarity to a word of the memory's own text (the same word: 1; below
 `retrieval.word_similarity`: 0). It is one more relevance part (`weights.coverage`,
 docs/retrieval.md).
 
-A recall's new words are embedded in one batch and kept in a bounded cache per tenant
-and model (`retrieval.caches`), so a word is embedded once while it is in use and no
-tenant's recall is faster for words another tenant used. The idf is taken over the
-candidate pool. A multi-line query (a conversation) and a long one (more than
+A memory's words are embedded when it is written and kept in the store, per tenant and
+model (the word_vectors table, issue 21): a recall reads the words its cache lacks from
+there in one query, and embeds only what is still missing (the query's own words, a
+store written before the table) in one batch. The process keeps them in a bounded cache
+per tenant and model (`retrieval.caches`), so no tenant's recall is faster for words
+another tenant used. A recall never writes a vector to the store: a purge deletes the
+words of what it erases there (store/sql_tx.py) and here (`forget`), and another
+process's purge empties the tenant's caches before its next recall (`check_erasures`).
+A word's vector does not depend on the batch it was embedded in (`unit_vectors`, for an
+embedder that says how), so a stored one is the one a recall would compute. The idf is
+taken over the candidate pool. A multi-line query (a conversation) and a long one (more than
 `MAX_QUERY_WORDS` content words) have no coverage part: on MADial, where the query is a
 conversation, it moved R@5 by up to 2.5 points either way.
 """
@@ -23,8 +30,10 @@ import logging
 import re
 import sys
 import threading
+import weakref
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 import jieba
 import numpy as np
@@ -49,6 +58,19 @@ MAX_MEMORY_WORDS = 64
 # entry with its key, measured).
 MEMORY_WORDS_CACHE = 16_384
 WORD_VECTORS_CACHE = 65_536
+
+
+class StoredWords(Protocol):
+    """Where a recall reads the vectors of words a store's memories say (the store; this
+    module does not import it)."""
+
+    def erasure_mark(self) -> int:
+        """Changes with every purge committed to the store, by any process."""
+        ...
+
+    def word_vectors(self, tenant: str, model: str, words: list[str]) -> dict[str, bytes]:
+        """The stored float16 vectors (their bytes) of those of `words` the tenant has."""
+        ...
 
 
 def content_words(text: str, limit: int | None = None) -> tuple[str, ...]:
@@ -104,9 +126,12 @@ class _LRU:
 
 
 _lock = threading.Lock()
-_memory_words = _LRU(MEMORY_WORDS_CACHE)
+_memory_words = _LRU(MEMORY_WORDS_CACHE)  # (tenant, memory id) -> (stamp, words)
 _vectors = _LRU(WORD_VECTORS_CACHE)  # (tenant, model, dim, word) -> float16 unit vector
-_purges = 0  # bumped by forget(): a words entry computed across a purge is not kept
+_purges = 0  # bumped by forget(): an entry computed across a purge is not kept
+# Per store, per tenant: the store's erasure mark when the tenant's caches were last known
+# to hold nothing a purge erased (check_erasures).
+_marks: weakref.WeakKeyDictionary[object, dict[str, int]] = weakref.WeakKeyDictionary()
 
 
 def configure(memory_words: int, word_vectors: int) -> None:
@@ -131,40 +156,73 @@ def cache_stats() -> dict[str, dict[str, int]]:
                              "bytes": vec_bytes}}
 
 
-def _words_of(m: Memory) -> tuple[str, ...]:
+def _words_of(tenant: str, m: Memory) -> tuple[str, ...]:
     # The content's hash too: two stores open in one process may hold one id.
     stamp = (m.version, hash(m.content))
     with _lock:
-        found = _memory_words.get(m.id)
+        found = _memory_words.get((tenant, m.id))
         purges = _purges
     if isinstance(found, tuple) and found[0] == stamp:
         return found[1]  # type: ignore[no-any-return]
     words = content_words(m.content, MAX_MEMORY_WORDS)
     with _lock:
         if purges == _purges:
-            _memory_words.put(m.id, (stamp, words))
+            _memory_words.put((tenant, m.id), (stamp, words))
     return words
 
 
-def forget(tenant: str, memories: Iterable[Memory], also: Iterable[str] = ()) -> None:
-    """A purge: drop the memories' words and their words' vectors from the caches, and
-    the words of the memories `also` names (ids whose earlier versions quoted them)."""
+def forget(tenant: str) -> None:
+    """A purge in `tenant`: drop every cached word and vector of the tenant (the erased
+    content's among them; the rest is read back from the store at the next recall)."""
     global _purges
-    gone = list(memories)
-    words = {w for m in gone for w in content_words(m.content)}
     with _lock:
         _purges += 1
-        for mid in {*(m.id for m in gone), *also}:
-            _memory_words.items.pop(mid, None)
-        stale = [k for k in _vectors.items
-                 if k[0] == tenant and k[3] in words]  # type: ignore[index]
-        for key in stale:
-            del _vectors.items[key]
+        for cache in (_memory_words, _vectors):
+            for key in [k for k in cache.items if k[0] == tenant]:  # type: ignore[index]
+                del cache.items[key]
 
 
-def word_vectors(tenant: str, emb: Embedder, words: Sequence[str]) -> np.ndarray:
-    """One unit vector per word (rows in the order given), embedding only the words the
-    cache lacks, in one batch. A vector that is not finite counts as no vector (zeros)."""
+def check_erasures(stored: StoredWords, tenant: str) -> None:
+    """Before a recall of `tenant` reads its caches: if a purge was committed to the store
+    since the tenant's last recall on it (by any process), forget the tenant's words.
+    Also the first time this store is seen: the caches may hold words from before."""
+    mark = stored.erasure_mark()
+    with _lock:
+        seen = _marks.setdefault(stored, {})
+        same = seen.get(tenant) == mark
+        seen[tenant] = mark
+    if not same:
+        forget(tenant)
+
+
+def unit_vectors(emb: Embedder, words: Sequence[str]) -> np.ndarray:
+    """float16 unit vectors of `words` (rows in order; a vector that is not finite: zeros),
+    computed the same way whatever else is in the batch: a write stores these, a recall
+    computes these."""
+    if not words:
+        return np.zeros((0, emb.dim), dtype=np.float16)
+    # An embedder whose small batches round otherwise says how many rows to pad them to
+    # (embed.USEEmbedder.stable_batch); empty texts are the cheapest padding.
+    pad = max(0, int(getattr(emb, "stable_batch", 0)) - len(words))
+    batch = [*words, *[""] * pad]
+    fresh = np.nan_to_num(np.asarray(emb.embed_documents(batch), dtype=np.float32),
+                          nan=0.0, posinf=0.0, neginf=0.0)[:len(words)]
+    norms = np.linalg.norm(fresh, axis=1, keepdims=True)
+    return (fresh / np.where(norms > 0, norms, 1.0)).astype(np.float16)
+
+
+def word_embedder(embedders: Sequence[Embedder]) -> Embedder | None:
+    """The embedder whose word vectors coverage uses: the first that reads Chinese, else
+    the first (which then votes on no query written mostly in CJK, embed.votes_on)."""
+    return next((e for e in embedders if getattr(e, "reads_cjk", True)), None) or \
+        next(iter(embedders), None)
+
+
+def word_vectors(tenant: str, emb: Embedder, words: Sequence[str],
+                 stored: StoredWords | None = None) -> np.ndarray:
+    """One unit vector per word (rows in the order given): from the cache, else from the
+    store (one query), else embedded (one batch). A vector that is not finite counts as
+    no vector (zeros)."""
     out = np.zeros((len(words), emb.dim), dtype=np.float32)
     prefix = (tenant, emb.name, emb.dim)
     missing: dict[str, list[int]] = {}
@@ -177,14 +235,19 @@ def word_vectors(tenant: str, emb: Embedder, words: Sequence[str]) -> np.ndarray
             else:
                 out[i] = v
         purges = _purges
+    found: dict[str, np.ndarray] = {}
+    if missing and stored is not None:
+        size = emb.dim * 2
+        found = {w: np.frombuffer(b, dtype=np.float16)
+                 for w, b in stored.word_vectors(tenant, emb.name, list(missing)).items()
+                 if w in missing and len(b) == size}  # another dimension: embed it again
+    rest = [w for w in missing if w not in found]
+    if rest:
+        found.update(zip(rest, unit_vectors(emb, rest), strict=True))
     if missing:
-        fresh = np.nan_to_num(np.asarray(emb.embed_documents(list(missing)),
-                                         dtype=np.float32),
-                              nan=0.0, posinf=0.0, neginf=0.0)
-        norms = np.linalg.norm(fresh, axis=1, keepdims=True)
-        fresh = (fresh / np.where(norms > 0, norms, 1.0)).astype(np.float16)
         with _lock:
-            for (w, rows), v in zip(missing.items(), fresh, strict=True):
+            for w, rows in missing.items():
+                v = found[w]
                 out[rows] = v
                 if purges == _purges:  # not across a purge, which may have dropped w
                     _vectors.put((*prefix, w), v)
@@ -192,33 +255,36 @@ def word_vectors(tenant: str, emb: Embedder, words: Sequence[str]) -> np.ndarray
 
 
 def coverage(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embedder,
-             min_similarity: float) -> dict[str, float]:
+             min_similarity: float, stored: StoredWords | None = None) -> dict[str, float]:
     """Per memory id, 0..1: the idf-weighted mean of each query content word's best
     similarity to a word of the memory (0 below `min_similarity`). {} when the query has
     no content word or more than MAX_QUERY_WORDS."""
     return {mid: c for mid, (c, _) in
-            coverage_parts(tenant, query, memories, emb, min_similarity).items()}
+            coverage_parts(tenant, query, memories, emb, min_similarity, stored).items()}
 
 
 def coverage_parts(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embedder,
-                   min_similarity: float) -> dict[str, tuple[float, float]]:
+                   min_similarity: float, stored: StoredWords | None = None
+                   ) -> dict[str, tuple[float, float]]:
     """Per memory id: (coverage, distinct coverage). Distinct coverage is the same mean
     over only the query words that not every memory of `memories` says: a word all of
     them match (the user's name in a store about one person, "user" in a store written
     in the third person) tells none of them apart, so it is no evidence that one is
     related to the question (the relevance floor, docs/retrieval.md). 0 when every
-    query word is such a word."""
+    query word is such a word. `stored`: where the memories' word vectors are kept."""
     asked = content_words(query, MAX_QUERY_WORDS + 1)
     if not asked or len(asked) > MAX_QUERY_WORDS or not memories:
         return {}
-    said = [_words_of(m) for m in memories.values()]
+    if stored is not None:
+        check_erasures(stored, tenant)
+    said = [_words_of(tenant, m) for m in memories.values()]
     column: dict[str, int] = {}
     for words in said:
         for w in words:
             column.setdefault(w, len(column))
     if not column:
         return dict.fromkeys(memories, (0.0, 0.0))
-    vectors = word_vectors(tenant, emb, [*asked, *column])  # one batch for the new words
+    vectors = word_vectors(tenant, emb, [*asked, *column], stored)
     # One more column, all 0: where a memory's row of word indexes is padded.
     sims = np.zeros((len(asked), len(column) + 1), dtype=np.float32)
     with one_thread():  # blas.py: a small product, slow across threads on a busy machine

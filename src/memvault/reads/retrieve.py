@@ -177,7 +177,8 @@ class Reader:
                 dense[e.name], line_votes[e.name] = each[0], best_of(each[1:])
             parts = fuse(text, dense, r.weights, line_votes or None)
             pool = {m.id: m for m in store.fetch(sc, list(parts))}
-        add_coverage(parts, pool, q, core.embedders, r, sc.tenant)
+        # The memories' word vectors are read from the store (written with them).
+        add_coverage(parts, pool, q, core.embedders, r, sc.tenant, store)
         ranked = rank(pool, parts, r, now, q)
         if soft is not None:
             for h in ranked:

@@ -45,6 +45,19 @@ class ListFilter:
 FaultHook = Callable[[str], None]
 
 
+class WordEmbedding(Protocol):
+    """How a store embeds the words of what it writes (the core gives it one): the table
+    of word vectors (wordmatch.py) is filled in the transaction that writes the memory."""
+
+    def word_model(self) -> str | None:
+        """The embedding model of word vectors (None: no table is kept)."""
+        ...
+
+    def embed_words(self, words: list[str]) -> np.ndarray:
+        """float16 unit vectors of `words`, one row each (wordmatch.unit_vectors)."""
+        ...
+
+
 class Tx(Protocol):
     """One transaction. Everything done through it commits together or not at all."""
 
@@ -85,13 +98,21 @@ class Tx(Protocol):
         """Bulk insert of (memory, content hash, terms, vectors) — the import path."""
         ...
 
+    def say(self, tenant: str, texts: list[str]) -> None:
+        """Content of the tenant that this transaction writes: before it commits, the
+        vectors of its words (wordmatch.content_words, the first MAX_MEMORY_WORDS) that
+        the tenant's table lacks are embedded in one batch and stored (Store.words).
+        insert, insert_many and update with vectors call it; reindex too."""
+        ...
+
     def append_revisions(self, revisions: list[Revision]) -> None: ...
 
     def append_revision(self, revision: Revision) -> None: ...
 
     def erase(self, scope: Scope, memory_id: str, tombstone: Revision) -> None:
-        """Purge: delete the row, its terms and vectors; strip content from every revision
-        (state, reason, trigger_text) and append the tombstone revision."""
+        """Purge: delete the row, its terms and vectors, and the tenant's word vectors of
+        every word of its content and its versions' (every model); strip content from
+        every revision (state, reason, trigger_text) and append the tombstone revision."""
         ...
 
     def id_in_use(self, memory_id: str) -> bool:
@@ -111,12 +132,14 @@ class Tx(Protocol):
         """Purge of a turn a memory that stays drew on: strip state, reason and
         trigger_text from the revisions `blank` (their state was read from it), reason and
         trigger_text from `unquote` (it triggered them; their state is another version's),
-        drop the traces that saw the memory, and append `note`."""
+        drop the traces that saw the memory, and append `note`. The tenant's word
+        vectors of the words of the blanked states go too."""
         ...
 
 
 class Store(Protocol):
     fault_hook: FaultHook | None
+    words: WordEmbedding | None  # None: no word vectors are written (Tx.say)
 
     def close(self) -> None: ...
 
@@ -178,6 +201,16 @@ class Store(Protocol):
                                now: int, limit: int) -> list[list[tuple[str, float]]]:
         """vector_candidates for each row of `queries` (one list per row), in one pass
         where the backend can (the lines of a multi-line query)."""
+        ...
+
+    def word_vectors(self, tenant: str, model: str, words: list[str]) -> dict[str, bytes]:
+        """The stored float16 vectors (bytes) of those of `words` the tenant has, in one
+        query (wordmatch.StoredWords)."""
+        ...
+
+    def erasure_mark(self) -> int:
+        """A number that changes with every purge or redaction committed, by any process
+        (a recall forgets the words it cached when it changes)."""
         ...
 
     # --- traces ------------------------------------------------------------------------
@@ -267,6 +300,10 @@ class Store(Protocol):
         """Batches of (row key, content) for every stored memory (reindex)."""
         ...
 
+    def iter_contents(self, batch: int) -> Iterator[list[tuple[str, str]]]:
+        """Batches of (tenant, content) for every stored memory (the word backfill)."""
+        ...
+
     def replace_vectors(self, rows: list[tuple[int, dict[str, np.ndarray]]],
                         drop_models: list[str], embedding_model: str) -> None: ...
 
@@ -278,7 +315,8 @@ class Store(Protocol):
         ...
 
     def drop_vector_models(self, models: list[str]) -> None:
-        """Delete every vector of these models (after a reindex to other models)."""
+        """Delete every vector of these models, word vectors too (after a reindex to other
+        models)."""
         ...
 
     def compact(self) -> bool:

@@ -73,6 +73,10 @@ def _json_int(key: str) -> str:
             f"THEN (m.metadata::jsonb ->> '{key}')::bigint END")
 
 
+def _any_of(column: str, name: str) -> str:
+    return f"{column} = ANY(%({name})s)"
+
+
 class PostgresStore(SQLStore):
     _ph = staticmethod(pyformat_ph)
     _ROW_KEY = "mrow"
@@ -81,6 +85,8 @@ class PostgresStore(SQLStore):
                     "trace_id IN (SELECT trace_id FROM traces WHERE tenant = %(tenant)s AND "
                     "user_id = %(user)s ORDER BY at DESC, trace_id DESC OFFSET %(keep)s)")
     _id_list = staticmethod(list)  # traces.memory_ids is a text[]
+    any_of = staticmethod(_any_of)
+    as_list = staticmethod(list)
     _ids_of = staticmethod(list)
     _json_int = staticmethod(_json_int)
     _trace_payload = staticmethod(compress)  # packed JSON, zlib: bytea (migration 7)
@@ -163,8 +169,13 @@ class PostgresStore(SQLStore):
             # A transaction opened inside this thread's open one: a savepoint on the same
             # connection, so an outer caller (the server's job runner) commits a verb's
             # writes together with its own bookkeeping, or none of them.
-            with outer.conn.transaction():
-                yield outer
+            said = {t: dict(w) for t, w in outer.said.items()}
+            try:
+                with outer.conn.transaction():
+                    yield outer
+            except BaseException:
+                outer.said = said  # the savepoint's content is gone: so are its words
+                raise
             return
         try:
             with self._pool.connection() as conn, conn.transaction():
@@ -172,6 +183,7 @@ class PostgresStore(SQLStore):
                 self._local.tx = tx
                 try:
                     yield tx
+                    tx.store_words()  # in the transaction: a purge that follows sees them
                 finally:
                     self._local.tx = None
         except psycopg.OperationalError as e:
@@ -327,6 +339,7 @@ class PostgresStore(SQLStore):
                     continue
                 tx.conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier(info[0])))
                 tx.conn.execute("DELETE FROM vector_models WHERE model = %s", (model,))
+            tx.conn.execute("DELETE FROM word_vectors WHERE model = ANY(%s)", (list(models),))
         with self._models_lock:
             for model in models:
                 self._models.pop(model, None)
@@ -356,7 +369,7 @@ class PostgresStore(SQLStore):
     def _finish_erasure(self, *, only_if_free: bool) -> bool:
         """`only_if_free`: skip the VACUUM while a snapshot holds the erased rows anyway."""
         through = self._last_revision()
-        tables = ["memories", "revisions", "traces"] + [
+        tables = ["memories", "revisions", "traces", "word_vectors"] + [
             r["tbl"] for r in self._q("SELECT tbl FROM vector_models ORDER BY tbl")]
         stmt = sql.SQL("VACUUM (INDEX_CLEANUP OFF, TRUNCATE OFF, SKIP_LOCKED) {}").format(
             sql.SQL(", ").join(sql.Identifier(t) for t in tables))
@@ -421,6 +434,12 @@ class _PgTx(SQLTx):
     _UNMARK_PURGE = "SELECT set_config('memvault.purging', '', true)"
     _DROP_TRACES_OF = ("DELETE FROM traces WHERE tenant = %(tenant)s AND user_id = %(user)s "
                        "AND memory_ids @> ARRAY[%(mid)s]::text[]")
+    any_of = staticmethod(_any_of)
+    as_list = staticmethod(list)
+
+    def _insert_rows(self, query: str, rows: list[dict[str, Any]]) -> None:
+        with self.conn.cursor() as cur:
+            cur.executemany(query, rows)
 
     def __init__(self, store: PostgresStore, conn: psycopg.Connection[dict[str, Any]]) -> None:
         super().__init__(store, conn)
@@ -503,6 +522,8 @@ class _PgTx(SQLTx):
                     (mrow, tenant, user_id, np.asarray(vec, dtype=np.float32).reshape(-1)))
         for model, rows in by_model.items():
             pgvec.copy_rows(self.conn, self._vec_table(model, int(rows[0][3].shape[0])), rows)
+        for memory, *_ in items:
+            self.say(memory.scope.tenant, [memory.content])
         self._fault("after_vectors")
 
     def append_revisions(self, revisions: list[Revision]) -> None:

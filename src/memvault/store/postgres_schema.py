@@ -14,6 +14,7 @@ from .schema import render
 TYPES = {
     "key": 'TEXT COLLATE "C"', "time": "BIGINT", "real": "DOUBLE PRECISION",
     "serial": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", "id_list": "TEXT[]",
+    "bytes": "BYTEA",
     "revisions_tenant": 'TEXT COLLATE "C" NOT NULL CHECK (tenant <> \'\')',
     "revisions_user": 'TEXT COLLATE "C" NOT NULL CHECK (user_id <> \'\')',
 }
@@ -142,6 +143,9 @@ ALTER TABLE traces ALTER COLUMN payload TYPE bytea USING convert_to(payload, 'UT
 -- filters them by memory_ids: a scan of at most the retention cap per user. The GIN index
 -- cost more on disk than the trace itself (~50 ids per trace).
 DROP INDEX IF EXISTS traces_memory_ids;
+"""),
+    (8, "word vectors per tenant and model", """
+{word_vectors}
 """),
 ]
 

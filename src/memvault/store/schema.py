@@ -8,6 +8,7 @@ A backend's migration scripts name these parts by marker (`{memory_columns}`, ..
     real      a double
     serial    a generated integer row key
     id_list   a list of ids (traces.memory_ids)
+    bytes     a byte string (a float16 vector)
     revisions_tenant, revisions_user   those columns of the revisions table (PostgreSQL
               also checks them non-empty; SQLite's first schema did not)
 
@@ -59,6 +60,21 @@ CREATE INDEX memories_expiry ON memories (tenant, user_id, expires_at)
 _MEMORY_TOPIC = """\
 ALTER TABLE memories ADD COLUMN topic TEXT;
 CREATE INDEX memories_topic ON memories (tenant, user_id, topic) WHERE topic IS NOT NULL;"""
+
+# Migration 6 (SQLite) / 8 (PostgreSQL): each word of a stored memory's content as a float16
+# unit vector (wordmatch.py), per tenant and embedding model, written with the memory and
+# read by recall's coverage part instead of embedding the word again. A purge deletes the
+# words of what it erases (sql_tx.py). The key holds a hash of the word, never the word
+# (wordtable.word_key): an index keeps a deleted entry's bytes until it is vacuumed, and
+# PostgreSQL's purge vacuum skips index cleanup (postgres.py compact).
+_WORD_VECTORS = """\
+CREATE TABLE word_vectors (
+    tenant {key} NOT NULL,
+    model TEXT NOT NULL,
+    word_key {key} NOT NULL,
+    vec {bytes} NOT NULL,
+    PRIMARY KEY (tenant, model, word_key)
+);"""
 
 _REVISIONS = """\
 CREATE TABLE revisions (
@@ -145,6 +161,7 @@ _PARTS = {
     "revisions": _REVISIONS,
     "trace_columns": _TRACE_COLUMNS,
     "server_tables": _SERVER_TABLES,
+    "word_vectors": _WORD_VECTORS,
 }
 
 

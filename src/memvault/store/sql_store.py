@@ -12,7 +12,8 @@ from typing import Any
 
 from ..errors import ConflictError
 from ..model import Memory, Revision, Scope
-from .base import FaultHook, ListFilter
+from . import wordtable
+from .base import FaultHook, ListFilter, WordEmbedding
 from .codec import (
     MEMORY_SELECT,
     REVISION_SELECT,
@@ -44,6 +45,9 @@ class SQLStore(ServerTables):
     # Delete all but the newest `keep` traces of a scope (parameters tenant, user, keep).
     _TRIM_TRACES: str
     _traces_swept_at: int | None = None  # when this store last dropped old traces of all
+    any_of: wordtable.AnyOf  # a list parameter in the word table's queries
+    as_list: wordtable.ListParam
+    words: WordEmbedding | None = None  # set by the core: word vectors are written
 
     def transaction(self) -> AbstractContextManager[Any]:
         """See Store.transaction; the Tx has the connection as `conn`."""
@@ -184,6 +188,30 @@ class SQLStore(ServerTables):
                 return
             last = int(rows[-1]["k"])
             yield [(int(r["k"]), str(r["content"])) for r in rows]
+
+    def iter_contents(self, batch: int) -> Iterator[list[tuple[str, str]]]:
+        k, last = self._ROW_KEY, 0
+        while True:
+            rows = self._q(f"SELECT {k} AS k, tenant, content FROM memories WHERE {k} > "
+                           f"{self._ph('last')} ORDER BY {k} LIMIT {self._ph('batch')}",
+                           {"last": last, "batch": batch})
+            if not rows:
+                return
+            last = int(rows[-1]["k"])
+            yield [(str(r["tenant"]), str(r["content"])) for r in rows]
+
+    # --- word vectors (wordtable.py) -----------------------------------------------------
+    def word_vectors(self, tenant: str, model: str, words: list[str]) -> dict[str, bytes]:
+        if not words:
+            return {}
+        keys = {wordtable.word_key(w): w for w in words}
+        rows = self._q(wordtable.select_sql(self._ph, self.any_of),
+                       {"tenant": tenant, "model": model, "keys": self.as_list(list(keys))})
+        return {keys[r["word_key"]]: bytes(r["vec"]) for r in rows}
+
+    def erasure_mark(self) -> int:
+        # The last erasure's revision (sql_tx._note_erasure), written in its transaction.
+        return self._meta_int(ERASURE_PENDING)
 
     def count(self) -> int:
         return int(self._q("SELECT count(*) AS n FROM memories")[0]["n"])

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import ConflictError, StoreError
 from ..model import Memory, Revision, Scope
+from . import wordtable
 from .base import Store
 from .codec import (
     MEMORY_SELECT,
@@ -52,11 +53,19 @@ class SQLTx:
     _MARK_PURGE: str
     _UNMARK_PURGE: str
     _DROP_TRACES_OF: str
+    any_of: wordtable.AnyOf  # a list parameter in the word table's queries
+    as_list: wordtable.ListParam
 
     def __init__(self, store: Store, conn: Any) -> None:
         self.store = store
         self.conn = conn
         self._turn_seqs: dict[str, int] = {}  # exact scope -> the last turn_seq given
+        # tenant -> the words of the content written so far (say), stored at commit
+        self.said: dict[str, dict[str, None]] = {}
+
+    def _insert_rows(self, query: str, rows: list[dict[str, Any]]) -> None:
+        """Run `query` once per row."""
+        raise NotImplementedError
 
     def _serialise(self, key: str) -> None:
         """Make other writers of `key` (a slot, a statement) wait for this transaction,
@@ -174,6 +183,7 @@ class SQLTx:
         self._put_terms(mrow, memory.scope, terms)
         self._fault("after_text_index")
         self.put_vectors(mrow, vectors)
+        self.say(memory.scope.tenant, [memory.content])
         self._fault("after_vectors")
 
     def update(self, memory: Memory, content_hash: str, terms: str | None,
@@ -186,8 +196,9 @@ class SQLTx:
         if terms is not None:
             self._put_terms(mrow, memory.scope, terms)
         self._fault("after_text_index")
-        if vectors is not None:
+        if vectors is not None:  # the content changed (or was re-keyed)
             self.put_vectors(mrow, vectors)
+            self.say(memory.scope.tenant, [memory.content])
         self._fault("after_vectors")
 
     def insert_many(self, items: list[tuple[Memory, str, str, dict[str, np.ndarray]]]) -> None:
@@ -195,6 +206,67 @@ class SQLTx:
         # are no round trips to save (in-process SQLite).
         for memory, content_hash, terms, vectors in items:
             self.insert(memory, content_hash, terms, vectors)
+
+    # --- word vectors (wordtable.py) -----------------------------------------------------
+    def say(self, tenant: str, texts: list[str]) -> None:
+        self.said.setdefault(tenant, {}).update(wordtable.said_words(texts))
+
+    def store_words(self) -> None:
+        """Before the commit: the vectors of the words said (say) that their tenant lacks,
+        embedded in one batch per tenant. An embedder that fails leaves them out (a recall
+        embeds them) rather than fail the write."""
+        said, self.said = self.said, {}
+        words = self.store.words
+        model = words.word_model() if words is not None and said else None
+        if words is None or model is None:
+            return
+        ph = self._ph
+        for tenant, said_here in sorted(said.items()):
+            lack = wordtable.missing(self.conn, ph, self.any_of, self.as_list, tenant, model,
+                                     list(said_here))
+            if not lack:
+                continue
+            try:
+                vecs = words.embed_words(lack)
+            except Exception:
+                wordtable.log.warning("word vectors not stored: %s failed", model,
+                                      exc_info=True)
+                continue
+            rows = sorted(({"tenant": tenant, "model": model, "key": wordtable.word_key(w),
+                            "vec": v.tobytes()} for w, v in zip(lack, vecs, strict=True)),
+                          key=lambda r: r["key"])
+            self._insert_rows(wordtable.insert_sql(ph), rows)
+
+    def _drop_words(self, tenant: str, texts: list[str | None]) -> None:
+        """Delete the tenant's vectors of every word of `texts` (erased content), and
+        forget them if this transaction said them."""
+        gone = wordtable.erased_words(texts)
+        if not gone:
+            return
+        pending = self.said.get(tenant, {})
+        for w in gone:
+            pending.pop(w, None)
+        self.conn.execute(wordtable.delete_sql(self._ph, self.any_of),
+                          {"tenant": tenant,
+                           "keys": self.as_list([wordtable.word_key(w) for w in gone])})
+
+    def _erased_contents(self, scope: Scope, memory_id: str,
+                         op_ids: list[str] | None) -> list[str | None]:
+        """The content of the memory's revision states (those of `op_ids`; all for None)
+        about to be blanked, and of its row when all."""
+        ph = self._ph
+        query = (f"SELECT state FROM revisions WHERE memory_id = {ph('mid')} AND "
+                 f"tenant = {ph('tenant')} AND user_id = {ph('user')}")
+        params: dict[str, Any] = {"mid": memory_id, "tenant": scope.tenant,
+                                  "user": scope.user}
+        texts: list[str | None] = []
+        if op_ids is None:
+            row = self.get(scope, memory_id)
+            texts.append(row.content if row else None)
+        else:
+            query += f" AND {self.any_of('op_id', 'ops')}"
+            params["ops"] = self.as_list(op_ids)
+        return texts + wordtable.state_contents(self.conn.execute(query, params).fetchall())
 
     def append_revisions(self, revisions: list[Revision]) -> None:
         for rev in revisions:
@@ -209,6 +281,7 @@ class SQLTx:
         self._fault("after_revision")
 
     def erase(self, scope: Scope, memory_id: str, tombstone: Revision) -> None:
+        self._drop_words(scope.tenant, self._erased_contents(scope, memory_id, None))
         self._delete_memory(scope, memory_id)
         self._purge_history(scope, memory_id, (CONTENT_COLUMNS, None))
         self.append_revision(tombstone)
@@ -216,6 +289,8 @@ class SQLTx:
 
     def redact(self, scope: Scope, memory_id: str, blank: list[str], unquote: list[str],
                note: Revision) -> None:
+        if blank:
+            self._drop_words(scope.tenant, self._erased_contents(scope, memory_id, blank))
         self._purge_history(scope, memory_id, (CONTENT_COLUMNS, blank),
                             (QUOTE_COLUMNS, unquote))
         self.append_revision(note)

@@ -63,6 +63,11 @@ def scope_term(scope: Scope) -> str:
     return "s" + digest.hexdigest()
 
 
+def _any_of(column: str, name: str) -> str:
+    # A list as one JSON parameter: one statement, however many values.
+    return f"{column} IN (SELECT value FROM json_each(:{name}))"
+
+
 def _fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -98,6 +103,9 @@ class SQLiteStore(SQLStore):
     @staticmethod
     def _id_list(ids: list[str]) -> str:  # traces.memory_ids is a JSON array as text
         return json.dumps(ids, separators=(",", ":"))
+
+    any_of = staticmethod(_any_of)
+    as_list = staticmethod(json.dumps)
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL") -> None:
         # A private in-memory database exists only in its one connection: no readers.
@@ -208,7 +216,9 @@ class SQLiteStore(SQLStore):
                 # a verb's writes together with its own bookkeeping, or none of them.
                 self._db.execute("SAVEPOINT nested")
                 try:
-                    yield _SQLiteTx(self, self._db)
+                    nested = _SQLiteTx(self, self._db)
+                    yield nested
+                    nested.store_words()
                 except BaseException:
                     self._db.execute("ROLLBACK TO nested")
                     self._db.execute("RELEASE nested")
@@ -217,7 +227,9 @@ class SQLiteStore(SQLStore):
                 return
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                yield _SQLiteTx(self, self._db)
+                tx = _SQLiteTx(self, self._db)
+                yield tx
+                tx.store_words()  # in the transaction: a purge that follows sees them
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -343,6 +355,7 @@ class SQLiteStore(SQLStore):
         with self.transaction() as tx:
             for model in models:
                 tx.conn.execute("DELETE FROM vectors WHERE model = ?", (model,))
+                tx.conn.execute("DELETE FROM word_vectors WHERE model = ?", (model,))
 
     def compact(self) -> bool:
         """Erased content is overwritten in place (secure_delete, FTS5 secure-delete), but
@@ -390,6 +403,11 @@ class _SQLiteTx(SQLTx):
     _UNMARK_PURGE = "DELETE FROM meta WHERE key = 'purging'"
     _DROP_TRACES_OF = ("DELETE FROM traces WHERE tenant = :tenant AND user_id = :user AND "
                        "EXISTS (SELECT 1 FROM json_each(traces.memory_ids) WHERE value = :mid)")
+    any_of = staticmethod(_any_of)
+    as_list = staticmethod(json.dumps)
+
+    def _insert_rows(self, query: str, rows: list[dict[str, Any]]) -> None:
+        self.conn.executemany(query, rows)
 
     def _rowid(self, memory_id: str) -> int:
         row = self.conn.execute("SELECT rowid FROM memories WHERE id = ?",

@@ -10,7 +10,7 @@ from .schema import render
 # The shared parts' column types here (see schema.py).
 TYPES = {
     "key": "TEXT", "time": "INTEGER", "real": "REAL",
-    "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "id_list": "TEXT",
+    "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "id_list": "TEXT", "bytes": "BLOB",
     "revisions_tenant": "TEXT NOT NULL", "revisions_user": "TEXT NOT NULL",
 }
 
@@ -76,6 +76,9 @@ CREATE INDEX traces_scope ON traces (tenant, user_id, at);
 """),
     (5, "memories have a topic", """
 {memory_topic}
+"""),
+    (6, "word vectors per tenant and model", """
+{word_vectors}
 """),
 ]
 

@@ -55,20 +55,20 @@ def purge(w: Writer, sc: Scope, mid: str, *, actor: str | None,
         tomb = tombstone(w, cur, Op.PURGE, why, actor, now)
         tx.erase(cur.scope, mid, tomb)
         erase_made_from(w, tx, sc, mid, copies, quoted, asked, actor, now)
-    redacted = set(quoted)
     if source is not None:
         # A write that read the memory before this purge locked it (a summary, a graph
         # fact, an extracted memory, a trace) committed in between; one written after
         # is refused (Writer.check_sources). Erase the former now.
         late, quoted, asked = made_from(w, sc, mid, source, erased=[c.id for c in copies])
-        redacted.update(quoted)
         if late or quoted or asked:
             with store.transaction() as tx:
                 copies = [c for d in late if (c := tx.get(d.scope, d.id, for_update=True))]
                 erase_made_from(w, tx, sc, mid, copies, quoted, asked, actor,
                                 w.core.clock())
-    wordmatch.forget(sc.tenant, [m for m in (source, cur, *derived, *copies) if m],
-                     also=redacted)
+    # The store's word vectors of what it erased went in its transactions (Tx.erase,
+    # Tx.redact); this process's caches of the tenant go now, another's at its next recall
+    # (wordmatch.check_erasures).
+    wordmatch.forget(sc.tenant)
     return PurgeResult(tomb, "done" if store.compact() else "pending")
 
 

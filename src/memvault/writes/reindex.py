@@ -30,8 +30,22 @@ def reindex(core: Core, *, batch: int,
             progress(done, total)
     store.set_meta("embedders", json.dumps(core.model_record))
     store.drop_vector_models([m for m in old if m not in keep])
+    backfill_words(core, batch=batch)
     if turnctx.enabled(core.strategy.retrieval.turn_context):
         # The loop above gave every turn its own vector; turns are keyed with context.
         for sc in store.scopes():
             turnkeys.relink(core, sc)
     return done
+
+
+def backfill_words(core: Core, *, batch: int) -> None:
+    """The word vectors of every stored memory that its tenant's table lacks (a store
+    written before the table, or another model's): each batch of memories one transaction
+    and one embedding batch (Tx.say). Until then a recall embeds what is missing."""
+    for rows in core.store.iter_contents(batch):
+        with core.store.transaction() as tx:
+            by_tenant: dict[str, list[str]] = {}
+            for tenant, content in rows:
+                by_tenant.setdefault(tenant, []).append(content)
+            for tenant, texts in by_tenant.items():
+                tx.say(tenant, texts)
