@@ -12,6 +12,7 @@ from collections.abc import Callable
 from _util import ManualClock
 
 from memvault import Scope, Vault, bm25, turnctx
+from memvault.store.turnorder import last_turns_sql
 from memvault.textindex import index_text
 
 SESSION = Scope("acme", "alice", session="s1")
@@ -241,3 +242,38 @@ def test_an_import_into_an_empty_session_keeps_its_numbers_gaps_included(
         assert [m.metadata["turn_seq"] for m in dst.recent(SESSION, n=10)] == [1, 3, 4]
         assert _export(dst) == lines
         assert dst.remember(SESSION, "Next.", kind="turn").memory.metadata["turn_seq"] == 5
+
+
+def test_a_sessions_turns_are_read_through_the_turn_index(
+        make_vault: Callable[..., Vault]) -> None:
+    """recent(), summaries and a new turn's neighbours (last_turns) and the next turn
+    number read a session's turns through the partial index of turns, not every row of
+    the user (whose facts and other sessions may be far more): the planner's own plan for
+    the store's real queries, on both backends."""
+    from _util import is_pg, query
+
+    vault = make_vault()
+    vault.remember_many([{"scope": {"tenant": "acme", "user": "alice"},
+                          "content": f"fact number {i}"} for i in range(40)])
+    vault.remember_many(_turns(WORDS[:5]))
+    store = vault.core.store
+    sql, params = last_turns_sql(SESSION, limit=5, now=vault.core.clock(), exact=True,
+                                 ph=lambda n: f"%({n})s" if is_pg(vault) else f":{n}",
+                                 json_int=type(store)._json_int)
+    top = (f"SELECT MAX({type(store)._json_int('turn_seq')}) FROM memories m WHERE "
+           "m.tenant = 'acme' AND m.user_id = 'alice' AND m.agent = '' AND "
+           "m.session = 's1' AND m.kind = 'turn'")
+    for q, p in ((sql, params), (top, {})):
+        if is_pg(vault):
+            # The table is small: forbid the sequential scan so the plan shows whether
+            # the index can serve the query at all.
+            import psycopg
+            from _util import target_of
+            with psycopg.connect(target_of(vault), autocommit=True) as c:
+                c.execute("SET enable_seqscan = off")
+                plan = "\n".join(r[0] for r in c.execute("EXPLAIN " + q, p).fetchall())
+        else:
+            plan = "\n".join(str(r[-1]) for r in query(vault, "EXPLAIN QUERY PLAN " + q, p))
+        assert "memories_turns" in plan, plan
+    assert [m.content for m in vault.recent(SESSION, n=2)] == ["The delta turn.",
+                                                              "The echo turn."]

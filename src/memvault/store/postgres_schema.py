@@ -147,6 +147,9 @@ DROP INDEX IF EXISTS traces_memory_ids;
     (8, "word vectors per tenant and model", """
 {word_vectors}
 """),
+    (9, "an index of turns by scope", """
+{turn_index}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))

@@ -76,6 +76,14 @@ CREATE TABLE word_vectors (
     PRIMARY KEY (tenant, model, word_key)
 );"""
 
+# Migration 7 (SQLite) / 9 (PostgreSQL): a scope's turns without the user's other memories.
+# A session's last turns (recent, summaries, a new turn's neighbours: turnorder.py) and its
+# highest turn number (sql_tx.py) are read on every turn written and every context built;
+# without it they read every row of the user. Partial: only turns are indexed.
+_TURN_INDEX = """\
+CREATE INDEX memories_turns ON memories (tenant, user_id, agent, session, status)
+    WHERE kind = 'turn';"""
+
 _REVISIONS = """\
 CREATE TABLE revisions (
     seq {serial},
@@ -162,6 +170,7 @@ _PARTS = {
     "trace_columns": _TRACE_COLUMNS,
     "server_tables": _SERVER_TABLES,
     "word_vectors": _WORD_VECTORS,
+    "turn_index": _TURN_INDEX,
 }
 
 

@@ -80,6 +80,9 @@ CREATE INDEX traces_scope ON traces (tenant, user_id, at);
     (6, "word vectors per tenant and model", """
 {word_vectors}
 """),
+    (7, "an index of turns by scope", """
+{turn_index}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))
