@@ -30,6 +30,8 @@ QUOTE_COLUMNS = ("reason", "trigger_text")
 # has verified gone from its files (SQLStore.compact). Pending while the first is greater.
 ERASURE_PENDING = "erasure.pending_through"
 ERASURE_DONE = "erasure.done_through"
+# The revision ops that erase content (a purge's tombstone, a redaction's note).
+ERASURE_OPS = ("purge", "redact")
 
 
 def vanished(memory_id: str) -> StoreError:
@@ -62,6 +64,11 @@ class SQLTx:
         """Make other writers of `key` (a slot, a statement) wait for this transaction,
         even where no row exists yet to lock. Nothing here: a backend whose transactions
         already serialise every writer (SQLite's BEGIN IMMEDIATE) needs no more."""
+
+    def _erasing(self, scope: Scope) -> None:
+        """Before an erasure of the scope takes its revision seq: wait for the scope's
+        erasure marks and trace writes in flight, and hold them back until commit
+        (SQLStore.erasure_mark). Nothing here where writers are serialised (SQLite)."""
 
     def _insert_row(self, params: dict[str, Any], terms: str) -> int:
         """Insert the memory row (memory_params); its row key."""
@@ -218,6 +225,7 @@ class SQLTx:
         injected block). Scoped: a memory id is only unique within its owner's rows."""
         ph = self._ph
         owner = {"mid": memory_id, "tenant": scope.tenant, "user": scope.user}
+        self._erasing(scope)
         self.conn.execute(self._MARK_PURGE, {"mid": memory_id})
         for columns, op_ids in blanks:
             query = (f"UPDATE revisions SET {', '.join(c + ' = NULL' for c in columns)} "
