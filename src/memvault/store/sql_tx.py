@@ -259,6 +259,9 @@ class SQLTx:
         return any(r["tenant"] == scope.tenant and r["user_id"] == scope.user for r in rows)
 
     def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
+        # A purge's: its erasure lock before it deletes (row-locks) a trace, so that a trace
+        # write holding the lock shared never waits on a row the purge holds (a deadlock).
+        self._erasing(scope)
         self.store.flush_traces()
         self._for_each(f"DELETE FROM traces WHERE tenant = {self._ph('tenant')} AND "
                        f"user_id = {self._ph('user')}",
