@@ -43,6 +43,7 @@ _RETRY_S = 0.02  # the store's thread tries a busy database again after this lon
 class TraceBusy(Exception):
     """Another connection holds the database's write lock: try again later."""
 
+
 # Queues with a thread, for the exit flush (weakly: a store dropped unclosed just goes).
 _LIVE: weakref.WeakSet[TraceQueue] = weakref.WeakSet()
 
