@@ -3,7 +3,11 @@ a reader, a purge, or a close."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
+import textwrap
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -34,14 +38,16 @@ def test_a_recall_returns_before_its_trace_is_written_and_readers_see_it(
     vault.remember(ME, "Anna visited the doctor on Monday")
     queue = vault.store._traces  # type: ignore[attr-defined]
     release, written = threading.Event(), threading.Event()
-    real = queue._write
 
-    def held(*args: object, **kwargs: object) -> None:
-        release.wait(timeout=30)  # the writer thread waits until the recall has answered
-        real(*args, **kwargs)
-        written.set()
+    def holding(real: Callable[..., None]) -> Callable[..., None]:
+        def held(*args: object, **kwargs: object) -> None:
+            release.wait(timeout=30)  # the writer thread waits until the recall answered
+            real(*args, **kwargs)
+            written.set()
+        return held
 
-    queue._write = held
+    # The store's thread tries (_try_write); a reader's flush writes (_write).
+    queue._write, queue._try_write = holding(queue._write), holding(queue._try_write)
     tid = vault.recall(ME, "doctor").trace_id
     assert tid is not None and not written.is_set()  # not written on the recall's path
     release.set()
@@ -151,3 +157,44 @@ def test_a_flush_waits_for_traces_the_store_thread_is_writing() -> None:
     flusher.join(timeout=30)
     queue.close()
     assert returned_early == [False] and finished == ["t1"]
+
+
+_FORK_WITH_A_QUEUED_TRACE = """
+import os, subprocess, sys
+from memvault import Scope, Vault
+db = sys.argv[1]
+v = Vault(db, embedder="use-m3")
+s = Scope("acme", "alice")
+v.remember(s, "I like green tea.")
+other = subprocess.Popen([sys.executable, "-c", "import sqlean, sys; "
+                          "c = sqlean.connect(sys.argv[1], isolation_level=None); "
+                          "c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); "
+                          "sys.stdin.readline(); c.execute('ROLLBACK')", db],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+assert other.stdout.readline().strip() == "locked"
+tid = v.recall(s, "tea").trace_id  # queued: another process holds the write lock
+pid = os.fork()
+if pid == 0:
+    v.close()  # the child has nothing of the parent's to write
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+other.stdin.write("go\\n")
+other.stdin.flush()
+other.wait()
+v.close()
+print("child", os.waitstatus_to_exitcode(status), tid, flush=True)
+"""
+
+
+def test_a_forked_child_does_not_write_the_parents_queued_traces(tmp_path: Path) -> None:
+    """A trace queued when the process forks is the parent's to write: the child's queue
+    starts empty, so the trace is written once (twice, one write would fail, logged), and
+    the child's close() does not wait for another process's lock to write it."""
+    db = str(tmp_path / "f.db")
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(_FORK_WITH_A_QUEUED_TRACE),
+                          db], capture_output=True, text=True, timeout=120, env=os.environ)
+    assert out.returncode == 0, out.stderr
+    word, code, tid = out.stdout.split()
+    assert (word, code) == ("child", "0")
+    assert "not written" not in out.stderr, out.stderr
+    assert tid in _raw_trace_ids(db)

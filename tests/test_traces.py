@@ -150,3 +150,40 @@ def test_a_realistic_trace_takes_at_most_5_kb(make_vault: Callable[..., Vault]) 
     rows = query(v, f"SELECT {size} FROM traces")
     per = sum(int(r[0]) for r in rows) / len(rows)
     assert per <= 5 * 1024, per
+
+
+def test_a_trace_is_dropped_only_for_an_erasure_of_what_it_names_after_its_mark(
+        make_vault: Callable[..., Vault]) -> None:
+    """write_trace(erased_after=mark): the mark is taken before a retrieval reads. A memory
+    the trace names, purged after the mark, drops the trace; another user's purge, or a
+    purge of a memory it does not name, or one before the mark, does not."""
+    v = make_vault()
+    bob = Scope("acme", "bob")
+    secret = v.remember(ME, "The locker code is 4471").memory
+    tea = v.remember(ME, "Alice likes oolong tea").memory
+    bobs = v.remember(bob, "Bob's locker code is 9920").memory
+    early = v.remember(ME, "Alice once lived in Oslo").memory
+    v.purge(ME, early.id)
+    mark = v.store.erasure_mark(ME)
+    v.purge(bob, bobs.id)
+    v.purge(ME, secret.id)
+
+    def write(tid: str, ids: list[str]) -> None:
+        v.store.write_trace(ME, {"trace_id": tid, "kind": "recall", "at": 1,
+                                 "strategy_hash": "h", "query": "q", "candidates": [],
+                                 "memory_ids": ids},
+                            keep_after=0, max_per_scope=100, erased_after=mark)
+
+    write("names-the-secret", [tea.id, secret.id])
+    write("names-tea", [tea.id])
+    write("names-one-purged-before", [early.id, tea.id])
+    assert v.store.get_trace(ME, "names-the-secret") is None
+    assert v.store.get_trace(ME, "names-tea") is not None
+    assert v.store.get_trace(ME, "names-one-purged-before") is not None
+    # A mark taken after the purge: the retrieval could not have read the memory.
+    later = v.store.erasure_mark(ME)
+    v.store.write_trace(ME, {"trace_id": "after", "kind": "recall", "at": 1,
+                             "strategy_hash": "h", "query": "q", "candidates": [],
+                             "memory_ids": [tea.id]},
+                        keep_after=0, max_per_scope=100, erased_after=later)
+    assert v.store.get_trace(ME, "after") is not None

@@ -44,6 +44,8 @@ class RetrievalOutcome:
     hits: list[Hit] = field(default_factory=list)
     filtered: list[tuple[Hit, str]] = field(default_factory=list)
     reranked: bool = False
+    # The store's erasure mark from before the retrieval read (Store.erasure_mark).
+    erasure_mark: int | None = None
 
 
 def _minmax(scores: dict[str, float]) -> dict[str, float]:

@@ -64,7 +64,7 @@ class StoredWords(Protocol):
     """Where a recall reads the vectors of words a store's memories say (the store; this
     module does not import it)."""
 
-    def erasure_mark(self) -> int:
+    def last_erasure(self) -> int:
         """Changes with every purge committed to the store, by any process."""
         ...
 
@@ -186,7 +186,7 @@ def check_erasures(stored: StoredWords, tenant: str) -> None:
     """Before a recall of `tenant` reads its caches: if a purge was committed to the store
     since the tenant's last recall on it (by any process), forget the tenant's words.
     Also the first time this store is seen: the caches may hold words from before."""
-    mark = stored.erasure_mark()
+    mark = stored.last_erasure()
     with _lock:
         seen = _marks.setdefault(stored, {})
         same = seen.get(tenant) == mark

@@ -158,7 +158,7 @@ def trace(core: Core, scope: Any, trace_id: Any) -> dict[str, Any]:
     sc = v.scope(scope)
     tid = v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS)
     assert tid is not None
-    t = core.store.get_trace(Scope(sc.tenant, sc.user), tid)
+    t = core.store.get_trace(Scope(sc.tenant, sc.user), tid, not_before=_kept_after(core))
     if t is None:
         raise NotFoundError(f"no trace {tid} in scope {sc}")
     return t
@@ -168,7 +168,14 @@ def traces(core: Core, scope: Any, *, limit: int = 20) -> list[dict[str, Any]]:
     sc = v.scope(scope)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
         raise ValidationError("limit: expected a whole number in 1..1000")
-    return core.store.list_traces(Scope(sc.tenant, sc.user), limit)
+    return core.store.list_traces(Scope(sc.tenant, sc.user), limit,
+                                  not_before=_kept_after(core))
+
+
+def _kept_after(core: Core) -> int:
+    """The oldest a trace may be and still be served (strategy traces.retention_days):
+    retention by age holds on a read too, not only when the next trace is written."""
+    return core.clock() - int(core.strategy.traces.retention_days * 86_400_000)
 
 
 def users(core: Core, tenant: Any) -> list[str]:

@@ -150,7 +150,11 @@ class Reader:
             lo = named[0] if lo is None else max(lo, named[0])
             hi = named[1] if hi is None else min(hi, named[1])
         terms = query_terms(q)
+        # Before the first read: an erasure committed after it drops the trace, which may
+        # quote what it erased (write_trace). A context build reads its layers later.
+        mark = store.erasure_mark(sc) if core.strategy.traces.enabled else None
         out = RetrievalOutcome(scope=sc, query=q, now=now, as_of=as_of is not None,
+                               erasure_mark=mark,
                                time_range=(lo, hi) if (lo is not None or hi is not None)
                                else None)
         if as_of is not None:
@@ -262,9 +266,11 @@ class Reader:
         keep_after = at - int(cfg.retention_days * 86_400_000)
         if trace_id is None:  # a new id: written after the recall answers (tracequeue.py)
             core.store.write_trace_later(outcome.scope, trace, keep_after=keep_after,
-                                         max_per_scope=cfg.max_per_scope)
+                                         max_per_scope=cfg.max_per_scope,
+                                         erased_after=outcome.erasure_mark)
         else:  # the caller's id: a clash (with a queued trace too) is its error, now
             core.store.flush_traces()
             core.store.write_trace(outcome.scope, trace, keep_after=keep_after,
-                                   max_per_scope=cfg.max_per_scope)
+                                   max_per_scope=cfg.max_per_scope,
+                                   erased_after=outcome.erasure_mark)
         return tid

@@ -208,21 +208,29 @@ class Store(Protocol):
         query (wordmatch.StoredWords)."""
         ...
 
-    def erasure_mark(self) -> int:
+    def last_erasure(self) -> int:
         """A number that changes with every purge or redaction committed, by any process
         (a recall forgets the words it cached when it changes)."""
         ...
 
     # --- traces ------------------------------------------------------------------------
+    def erasure_mark(self, scope: Scope) -> int:
+        """Taken before a retrieval reads: what write_trace's `erased_after` compares with.
+        An erasure of the scope's memories that commits after this call is one write_trace
+        sees as after the mark."""
+        ...
+
     def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
-                    max_per_scope: int) -> None:
+                    max_per_scope: int, erased_after: int | None = None) -> None:
         """Store a trace (a JSON-able dict with trace_id, kind, at, strategy_hash,
         memory_ids) and drop the scope's traces older than keep_after or beyond the cap.
-        Purging a memory deletes every trace that lists it."""
+        Purging a memory deletes every trace that lists it; with `erased_after` (an
+        erasure_mark taken before the retrieval read), a trace naming a memory purged or
+        redacted since that mark is not stored at all."""
         ...
 
     def write_trace_later(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
-                          max_per_scope: int) -> None:
+                          max_per_scope: int, erased_after: int | None = None) -> None:
         """write_trace, perhaps after returning (SQLite: store/tracequeue.py); a read of
         the traces, a purge and close() see it written."""
         ...
@@ -231,9 +239,15 @@ class Store(Protocol):
         """Write every trace write_trace_later has queued, now, in this thread."""
         ...
 
-    def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None: ...
+    def get_trace(self, scope: Scope, trace_id: str, *,
+                  not_before: int | None = None) -> dict[str, Any] | None:
+        """The trace, unless it is older than `not_before` (retention by age, on a read)."""
+        ...
 
-    def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]: ...
+    def list_traces(self, scope: Scope, limit: int, *,
+                    not_before: int | None = None) -> list[dict[str, Any]]:
+        """The newest `limit` traces of the user, none older than `not_before`."""
+        ...
 
     # --- server (migration 3): API keys, the job queue, the access log ------------------
     # A key is found by its id before any scope is known (authentication), and the job

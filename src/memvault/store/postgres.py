@@ -54,7 +54,7 @@ from .codec import (
     revision_params,
     scope_where,
 )
-from .postgres_locks import xact_lock
+from .postgres_locks import erasure_lock_name, xact_lock, xact_lock_shared
 from .postgres_schema import MIGRATIONS, migrate
 from .postgres_text import text_candidates
 from .sql_store import SQLStore
@@ -214,6 +214,20 @@ class PostgresStore(SQLStore):
     def _execute_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
         with self.transaction() as tx, tx.conn.cursor() as cur:
             cur.executemany(query, list(rows))
+
+    def erasure_mark(self, scope: Scope) -> int:
+        # Revisions commit out of seq order here: an erasure may hold a seq below the last
+        # committed one and commit later. So the mark waits for the scope's erasures in
+        # flight (each holds its lock from before it takes a seq, _PgTx._erasing); one
+        # begun after it takes a greater seq.
+        with self.transaction() as tx:
+            self._hold_erasures(tx, scope)
+            row = tx.conn.execute("SELECT COALESCE(MAX(seq), 0) AS seq FROM revisions"
+                                  ).fetchone()
+        return int(row["seq"]) if row else 0
+
+    def _hold_erasures(self, tx: Any, scope: Scope) -> None:
+        xact_lock_shared(tx.conn, erasure_lock_name(scope.tenant, scope.user))
 
     def _tags_where(self, tags: list[str]) -> tuple[list[str], dict[str, Any]]:
         # tags is a JSON array as text (same bytes as SQLite); jsonb @> = has all tags.
@@ -444,6 +458,9 @@ class _PgTx(SQLTx):
     def __init__(self, store: PostgresStore, conn: psycopg.Connection[dict[str, Any]]) -> None:
         super().__init__(store, conn)
         self.new_models: dict[str, tuple[str, int]] = {}
+
+    def _erasing(self, scope: Scope) -> None:
+        xact_lock(self.conn, erasure_lock_name(scope.tenant, scope.user))
 
     def _serialise(self, key: str) -> None:
         # READ COMMITTED takes a fresh snapshot per statement: whoever waited here reads

@@ -6,6 +6,7 @@ at the top of SQLStore, and those of ServerTables (`_ph`, `_q`, `_execute_many`)
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any
@@ -25,13 +26,15 @@ from .codec import (
     scope_where,
 )
 from .server_tables import ServerTables
-from .sql_tx import ERASURE_DONE, ERASURE_PENDING
+from .sql_tx import ERASURE_DONE, ERASURE_OPS, ERASURE_PENDING
 from .tracepack import decode, pack, to_json
 from .turnorder import last_turns_sql
 
 # How often (trace clock, ms) a trace write also drops every scope's traces past their age,
 # not only its own scope's: a user who no longer recalls keeps none past retention.
 _SWEEP_EVERY_MS = 3_600_000
+
+log = logging.getLogger("memvault")
 
 _TRACE_COLUMNS = ("trace_id", "tenant", "user_id", "kind", "at", "strategy_hash",
                   "memory_ids", "payload")
@@ -74,6 +77,11 @@ class SQLStore(ServerTables):
         """A packed trace (tracepack.py) as the payload column holds it: packed JSON text;
         SQLite compresses it."""
         return to_json(packed)
+
+    def _hold_erasures(self, tx: Any, scope: Scope) -> None:
+        """Make the scope's erasures that have not committed yet wait for this transaction
+        (none is in flight then) until it ends. Nothing here: a backend whose write
+        transactions are serialised (SQLite's BEGIN IMMEDIATE) has none in flight."""
 
     def _trace_tx(self) -> AbstractContextManager[Any]:
         """The transaction a trace (or an access-log row) is written in: one that need not
@@ -209,7 +217,7 @@ class SQLStore(ServerTables):
                        {"tenant": tenant, "model": model, "keys": self.as_list(list(keys))})
         return {keys[r["word_key"]]: bytes(r["vec"]) for r in rows}
 
-    def erasure_mark(self) -> int:
+    def last_erasure(self) -> int:
         # The last erasure's revision (sql_tx._note_erasure), written in its transaction.
         return self._meta_int(ERASURE_PENDING)
 
@@ -217,14 +225,43 @@ class SQLStore(ServerTables):
         return int(self._q("SELECT count(*) AS n FROM memories")[0]["n"])
 
     # --- traces ------------------------------------------------------------------------
+    def erasure_mark(self, scope: Scope) -> int:
+        """See Store.erasure_mark: the last revision committed. On SQLite revisions commit
+        in seq order (one writer at a time): an erasure committed after this read has a
+        greater seq. (PostgreSQL makes sure of it its own way.)"""
+        return self._last_revision()
+
+    def _erased_since(self, tx: Any, scope: Scope, mark: int) -> set[str]:
+        """The scope's memories purged or redacted by a revision committed after `mark`
+        (by the primary key: the revisions after it, few)."""
+        ph = self._ph
+        ops = ", ".join(f"'{op}'" for op in ERASURE_OPS)
+        rows = tx.conn.execute(f"SELECT memory_id FROM revisions WHERE seq > {ph('mark')} "
+                               f"AND tenant = {ph('tenant')} AND user_id = {ph('user')} "
+                               f"AND op IN ({ops})",
+                               {"mark": mark, "tenant": scope.tenant, "user": scope.user}
+                               ).fetchall()
+        return {r["memory_id"] for r in rows}
+
     def write_trace(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
-                    max_per_scope: int) -> None:
+                    max_per_scope: int, erased_after: int | None = None) -> None:
         owner = {"tenant": scope.tenant, "user": scope.user}
         row = {"trace_id": trace["trace_id"], "tenant": scope.tenant, "user_id": scope.user,
                "kind": trace["kind"], "at": trace["at"], "strategy_hash": trace["strategy_hash"],
                "memory_ids": self._id_list(trace["memory_ids"]),
                "payload": self._trace_payload(pack(trace))}
         with self._trace_tx() as tx:
+            if erased_after is not None:
+                # A purge or redaction that committed after the retrieval began its read
+                # found no trace of this one to delete, and the trace may hold what it
+                # erased (a context build's text): dropped, as a trace written before
+                # would have been. Checked in the write's transaction, with no erasure
+                # of the scope in flight (_hold_erasures): none commits unseen meanwhile.
+                self._hold_erasures(tx, scope)
+                if self._erased_since(tx, scope, erased_after) & set(trace["memory_ids"]):
+                    log.info("trace %s dropped: a memory it names was erased meanwhile",
+                             trace["trace_id"])
+                    return
             try:
                 tx.conn.execute(insert_sql("traces", _TRACE_COLUMNS, self._ph), row)
             except self._IntegrityError:
@@ -242,28 +279,39 @@ class SQLStore(ServerTables):
                 self._traces_swept_at = trace["at"]
 
     def write_trace_later(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
-                          max_per_scope: int) -> None:
-        self.write_trace(scope, trace, keep_after=keep_after, max_per_scope=max_per_scope)
+                          max_per_scope: int, erased_after: int | None = None) -> None:
+        self.write_trace(scope, trace, keep_after=keep_after, max_per_scope=max_per_scope,
+                         erased_after=erased_after)
 
     def flush_traces(self) -> None:
         """Write the traces queued by write_trace_later (a backend that queues them)."""
 
-    def get_trace(self, scope: Scope, trace_id: str) -> dict[str, Any] | None:
+    def get_trace(self, scope: Scope, trace_id: str, *,
+                  not_before: int | None = None) -> dict[str, Any] | None:
         self.flush_traces()
         rows = self._q(f"SELECT payload, memory_ids FROM traces WHERE "
                        f"trace_id = {self._ph('trace_id')} "
-                       f"AND tenant = {self._ph('tenant')} AND user_id = {self._ph('user')}",
-                       {"trace_id": trace_id, "tenant": scope.tenant, "user": scope.user})
+                       f"AND tenant = {self._ph('tenant')} AND user_id = {self._ph('user')} "
+                       f"AND at >= {self._ph('before')}",
+                       {"trace_id": trace_id, "tenant": scope.tenant, "user": scope.user,
+                        "before": _oldest(not_before)})
         return self._trace_of(rows[0]) if rows else None
 
-    def list_traces(self, scope: Scope, limit: int) -> list[dict[str, Any]]:
+    def list_traces(self, scope: Scope, limit: int, *,
+                    not_before: int | None = None) -> list[dict[str, Any]]:
         self.flush_traces()
         rows = self._q(f"SELECT payload, memory_ids FROM traces WHERE "
-                       f"tenant = {self._ph('tenant')} AND "
-                       f"user_id = {self._ph('user')} ORDER BY at DESC, trace_id DESC "
+                       f"tenant = {self._ph('tenant')} AND user_id = {self._ph('user')} "
+                       f"AND at >= {self._ph('before')} ORDER BY at DESC, trace_id DESC "
                        f"LIMIT {self._ph('limit')}",
-                       {"tenant": scope.tenant, "user": scope.user, "limit": limit})
+                       {"tenant": scope.tenant, "user": scope.user, "limit": limit,
+                        "before": _oldest(not_before)})
         return [self._trace_of(r) for r in rows]
 
     def _trace_of(self, row: Any) -> dict[str, Any]:
         return decode(row["payload"], self._ids_of(row["memory_ids"]))
+
+
+def _oldest(not_before: int | None) -> int:
+    # No bound: every trace (`at` is epoch ms, never negative; a BIGINT on PostgreSQL).
+    return -(2**62) if not_before is None else not_before

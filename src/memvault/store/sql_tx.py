@@ -31,6 +31,8 @@ QUOTE_COLUMNS = ("reason", "trigger_text")
 # has verified gone from its files (SQLStore.compact). Pending while the first is greater.
 ERASURE_PENDING = "erasure.pending_through"
 ERASURE_DONE = "erasure.done_through"
+# The revision ops that erase content (a purge's tombstone, a redaction's note).
+ERASURE_OPS = ("purge", "redact")
 
 
 def vanished(memory_id: str) -> StoreError:
@@ -71,6 +73,11 @@ class SQLTx:
         """Make other writers of `key` (a slot, a statement) wait for this transaction,
         even where no row exists yet to lock. Nothing here: a backend whose transactions
         already serialise every writer (SQLite's BEGIN IMMEDIATE) needs no more."""
+
+    def _erasing(self, scope: Scope) -> None:
+        """Before an erasure of the scope takes its revision seq: wait for the scope's
+        erasure marks and trace writes in flight, and hold them back until commit
+        (SQLStore.erasure_mark). Nothing here where writers are serialised (SQLite)."""
 
     def _insert_row(self, params: dict[str, Any], terms: str) -> int:
         """Insert the memory row (memory_params); its row key."""
@@ -313,6 +320,7 @@ class SQLTx:
         injected block). Scoped: a memory id is only unique within its owner's rows."""
         ph = self._ph
         owner = {"mid": memory_id, "tenant": scope.tenant, "user": scope.user}
+        self._erasing(scope)
         self.conn.execute(self._MARK_PURGE, {"mid": memory_id})
         for columns, op_ids in blanks:
             query = (f"UPDATE revisions SET {', '.join(c + ' = NULL' for c in columns)} "
@@ -346,6 +354,9 @@ class SQLTx:
         return any(r["tenant"] == scope.tenant and r["user_id"] == scope.user for r in rows)
 
     def drop_traces(self, scope: Scope, trace_ids: list[str]) -> None:
+        # A purge's: its erasure lock before it deletes (row-locks) a trace, so that a trace
+        # write holding the lock shared never waits on a row the purge holds (a deadlock).
+        self._erasing(scope)
         self.store.flush_traces()
         self._for_each(f"DELETE FROM traces WHERE tenant = {self._ph('tenant')} AND "
                        f"user_id = {self._ph('user')}",

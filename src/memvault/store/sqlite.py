@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -44,17 +45,24 @@ from .codec import (
     sqlite_ph,
 )
 from .sql_store import SQLStore
-from .sql_tx import ERASURE_DONE, ERASURE_PENDING, SQLTx, vanished
+from .sql_tx import ERASURE_DONE, SQLTx, vanished
 from .sqlite_readers import ReaderPool, WriterLock
 from .sqlite_schema import MIGRATIONS, migrate
-from .tracepack import compress
-from .tracequeue import TraceQueue
+from .tracepack import compress, names, pack_ids, unpack_ids
+from .tracequeue import TraceBusy, TraceQueue
 
 __all__ = ["MIGRATIONS", "SQLiteStore", "scope_term"]
 
 _LIVE = live_where(sqlite_ph)
 _BUSY_MS = 30_000  # how long a statement waits for another process's lock
 _CHECKPOINT_WAIT_MS = 200  # how long purge's checkpoint waits for readers to finish
+_TRACE_TRY_MS = 20  # how long one try of the trace thread waits for another's lock
+_SQLITE_BUSY = 5
+# Open stores, for the fork handler below (weakly: a store dropped unclosed just goes).
+_OPEN: weakref.WeakSet[SQLiteStore] = weakref.WeakSet()
+# Connections a forked child inherited: never used, and never closed (closing a copy of
+# the parent's connection could undo the parent's locks or checkpoint under it).
+_INHERITED: list[Any] = []
 
 
 def scope_term(scope: Scope) -> str:
@@ -96,14 +104,12 @@ class SQLiteStore(SQLStore):
     _TRIM_TRACES = ("DELETE FROM traces WHERE tenant = :tenant AND user_id = :user AND "
                     "trace_id NOT IN (SELECT trace_id FROM traces WHERE tenant = :tenant "
                     "AND user_id = :user ORDER BY at DESC, trace_id DESC LIMIT :keep)")
-    _ids_of = staticmethod(json.loads)
+    # traces.memory_ids: a compressed JSON array, a BLOB (plain JSON text before; a
+    # column of any type takes either, no migration); purge tests it with trace_names().
+    _id_list = staticmethod(pack_ids)
+    _ids_of = staticmethod(unpack_ids)
     _json_int = staticmethod(_json_int)
     _trace_payload = staticmethod(compress)  # packed JSON, zlib: a BLOB in `payload`
-
-    @staticmethod
-    def _id_list(ids: list[str]) -> str:  # traces.memory_ids is a JSON array as text
-        return json.dumps(ids, separators=(",", ":"))
-
     any_of = staticmethod(_any_of)
     as_list = staticmethod(json.dumps)
 
@@ -119,18 +125,11 @@ class SQLiteStore(SQLStore):
         self._readers = ReaderPool(self._open_reader, str(self.path))
         self._closed = False
         self._pending = False  # an erasure not yet verified gone from the files (compact)
+        self._synchronous = synchronous.upper()
         try:
-            self._db = sqlite3.connect(str(self.path), isolation_level=None,
-                                       check_same_thread=False, timeout=_BUSY_MS / 1000)
-            self._db.row_factory = sqlite3.Row
-            # Only takes effect on a new file; 8 KiB pages hold a 512-d vector row whole.
-            self._db.execute("PRAGMA page_size = 8192")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute(f"PRAGMA synchronous = {synchronous}")
-            self._synchronous = synchronous.upper()
-            self._db.execute("PRAGMA secure_delete = ON")
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._traces = TraceQueue(self._lock, self._write_queued)
+            self._db = self._open_writer()
+            self._traces = TraceQueue(self._lock, self._write_queued,
+                                      try_write=self._try_queued)
             with self._lock:
                 migrate(self._db)
                 # An erasure left pending (by a close or a crash while a reader held it).
@@ -139,6 +138,7 @@ class SQLiteStore(SQLStore):
                     self.compact()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: cannot open as a memvault store ({e})") from None
+        _OPEN.add(self)
 
     # --- plumbing ---------------------------------------------------------------------
     def schema_version(self, timeout: float | None = None) -> int:
@@ -147,6 +147,43 @@ class SQLiteStore(SQLStore):
     def reader_count(self) -> int:
         """Read-only connections open and idle (the pool's; for tests and diagnostics)."""
         return self._readers.open_count()
+
+    def _open_writer(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                             timeout=_BUSY_MS / 1000)
+        db.row_factory = sqlite3.Row
+        # Only takes effect on a new file; 8 KiB pages hold a 512-d vector row whole.
+        db.execute("PRAGMA page_size = 8192")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute(f"PRAGMA synchronous = {self._synchronous}")
+        db.execute("PRAGMA secure_delete = ON")
+        db.execute("PRAGMA foreign_keys = ON")
+        # Purge's test of a trace's memory_ids column (_SQLiteTx._DROP_TRACES_OF).
+        db.create_function("trace_names", 2, names, deterministic=True)
+        return db
+
+    def before_fork(self) -> None:
+        """Hold the store's lock across a fork: no thread is then inside the writer
+        connection (a thread stopped there by the fork would leave SQLite's own state in
+        the child locked for good). It waits for a write in progress; the trace thread
+        lets go within milliseconds even while another process holds the database."""
+        self._lock.__enter__()
+
+    def after_fork_in_parent(self) -> None:
+        self._lock.__exit__(None, None, None)
+
+    def after_fork_in_child(self) -> None:
+        """In a forked child: the forking thread's hold on the lock is the parent's; a
+        reader of another thread may have been mid-read. The child starts afresh: a new
+        lock, a new writer connection, an empty reader pool, and none of the parent's
+        queued traces (the parent writes those)."""
+        self._lock = WriterLock()
+        self._traces.after_fork_in_child(self._lock)
+        _INHERITED.extend(self._readers.after_fork_in_child())
+        if self._closed or self._in_memory:
+            return  # a private in-memory database exists only in the connection it has
+        _INHERITED.append(self._db)
+        self._db = self._open_writer()
 
     def _open_reader(self) -> sqlite3.Connection:
         conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
@@ -165,6 +202,7 @@ class SQLiteStore(SQLStore):
                 with suppress(sqlite3.Error):  # else it stays recorded for the next open
                     self.compact()
             self._closed = True
+            _OPEN.discard(self)
             self._readers.close()  # a reader in use is closed when its read is done
             self._db.close()
             self._db = _ClosedConnection(self.path)  # type: ignore[assignment]
@@ -186,23 +224,30 @@ class SQLiteStore(SQLStore):
                     self._db.execute(f"PRAGMA synchronous = {self._synchronous}")
 
     def write_trace_later(self, scope: Scope, trace: dict[str, Any], *, keep_after: int,
-                          max_per_scope: int) -> None:
-        # With the erasures recorded so far: one committed before the trace is written
-        # (by any process) drops it (_write_queued).
-        self._traces.put(scope, trace, self._meta_int(ERASURE_PENDING),
-                         keep_after=keep_after, max_per_scope=max_per_scope)
+                          max_per_scope: int, erased_after: int | None = None) -> None:
+        self._traces.put(scope, trace, keep_after=keep_after, max_per_scope=max_per_scope,
+                         erased_after=erased_after)
 
-    def _write_queued(self, scope: Scope, trace: dict[str, Any], erased_through: int,
-                      **kw: int) -> None:
-        with self._trace_tx():
-            # A purge or redaction committed since the recall (another process's: this
-            # one's write what is queued first) may have erased what the trace quotes,
-            # after deleting the traces that then named it: the trace is dropped, as a
-            # synchronous write would have been deleted. Checked in the write's own
-            # transaction, which holds the write lock: no erasure commits in between.
-            if self._meta_int(ERASURE_PENDING) != erased_through:
-                return
-            self.write_trace(scope, trace, **kw)  # through the attribute (tests wrap it)
+    def _write_queued(self, scope: Scope, trace: dict[str, Any], **kw: Any) -> None:
+        # An erasure committed since the recall's read began (by any process) of a memory
+        # the trace names drops it, in write_trace's own transaction (SQLStore).
+        self.write_trace(scope, trace, **kw)  # through the attribute (tests wrap it)
+
+    def _try_queued(self, scope: Scope, trace: dict[str, Any], **kw: Any) -> None:
+        # The store's thread: a short try, so that it never sits inside the database (the
+        # store's lock held) while another process writes (tracequeue.py).
+        with self._lock:
+            self._db.execute(f"PRAGMA busy_timeout = {_TRACE_TRY_MS}")
+            try:
+                self.write_trace(scope, trace, **kw)
+            except sqlite3.OperationalError as e:
+                if getattr(e, "sqlite_errorcode", None) == _SQLITE_BUSY \
+                        or "database is locked" in str(e):
+                    raise TraceBusy from None
+                raise
+            finally:
+                if not self._closed:
+                    self._db.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
 
     def flush_traces(self) -> None:
         self._traces.flush()
@@ -402,7 +447,7 @@ class _SQLiteTx(SQLTx):
     _MARK_PURGE = "INSERT INTO meta (key, value) VALUES ('purging', :mid)"
     _UNMARK_PURGE = "DELETE FROM meta WHERE key = 'purging'"
     _DROP_TRACES_OF = ("DELETE FROM traces WHERE tenant = :tenant AND user_id = :user AND "
-                       "EXISTS (SELECT 1 FROM json_each(traces.memory_ids) WHERE value = :mid)")
+                       "trace_names(memory_ids, :mid)")
     any_of = staticmethod(_any_of)
     as_list = staticmethod(json.dumps)
 
@@ -448,3 +493,27 @@ class _SQLiteTx(SQLTx):
                   values: list[str]) -> None:
         self.conn.executemany(f"{query} AND {column} = :each",
                               [{**params, "each": v} for v in values])
+
+
+_FORKING: list[SQLiteStore] = []  # the stores whose locks the forking thread holds
+
+
+def _before_fork() -> None:
+    for store in list(_OPEN):
+        store.before_fork()
+        _FORKING.append(store)
+
+
+def _after_fork_in_parent() -> None:
+    while _FORKING:
+        _FORKING.pop().after_fork_in_parent()
+
+
+def _after_fork_in_child() -> None:
+    _FORKING.clear()
+    for store in list(_OPEN):
+        store.after_fork_in_child()
+
+
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                    after_in_child=_after_fork_in_child)

@@ -103,6 +103,15 @@ class ReaderPool:
         for _, conn in idle:
             conn.close()
 
+    def after_fork_in_child(self) -> list[Any]:
+        """In a forked child: a new lock (another thread may have held this one at the
+        fork), no idle connection of the parent's; those are returned, for the caller to
+        keep unused."""
+        self._lock = threading.Lock()
+        self._generation += 1  # none in use here: the threads that used them are gone
+        idle, self._idle = self._idle, []
+        return [conn for _, conn in idle]
+
     def open_count(self) -> int:
         """Idle connections held open (for tests and diagnostics)."""
         with self._lock:

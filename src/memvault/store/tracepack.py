@@ -107,6 +107,26 @@ def compress(packed: dict[str, Any]) -> bytes:
     return zlib.compress(to_json(packed).encode(), 6)
 
 
+def pack_ids(ids: list[str]) -> bytes:
+    """A trace's memory ids as SQLite's memory_ids column holds them: a zlib-compressed
+    JSON array. Plain, the list was larger than the compressed payload (time-ordered ids
+    share most of their characters)."""
+    return zlib.compress(json.dumps(list(ids), separators=(",", ":")).encode(), 9)
+
+
+def unpack_ids(column: str | bytes | memoryview) -> list[str]:
+    """The memory_ids column read back: compressed (pack_ids) or the plain JSON text of
+    a trace written before."""
+    if isinstance(column, bytes | memoryview):
+        column = zlib.decompress(bytes(column)).decode()
+    return list(json.loads(column))
+
+
+def names(column: str | bytes | memoryview | None, memory_id: str) -> bool:
+    """Whether a memory_ids column lists `memory_id` (purge's test, as a SQL function)."""
+    return column is not None and memory_id in unpack_ids(column)
+
+
 def decode(payload: str | bytes | memoryview, memory_ids: list[str]) -> dict[str, Any]:
     """A stored payload (zlib bytes, or JSON text: packed or from before packing; as bytes
     where a migration changed the column's type)."""
