@@ -352,3 +352,43 @@ def test_store_on_postgres(store: MemvaultStore, vault: Vault) -> None:
     assert counts(vault) == before
     store.delete(("prefs",), "drink")
     assert store.get(("prefs",), "drink") is None
+
+
+def test_langmem_tools_work_on_the_store(store: MemvaultStore, vault: Vault) -> None:
+    """LangMem's own memory tools (the real package) in a react agent over MemvaultStore:
+    create, search from another thread, update (a new version of the same memory, history
+    kept) and delete (forget), all as memvault writes."""
+    from langmem import create_manage_memory_tool, create_search_memory_tool
+
+    ns = ("memories", "{langgraph_user_id}")
+    manage = create_manage_memory_tool(namespace=ns)
+    search = create_search_memory_tool(namespace=ns)
+
+    def call(name: str, args: dict[str, Any]) -> AIMessage:
+        return AIMessage("", tool_calls=[{"name": name, "args": args, "id": f"c-{name}"}])
+
+    def run(thread: str, said: str, *script: AIMessage) -> list[str]:
+        model = ToolCallingFake(messages=iter(script))
+        agent = create_react_agent(model, [manage, search], store=store,
+                                   checkpointer=InMemorySaver())
+        out = agent.invoke({"messages": [HumanMessage(said)]},
+                           {"configurable": {"thread_id": thread, "langgraph_user_id": "u1"}})
+        return [str(m.content) for m in out["messages"] if m.type == "tool"]
+
+    made = run("a", "I moved to Lisbon", call("manage_memory", {
+        "content": "Alice lives in Lisbon", "action": "create"}), AIMessage("Noted."))
+    assert made and "created memory" in made[0]
+    (mem,) = vault.list(ALICE, kind="note")
+    key = store.search(("memories", "u1"))[0].key
+    assert mem.value == {"content": "Alice lives in Lisbon"}
+    found = run("b", "Where do I live?", call("search_memory", {"query": "Lisbon"}),
+                AIMessage("Lisbon."))
+    assert "Alice lives in Lisbon" in found[0] and key in found[0]
+    run("c", "Actually Porto now", call("manage_memory", {
+        "content": "Alice lives in Porto", "action": "update", "id": key}), AIMessage("Ok."))
+    assert store.get(("memories", "u1"), key).value == {"content": "Alice lives in Porto"}
+    assert [r.op for r in vault.history(ALICE, mem.id)] == ["create", "update"]
+    run("d", "Forget where I live", call("manage_memory", {"action": "delete", "id": key}),
+        AIMessage("Forgotten."))
+    assert store.get(("memories", "u1"), key) is None
+    assert vault.history(ALICE, mem.id)[-1].op == Op.DELETE.value
