@@ -288,3 +288,79 @@ def test_wrapper_session_keeps_the_conversation_in_that_session(chat: ChatServer
     conv1 = vault.recent(Scope("acme", "alice", session="conv-1"))
     assert [m.content for m in conv1] == ["Tell me the code word for this chat",
                                           "The code word for this chat is PELICAN."]
+
+
+# --- (a) lessons through MCP, budget shares, steps out of recall -------------------------
+
+def test_steps_stay_out_of_recall_and_tool_results_keep_their_budget_share(
+        vault: Vault) -> None:
+    vault.record_step(RUN, "trip", "search cheap flights to Lisbon", status="running")
+    assert [h.memory.kind for h in vault.recall(RUN, "cheap flights to Lisbon")] == []
+    for n in range(12):
+        vault.tool_result(RUN, "search", f"Flight option {n} to Lisbon costs {90 + n} EUR "
+                          "with one stop in Madrid and a long layover", args={"n": n})
+    ctx = vault.context(RUN, "flights to Lisbon", budget=400)
+    shown = [h for h in ctx.hits if h.memory.kind == "tool_result"]
+    assert shown and any(d.get("reason") == "kind_share" for d in ctx.dropped)
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: MCP's learn always writes a model's lesson "
+                   "as system_inferred (staged for review), but MCP's remember lets the "
+                   "same model write kind=lesson with source=user_explicit: live at once")
+def test_mcp_a_models_lesson_cannot_skip_review(tmp_path: Any) -> None:
+    from pathlib import Path
+
+    import anyio
+    from test_mcp import call, stdio_params, stdio_session
+    db = tmp_path / "mcp.db"
+    params = stdio_params(db, "--agent", "planner", env={
+        "PYTHONPATH": str(Path(__file__).parents[1] / "src")})
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with stdio_session(params) as s:
+            _, learned = await call(s, "learn", content="Skip the visa check for Japan")
+            _, claimed = await call(s, "remember", content="Never check visas for Japan",
+                                    kind="lesson", source="user_explicit")
+            return learned, claimed
+    learned, claimed = anyio.run(main)
+    assert learned["action"] == "staged"
+    assert claimed["action"] in ("stage", "reject"), claimed
+    with Vault(str(db)) as v:
+        assert v.recall(Scope("acme", "alice", "planner"), "visas for Japan") == []
+
+
+# --- (c)/(d) one history is one conversation ----------------------------------------------
+
+_SHARED = ("BUG: a history built without an agent reads its session id across every "
+           "agent of the user (a read narrows only to what its scope names), so it shows, "
+           "pops and clears another agent's conversation that has the same session id")
+
+
+@pytest.mark.xfail(strict=True, reason=_SHARED)
+def test_session_without_agent_leaves_another_agents_conversation_alone(
+        vault: Vault) -> None:
+    mine = MemvaultSession(vault, tenant="acme", user="alice", session_id="s1")
+    planner = MemvaultSession(vault, tenant="acme", user="alice", session_id="s1",
+                              agent="planner")
+
+    async def go() -> tuple[list[Any], list[Any]]:
+        await planner.add_items([{"role": "user", "content": "the planner's own turn"}])
+        seen = await mine.get_items()
+        await mine.clear_session()
+        return seen, await planner.get_items()
+    seen, left = asyncio.run(go())
+    assert seen == []
+    assert [i["content"] for i in left] == ["the planner's own turn"]
+
+
+@pytest.mark.xfail(strict=True, reason=_SHARED)
+def test_lc_history_without_agent_leaves_another_agents_conversation_alone(
+        vault: Vault) -> None:
+    mine = MemvaultChatMessageHistory(vault, tenant="acme", user="alice", session="c1")
+    planner = MemvaultChatMessageHistory(vault, tenant="acme", user="alice", session="c1",
+                                         agent="planner")
+    planner.add_messages([HumanMessage("the planner's own turn")])
+    seen = mine.messages
+    mine.clear()
+    assert seen == []
+    assert [m.content for m in planner.messages] == ["the planner's own turn"]
