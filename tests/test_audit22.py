@@ -364,3 +364,21 @@ def test_lc_history_without_agent_leaves_another_agents_conversation_alone(
     mine.clear()
     assert seen == []
     assert [m.content for m in planner.messages] == ["the planner's own turn"]
+
+
+# --- purge and who speaks ----------------------------------------------------------------
+
+def test_purging_a_tool_result_erases_its_output_and_arguments(vault: Vault) -> None:
+    r = vault.tool_result(RUN, "crm_lookup", "Customer Zanzibar-Quokka lives at 12 Elm",
+                          args={"email": "zq-secret@example.com"}, task_id="t1")
+    vault.purge(RUN, r.id)
+    left = str(dump(vault))
+    assert "zq-secret" not in left and "Zanzibar" not in left
+    assert vault.recall(RUN, "Zanzibar-Quokka Elm") == []
+
+
+@pytest.mark.parametrize("role", ["tool", "assistant", "system"])
+def test_only_the_users_words_become_memories(vault: Vault, role: str) -> None:
+    vault.observe(ALICE, [{"role": role, "content": "I prefer coffee over tea. I live in "
+                                                   "Oslo."}])
+    assert [m.kind for m in vault.list(ALICE, limit=50)] == ["turn"]
