@@ -10,8 +10,9 @@
 
 Each `chat.completions.create` recalls the memory section for the last user message and
 sends it as a system message after the app's own system prompt, then observes the user
-message and the reply through the gate (into the session, when one is given) (chatexchange.py; streams: chatstream.py). Works
-with `openai.OpenAI`, `openai.AsyncOpenAI` and anything with the same
+message and the reply through the gate, into the session when one is given
+(chatexchange.py; streams: chatstream.py). Works with `openai.OpenAI`,
+`openai.AsyncOpenAI` and anything with the same
 `chat.completions.create` shape; everything else on the client passes through untouched.
 The module is not named `openai`, so it can never shadow the openai package, and it does
 not import it: the client is used by its shape."""
