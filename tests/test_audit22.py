@@ -276,10 +276,6 @@ def test_wrapper_stream_left_early_observes_what_was_read(chat: ChatServer,
     assert replies == [seen] and seen != "The code word for this chat is PELICAN."
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: remembering(..., session=) names the "
-                   "conversation for the short-term layer, but the exchange is observed "
-                   "into the user scope, never that session: its short-term layer stays "
-                   "empty and two sessions of one user share every turn")
 def test_wrapper_session_keeps_the_conversation_in_that_session(chat: ChatServer,
                                                                 vault: Vault) -> None:
     one = remembering(_client(chat), vault, ALICE, session="conv-1")
@@ -331,12 +327,6 @@ def test_mcp_a_models_lesson_cannot_skip_review(tmp_path: Any) -> None:
 
 # --- (c)/(d) one history is one conversation ----------------------------------------------
 
-_SHARED = ("BUG: a history built without an agent reads its session id across every "
-           "agent of the user (a read narrows only to what its scope names), so it shows, "
-           "pops and clears another agent's conversation that has the same session id")
-
-
-@pytest.mark.xfail(strict=True, reason=_SHARED)
 def test_session_without_agent_leaves_another_agents_conversation_alone(
         vault: Vault) -> None:
     mine = MemvaultSession(vault, tenant="acme", user="alice", session_id="s1")
@@ -353,7 +343,6 @@ def test_session_without_agent_leaves_another_agents_conversation_alone(
     assert [i["content"] for i in left] == ["the planner's own turn"]
 
 
-@pytest.mark.xfail(strict=True, reason=_SHARED)
 def test_lc_history_without_agent_leaves_another_agents_conversation_alone(
         vault: Vault) -> None:
     mine = MemvaultChatMessageHistory(vault, tenant="acme", user="alice", session="c1")
@@ -384,10 +373,6 @@ def test_only_the_users_words_become_memories(vault: Vault, role: str) -> None:
     assert [m.kind for m in vault.list(ALICE, limit=50)] == ["turn"]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the wrapper observes the last user message "
-                   "only when it is the request's last message; an app instruction after "
-                   "it (a trailing system/developer message) makes the wrapper treat it as "
-                   "already observed, so the user's words are never kept")
 def test_wrapper_observes_a_user_message_followed_by_an_app_instruction(
         chat: ChatServer, vault: Vault) -> None:
     client = remembering(_client(chat), vault, ALICE)

@@ -289,6 +289,55 @@ def test_bad_messages_are_a_typed_error_with_nothing_sent_or_stored(
     assert server.requests == [] and dump(vault) == before
 
 
+def test_each_session_keeps_its_own_conversation(server: ChatServer,
+                                                 make_vault: Any) -> None:
+    vault = make_vault()
+    server.answers = ["Noted, the boat is called Marigold.", "Noted.", "It is Marigold."]
+    one = remembering(sync_client(server), vault, ME, session="conv-1")
+    two = remembering(sync_client(server), vault, ME, session="conv-2")
+    one.chat.completions.create(model=MODEL, messages=ask("Our boat is called Marigold."))
+    two.chat.completions.create(model=MODEL, messages=ask("Plan a picnic in the park."))
+    # conv-2's section has its own recent turns, never conv-1's.
+    assert "Marigold" not in (memory_section(server.messages(1)) or "")
+    one.chat.completions.create(model=MODEL, messages=ask("What is the boat called?"))
+    assert "Our boat is called Marigold." in (memory_section(server.messages(2)) or "")
+    assert [m.content for m in vault.recent(Scope("acme", "alice", session="conv-2"))] == [
+        "Plan a picnic in the park.", "Noted."]
+    assert len(vault.recent(Scope("acme", "alice", session="conv-1"))) == 4
+    assert turns(vault, ME) == sorted([  # the user scope still reads every session
+        "Our boat is called Marigold.", "Noted, the boat is called Marigold.",
+        "Plan a picnic in the park.", "Noted.", "What is the boat called?",
+        "It is Marigold."])
+
+
+def test_a_user_message_before_an_app_instruction_is_new_and_a_tool_result_is_not(
+        server: ChatServer, make_vault: Any) -> None:
+    vault = make_vault()
+    client = remembering(sync_client(server), vault, ME)
+    client.chat.completions.create(model=MODEL, messages=[
+        *ask("I prefer green tea."), {"role": "developer", "content": "Be brief."}])
+    assert turns(vault) == ["I prefer green tea.", "Noted."]
+    client.chat.completions.create(model=MODEL, messages=[
+        *ask("Weather?"), {"role": "assistant", "content": "Checking."},
+        {"role": "system", "content": "Use metric units."}])
+    assert turns(vault) == ["I prefer green tea.", "Noted.", "Noted."]  # answered: old
+
+
+def test_a_session_the_scope_contradicts_is_refused(server: ChatServer,
+                                                   make_vault: Any) -> None:
+    vault = make_vault()
+    with pytest.raises(ValidationError, match="session"):
+        remembering(sync_client(server), vault, Scope("acme", "alice", session="a"),
+                    session="b")
+    with pytest.raises(ValidationError):
+        remembering(sync_client(server), vault, ME, session="bad\x00id")
+    kept = remembering(sync_client(server), vault, Scope("acme", "alice", session="a"),
+                       session="a")
+    kept.chat.completions.create(model=MODEL, messages=ask("Hello there."))
+    assert len(vault.recent(Scope("acme", "alice", session="a"))) == 2
+    assert server.requests and len(server.requests) == 1
+
+
 @pytest.mark.parametrize(("arg", "value"), [
     ("budget", 0), ("budget", -5), ("budget", True), ("budget", "400"), ("budget", 200_001),
     ("on_context_error", "ignore"), ("on_error", "print"), ("session", 7),

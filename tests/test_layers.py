@@ -74,6 +74,18 @@ def test_recent_serves_the_last_turns_verbatim_in_order(make_vault: Callable[...
     assert vault.recent(S1, max_tokens=0) == []
 
 
+def test_recent_exact_reads_only_the_scope_it_names(vault: Vault) -> None:
+    planner = Scope("acme", "alice", "planner", "s1")
+    vault.observe(planner, [{"role": "user", "content": "the planner's turn"}])
+    vault.observe(S1, [{"role": "user", "content": "the agent-less turn"}])
+    # Without exact, an empty agent is "any agent"; with it, the agent-less conversation.
+    assert [m.content for m in vault.recent(S1, n=10)] == ["the planner's turn",
+                                                            "the agent-less turn"]
+    assert [m.content for m in vault.recent(S1, n=10, exact=True)] == ["the agent-less turn"]
+    assert [m.content for m in vault.recent(planner, exact=True)] == ["the planner's turn"]
+    assert vault.recent(ME, exact=True) == []  # no turn sits in the bare user scope
+
+
 def test_context_always_carries_recent_turns_within_budget(
         make_vault: Callable[..., Vault], clock: ManualClock) -> None:
     vault = make_vault(clock=clock)
@@ -308,6 +320,7 @@ BAD: list[tuple[str, Callable[[Vault, str], Any], type[Exception]]] = [
                                                               "Shanghai"), NotFoundError),
     ("maintain steps", lambda v, _: v.maintain(ME, steps=["defrag"]), ValidationError),
     ("context session", lambda v, _: v.context(ME, "where", session=5), ValidationError),
+    ("recent exact", lambda v, _: v.recent(S1, exact="yes"), ValidationError),
     ("maintain scope", lambda v, _: v.maintain({"tenant": ""}), ScopeError),
 ]
 

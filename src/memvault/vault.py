@@ -476,10 +476,11 @@ class Vault:
 
     # --- layers (docs/layers.md) ---------------------------------------------------------
     def recent(self, scope: Scope | dict[str, str], *, n: int | None = None,
-               max_tokens: int | None = None) -> list[Memory]:
+               max_tokens: int | None = None, exact: bool = False) -> list[Memory]:
         """The session's last `n` turns (strategy layers.short_term), verbatim, oldest
-        first, at most `max_tokens` tokens of content."""
-        mems = shortterm.recent(self.engine, scope, n=n, max_tokens=max_tokens)
+        first, at most `max_tokens` tokens of content. exact: turns of exactly this scope
+        (an empty agent or session is a value, not "any")."""
+        mems = shortterm.recent(self.engine, scope, n=n, max_tokens=max_tokens, exact=exact)
         access.record(self.core, scope, "recent", [m.id for m in mems])
         return mems
 

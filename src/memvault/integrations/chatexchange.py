@@ -53,12 +53,18 @@ def text_of(content: Any) -> str | None:
     return None
 
 
+# The roles that answer a user message: one after it means an earlier call of this
+# conversation already sent the message (and observed it). "function" is the legacy name
+# of "tool". An app instruction after it (system, developer) answers nothing.
+_ANSWER_ROLES = ("assistant", "tool", "function")
+
+
 @dataclass(frozen=True, slots=True)
 class UserTurn:
     """The request's last user message: its text (the query for the memory section), and
-    whether it is new — the last message of the request. It is not when the request goes
-    on after it (tool results for the model's tool calls): the call that first sent it
-    observed it already, so this one observes only the reply."""
+    whether it is new — nothing has answered it yet. It is not when the request goes on
+    after it with the model's own messages (tool calls and their results): the call that
+    first sent it observed it already, so this one observes only the reply."""
 
     text: str
     new: bool
@@ -76,7 +82,8 @@ def last_user_turn(messages: Any) -> UserTurn:
             if text is None or not text.strip():
                 raise ValidationError("messages: the last user message has no text to "
                                       "recall memory for")
-            return UserTurn(text, new=n == len(messages) - 1)
+            answered = any(field(m, "role") in _ANSWER_ROLES for m in messages[n + 1:])
+            return UserTurn(text, new=not answered)
     raise ValidationError("messages: no user message (the wrapper recalls memory for the "
                           "last one and observes it with the reply)")
 
@@ -117,7 +124,10 @@ def delta_text(chunk: Any) -> str:
 @dataclass(frozen=True, slots=True)
 class ChatMemory:
     """What a wrapped client remembers with: the vault, the one scope it reads and writes
-    (from configuration, never from a request), and what to do when memory fails."""
+    (from configuration, never from a request), and what to do when memory fails. With a
+    session, the section reads the user-wide scope with that session's recent turns, and
+    the exchange is kept in the session (`conversation`), so the next call's short-term
+    layer has it and another session of the user does not."""
 
     vault: Any  # a Vault or a Client (anything with their context and observe verbs)
     scope: Scope
@@ -125,6 +135,13 @@ class ChatMemory:
     session: str | None
     on_context_error: str  # "raise" or "continue"
     on_error: OnError | None
+
+    @property
+    def conversation(self) -> Scope:
+        """Where the exchange is observed: the scope, narrowed to the session if any."""
+        if self.session is None or self.scope.session:
+            return self.scope
+        return Scope(self.scope.tenant, self.scope.user, self.scope.agent, self.session)
 
     def section(self, query: str) -> str:
         """The rendered memory section for `query` (already safe to paste: data inside
@@ -149,7 +166,7 @@ class ChatMemory:
         if not messages:  # a tool-calls-only answer to a request that goes on
             return
         try:
-            result = self.vault.observe(self.scope, messages)
+            result = self.vault.observe(self.conversation, messages)
         except Exception as e:
             self.report("observe", e)
             return

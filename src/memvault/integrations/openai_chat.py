@@ -10,8 +10,9 @@
 
 Each `chat.completions.create` recalls the memory section for the last user message and
 sends it as a system message after the app's own system prompt, then observes the user
-message and the reply through the gate (chatexchange.py; streams: chatstream.py). Works
-with `openai.OpenAI`, `openai.AsyncOpenAI` and anything with the same
+message and the reply through the gate, into the session when one is given
+(chatexchange.py; streams: chatstream.py). Works with `openai.OpenAI`,
+`openai.AsyncOpenAI` and anything with the same
 `chat.completions.create` shape; everything else on the client passes through untouched.
 The module is not named `openai`, so it can never shadow the openai package, and it does
 not import it: the client is used by its shape."""
@@ -48,7 +49,9 @@ def remembering(client: Any, vault: Any, scope: Scope | dict[str, str], *,
     """`client`, remembering in `scope` of `vault`.
 
     budget: tokens for the memory section (None: the strategy file's context budget).
-    session: the conversation id for the short-term layer when the scope is user-wide.
+    session: the conversation when the scope is user-wide: each exchange is observed
+        into that session, and the section has its recent turns (the short-term layer);
+        memories are still read user-wide.
     on_context_error: "raise" (default) refuses the chat call with MemoryContextError when
         the section cannot be built (nothing sent); "continue" sends the request without
         memory and reports the error.
@@ -61,7 +64,12 @@ def remembering(client: Any, vault: Any, scope: Scope | dict[str, str], *,
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
                                or not 1 <= budget <= MAX_BUDGET):
         raise ValidationError(f"budget: expected a whole number of tokens in 1..{MAX_BUDGET}")
-    sess = v.text(session, "session", max_chars=v.MAX_ID_CHARS, required=False)
+    sess = v.text(session, "session", max_chars=v.MAX_ID_CHARS, required=False) or None
+    if sess and sc.session and sess != sc.session:
+        raise ValidationError(f"session: the scope already names session {sc.session!r}; "
+                              "give one or the other")
+    if sess:  # the session scope the exchanges go to: checked like any scope, here
+        v.scope({**sc.as_dict(), "session": sess})
     if on_context_error not in CONTEXT_ERROR_POLICIES:
         raise ValidationError("on_context_error: expected 'raise' or 'continue'")
     if on_error is not None and not callable(on_error):

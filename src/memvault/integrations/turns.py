@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import validate as v
 from ..errors import ScopeError, ValidationError
-from ..model import Kind, Memory, Scope, Status
+from ..model import Memory, Scope
 from ..vault import Vault
 
 # recent() serves at most this many turns (and 200,000 tokens): the window of a history.
@@ -41,19 +41,18 @@ def window(limit: Any) -> int:
 
 
 def read(vault: Vault, scope: Scope, limit: int | None = None) -> list[Memory]:
-    """The session's last turns (at most `limit`), oldest first."""
+    """The session's last turns (at most `limit`), oldest first: of exactly this scope, so
+    a history without an agent never shows an agent's conversation of the same session."""
     n = window(limit)
-    return vault.recent(scope, n=n, max_tokens=MAX_TOKENS) if n else []
+    return vault.recent(scope, n=n, max_tokens=MAX_TOKENS, exact=True) if n else []
 
 
 def forget_all(vault: Vault, scope: Scope, *, actor: str, reason: str) -> int:
-    """Forget every live turn of the session; how many."""
+    """Forget every live turn of exactly this session scope; how many. Pages through the
+    history as it reads it; each page forgets at least one turn, so this ends."""
     done = 0
-    while True:
-        page = vault.list(scope, kind=Kind.TURN.value, status=Status.ACTIVE.value,
-                          limit=500)
+    while page := read(vault, scope):
         for m in page:
             vault.forget(scope, m.id, actor=actor, reason=reason)
         done += len(page)
-        if len(page) < 500:
-            return done
+    return done

@@ -104,9 +104,11 @@ class Reader:
     def list(self, scope: Scope, flt: ListFilter) -> list[Memory]:
         return self.core.store.list(scope, flt)
 
-    def turns(self, scope: Scope, limit: int, *, now: int) -> list[Memory]:
-        """The scope's last `limit` live turns, oldest first (Store.last_turns)."""
-        return self.core.store.last_turns(scope, limit, now=now)
+    def turns(self, scope: Scope, limit: int, *, now: int,
+              exact: bool = False) -> list[Memory]:
+        """The scope's last `limit` live turns, oldest first (Store.last_turns; exact:
+        of exactly that scope)."""
+        return self.core.store.last_turns(scope, limit, now=now, exact=exact)
 
     def fetch(self, scope: Scope, ids: list[str]) -> list[Memory]:
         return self.core.store.fetch(scope, ids)
