@@ -191,6 +191,14 @@ def test_observe_keeps_turns_and_extracts(face: Face, me: Scope) -> None:
     assert any(o.action == "added" for o in r.outcomes)
     turns = face.recent(Scope(me.tenant, me.user, session="s1"))
     assert [m.content for m in turns] == ["I live in Shanghai", "Noted."]
+    # Another agent's conversation with the same session id: any agent's turns by default,
+    # exactly the agent-less conversation with exact.
+    face.observe(Scope(me.tenant, me.user, agent="bot", session="s1"),
+                 [{"role": "user", "content": "Remind me about the dentist"}])
+    mine = Scope(me.tenant, me.user, session="s1")
+    assert len(face.recent(mine)) == 3
+    assert [m.content for m in face.recent(mine, exact=True)] == ["I live in Shanghai",
+                                                                  "Noted."]
 
 
 def test_purge_erases(face: Face, me: Scope) -> None:
@@ -300,6 +308,7 @@ def test_numbers_and_flags_are_checked_as_the_vault_checks_them(face: Face,
         ("limit", lambda: face.review_list(me, limit="2")),
         ("n", lambda: face.recent(me, n="2")),
         ("max_tokens", lambda: face.recent(me, max_tokens="9")),
+        ("exact", lambda: face.recent(me, exact="yes")),
         ("history", lambda: face.graph_facts(me, "Jazz", history="yes")),
         ("entity", lambda: face.graph_facts(me, 5)),
         ("from_version", lambda: face.diff(me, mid, True, 1)),

@@ -455,11 +455,14 @@ class Client:
 
     # --- layers ---------------------------------------------------------------------------
     def recent(self, scope: Scope | dict[str, str], *, n: int | None = None,
-               max_tokens: int | None = None) -> list[Memory]:
+               max_tokens: int | None = None, exact: bool = False) -> list[Memory]:
+        if not isinstance(exact, bool):
+            raise ValidationError("exact: expected true or false")
         return self._memories("/v1/recent", scope, {
             "n": None if n is None else wire.whole(n, "n", 0, 1000),
             "max_tokens": None if max_tokens is None else wire.whole(max_tokens, "max_tokens",
-                                                                     0, 200_000)})
+                                                                     0, 200_000),
+            "exact": "true" if exact else None})
 
     def summarize(self, scope: Scope | dict[str, str], *, force: bool = True) -> list[Memory]:
         return self._memories("/v1/summarize", scope, method="POST", body={"force": force})

@@ -14,9 +14,13 @@ from .session import Ctx, emit, emit_memories, run_verb
 
 def recent(ctx: typer.Context,
            n: Annotated[int | None, typer.Option("--n", help="How many turns.")] = None,
-           max_tokens: Annotated[int | None, typer.Option()] = None) -> None:
+           max_tokens: Annotated[int | None, typer.Option()] = None,
+           exact: Annotated[bool, typer.Option(
+               "--exact", help="Turns of exactly this scope: no --agent means the "
+                               "agent-less conversation, not any agent's.")] = False) -> None:
     """The session's last turns, verbatim (short-term layer)."""
-    emit_memories(ctx, lambda c: c.vault().recent(c.scope(), n=n, max_tokens=max_tokens))
+    emit_memories(ctx, lambda c: c.vault().recent(c.scope(), n=n, max_tokens=max_tokens,
+                                                  exact=exact))
 
 
 def summarize(ctx: typer.Context,

@@ -311,10 +311,13 @@ GraphHistory = Annotated[bool, Query(description="every fact, closed ones too")]
 def recent(request: Request, c: Annotated[Caller, _c("recent")],
            n: Annotated[int | None, Query(ge=0, le=1000, description="how many turns "
                                           "(default layers.short_term.turns)")] = None,
-           max_tokens: Annotated[int | None, Query(ge=0, le=200_000)] = None) -> Any:
+           max_tokens: Annotated[int | None, Query(ge=0, le=200_000)] = None,
+           exact: Annotated[bool, Query(description="turns of exactly this scope: an "
+                                        "empty agent or session is a value, not any")] = False
+           ) -> Any:
     """The last turns of the scope's session (`session` query parameter; the user's, when
     none is named), verbatim, oldest first."""
-    mems = server(request).vault.recent(c.scope, n=n, max_tokens=max_tokens)
+    mems = server(request).vault.recent(c.scope, n=n, max_tokens=max_tokens, exact=exact)
     return [m.to_dict() for m in mems]
 
 
