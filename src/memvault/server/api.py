@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 
 from .. import agentpolicy
 from .. import vault as vault_mod
-from ..errors import ValidationError
+from ..errors import NotFoundError, ValidationError
 from ..reads import records
 from ..timeutil import now_ms, to_ms
 from ..wording import a_or_an
@@ -134,7 +134,12 @@ def edit(request: Request, c: Annotated[Caller, _c("edit")], memory_id: MemoryId
     tool result), and `promote`'s when it moves the expiry later."""
     vault = server(request).vault
     args = body.model_dump(exclude_unset=True)
-    old = records.get(vault.core, c.scope, memory_id)
+    try:
+        old = records.get(vault.core, c.scope, memory_id)
+    except NotFoundError:
+        # Nothing to decide on: the core verb reports bad input first, then the 404 (ids
+        # are the server's, so no memory appears under this one in between).
+        return vault.edit(c.scope, memory_id, **args, actor=c.principal.actor).to_dict()
     promotes = ("expires_at" in args and args["expires_at"] is not None and
                 agentpolicy.lengthens_expiry(old, to_ms(args["expires_at"],
                                                         field="expires_at")))
