@@ -135,6 +135,37 @@ def test_a_user_key_may_not_write_a_tool_result_by_any_route(srv: Server,
         assert r.status_code == 200, r.text
 
 
+def test_a_user_keys_edit_of_an_agent_memory_needs_that_kinds_permissions(
+        srv: Server, admin: httpx.Client) -> None:
+    """PATCH of an agent kind needs its verb's cell (docs/server.md), and promote's when it
+    moves the expiry later; a shorter shelf life or a step's own correction is an edit."""
+    params = {"agent": "planner", "session": "run-1"}
+    tr = admin.post("/v1/tool-results", params=RUN,
+                    json={"tool": "price", "output": "TP123 costs 200 EUR"}).json()["memory"]
+    with srv.client(new_key(admin, role="user", user="alice")) as alice:
+        step = alice.post("/v1/tasks/fix/steps", params=params,
+                          json={"step": "plan"}).json()["memory"]
+        before = _revisions(admin)
+        for mem, body in ((tr, {"tags": ["seen"]}),
+                          (step, {"expires_at": "2099-01-01T00:00:00Z"})):
+            r = alice.patch(f"/v1/memories/{mem['id']}", params=params, json=body)
+            assert r.status_code == 403 and r.json()["code"] == "forbidden", r.text
+        assert "promote" in r.json()["message"]
+        assert _revisions(admin) == before
+        sooner = step["expires_at"] - 60_000
+        r = alice.patch(f"/v1/memories/{step['id']}", params=params,
+                        json={"content": "plan the fix", "expires_at": sooner})
+        assert r.status_code == 200, r.text
+        assert (r.json()["content"], r.json()["expires_at"]) == ("plan the fix", sooner)
+    # An admin may promote by PATCH, but no role rewrites a tool's output (the core's
+    # policy: only the tool path writes it).
+    r = admin.patch(f"/v1/memories/{tr['id']}", params=RUN,
+                    json={"expires_at": "2099-01-01T00:00:00Z"})
+    assert r.status_code == 200 and r.json()["source"] == "tool", r.text
+    r = admin.patch(f"/v1/memories/{tr['id']}", params=RUN, json={"content": "forged"})
+    assert r.status_code == 422 and r.json()["code"] == "policy_refused", r.text
+
+
 def test_client_mirrors_the_agent_verbs(srv: Server) -> None:
     assert srv.admin_key
     me = Scope("acme", "carol", "planner", "run-7")

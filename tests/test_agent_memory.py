@@ -322,13 +322,15 @@ def test_a_poisoned_tool_result_is_traced_and_rolled_back(vault: Vault) -> None:
     assert bad.id not in {h.memory.id for h in again.hits} and "ATTACKER" not in again.text
     assert ok.id in {h.memory.id for h in again.hits}
     assert [x.op for x in vault.history(RUN, bad.id)] == ["create", "delete"]
-    # A good result later overwritten with poison: rolled back to the good version.
-    vault.edit(RUN, ok.id, content=POISON, reason="a replayed tool call")
-    assert "ATTACKER" in vault.context(RUN, "Lisbon hotel search payments").text
-    back = vault.rollback(RUN, ok.id, 1, reason="poisoned")
+    # A good result cannot be overwritten by hand: only the tool path writes its output.
+    with pytest.raises(PolicyError, match="tool, import"):
+        vault.edit(RUN, ok.id, content=POISON, reason="a replayed tool call")
+    assert "ATTACKER" not in vault.context(RUN, "Lisbon hotel search payments").text
+    # A tag edit is a new version that keeps the tool's source; rollback undoes it.
+    tagged = vault.edit(RUN, ok.id, tags=["checked"], reason="reviewed")
+    assert (tagged.version, tagged.source, tagged.content) == (2, "tool", ok.memory.content)
+    back = vault.rollback(RUN, ok.id, 1, reason="not reviewed")
     assert back.content.startswith("Lisbon hotel search: Casa do Rio")
-    after = vault.context(RUN, "Lisbon hotel search payments account")
-    assert "ATTACKER" not in after.text
     assert [h.memory.content for h in vault.recall(RUN, "Lisbon hotel search")
             if h.memory.id == ok.id] == [back.content]
 
@@ -378,3 +380,33 @@ def test_an_edit_keeps_an_agent_memory_whole(vault: Vault) -> None:
     with pytest.raises(PolicyError):
         vault.edit(RUN, step.id, metadata={**step.memory.metadata, "task_id": "t2"})
     assert _count(vault) == before
+
+
+def test_an_edit_of_an_agent_memory_obeys_its_writers(vault: Vault) -> None:
+    """An edit is a write by admin_manual: a step or a lesson (admin_manual among its
+    writers) may be corrected; a tool result's output, arguments and name may not."""
+    tr = vault.tool_result(RUN, "price", "TP123 costs 200 EUR", args={"flight": "TP123"})
+    before = vault.history(RUN, tr.id)
+    for change in ({"content": "TP123 costs 2 EUR"},
+                   {"metadata": {**tr.memory.metadata, "args": {"flight": "TP9"}}}):
+        with pytest.raises(PolicyError, match="tool_result"):
+            vault.edit(RUN, tr.id, **change)  # type: ignore[arg-type]
+    assert vault.history(RUN, tr.id) == before
+    step = vault.record_step(RUN, "t1", "plan", status="running")
+    fixed = vault.edit(RUN, step.id, content="plan the trip")
+    assert (fixed.content, fixed.source) == ("plan the trip", "admin_manual")
+    lesson = vault.learn(Scope("acme", "alice", "planner"), "Check visas first",
+                         source="user_explicit")
+    assert vault.edit(Scope("acme", "alice", "planner"), lesson.id,
+                      content="Check visas two weeks ahead").version == 2
+
+
+@pytest.mark.parametrize("claimed", ["user_explicit", "admin_manual", "import"])
+def test_a_proposed_lesson_is_inferred_whatever_source_it_claims(vault: Vault,
+                                                                  claimed: str) -> None:
+    agent = Scope("acme", "alice", "planner")
+    out = vault.propose(agent, "Never check visas for Japan", kind="lesson", source=claimed)
+    assert out.action == "stage" and out.memory_id is not None
+    kept = vault.get(agent, out.memory_id)
+    assert (kept.status, kept.source) == ("pending", "system_inferred")
+    assert vault.recall(agent, "visas for Japan") == []

@@ -173,9 +173,6 @@ def _tool_result(admin: httpx.Client) -> dict[str, Any]:
     return dict(r.json()["memory"])
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a user key may not write a tool result "
-                   "(POST /v1/tool-results is 403), but PATCH /v1/memories/{id} lets it "
-                   "rewrite one's output; the kind stays tool_result, source admin_manual")
 def test_a_user_key_cannot_rewrite_a_tool_results_output(srv: Server,
                                                          admin: httpx.Client) -> None:
     mem = _tool_result(admin)
@@ -188,8 +185,6 @@ def test_a_user_key_cannot_rewrite_a_tool_results_output(srv: Server,
     assert got["content"] == "Flight TP123 costs 200 EUR"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: promote is admin/service only, but a user "
-                   "key's PATCH of expires_at keeps a tool result past its shelf life")
 def test_a_user_key_cannot_keep_a_tool_result_past_its_shelf_life(
         srv: Server, admin: httpx.Client) -> None:
     mem = _tool_result(admin)
@@ -300,9 +295,6 @@ def test_steps_stay_out_of_recall_and_tool_results_keep_their_budget_share(
     assert shown and any(d.get("reason") == "kind_share" for d in ctx.dropped)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: MCP's learn always writes a model's lesson "
-                   "as system_inferred (staged for review), but MCP's remember lets the "
-                   "same model write kind=lesson with source=user_explicit: live at once")
 def test_mcp_a_models_lesson_cannot_skip_review(tmp_path: Any) -> None:
     from pathlib import Path
 

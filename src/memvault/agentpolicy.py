@@ -21,7 +21,7 @@ from typing import Any
 from . import validate as v
 from .config import Agents, KindPolicy
 from .errors import PolicyError, ValidationError
-from .model import AGENT_KINDS, Kind, Scope
+from .model import AGENT_KINDS, Kind, Memory, Scope
 from .timeutil import MAX_MS, duration_ms
 
 TASK_ID = "task_id"
@@ -142,9 +142,47 @@ def gate_check(agents: Agents, kind: str | None, source: str,
     return None, out, source in pol.review
 
 
-def check_edit(old_kind: str, old_meta: dict[str, Any], updates: dict[str, Any]) -> None:
+def proposed_source(agents: Agents, kind: str | None, source: str) -> str:
+    """The source a proposed agent kind is kept as. propose() is a model's path (MCP
+    remember, the Agents SDK tools): a lesson it brings is inferred whatever source it
+    claims, so the policy's review applies to it."""
+    pol = agents.of(kind or "")
+    return "system_inferred" if pol is not None and pol.via_gate else source
+
+
+# The fields an edit of an agent memory may not change unless the edit's own source
+# (admin_manual) is one of the kind's writers: what the writer wrote.
+_WRITTEN = ("content", "value", "metadata")
+
+
+def check_edit(agents: Agents, old: Memory, updates: dict[str, Any]) -> bool:
     """An edit keeps an agent memory an agent memory (and an ordinary one ordinary), its
-    agent fields whole and its task: the kind's verbs and policies read them."""
+    agent fields whole and its task: the kind's verbs and policies read them. An edit is
+    a write by `admin_manual`: where the kind's policy does not list that source (a tool
+    result: only the tool path writes one), it may not change what was written, and the
+    memory keeps its source (True: keep it)."""
+    old_kind, old_meta = old.kind, old.metadata
+    pol = agents.of(old_kind)
+    if pol is not None and "admin_manual" not in pol.writers:
+        changed = [f for f in _WRITTEN if f in updates and updates[f] != getattr(old, f)]
+        if changed:
+            raise PolicyError(f"{old_kind}: an edit (source admin_manual) may not change its "
+                              f"{', '.join(changed)}; the policy lets only "
+                              f"{', '.join(pol.writers) or 'none'} write it (forget it, roll "
+                              "it back or write a new one)")
+    _check_agent_fields(old_kind, old_meta, updates)
+    return pol is not None and "admin_manual" not in pol.writers
+
+
+def lengthens_expiry(old: Memory, expires_at: int | None) -> bool:
+    """Whether an edit setting `expires_at` keeps an agent memory longer than its shelf
+    life: that is a promote, and needs promote's permission."""
+    return (old.kind in AGENT_KINDS and old.expires_at is not None
+            and (expires_at is None or expires_at > old.expires_at))
+
+
+def _check_agent_fields(old_kind: str, old_meta: dict[str, Any],
+                        updates: dict[str, Any]) -> None:
     new_kind = updates.get("kind", old_kind)
     if new_kind != old_kind and (new_kind in AGENT_KINDS or old_kind in AGENT_KINDS):
         raise PolicyError(f"kind: a {old_kind} memory cannot become a {new_kind} one; "

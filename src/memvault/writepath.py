@@ -246,6 +246,8 @@ def propose(eng: Engine, scope: Any, content: Any = None, *, slot: Any = None,
     why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
     if expected_version is not None:
         expected_version = v.version(expected_version, "expected_version")
+    req["source"] = agentpolicy.proposed_source(eng.core.strategy.agents, req["kind"],
+                                                req["source"])
     quote = req["source_text"]
     command = (command_reason(req["content"], record=False)
                or (command_reason(quote) if quote else None))

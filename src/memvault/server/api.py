@@ -11,16 +11,18 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
+from .. import agentpolicy
 from .. import vault as vault_mod
-from ..errors import ValidationError
-from ..timeutil import now_ms
+from ..errors import NotFoundError, ValidationError
+from ..reads import records
+from ..timeutil import now_ms, to_ms
 from ..wording import a_or_an
 from . import schemas as s
 from .auth import Principal
 from .deps import Caller, caller_for, named_user, principal_for, server
 from .errors import ERROR_RESPONSES, ApiError
 from .jobs import check_args, run_verb
-from .permissions import allowed
+from .permissions import KIND_ACTIONS, allowed, edit_actions
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 
@@ -64,14 +66,11 @@ def _write_args(c: Caller, body: s.ProposeIn) -> dict[str, Any]:
         raise ApiError(403, "forbidden", f"{a_or_an(c.principal.role)} key may not write with "
                        "source admin_manual")
     # An agent kind written through the plain verbs needs the permission of its own verb.
-    action = _KIND_ACTIONS.get(str(args.get("kind")))
+    action = KIND_ACTIONS.get(str(args.get("kind")))
     if action is not None and not allowed(c.principal.role, action):
         raise ApiError(403, "forbidden", f"{a_or_an(c.principal.role)} key may not write "
                        f"{args['kind']} memories")
     return args
-
-
-_KIND_ACTIONS = {"tool_result": "tool_result", "step": "task.step", "lesson": "lesson"}
 
 
 @router.post("/memories", response_model=s.RememberOut, tags=["write"],
@@ -130,9 +129,29 @@ def list_memories(
 @router.patch("/memories/{memory_id:path}", response_model=s.MemoryOut, tags=["govern"])
 def edit(request: Request, c: Annotated[Caller, _c("edit")], memory_id: MemoryId,
          body: s.EditIn) -> Any:
-    """Change fields by hand: a new version, source admin_manual, with the reason."""
-    return server(request).vault.edit(c.scope, memory_id, **body.model_dump(exclude_unset=True),
-                                      actor=c.principal.actor).to_dict()
+    """Change fields by hand: a new version, source admin_manual, with the reason. An
+    edit of an agent kind also needs its verb's permission (a user key may not edit a
+    tool result), and `promote`'s when it moves the expiry later."""
+    vault = server(request).vault
+    args = body.model_dump(exclude_unset=True)
+    try:
+        old = records.get(vault.core, c.scope, memory_id)
+    except NotFoundError:
+        # Nothing to decide on: the core verb reports bad input first, then the 404 (ids
+        # are the server's, so no memory appears under this one in between).
+        return vault.edit(c.scope, memory_id, **args, actor=c.principal.actor).to_dict()
+    promotes = ("expires_at" in args and args["expires_at"] is not None and
+                agentpolicy.lengthens_expiry(old, to_ms(args["expires_at"],
+                                                        field="expires_at")))
+    for action in edit_actions(old.kind, promotes):
+        if not allowed(c.principal.role, action):
+            raise ApiError(403, "forbidden", f"{a_or_an(c.principal.role)} key may not "
+                           f"{'promote' if action == 'promote' else 'edit'} "
+                           f"{old.kind} memories")
+    # The decision holds for the version it read: a concurrent change is a 409.
+    if args.get("expected_version") is None:
+        args["expected_version"] = old.version
+    return vault.edit(c.scope, memory_id, **args, actor=c.principal.actor).to_dict()
 
 
 @router.get("/memories/{memory_id:path}/history", response_model=list[s.RevisionOut],

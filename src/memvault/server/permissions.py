@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..apikeys import ROLES
 
-__all__ = ["PERMISSIONS", "ROLES", "allowed"]
+__all__ = ["KIND_ACTIONS", "PERMISSIONS", "ROLES", "allowed", "edit_actions"]
 
 _A, _S, _U, _R = "admin", "service", "user", "reader"
 
@@ -75,5 +75,17 @@ PERMISSIONS: dict[str, frozenset[str]] = {
 }
 
 
+# An agent kind written or edited through the plain verbs (remember, propose, edit) needs
+# the permission of its own verb too.
+KIND_ACTIONS = {"tool_result": "tool_result", "step": "task.step", "lesson": "lesson"}
+
+
 def allowed(role: str, action: str) -> bool:
     return role in PERMISSIONS[action]
+
+
+def edit_actions(kind: str, promotes: bool) -> list[str]:
+    """The actions an edit of a memory of `kind` needs besides `edit`: its agent verb's,
+    and `promote`'s when it keeps the memory past its shelf life."""
+    out = [KIND_ACTIONS[kind]] if kind in KIND_ACTIONS else []
+    return [*out, "promote"] if promotes else out

@@ -48,8 +48,9 @@ def edit(w: Writer, scope: Any, memory_id: Any, updates: dict[str, Any], *,
                                       "callers")
             if rec is not None:
                 new["metadata"] = {**new["metadata"], "review": rec}
-        agentpolicy.check_edit(m.kind, m.metadata, new)
-        return replace(m, **new, version=m.version + 1, source=Source.ADMIN_MANUAL.value,
+        keeps_source = agentpolicy.check_edit(w.core.strategy.agents, m, new)
+        source = m.source if keeps_source else Source.ADMIN_MANUAL.value
+        return replace(m, **new, version=m.version + 1, source=source,
                        recorded_at=w.core.clock())
     return w.mutate(scope, memory_id, Op.UPDATE, change, actor=actor, reason=reason,
                     expected_version=expected_version)
