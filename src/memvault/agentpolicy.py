@@ -23,6 +23,7 @@ from .config import Agents, KindPolicy
 from .errors import PolicyError, ValidationError
 from .model import AGENT_KINDS, Kind, Memory, Scope
 from .timeutil import MAX_MS, duration_ms
+from .wording import a_or_an
 
 TASK_ID = "task_id"
 SEQ = "seq"
@@ -185,8 +186,8 @@ def _check_agent_fields(old_kind: str, old_meta: dict[str, Any],
                         updates: dict[str, Any]) -> None:
     new_kind = updates.get("kind", old_kind)
     if new_kind != old_kind and (new_kind in AGENT_KINDS or old_kind in AGENT_KINDS):
-        raise PolicyError(f"kind: a {old_kind} memory cannot become a {new_kind} one; "
-                          "write a new memory instead")
+        raise PolicyError(f"kind: {a_or_an(old_kind)} memory cannot become "
+                          f"{a_or_an(new_kind)} one; write a new memory instead")
     if old_kind in AGENT_KINDS and "metadata" in updates:
         meta = updates["metadata"]
         check_fields(old_kind, meta)

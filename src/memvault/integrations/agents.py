@@ -6,7 +6,7 @@ that session scope (the short-term layer, summaries and purge apply): its text i
 turn's content, the rest of the item the turn's metadata, so the next run gets it back as
 it was. `get_items` reads the last turns (`Vault.recent`, at most 1,000), `pop_item`
 forgets the newest, `clear_session` forgets them all (revisions stay). A turn observed
-into the same session by other code comes back as a {"role", "content"} message.
+into the same session by other code comes back as a message of role and content.
 
 `memory_tools(vault, scope)` returns function tools for the model: `recall_memory`,
 `remember_memory` (through the gate: `Vault.propose`, so a model's statement can be

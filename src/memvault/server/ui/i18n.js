@@ -4,7 +4,7 @@ import { S } from "./state.js";
 
 // The core enums (memvault.model); tests/test_admin_page.py checks they match.
 export const KINDS = ["fact", "preference", "profile", "episode", "summary", "turn", "document",
-  "entity", "relation", "note"];
+  "entity", "relation", "note", "tool_result", "step", "lesson"];
 export const STATUSES = ["pending", "active", "superseded", "expired", "rejected", "deleted"];
 export const SOURCES = ["user_explicit", "system_inferred", "admin_manual", "document", "tool",
   "import"];
@@ -202,7 +202,7 @@ const VALUES = {
       rejected: "已拒绝", deleted: "已删除" },
     kind: { fact: "事实", preference: "偏好", profile: "个人资料", episode: "事件",
       summary: "摘要", turn: "对话轮次", document: "文档", entity: "实体", relation: "关系",
-      note: "笔记" },
+      note: "笔记", tool_result: "工具结果", step: "任务步骤", lesson: "经验教训" },
     source: { user_explicit: "用户明确陈述", system_inferred: "系统推断",
       admin_manual: "管理员手动", document: "文档", tool: "工具", import: "导入" },
     op: { create: "创建", update: "更新", expire: "过期", delete: "删除", rollback: "回滚",
