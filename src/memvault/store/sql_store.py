@@ -186,26 +186,25 @@ class SQLStore(ServerTables):
                        "ORDER BY m.id", {"now": now, **params})
         return [r["id"] for r in rows]
 
-    def iter_all_for_reindex(self, batch: int) -> Iterator[list[tuple[int, str]]]:
+    def _pages(self, columns: str, batch: int) -> Iterator[list[Any]]:
+        """Every memory row's `columns` (and its row key `k`), `batch` rows a query, in
+        row-key order (keyset paging: each query starts after the last key seen)."""
         k, last = self._ROW_KEY, 0
         while True:
-            rows = self._q(f"SELECT {k} AS k, content FROM memories WHERE {k} > "
+            rows = self._q(f"SELECT {k} AS k, {columns} FROM memories WHERE {k} > "
                            f"{self._ph('last')} ORDER BY {k} LIMIT {self._ph('batch')}",
                            {"last": last, "batch": batch})
             if not rows:
                 return
             last = int(rows[-1]["k"])
+            yield rows
+
+    def iter_all_for_reindex(self, batch: int) -> Iterator[list[tuple[int, str]]]:
+        for rows in self._pages("content", batch):
             yield [(int(r["k"]), str(r["content"])) for r in rows]
 
     def iter_contents(self, batch: int) -> Iterator[list[tuple[str, str]]]:
-        k, last = self._ROW_KEY, 0
-        while True:
-            rows = self._q(f"SELECT {k} AS k, tenant, content FROM memories WHERE {k} > "
-                           f"{self._ph('last')} ORDER BY {k} LIMIT {self._ph('batch')}",
-                           {"last": last, "batch": batch})
-            if not rows:
-                return
-            last = int(rows[-1]["k"])
+        for rows in self._pages("tenant, content", batch):
             yield [(str(r["tenant"]), str(r["content"])) for r in rows]
 
     # --- word vectors (wordtable.py) -----------------------------------------------------
