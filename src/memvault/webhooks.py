@@ -162,7 +162,7 @@ def deliver_due(store: Store, policy: Policy) -> int:
         now = now_ms()
         if d is None or d["next_at"] > now:
             continue
-        lease = now + int(policy.timeout * 1000) + 5000
+        lease = now + int(policy.timeout * 1000) + 1000  # then another worker may send it
         if store.lease_delivery(hook["webhook_id"], d["event_id"], now, lease):
             send(store, hook, d, policy)
             sent += 1
