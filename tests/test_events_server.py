@@ -14,7 +14,8 @@ import pytest
 from _server import Server, new_key
 from _webhook import Receiver
 
-from memvault.changes import SIGNATURE_HEADER, verify
+from memvault import Client, ConflictError, NotFoundError, Scope, ScopeError, ValidationError
+from memvault.changes import SIGNATURE_HEADER, Event, verify
 
 # A short webhook timeout: the SIGKILL test (the last here: it kills this server) waits
 # out the lease of the delivery it interrupts (timeout + 1 s).
@@ -86,6 +87,42 @@ def test_a_bound_key_reads_only_its_users_events(srv: Server, admin: httpx.Clien
         assert r.status_code == 422
     everyone = admin.get("/v1/events", params={"limit": 1000}).json()["items"]
     assert {"sse-bo", "sse-cy"} <= {e["user"] for e in everyone}
+
+
+def test_the_client_reads_events_and_manages_webhooks(srv: Server) -> None:
+    assert srv.admin_key
+    with Client(srv.url, srv.admin_key) as c:
+        me = Scope("acme", "cl-dee")
+        a = c.remember(me, "Dee likes tea")
+        page = list(c.events("acme", user="cl-dee"))
+        assert [(e.kind, e.memory_id) for e in page] == [("add", a.id)]
+        assert isinstance(page[0], Event) and page[0].scope == me
+        stop = threading.Event()
+        seen: list[Event] = []
+
+        def consume() -> None:
+            for e in c.events("acme", user="cl-dee", since=page[-1].id, follow=True,
+                              poll_seconds=0.05, stop=stop):
+                seen.append(e)
+                stop.set()
+        t = threading.Thread(target=consume)
+        t.start()
+        c.forget(me, a.id)
+        t.join(30)
+        assert [(e.kind, e.memory_id) for e in seen] == [("forget", a.id)]
+        with pytest.raises(ScopeError):
+            list(c.events("globex"))
+        with pytest.raises(ValidationError):
+            list(c.events("acme", kinds=["nope"]))
+        hook = c.webhook_add("http://127.0.0.1:9/client", kinds=["purge"])
+        assert hook["secret"].startswith("whsec_")
+        assert hook["webhook_id"] in {h["webhook_id"] for h in c.webhooks()}
+        assert c.webhook_deliveries(hook["webhook_id"]) == []
+        with pytest.raises(ConflictError):
+            c.webhook_retry(hook["webhook_id"], 1)
+        assert c.webhook_remove(hook["webhook_id"])["removed_at"] is not None
+        with pytest.raises(NotFoundError):
+            c.webhook_deliveries("wh_nope")
 
 
 def test_webhooks_deliver_every_event_at_least_once_across_sigkill(srv: Server) -> None:
