@@ -12,7 +12,7 @@ from _util import all_text
 
 from memvault import Scope, Vault
 from memvault.changes import Event
-from memvault.errors import ValidationError
+from memvault.errors import ScopeError, ValidationError
 
 ME = Scope("acme", "alice")
 BOB = Scope("acme", "bob")
@@ -132,9 +132,15 @@ def test_events_are_scoped_and_filtered(vault: Vault) -> None:
     a = vault.remember(ME, "Alice likes blues")
     vault.forget(ME, a.id)
     assert [e.kind for e in _events(vault, user="alice", kinds=["forget"])] == ["forget"]
-    for bad in ({"since": -1}, {"limit": 0}, {"kinds": ["nope"]}, {"kinds": "add"}):
+    for bad in ({"since": -1}, {"limit": 0}, {"kinds": ["nope"]}, {"kinds": "add"},
+                {"since": "3"}):
         with pytest.raises(ValidationError):
             list(vault.events("acme", **bad))
+    for bad in ({"poll_seconds": 0}, {"idle_timeout": "soon"}, {"kinds": ["nope"]}):
+        with pytest.raises(ValidationError):  # when called, not when first iterated
+            vault.events("acme", follow=True, **bad)
+    with pytest.raises(ScopeError):
+        vault.events("", follow=True)
 
 
 def test_the_iterator_resumes_from_its_cursor_and_follows_new_commits(vault: Vault

@@ -166,6 +166,11 @@ def follow(page: Callable[[int], list[Any]], first: list[Any], since: int, *,
     if isinstance(poll_seconds, bool) or not isinstance(poll_seconds, int | float) \
             or not 0 < poll_seconds <= 3600:
         raise ValidationError("poll_seconds: expected a number of seconds in (0, 3600]")
+    return _polled(page, first, since, poll_seconds, stop, idle_timeout)
+
+
+def _polled(page: Callable[[int], list[Any]], first: list[Any], since: int,
+            poll_seconds: float, stop: Any, idle_timeout: float | None) -> Iterator[Any]:
     after, got, quiet = since, first, time.monotonic()
     while True:
         for e in got:

@@ -66,6 +66,16 @@ def follow(core: Core, tenant: Any, *, user: Any = None, since: Any = 0,
     if isinstance(poll_seconds, bool) or not isinstance(poll_seconds, int | float) \
             or not 0 < poll_seconds <= 3600:
         raise ValidationError("poll_seconds: expected a number of seconds in (0, 3600]")
+    if idle_timeout is not None and (isinstance(idle_timeout, bool) or not isinstance(
+            idle_timeout, int | float) or idle_timeout < 0):
+        raise ValidationError("idle_timeout: expected a number of seconds >= 0, or None")
+    # Checked now, when called; the events come as the caller iterates.
+    return _follow(core, t, u, after, n, ks, poll_seconds, stop, idle_timeout)
+
+
+def _follow(core: Core, t: str, u: str | None, after: int, n: int, ks: list[str] | None,
+            poll_seconds: float, stop: threading.Event | None,
+            idle_timeout: float | None) -> Iterator[Event]:
     quiet_since = time.monotonic()
     while stop is None or not stop.is_set():
         got = core.store.events(t, user=u, since=after, limit=n, kinds=ks)
