@@ -8,7 +8,7 @@ import threading
 from typing import Any
 
 import pytest
-from _util import all_text
+from _util import all_text, backends
 
 from memvault import Scope, Vault
 from memvault.changes import Event
@@ -183,3 +183,35 @@ def test_an_import_is_one_event_per_memory(vault: Vault, make_vault: Any) -> Non
     got = _events(other)
     assert [(e.kind, e.memory_id, e.to_version) for e in got] == [("import", a.id, 2)]
     assert got[0].payload["state"]["value"] == "PDF"  # type: ignore[index]
+
+
+@backends("postgres")
+def test_an_event_committed_late_is_not_skipped_by_a_cursor(vault: Vault) -> None:
+    """PostgreSQL: a write that took its outbox row first but commits after a later write
+    must not be numbered below an id a reader has already passed. (No word in common: a
+    word's vector row would make the second wait for the first.)"""
+    # A first write makes the vector table (its creation would make the two take turns).
+    start = vault.remember(ME, "Warm up").memory
+    held, release = threading.Event(), threading.Event()
+    slow = threading.Thread(target=lambda: vault.remember(ME, "Zebras cross roads"))
+
+    def hook(point: str) -> None:  # the slow writer waits, its outbox row written
+        if point == "after_revision" and threading.current_thread() is slow:
+            held.set()
+            release.wait(30)
+    vault.store.fault_hook = hook
+    slow.start()
+    try:
+        assert held.wait(30)
+        vault.store.fault_hook = None
+        vault.remember(ME, "Quantum physics lectures")
+        seen = [e for e in _events(vault) if e.memory_id != start.id]
+        assert [e.payload["state"]["content"] for e in seen] == [  # type: ignore[index]
+            "Quantum physics lectures"]
+    finally:
+        release.set()
+        slow.join(30)
+    later = _events(vault, since=seen[-1].id)
+    assert [e.payload["state"]["content"] for e in later] == [  # type: ignore[index]
+        "Zebras cross roads"]
+    assert later[0].id > seen[-1].id
