@@ -114,6 +114,12 @@ def test_the_client_reads_events_and_manages_webhooks(srv: Server) -> None:
             list(c.events("globex"))
         with pytest.raises(ValidationError):
             list(c.events("acme", kinds=["nope"]))
+        before = c.webhooks()
+        for bad in ({"url": "ftp://x/y"}, {"url": "http://h/x", "kinds": ["nope"]},
+                    {"url": "http://h/x", "secret": "short"}):
+            with pytest.raises(ValidationError):  # a 422 from the server
+                c.webhook_add(**bad)  # type: ignore[arg-type]
+        assert c.webhooks() == before
         hook = c.webhook_add("http://127.0.0.1:9/client", kinds=["purge"])
         assert hook["secret"].startswith("whsec_")
         assert hook["webhook_id"] in {h["webhook_id"] for h in c.webhooks()}
