@@ -5,6 +5,7 @@ own thread to a loopback receiver, at least once across a SIGKILL mid-delivery."
 from __future__ import annotations
 
 import json
+import signal
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -169,6 +170,15 @@ def test_webhooks_deliver_every_event_at_least_once_across_sigkill(srv: Server) 
             assert (rollback["from_version"], rollback["to_version"],
                     rollback["payload"]["restored_version"],
                     rollback["payload"]["state"]["value"]) == (2, 3, 1, "CSV")
+            # A SIGTERM ends an open event stream: the server shuts down, not waits on it.
+            with admin.stream("GET", "/v1/events/stream") as r:
+                lines = r.iter_lines()
+                assert any(ln.startswith("data: ") for ln in lines)  # the stream is open
+                b.proc.send_signal(signal.SIGTERM)
+                for _ in lines:
+                    pass  # to the end of the body
+            b.proc.wait(60)
+            assert b.proc.returncode == -signal.SIGTERM
     finally:
         hang.set()
         if b is not None:

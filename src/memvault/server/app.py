@@ -4,6 +4,7 @@ sweep timer, around one Vault."""
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -62,6 +63,7 @@ class ServerState:
     worker: Worker | None = None
     sweeper: Sweeper | None = None
     dispatcher: Dispatcher | None = None
+    stopping: threading.Event = field(default_factory=threading.Event)  # ends SSE streams
     extra: dict[str, Any] = field(default_factory=dict)
 
     def worker_notify(self) -> None:
@@ -92,6 +94,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
         try:
             yield
         finally:
+            state.stopping.set()
             for part in (state.dispatcher, state.sweeper, state.worker):
                 if part is not None:
                     part.stop()

@@ -82,7 +82,8 @@ async def stream(request: Request,
         end = loop.time() + st.settings.stream_seconds
         beat = loop.time()
         yield "retry: 1000\n\n"
-        while loop.time() < end and not await request.is_disconnected():
+        while loop.time() < end and not st.stopping.is_set() \
+                and not await request.is_disconnected():
             got = await run_in_threadpool(page, after)
             for e in got:
                 after = e.id

@@ -77,7 +77,17 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
                   f"memvault: admin page http://{host}:{port}/admin/ · "
                   f"API docs http://{host}:{port}/docs\n")
         out.flush()
-        uvicorn.run(app, host=host, port=port, log_config=_LOG_CONFIG, access_log=False)
+        state = app.state.server
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig: int, frame: Any) -> None:
+                # The graceful shutdown waits for every request to end: an open event
+                # stream ends now (eventroutes.py), not when its stream_seconds are up.
+                state.stopping.set()
+                super().handle_exit(sig, frame)
+
+        Server(uvicorn.Config(app, host=host, port=port, log_config=_LOG_CONFIG,
+                              access_log=False)).run()
     finally:
         # The app's shutdown closes the store (SIGTERM never reaches here); this covers a
         # failure before the app started. Closing twice is harmless.
