@@ -31,7 +31,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("read core", ("memvault.reads",)),
     ("core", ("memvault.core",)),
     ("store readers", ("memvault.derived", "memvault.turnctx", "memvault.turnnotes")),
-    ("keys", ("memvault.apikeys",)),  # API keys in the store, for the server and the CLI
+    # API keys and webhooks in the store, for the server and the CLI
+    ("keys", ("memvault.apikeys", "memvault.webhooks")),
     ("store", ("memvault.store",)),
 ]
 

@@ -33,7 +33,7 @@ from memvault import Scope, Vault
 ALICE = Scope("acme", "alice")
 BOB = Scope("acme", "bob")
 TOOLS = {"remember", "recall", "context", "forget", "history", "get", "list", "profile",
-         "recent", "expand", "graph_facts"}
+         "recent", "expand", "graph_facts", "events"}
 # `context` may name a conversation inside the server's fixed user (the core keeps it
 # there, and a session-bound server ignores it); nothing else can name a scope field.
 IN_SCOPE_ARGS = {"context": {"session"}}
@@ -124,6 +124,14 @@ def test_stdio_lists_typed_tools_and_round_trips(tmp_path: Path) -> None:
             err, r = await call(s, "context", query="export format", budget=400)
             assert not err and "CSV" in r["text"] and r["tokens"] <= 400
             assert [h["memory"]["id"] for h in r["included"]] == [mid]  # nothing pending
+
+            # What changed: the staged candidates (the reviewers' notices), the update.
+            err, r = await call(s, "events", since=0, limit=100)
+            assert not err and [e["kind"] for e in r["events"]][-3:] == [
+                "staged", "staged", "update"]
+            assert {e["user"] for e in r["events"]} == {"alice"}
+            err, again = await call(s, "events", since=r["next"])
+            assert not err and (again["events"], again["next"]) == ([], r["next"])
 
     run(main)
     # What the server wrote, read back through the core in this process: the right scope,

@@ -7,9 +7,11 @@ socket, so many fresh connections reach both."""
 
 from __future__ import annotations
 
+import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import httpx
@@ -52,6 +54,25 @@ def test_two_workers_share_the_store_keys_and_traces(tmp_path: Path) -> None:
             with srv.client(reader) as c:
                 r = c.post("/v1/recall?user=ann", json={"query": "ramen"})
                 assert (r.status_code, r.json()["code"]) == (401, "key_revoked")
+        # A SIGTERM to the supervisor ends a worker's open event stream: the stop does not
+        # wait for the stream's time to run out (300 s; the deadline below is far under it).
+        opened, ended = threading.Event(), threading.Event()
+
+        def follow() -> None:
+            with srv.client(srv.admin_key) as c, c.stream("GET", "/v1/events/stream") as r:
+                lines = r.iter_lines()
+                if any(ln.startswith("data: ") for ln in lines):  # the add, from the backlog
+                    opened.set()
+                    for _ in lines:
+                        pass  # to the end of the body
+                    ended.set()
+
+        reader = threading.Thread(target=follow, daemon=True)
+        reader.start()
+        assert opened.wait(60)
+        srv.proc.send_signal(signal.SIGTERM)
+        assert ended.wait(60)
+        srv.proc.wait(30)
         admin.close()
     finally:
         srv.stop()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,7 +23,9 @@ ALICE = {"user": "alice"}
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = Server(str(tmp_path_factory.mktemp("perm") / "s.db"))
+    # One attempt per webhook delivery: the retry cell needs a dead letter, at once.
+    s = Server(str(tmp_path_factory.mktemp("perm") / "s.db"),
+               extra=["--webhook-attempts", "1"])
     yield s
     s.stop()
 
@@ -117,6 +120,25 @@ class Fixtures:
         assert r.status_code == 200, r.text
         return task
 
+    def webhook(self) -> str:
+        # Port 9 on loopback: nothing listens, every delivery fails at once.
+        r = self.a.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/perm"})
+        assert r.status_code == 201, r.text
+        return str(r.json()["webhook_id"])
+
+    def dead_letter(self) -> str:
+        """A webhook with a dead delivery; the path that retries it."""
+        hook = self.webhook()
+        self.mem()  # an event after the webhook began
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            dead = self.a.get(f"/v1/webhooks/{hook}/deliveries",
+                              params={"status": "dead"}).json()
+            if dead:
+                return f"/v1/webhooks/{hook}/deliveries/{dead[0]['event_id']}/retry"
+            time.sleep(0.05)
+        raise AssertionError("no dead letter")
+
     def key_id(self) -> str:
         r = self.a.post("/v1/keys", json={"role": "reader", "name": "to revoke"})
         return str(r.json()["key_id"])
@@ -202,6 +224,12 @@ CALLS: dict[str, Call] = {
     "keys.list": lambda c, f, ok: c.get("/v1/keys"),
     "keys.revoke": lambda c, f, ok: c.delete(f"/v1/keys/{f.key_id()}"),
     "access_log": lambda c, f, ok: c.get("/v1/access-log"),
+    "events": lambda c, f, ok: c.get("/v1/events"),
+    "webhooks.create": lambda c, f, ok: c.post("/v1/webhooks",
+                                               json={"url": "http://127.0.0.1:9/perm"}),
+    "webhooks.list": lambda c, f, ok: c.get(f"/v1/webhooks/{f.webhook()}/deliveries"),
+    "webhooks.remove": lambda c, f, ok: c.delete(f"/v1/webhooks/{f.webhook()}"),
+    "webhooks.retry": lambda c, f, ok: c.post(f.dead_letter()),
 }
 
 

@@ -13,7 +13,7 @@ and why: docs/client.md.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 from urllib.parse import quote
 
@@ -22,6 +22,7 @@ import httpx
 from . import clientwire as wire
 from . import validate as v
 from .agentmemory import TaskState
+from .changes import Event
 from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
 from .extract import as_message
 from .layers.section import ContextResult
@@ -517,3 +518,50 @@ class Client:
         r = self._send("POST", "/v1/import", params=params, content=text,
                        headers={"Content-Type": "application/x-ndjson"})
         return int(r.json()["count"])
+
+    # --- change events and webhooks (docs/events.md) ---------------------------------------
+    def events(self, tenant: str, *, user: str | None = None, since: int = 0,
+               kinds: list[str] | None = None, follow: bool = False, limit: int = 100,
+               poll_seconds: float = 0.5, stop: Any = None,
+               idle_timeout: float | None = None) -> Iterator[Event]:
+        """Vault.events over GET /v1/events (follow: that page, polled)."""
+        mine = self.whoami()["tenant"]
+        if tenant != mine:
+            raise ScopeError(f"tenant {tenant!r} is not this key's tenant {mine!r}")
+        first = self._events_page(user, since, limit, kinds)
+        if not follow:
+            return iter(first)
+        return wire.follow(lambda after: self._events_page(user, after, 100, kinds), first,
+                           since, poll_seconds=poll_seconds, stop=stop,
+                           idle_timeout=idle_timeout)
+
+    def _events_page(self, user: str | None, since: int, limit: int,
+                     kinds: list[str] | None) -> list[Event]:
+        d = self._json("GET", "/v1/events", params={
+            "user": user, "since": wire.whole(since, "since", 0, 2**62),
+            "limit": wire.whole(limit, "limit", 1, 1000), "kinds": kinds})
+        return [Event.from_dict(e) for e in d["items"]]
+
+    def webhook_add(self, url: str, *, secret: str | None = None,
+                    kinds: list[str] | None = None, user: str | None = None,
+                    since: int | None = None) -> dict[str, Any]:
+        """Subscribe `url` (an admin key): the record, with its signing secret (once)."""
+        return dict(self._json("POST", "/v1/webhooks", json=_body(
+            url=url, secret=secret, kinds=kinds, user=user, since=since)))
+
+    def webhooks(self) -> list[dict[str, Any]]:
+        return [dict(h) for h in self._json("GET", "/v1/webhooks")]
+
+    def webhook_remove(self, webhook_id: str) -> dict[str, Any]:
+        return dict(self._json("DELETE", f"/v1/webhooks/{_segment(webhook_id)}"))
+
+    def webhook_deliveries(self, webhook_id: str, *, status: str | None = None,
+                           limit: int = 100) -> list[dict[str, Any]]:
+        return [dict(d) for d in self._json(
+            "GET", f"/v1/webhooks/{_segment(webhook_id)}/deliveries",
+            params={"status": status, "limit": wire.whole(limit, "limit", 1, 1000)})]
+
+    def webhook_retry(self, webhook_id: str, event_id: int) -> dict[str, Any]:
+        eid = wire.whole(event_id, "event_id", 1, 2**62)
+        return dict(self._json(
+            "POST", f"/v1/webhooks/{_segment(webhook_id)}/deliveries/{eid}/retry"))

@@ -6,6 +6,8 @@ face: the client meets it only on the wire)."""
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,7 +33,8 @@ from .model import Hit, Hits, Memory, ScoreParts
 from .timeutil import TimeLike, duration_ms, to_ms
 from .writepath import ObserveResult, Outcome
 
-__all__ = ["as_duration", "as_time", "context_result", "error_from", "finite", "flag", "hits",
+__all__ = ["as_duration", "as_time", "context_result", "error_from", "finite", "flag",
+           "follow", "hits",
            "observe_result", "outcome", "sweep_report", "whole"]
 
 # A server error body's `code` -> the class the embedded Vault raises for it. The codes
@@ -153,3 +156,35 @@ def sweep_report(d: dict[str, Any]) -> SweepReport:
     return SweepReport(expired=d["expired"], summaries=list(d["summaries"]),
                        relations=list(d["relations"]), evicted=list(d["evicted"]),
                        errors=list(d["errors"]))
+
+
+def follow(page: Callable[[int], list[Any]], first: list[Any], since: int, *,
+           poll_seconds: float, stop: Any = None,
+           idle_timeout: float | None = None) -> Iterator[Any]:
+    """Events (anything with an `id`) from `first`, then from `page(after)` polled every
+    `poll_seconds`, until `stop` is set or none came for `idle_timeout` seconds."""
+    if isinstance(poll_seconds, bool) or not isinstance(poll_seconds, int | float) \
+            or not 0 < poll_seconds <= 3600:
+        raise ValidationError("poll_seconds: expected a number of seconds in (0, 3600]")
+    return _polled(page, first, since, poll_seconds, stop, idle_timeout)
+
+
+def _polled(page: Callable[[int], list[Any]], first: list[Any], since: int,
+            poll_seconds: float, stop: Any, idle_timeout: float | None) -> Iterator[Any]:
+    after, got, quiet = since, first, time.monotonic()
+    while True:
+        for e in got:
+            after = e.id
+            yield e
+        if got:
+            quiet = time.monotonic()
+        elif idle_timeout is not None and time.monotonic() - quiet >= idle_timeout:
+            return
+        if stop is not None and stop.is_set():
+            return
+        if not got:
+            if stop is not None:
+                stop.wait(poll_seconds)
+            else:
+                time.sleep(poll_seconds)
+        got = page(after)

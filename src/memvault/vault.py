@@ -10,7 +10,7 @@ scoped; a memory of another scope is indistinguishable from one that does not ex
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -18,6 +18,7 @@ import platformdirs
 
 from . import agentmemory, lifecycle, portability, review, writepath
 from . import validate as v
+from .changes import Event
 from .config import Strategy, Weights, load_strategy
 from .core import Core
 from .embed import Embedder, load_embedders
@@ -29,7 +30,7 @@ from .layers import summarize as summaries
 from .layers.section import ContextResult, build_context
 from .model import Hits, Memory, PurgeResult, RememberResult, Revision, Scope, Source
 from .portability import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
-from .reads import access, records
+from .reads import access, events, records
 from .recall import Reranker
 from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
@@ -461,6 +462,22 @@ class Vault:
         revs = records.audit(self.core, scope, since=since, limit=limit)
         access.record(self.core, scope, "audit", [r.memory_id for r in revs])
         return revs
+
+    def events(self, tenant: str, *, user: str | None = None, since: int = 0,
+               kinds: list[str] | None = None, follow: bool = False, limit: int = 100,
+               poll_seconds: float = 0.5, stop: Any = None,
+               idle_timeout: float | None = None) -> Iterator[Event]:
+        """The change events of a tenant (of one user, if given) after event id `since`,
+        oldest first (docs/events.md). Without `follow`: at most `limit` of them. With it:
+        every one, then each new one as it commits, polling every `poll_seconds`, until
+        `stop` (a threading.Event) is set or none came for `idle_timeout` seconds. Keep the
+        last event's id to resume."""
+        if follow:
+            return events.follow(self.core, tenant, user=user, since=since, kinds=kinds,
+                                 poll_seconds=poll_seconds, stop=stop,
+                                 idle_timeout=idle_timeout)
+        return iter(events.page(self.core, tenant, user=user, since=since, limit=limit,
+                                kinds=kinds))
 
     def history(self, scope: Scope | dict[str, str], memory_id: str) -> list[Revision]:
         revs = records.history(self.core, scope, memory_id)

@@ -8,6 +8,7 @@ import typer
 from .agents import lesson, promote, task_app, tool_result
 from .entry import run
 from .evaluation import eval_app
+from .events import events_app, webhook_app
 from .governance import (
     edit,
     expire,
@@ -75,6 +76,8 @@ app.add_typer(graph_app, name="graph")
 app.add_typer(config_app, name="config")
 app.add_typer(eval_app, name="eval")
 app.add_typer(keys_app, name="keys")
+app.add_typer(events_app, name="events")
+app.add_typer(webhook_app, name="webhook")
 
 
 def main() -> None:

@@ -71,19 +71,33 @@ def serve_rest(ctx: typer.Context,
                metrics_token: Annotated[str | None, typer.Option(
                    envvar="MEMVAULT_METRICS_TOKEN", show_default=False,
                    help="Require this bearer token on GET /metrics (prefer the env "
-                   "var: a command line is visible to other users).")] = None) -> None:
+                   "var: a command line is visible to other users).")] = None,
+               no_webhooks: Annotated[bool, typer.Option(
+                   "--no-webhooks", help="Do not deliver webhooks from this server.")
+                   ] = False,
+               webhook_attempts: Annotated[int, typer.Option(
+                   help="Attempts before a webhook delivery is a dead letter.")] = 8,
+               webhook_backoff_ms: Annotated[int, typer.Option(
+                   help="Wait before the first retry; doubled after each failure.")
+                   ] = 1000,
+               webhook_timeout: Annotated[float, typer.Option(
+                   help="Seconds a webhook receiver has to answer.")] = 10.0) -> None:
     """The REST API on the store (--db); OpenAPI docs at /docs (docs/server.md). On a
     store without API keys, creates an admin key for --tenant (default: "default") and
     prints it once; on a store with keys it makes none (`memvault keys create` does)."""
     from ..server import Settings, serve  # FastAPI and uvicorn load only for this command
+    from ..webhooks import Policy
 
     def go(c: Ctx) -> None:
+        policy = Policy(max_attempts=webhook_attempts, backoff_ms=webhook_backoff_ms,
+                        timeout=webhook_timeout)  # checked before the store is opened
         if tenant is not None and c.tenant and tenant != c.tenant:
             raise ValidationError(f"tenant: the global --tenant {c.tenant!r} and serve's "
                                   f"--tenant {tenant!r} differ; give one")
         serve(c.db, host=host, port=port, embedder=c.embedder, config=c.config,
               bootstrap_tenant=tenant or c.tenant or "default",
               settings=Settings(max_body_bytes=max_body, sweep_interval=sweep_interval,
-                                worker=not no_worker, metrics_token=metrics_token or None),
+                                worker=not no_worker, metrics_token=metrics_token or None,
+                                webhooks=not no_webhooks, webhook_policy=policy),
               workers=workers)
     run_verb(ctx, go)

@@ -294,6 +294,18 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
                 "revisions": [r.to_dict() for r in vault.history(_scope(), memory_id)]}
 
     @server.tool(annotations=read_only)
+    @_verb("events")
+    def events(since: Annotated[int, Field(
+                   ge=0, description="the last event id seen (0: the first)")] = 0,
+               limit: Annotated[int, Field(ge=1, le=100)] = 20) -> dict[str, Any]:
+        """What changed in the user's memory since event id `since`, oldest first: each
+        change's kind (add, update, forget, rollback, staged, ...), memory, versions, who
+        and why (docs/events.md). Pass `next` back as `since` to read on."""
+        sc = _scope()
+        got = list(vault.events(sc.tenant, user=sc.user, since=since, limit=limit))
+        return {"events": [e.to_dict() for e in got], "next": got[-1].id if got else since}
+
+    @server.tool(annotations=read_only)
     @_verb("get")
     def get(memory_id: MemoryId, as_of: AsOf = None) -> dict[str, Any]:
         """One memory, as it is now or as it was believed at `as_of`."""

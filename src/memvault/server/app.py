@@ -4,6 +4,7 @@ sweep timer, around one Vault."""
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -15,7 +16,9 @@ from fastapi_offline import FastAPIOffline
 from .. import __version__
 from ..errors import ValidationError
 from ..vault import Vault
-from . import admin, agentroutes, api, errors, ui
+from ..webhooks import Policy
+from . import admin, agentroutes, api, errors, eventroutes, ui
+from .delivery import Dispatcher
 from .jobs import Sweeper, Worker
 from .metrics import Metrics
 from .middleware import BodyLimit, RequestLog
@@ -32,6 +35,14 @@ class Settings:
     # When set, GET /metrics asks for `Authorization: Bearer <token>` (a scraper's secret,
     # not an API key: metrics carry no tenant data, and a scraper needs no role).
     metrics_token: str | None = None
+    # Change events (docs/events.md): the webhook delivery thread and its retry policy,
+    # how often a server-sent-events stream polls, and how long one stream lasts (the
+    # client resumes with Last-Event-ID).
+    webhooks: bool = True
+    webhook_policy: Policy = field(default_factory=Policy)
+    webhook_poll_seconds: float = 0.5
+    events_poll_seconds: float = 0.5
+    stream_seconds: float = 300.0
 
     def __post_init__(self) -> None:
         if isinstance(self.max_body_bytes, bool) or not isinstance(self.max_body_bytes, int) \
@@ -51,6 +62,8 @@ class ServerState:
     metrics: Metrics
     worker: Worker | None = None
     sweeper: Sweeper | None = None
+    dispatcher: Dispatcher | None = None
+    stopping: threading.Event = field(default_factory=threading.Event)  # ends SSE streams
     extra: dict[str, Any] = field(default_factory=dict)
 
     def worker_notify(self) -> None:
@@ -69,16 +82,20 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
                               on_result=lambda kind, r: metrics.gate_outcomes(kind, r))
     if settings.sweep_interval and settings.sweep_interval > 0:
         state.sweeper = Sweeper(vault, metrics, settings.sweep_interval)
+    if settings.webhooks:
+        state.dispatcher = Dispatcher(vault, settings.webhook_policy,
+                                      settings.webhook_poll_seconds)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        for part in (state.worker, state.sweeper):
+        for part in (state.worker, state.sweeper, state.dispatcher):
             if part is not None:
                 part.start()
         try:
             yield
         finally:
-            for part in (state.sweeper, state.worker):
+            state.stopping.set()
+            for part in (state.dispatcher, state.sweeper, state.worker):
                 if part is not None:
                     part.stop()
             # Here, not after uvicorn returns: on SIGTERM uvicorn re-raises the signal once
@@ -100,6 +117,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
     errors.install(app)
     app.include_router(api.router)
     app.include_router(agentroutes.router)
+    app.include_router(eventroutes.router)
     app.include_router(admin.router)
     app.include_router(admin.ops)
     app.include_router(ui.router)  # the admin page (/admin/), static files only

@@ -67,11 +67,18 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "graph.neighbours": frozenset({_A, _S, _U, _R}),
     "task.steps": frozenset({_A, _S, _U, _R}),
     "task.resume": frozenset({_A, _S, _U, _R}),
+    # change events (docs/events.md): a page, or the stream; the tenant's, or a bound
+    # key's user's
+    "events": frozenset({_A, _S, _U, _R}),
     # administration
     "keys.create": frozenset({_A}),
     "keys.list": frozenset({_A}),
     "keys.revoke": frozenset({_A}),
     "access_log": frozenset({_A}),
+    "webhooks.create": frozenset({_A}),
+    "webhooks.list": frozenset({_A}),  # and their deliveries
+    "webhooks.remove": frozenset({_A}),
+    "webhooks.retry": frozenset({_A}),
 }
 
 

@@ -166,6 +166,17 @@ class KeyIn(_In):
     expires_at: Time | None = None
 
 
+class WebhookIn(_In):
+    url: str
+    secret: str | None = Field(None, description="16..200 characters; generated (and "
+                               "returned once) when omitted")
+    kinds: list[str] | None = Field(None, description="only these event kinds (default all)")
+    user: str | None = Field(None, description="only this user's events (default every "
+                             "user of the tenant)")
+    since: int | None = Field(None, description="deliver events after this id (default: "
+                              "from now on)")
+
+
 # --- responses ------------------------------------------------------------------------
 class ScopeOut(BaseModel):
     tenant: str

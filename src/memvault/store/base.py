@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..bm25 import TextCandidates
+from ..changes import Event
 from ..model import Memory, Revision, Scope
 
 
@@ -300,6 +301,46 @@ class Store(Protocol):
                    offset: int = 0) -> list[dict[str, Any]]:
         """Newest first."""
         ...
+
+    # --- change events and webhooks (migration 8/10; outbox.py) ------------------------
+    # Every revision's event is written in its transaction (Tx.append_revision).
+    def events(self, tenant: str, *, user: str | None = None, since: int = 0,
+               limit: int = 100, kinds: list[str] | None = None) -> list[Event]:
+        """The tenant's (a user's) events with id > since, oldest first."""
+        ...
+
+    def get_event(self, tenant: str, event_id: int) -> Event | None: ...
+
+    def last_event_id(self, tenant: str, user: str | None = None) -> int: ...
+
+    def publish_events(self) -> int:
+        """Give ids to committed events that lack one (PostgreSQL); how many."""
+        ...
+
+    def add_webhook(self, hook: dict[str, Any]) -> None: ...
+
+    def webhooks(self, tenant: str | None, *, removed: bool = False
+                 ) -> list[dict[str, Any]]: ...
+
+    def get_webhook(self, tenant: str, webhook_id: str) -> dict[str, Any] | None: ...
+
+    def remove_webhook(self, tenant: str, webhook_id: str, at: int) -> bool: ...
+
+    def queue_deliveries(self, hook: dict[str, Any], event_ids: list[int], through: int,
+                         now: int) -> bool: ...
+
+    def next_delivery(self, webhook_id: str) -> dict[str, Any] | None: ...
+
+    def lease_delivery(self, webhook_id: str, event_id: int, now: int, until: int
+                       ) -> bool: ...
+
+    def record_attempt(self, delivery: dict[str, Any], attempt: dict[str, Any]) -> None: ...
+
+    def deliveries(self, tenant: str, webhook_id: str, *, status: str | None = None,
+                   limit: int = 100) -> list[dict[str, Any]]: ...
+
+    def retry_delivery(self, tenant: str, webhook_id: str, event_id: int, now: int
+                       ) -> bool: ...
 
     # --- maintenance (scope enumeration is the only unscoped read) ----------------------
     def scopes(self) -> list[Scope]: ...

@@ -54,6 +54,7 @@ from .codec import (
     revision_params,
     scope_where,
 )
+from .outbox import imported_heads
 from .postgres_locks import erasure_lock_name, xact_lock, xact_lock_shared
 from .postgres_schema import MIGRATIONS, migrate
 from .postgres_text import text_candidates
@@ -64,6 +65,11 @@ from .tracepack import compress
 __all__ = ["MIGRATIONS", "PostgresStore"]
 
 _LIVE = live_where(pyformat_ph)
+# Number the committed unnumbered events after the greatest id (outbox.py).
+_PUBLISH = ("WITH todo AS (SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM events "
+            "WHERE id IS NULL ORDER BY seq LIMIT 10000), "
+            "top AS (SELECT COALESCE(MAX(id), 0) AS t FROM events) "
+            "UPDATE events SET id = top.t + todo.n FROM todo, top WHERE events.seq = todo.seq")
 
 
 def _json_int(key: str) -> str:
@@ -226,6 +232,16 @@ class PostgresStore(SQLStore):
                                   ).fetchone()
         return int(row["seq"]) if row else 0
 
+    def publish_events(self) -> int:
+        """See outbox.py: number the committed events without an id, in write order, one
+        publisher at a time; an id is visible only with every smaller one."""
+        if not self._q("SELECT EXISTS (SELECT 1 FROM events WHERE id IS NULL) AS todo"
+                       )[0]["todo"]:
+            return 0
+        with self.transaction() as tx:
+            xact_lock(tx.conn, "memvault.events.publish")
+            return int(tx.conn.execute(_PUBLISH).rowcount)
+
     def _hold_erasures(self, tx: Any, scope: Scope) -> None:
         xact_lock_shared(tx.conn, erasure_lock_name(scope.tenant, scope.user))
 
@@ -383,7 +399,7 @@ class PostgresStore(SQLStore):
     def _finish_erasure(self, *, only_if_free: bool) -> bool:
         """`only_if_free`: skip the VACUUM while a snapshot holds the erased rows anyway."""
         through = self._last_revision()
-        tables = ["memories", "revisions", "traces", "word_vectors"] + [
+        tables = ["memories", "revisions", "traces", "word_vectors", "events"] + [
             r["tbl"] for r in self._q("SELECT tbl FROM vector_models ORDER BY tbl")]
         stmt = sql.SQL("VACUUM (INDEX_CLEANUP OFF, TRUNCATE OFF, SKIP_LOCKED) {}").format(
             sql.SQL(", ").join(sql.Identifier(t) for t in tables))
@@ -552,6 +568,7 @@ class _PgTx(SQLTx):
                                 [revision_params(r) for r in revisions])
         except psycopg.IntegrityError as e:
             raise ConflictError(f"cannot record revisions: {e}") from None
+        self.emit(imported_heads(revisions), imported=True)
         self._fault("after_revision")
 
     def _delete_memory(self, scope: Scope, memory_id: str) -> None:

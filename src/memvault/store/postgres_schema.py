@@ -150,6 +150,9 @@ DROP INDEX IF EXISTS traces_memory_ids;
     (9, "an index of turns by scope", """
 {turn_index}
 """),
+    (10, "change events and webhooks", """
+{events}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))

@@ -84,6 +84,78 @@ _TURN_INDEX = """\
 CREATE INDEX memories_turns ON memories (tenant, user_id, agent, session, status)
     WHERE kind = 'turn';"""
 
+# Migration 8 (SQLite) / 10 (PostgreSQL): change events (changes.py, outbox.py). One row
+# per revision, written in its transaction. `seq` orders the writes; `id` is the event id
+# readers page by: on SQLite given at insert (one writer at a time: ids commit in order),
+# on PostgreSQL given after commit by one publisher at a time (outbox.publish), so an id is
+# never seen before a smaller one. A purge blanks `payload` and `reason` of the purged
+# memory's events as it blanks its revisions. Webhooks: subscriptions (their `queued_through` is
+# the last event id queued for them), one delivery per (webhook, event), and a log row per
+# attempt; none holds content (a delivery's body is the event, read when it is sent).
+_EVENTS = """\
+CREATE TABLE events (
+    seq {serial},
+    id {time} UNIQUE,
+    op_id {key} NOT NULL,
+    tenant {key} NOT NULL,
+    user_id {key} NOT NULL,
+    agent {key} NOT NULL,
+    session {key} NOT NULL,
+    kind {key} NOT NULL,
+    memory_id {key} NOT NULL,
+    from_version INTEGER,
+    to_version INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    actor_role TEXT NOT NULL,
+    reason TEXT,
+    at {time} NOT NULL,
+    payload TEXT
+);
+CREATE INDEX events_tenant ON events (tenant, id);
+CREATE INDEX events_user ON events (tenant, user_id, id);
+CREATE INDEX events_memory ON events (memory_id);
+CREATE INDEX events_unpublished ON events (seq) WHERE id IS NULL;
+CREATE TABLE webhooks (
+    webhook_id {key} PRIMARY KEY,
+    tenant {key} NOT NULL CHECK (tenant <> ''),
+    user_id {key} NOT NULL DEFAULT '',
+    url TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    kinds TEXT NOT NULL DEFAULT '[]',
+    queued_through {time} NOT NULL DEFAULT 0,
+    created_at {time} NOT NULL,
+    created_by TEXT NOT NULL DEFAULT '',
+    removed_at {time}
+);
+CREATE INDEX webhooks_tenant ON webhooks (tenant, created_at);
+CREATE TABLE webhook_deliveries (
+    seq {serial},
+    webhook_id {key} NOT NULL,
+    tenant {key} NOT NULL,
+    event_id {time} NOT NULL,
+    status {key} NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_at {time} NOT NULL,
+    lease_until {time},
+    last_code INTEGER,
+    last_error TEXT,
+    updated_at {time} NOT NULL,
+    UNIQUE (webhook_id, event_id)
+);
+CREATE INDEX webhook_deliveries_queue ON webhook_deliveries (webhook_id, status, event_id);
+CREATE TABLE webhook_attempts (
+    seq {serial},
+    webhook_id {key} NOT NULL,
+    tenant {key} NOT NULL,
+    event_id {time} NOT NULL,
+    attempt INTEGER NOT NULL,
+    at {time} NOT NULL,
+    code INTEGER,
+    error TEXT,
+    ms INTEGER NOT NULL
+);
+CREATE INDEX webhook_attempts_event ON webhook_attempts (webhook_id, event_id, seq);"""
+
 _REVISIONS = """\
 CREATE TABLE revisions (
     seq {serial},
@@ -171,6 +243,7 @@ _PARTS = {
     "server_tables": _SERVER_TABLES,
     "word_vectors": _WORD_VECTORS,
     "turn_index": _TURN_INDEX,
+    "events": _EVENTS,
 }
 
 

@@ -25,6 +25,7 @@ from .codec import (
     revision_from_row,
     scope_where,
 )
+from .outbox import EventTables
 from .server_tables import ServerTables
 from .sql_tx import ERASURE_DONE, ERASURE_OPS, ERASURE_PENDING
 from .tracepack import decode, pack, to_json
@@ -40,7 +41,7 @@ _TRACE_COLUMNS = ("trace_id", "tenant", "user_id", "kind", "at", "strategy_hash"
                   "memory_ids", "payload")
 
 
-class SQLStore(ServerTables):
+class SQLStore(ServerTables, EventTables):
     fault_hook: FaultHook | None
     # --- what a backend supplies ------------------------------------------------------
     _ROW_KEY: str  # the memories table's integer row key (rowid, mrow)

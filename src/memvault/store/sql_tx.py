@@ -23,6 +23,7 @@ from .codec import (
     revision_params,
     scope_where,
 )
+from .outbox import OutboxTx, imported_heads
 
 # What a purge blanks in a revision: the content it drew on, and what quoted the turn.
 CONTENT_COLUMNS = ("state", "reason", "trigger_text")
@@ -39,7 +40,7 @@ def vanished(memory_id: str) -> StoreError:
     return StoreError(f"memory {memory_id} vanished inside a transaction")
 
 
-class SQLTx:
+class SQLTx(OutboxTx):
     """One transaction on the connection `conn` of `store`."""
 
     # --- what a backend supplies ------------------------------------------------------
@@ -276,16 +277,25 @@ class SQLTx:
         return texts + wordtable.state_contents(self.conn.execute(query, params).fetchall())
 
     def append_revisions(self, revisions: list[Revision]) -> None:
+        """An import's history: its revisions as they were, and one `import` event per
+        memory brought (its last revision), not one per past change."""
         for rev in revisions:
-            self.append_revision(rev)
+            self._insert_revision(rev)
+        self.emit(imported_heads(revisions), imported=True)
+        self._fault("after_revision")
 
     def append_revision(self, revision: Revision) -> None:
+        """The one way a change is recorded: its revision and its event (outbox.py)."""
+        self._insert_revision(revision)
+        self.emit([revision])
+        self._fault("after_revision")
+
+    def _insert_revision(self, revision: Revision) -> None:
         try:
             self.conn.execute(insert_sql("revisions", REVISION_COLUMNS, self._ph),
                               revision_params(revision))
         except self._IntegrityError as e:  # op_id taken: e.g. the same export imported twice
             raise ConflictError(f"cannot record revision {revision.op_id}: {e}") from None
-        self._fault("after_revision")
 
     def erase(self, scope: Scope, memory_id: str, tombstone: Revision) -> None:
         self._drop_words(scope.tenant, self._erased_contents(scope, memory_id, None))
@@ -330,6 +340,8 @@ class SQLTx:
                 self.conn.execute(query, owner)
             else:
                 self._for_each(query, owner, "op_id", op_ids)
+            # Their events quoted the same (changes.py): blanked alike.
+            self.erase_events(owner, "state" in columns, op_ids, self._for_each)
         # Only if all went well is the mark taken off: an error aborts the transaction.
         self.conn.execute(self._UNMARK_PURGE)
         self.store.flush_traces()  # a recall's queued trace may name it (tracequeue.py)

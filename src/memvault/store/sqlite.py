@@ -448,6 +448,8 @@ class _SQLiteTx(SQLTx):
     _UNMARK_PURGE = "DELETE FROM meta WHERE key = 'purging'"
     _DROP_TRACES_OF = ("DELETE FROM traces WHERE tenant = :tenant AND user_id = :user AND "
                        "trace_names(memory_ids, :mid)")
+    # One writer at a time: event ids given at insert commit in order (outbox.py).
+    _NEW_EVENT_ID = "(SELECT COALESCE(MAX(id), 0) + 1 FROM events)"
     any_of = staticmethod(_any_of)
     as_list = staticmethod(json.dumps)
 

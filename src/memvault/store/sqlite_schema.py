@@ -83,6 +83,9 @@ CREATE INDEX traces_scope ON traces (tenant, user_id, at);
     (7, "an index of turns by scope", """
 {turn_index}
 """),
+    (8, "change events and webhooks", """
+{events}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))

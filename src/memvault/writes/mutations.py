@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import agentpolicy, turnctx
 from .. import validate as v
+from ..changes import rollback_trigger
 from ..errors import ConflictError, FrozenError, ValidationError, VersionError
 from ..model import (
     AGENT_KINDS,
@@ -155,4 +156,4 @@ def rollback(w: Writer, scope: Scope, memory_id: str, target: int, *, actor: str
                               for f in STATE_FIELDS}, version=m.version + 1,
                        recorded_at=w.core.clock())
     return w.mutate(scope, memory_id, Op.ROLLBACK, change, actor=actor, reason=reason,
-                    trigger_text=f"rollback to version {target}")
+                    trigger_text=rollback_trigger(target))
