@@ -74,8 +74,11 @@ class RecallIn(_In):
     tags: list[str] | None = None
     since: Time | None = None
     until: Time | None = None
-    as_of: Time | None = None
+    as_of: Time | None = Field(None, description="system time: what the store knew then")
     min_score: float | None = None
+    valid_at: Time | None = Field(None, description="valid time: what held in the world then")
+    valid_since: Time | None = Field(None, description="valid-time range start (overlap)")
+    valid_until: Time | None = Field(None, description="valid-time range end (overlap)")
 
 
 class ContextIn(_In):
@@ -84,9 +87,12 @@ class ContextIn(_In):
     lang: str | None = None
     kind: str | None = None
     tags: list[str] | None = None
-    as_of: Time | None = None
+    as_of: Time | None = Field(None, description="system time: what the store knew then")
     session: str | None = Field(None, description="the current conversation of a "
                                 "user-wide scope: its recent turns join the context")
+    valid_at: Time | None = Field(None, description="valid time: what held in the world then")
+    valid_since: Time | None = Field(None, description="valid-time range start (overlap)")
+    valid_until: Time | None = Field(None, description="valid-time range end (overlap)")
 
 
 class SummarizeIn(_In):
