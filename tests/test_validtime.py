@@ -129,6 +129,29 @@ def test_graph_facts_in_valid_and_system_time(clocked_vault: Vault,
         vault.graph_facts(me, "user", history=True, valid_at=t_live)
 
 
+def test_edit_sets_when_a_memory_held(clocked_vault: Vault, clock: ManualClock) -> None:
+    """A memory told without dates gets them by hand: "Gina left Berlin in 2021" closes
+    it as a new version, and it stays findable for when it held."""
+    vault = clocked_vault
+    berlin = vault.remember(GINA, "Gina lives in Berlin").id
+    clock.advance(DAY)
+    assert _said(vault.recall(GINA, "where does Gina live")) == {"Gina lives in Berlin"}
+    with pytest.raises(ValidationError, match="valid_to must be after valid_from"):
+        vault.edit(GINA, berlin, valid_from="2021-01-01", valid_to="2020-01-01")
+    with pytest.raises(ValidationError, match="valid_to: cannot parse"):
+        vault.edit(GINA, berlin, valid_to="soon")
+    assert vault.get(GINA, berlin).version == 1  # the failed edits changed nothing
+    m = vault.edit(GINA, berlin, valid_from="2015-01-01", valid_to="2021-01-01",
+                   reason="moved away")
+    assert (m.version, m.valid_from, m.valid_to) == (2, to_ms("2015-01-01"), Y2021)
+    with pytest.raises(ValidationError, match="valid_to must be after valid_from"):
+        vault.edit(GINA, berlin, valid_from="2022-01-01")  # against the stored valid_to
+    assert _said(vault.recall(GINA, "where does Gina live")) == set()
+    assert _said(vault.recall(GINA, "where does Gina live", valid_at=MID_2020)) == {
+        "Gina lives in Berlin"}
+    assert [r.op for r in vault.history(GINA, berlin)] == ["create", "update"]
+
+
 BAD: list[tuple[dict[str, Any], str]] = [
     ({"valid_at": "2020-01-01", "valid_since": "2019-01-01"}, "not both"),
     ({"valid_since": "2022-01-01", "valid_until": "2021-01-01"}, "before valid_until"),
@@ -169,6 +192,9 @@ def test_cli_valid_time(db: str) -> None:
     known = cli("get", acme["id"])["recorded_at"]
     time.sleep(0.002)  # Globex is recorded strictly later than `known`
     cli("remember", GLOBEX, "--valid-from", "2021-01-01")
+    tea = cli("remember", TEA)["id"]
+    assert cli("edit", tea, "--valid-to", "2019-01-01", "--reason", "no longer")["version"] == 2
+    assert "valid_to must be after" in cli("edit", tea, "--valid-from", "2020-01-01", code=1)
 
     def recall(*args: str) -> set[str]:
         return {h["memory"]["content"] for h in cli("recall", Q, *args)["hits"]}
@@ -184,6 +210,7 @@ def test_cli_valid_time(db: str) -> None:
     assert GLOBEX not in ctx["text"]
     assert ACME not in cli("context", Q, "--as-of", str(known), "--since", "2022-01-01")["text"]
     assert {m["content"] for m in cli("list", "--valid-at", "2020-06-01")} == {ACME}
+    assert {m["content"] for m in cli("list", "--valid-at", "2018-06-01")} == {TEA}
     assert {m["content"] for m in cli("list", "--valid-since", "2022-01-01")} == {GLOBEX}
     # Bad input: a message, a non-zero exit.
     out = cli("recall", Q, "--since", "2022-01-01", "--until", "2021-01-01", code=1)
@@ -256,6 +283,13 @@ def test_rest_and_client_valid_time(clocked_vault: Vault, clock: ManualClock) ->
             r = http.request(method, path, **kw)
             assert r.status_code == 422 and r.json()["code"] == "invalid_input", r.text
             assert "valid_" in r.json()["message"]
+        # Valid dates set by hand: PATCH, and the Client's edit.
+        tea = vault.list(GINA, q="tea")[0]
+        r = http.patch(f"/v1/memories/{tea.id}", params=g, json={"valid_to": "2018-01-01"})
+        assert r.status_code == 200 and r.json()["valid_to"] == to_ms("2018-01-01"), r.text
+        r = http.patch(f"/v1/memories/{tea.id}", params=g, json={"valid_from": "2019-01-01"})
+        assert r.status_code == 422 and "valid_to must be after" in r.json()["message"]
+        assert client.edit(GINA, tea.id, valid_to=Y2023).valid_to == Y2023
         # The Client: the same answers, the same typed errors.
         assert _said(client.recall(GINA, Q, valid_at=MID_2020)) == {ACME}
         assert _said(client.recall(GINA, Q, valid_since=Y2022, valid_until=Y2023)) == {GLOBEX}

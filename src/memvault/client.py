@@ -299,9 +299,12 @@ class Client:
              tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
              confidence: float | None = None, expires_at: TimeLike = None,
              reason: str | None = None, expected_version: int | None = None,
-             topic: str | None = None) -> Memory:
+             topic: str | None = None, valid_from: TimeLike = None,
+             valid_to: TimeLike = None) -> Memory:
         """Change fields of a memory by hand: a new version, with the reason recorded."""
         body = _body(content=content, kind=kind, tags=_tags(tags),
+                     valid_from=wire.as_time(valid_from, "valid_from"),
+                     valid_to=wire.as_time(valid_to, "valid_to"),
                      value=None if value is None else v.json_value(value, "value"),
                      metadata=None if metadata is None else v.metadata(metadata),
                      confidence=None if confidence is None else v.confidence(confidence),

@@ -272,8 +272,10 @@ class Vault:
              tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
              confidence: float | None = None, expires_at: TimeLike = None,
              actor: str | None = None, reason: str | None = None,
-             expected_version: int | None = None, topic: str | None = None) -> Memory:
-        """Change fields of a memory by hand: a new version, with the reason recorded."""
+             expected_version: int | None = None, topic: str | None = None,
+             valid_from: TimeLike = None, valid_to: TimeLike = None) -> Memory:
+        """Change fields of a memory by hand: a new version, with the reason recorded.
+        valid_from/valid_to set when it held in the world (valid_to: it no longer does)."""
         updates: dict[str, Any] = {}
         if topic is not None:
             updates["topic"] = v.topic(topic)
@@ -289,8 +291,10 @@ class Vault:
             updates["metadata"] = v.metadata(metadata)
         if confidence is not None:
             updates["confidence"] = v.confidence(confidence)
-        if expires_at is not None:
-            updates["expires_at"] = to_ms(expires_at, field="expires_at")
+        for name, when in (("expires_at", expires_at), ("valid_from", valid_from),
+                           ("valid_to", valid_to)):
+            if when is not None:
+                updates[name] = to_ms(when, field=name)
         if not updates:
             raise ValidationError("edit: nothing to change")
         if expected_version is not None:

@@ -115,6 +115,8 @@ class EditIn(_In):
     metadata: dict[str, Any] | None = None
     confidence: float | None = None
     expires_at: Time | None = None
+    valid_from: Time | None = Field(None, description="when it began to hold in the world")
+    valid_to: Time | None = Field(None, description="when it stopped holding in the world")
     reason: str | None = None
     expected_version: int | None = None
 
