@@ -62,6 +62,8 @@ def test_where_did_gina_work(clocked_vault: Vault, clock: ManualClock) -> None:
     assert recall(valid_at=MID_2020) == {ACME}
     assert recall(valid_at="2022-06-01") == {GLOBEX}
     assert recall(valid_since=Y2022, valid_until=Y2023) == {GLOBEX}  # "in 2022"
+    assert _said(vault.recall(GINA, "Where did Gina work in 2022", valid_since=Y2022,
+                              valid_until=Y2023)) == {GLOBEX}
     assert recall(valid_since=MID_2020, valid_until=MID_2021) == {ACME, GLOBEX}
     assert recall(valid_until=Y2020) == {ACME}  # open start
     assert recall(valid_since=Y2021) == {GLOBEX}  # valid_to is exclusive: Acme ended then
