@@ -40,7 +40,7 @@ def test_move_closes_the_old_place_and_nothing_else(clocked_vault: Vault, clock:
     assert vault.graph_ingest(ME) == []  # idempotent: nothing read twice
 
     def where(at: int) -> list[str]:
-        return [f["object"] for f in vault.graph_facts(ME, "user", as_of=at)
+        return [f["object"] for f in vault.graph_facts(ME, "user", valid_at=at)
                 if f["relation"] == "lives_in"]
 
     assert where(t_before) == [old_city]
@@ -67,7 +67,7 @@ def test_move_closes_the_old_place_and_nothing_else(clocked_vault: Vault, clock:
     assert [(n["entity"], n["direction"]) for n in vault.graph_neighbours(ME, new_city)] == [
         ("user", "in")]
     assert vault.graph_neighbours(ME, old_city) == []
-    assert [n["entity"] for n in vault.graph_neighbours(ME, old_city, as_of=t_before)] == [
+    assert [n["entity"] for n in vault.graph_neighbours(ME, old_city, valid_at=t_before)] == [
         "user"]
     check_consistent(vault)
 
@@ -87,7 +87,7 @@ def test_a_replayed_conversation_is_dated_by_when_things_were_said(
     vault.graph_ingest(ME)
 
     def where(at: int) -> list[str]:
-        return [f["object"] for f in vault.graph_facts(ME, "user", as_of=at)
+        return [f["object"] for f in vault.graph_facts(ME, "user", valid_at=at)
                 if f["relation"] == "lives_in"]
 
     assert where(t_live + DAY) == [old_city]
@@ -157,7 +157,7 @@ def test_a_late_older_fact_is_stored_closed(clocked_vault: Vault, clock: ManualC
     hist = {f["object"]: f for f in vault.graph_facts(ME, "user", history=True)}
     assert hist["Shanghai"]["valid_to"] == start + 10 * DAY
     assert hist["Hangzhou"]["valid_to"] is None
-    assert [f["object"] for f in vault.graph_facts(ME, "user", as_of=start + 5 * DAY)] == [
+    assert [f["object"] for f in vault.graph_facts(ME, "user", valid_at=start + 5 * DAY)] == [
         "Shanghai"]
 
 

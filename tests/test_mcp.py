@@ -243,7 +243,7 @@ def test_layer_tools_round_trip(tmp_path: Path) -> None:
             err, r = await call(s, "graph_facts", entity="user")
             assert not err and [(f["relation"], f["object"]) for f in r["facts"]] == [
                 ("lives_in", "Hangzhou")]
-            err, r = await call(s, "graph_facts", entity="我", as_of=str(old["valid_from"]))
+            err, r = await call(s, "graph_facts", entity="我", valid_at=str(old["valid_from"]))
             assert not err and [f["object"] for f in r["facts"]] == ["Shanghai"]
             err, r = await call(s, "context", query="what did we just talk about?",
                                 session="s1", budget=600)

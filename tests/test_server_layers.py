@@ -127,8 +127,10 @@ def test_graph_move_closes_the_old_city(admin: httpx.Client, moved: None) -> Non
     assert (old["object"], new["object"], new["valid_to"]) == ("Shanghai", "Hangzhou", None)
     assert old["valid_to"] == new["valid_from"]  # closed by the move, at its moment
     assert old["subject"] == "user" and old["source_memory"]
-    assert [f["object"] for f in lives(as_of=str(old["valid_from"]))] == ["Shanghai"]
-    assert lives(as_of="2000-01-01T00:00:00Z") == []
+    assert [f["object"] for f in lives(valid_at=str(old["valid_from"]))] == ["Shanghai"]
+    assert lives(valid_at="2000-01-01T00:00:00Z") == []
+    # as_of is system time: before the graph was built, it knew no fact.
+    assert lives(as_of="2000-01-01T00:00:00Z", valid_since=old["valid_from"]) == []
     # The closing was a revision by the graph, not a delete: history shows it.
     revs = admin.get(f"/v1/memories/{old['id']}/history", params=GINA).json()
     assert [r["op"] for r in revs] == ["create", "update"]
@@ -144,7 +146,7 @@ def test_graph_move_closes_the_old_city(admin: httpx.Client, moved: None) -> Non
     assert admin.get("/v1/graph/neighbours",
                      params={**GINA, "entity": "Shanghai"}).json() == []
     r = admin.get("/v1/graph/neighbours",
-                  params={**GINA, "entity": "Shanghai", "as_of": str(old["valid_from"])})
+                  params={**GINA, "entity": "Shanghai", "valid_at": str(old["valid_from"])})
     assert [n["entity"] for n in r.json()] == ["user"]
     r = admin.get("/v1/graph/entities/Atlantis", params=GINA)
     assert (r.status_code, r.json()["code"]) == (404, "not_found")

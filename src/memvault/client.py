@@ -300,9 +300,12 @@ class Client:
              tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
              confidence: float | None = None, expires_at: TimeLike = None,
              reason: str | None = None, expected_version: int | None = None,
-             topic: str | None = None) -> Memory:
+             topic: str | None = None, valid_from: TimeLike = None,
+             valid_to: TimeLike = None) -> Memory:
         """Change fields of a memory by hand: a new version, with the reason recorded."""
         body = _body(content=content, kind=kind, tags=_tags(tags),
+                     valid_from=wire.as_time(valid_from, "valid_from"),
+                     valid_to=wire.as_time(valid_to, "valid_to"),
                      value=None if value is None else v.json_value(value, "value"),
                      metadata=None if metadata is None else v.metadata(metadata),
                      confidence=None if confidence is None else v.confidence(confidence),
@@ -374,9 +377,11 @@ class Client:
              until: TimeLike = None, as_of: TimeLike = None, limit: int = 100,
              offset: int = 0, source: str | None = None, frozen: bool | None = None,
              expiring_before: TimeLike = None, q: str | None = None,
-             topic: str | None = None) -> list[Memory]:
+             topic: str | None = None, valid_at: TimeLike = None,
+             valid_since: TimeLike = None, valid_until: TimeLike = None) -> list[Memory]:
         """Newest first, filtered like Vault.list."""
         params = {"kind": kind, "status": status, "slot": slot, "tags": _tags(tags),
+                  **wire.valid_time(valid_at, valid_since, valid_until),
                   "since": wire.as_time(since, "since"), "until": wire.as_time(until, "until"),
                   "as_of": wire.as_time(as_of, "as_of"),
                   "source": source, "frozen": wire.flag(frozen, "frozen"),
@@ -397,9 +402,11 @@ class Client:
     def recall(self, scope: Scope | dict[str, str], query: str, *, top_k: int | None = None,
                kind: str | None = None, tags: Iterable[str] | None = None,
                since: TimeLike = None, until: TimeLike = None, as_of: TimeLike = None,
-               min_score: float | None = None) -> Hits:
+               min_score: float | None = None, valid_at: TimeLike = None,
+               valid_since: TimeLike = None, valid_until: TimeLike = None) -> Hits:
         """Ranked live memories of the scope for `query`; `trace_id` names the trace."""
         body = _body(query=query, top_k=top_k, kind=kind, tags=_tags(tags),
+                     **wire.valid_time(valid_at, valid_since, valid_until),
                      since=wire.as_time(since, "since"), until=wire.as_time(until, "until"),
                      as_of=wire.as_time(as_of, "as_of"),
                      min_score=wire.finite(min_score, "min_score"))
@@ -408,9 +415,12 @@ class Client:
     def context(self, scope: Scope | dict[str, str], query: str, *,
                 budget: int | None = None, lang: str | None = None,
                 kind: str | None = None, tags: Iterable[str] | None = None,
-                as_of: TimeLike = None, session: str | None = None) -> ContextResult:
+                as_of: TimeLike = None, session: str | None = None,
+                valid_at: TimeLike = None, valid_since: TimeLike = None,
+                valid_until: TimeLike = None) -> ContextResult:
         """The prompt section for `query`, within `budget` tokens."""
         body = _body(query=query, budget=budget, lang=lang, kind=kind, tags=_tags(tags),
+                     **wire.valid_time(valid_at, valid_since, valid_until),
                      as_of=wire.as_time(as_of, "as_of"), session=session)
         return wire.context_result(self._json("POST", "/v1/context", scope, json=body))
 
@@ -476,18 +486,23 @@ class Client:
         return self._memory("GET", f"/v1/graph/entities/{entity}", scope)
 
     def graph_facts(self, scope: Scope | dict[str, str], entity: str, *,
-                    as_of: TimeLike = None, history: bool = False) -> list[dict[str, Any]]:
+                    as_of: TimeLike = None, history: bool = False, valid_at: TimeLike = None,
+                    valid_since: TimeLike = None,
+                    valid_until: TimeLike = None) -> list[dict[str, Any]]:
         return [dict(f) for f in self._json(
             "GET", "/v1/graph/facts", scope, params={
                 "entity": v.text(entity, "entity", max_chars=v.MAX_ID_CHARS),
+                **wire.valid_time(valid_at, valid_since, valid_until),
                 "as_of": wire.as_time(as_of, "as_of"), "history": wire.flag(history, "history")})]
 
     def graph_neighbours(self, scope: Scope | dict[str, str], entity: str, *,
-                         as_of: TimeLike = None,
-                         history: bool = False) -> list[dict[str, Any]]:
+                         as_of: TimeLike = None, history: bool = False,
+                         valid_at: TimeLike = None, valid_since: TimeLike = None,
+                         valid_until: TimeLike = None) -> list[dict[str, Any]]:
         return [dict(n) for n in self._json(
             "GET", "/v1/graph/neighbours", scope, params={
                 "entity": v.text(entity, "entity", max_chars=v.MAX_ID_CHARS),
+                **wire.valid_time(valid_at, valid_since, valid_until),
                 "as_of": wire.as_time(as_of, "as_of"), "history": wire.flag(history, "history")})]
 
     # --- portability ----------------------------------------------------------------------

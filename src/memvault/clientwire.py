@@ -77,6 +77,15 @@ def error_from(status: int, payload: Any, text: str) -> MemvaultError:
     return err
 
 
+def valid_time(valid_at: TimeLike, valid_since: TimeLike,
+               valid_until: TimeLike) -> dict[str, int | str | None]:
+    """A read's valid-time filter (validtime.py) as the API takes it; the server checks
+    the combination as the Vault does."""
+    return {"valid_at": as_time(valid_at, "valid_at"),
+            "valid_since": as_time(valid_since, "valid_since"),
+            "valid_until": as_time(valid_until, "valid_until")}
+
+
 def as_time(value: TimeLike, field: str) -> int | str | None:
     """A time as the API takes it: epoch ms or the ISO-8601/relative text the core parses
     (the server parses text exactly as the Vault does); a datetime or float as epoch ms."""

@@ -29,6 +29,7 @@ class ContextItem:
     origin: str | None = None      # where it was said, e.g. "agent=support,session=s1"
     note: str | None = None        # a turn's fate (turnnotes.py): rendered from _T, never raw
     topic: str | None = None       # what it is about when no slot names it
+    valid_to: int | None = None    # when it stopped holding (rendered as a range from date)
 
     @classmethod
     def from_memory(cls, m: Memory, score: float = 0.0) -> ContextItem:
@@ -39,7 +40,7 @@ class ContextItem:
                    confidence=m.confidence, date=date or None,
                    updated_at=m.updated_at or m.recorded_at, score=score, slot=m.slot,
                    value=m.value, version=m.version, scope=m.scope.key(),
-                   origin=origin or None, topic=m.topic)
+                   origin=origin or None, topic=m.topic, valid_to=m.valid_to)
 
     @classmethod
     def from_hit(cls, hit: Hit) -> ContextItem:

@@ -132,7 +132,10 @@ def _fmt_conf(c: Any) -> str:
 def _item_lines(it: ContextItem, label: str, lang: str, *, shown: str | None = None) -> str:
     t = _T[lang]
     kind = _KIND_ZH.get(it.kind, meta_label(it.kind)) if lang == "zh" else meta_label(it.kind)
-    parts = [f"[{label}] " + (_fmt_time(it.date) or t["unknown_date"]), kind,
+    date = _fmt_time(it.date) or t["unknown_date"]
+    if it.valid_to is not None:  # it held for a while: the range (validtime.py)
+        date += "–" + (_fmt_time(it.valid_to) or t["unknown_date"])
+    parts = [f"[{label}] " + date, kind,
              t["source"].format(_SOURCE[lang].get(it.source) or meta_label(it.source)),
              t["confidence"].format(_fmt_conf(it.confidence))]
     if it.slot:

@@ -82,8 +82,10 @@ Design decisions, and why:
   and footer, or no unit that fits, `text` is "" and `note` says why; every item is then
   in `dropped`.
 * **Dates** are UTC at minute precision (`2026-04-12T08:00Z`): the date is when the
-  memory holds from (`valid_from`) or, failing that, when this version was recorded. The
-  header states the current time so the model can judge age.
+  memory holds from (`valid_from`) or, failing that, when this version was recorded; a
+  memory whose validity ends (`valid_to`) shows the range, `2019-01-01T00:00Z–2021-01-01T00:00Z`
+  (history a valid-time read reached back to). The header states the current time so the
+  model can judge age.
 
 Where it is done: the data (ContextItem, Conflict, Rendered, …) in contextitems.py, the
 escaping in promptescape.py, the markers, header, footer and item lines in

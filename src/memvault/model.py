@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from .validtime import ValidWindow
+
 
 class Kind(StrEnum):
     FACT = "fact"
@@ -139,12 +141,15 @@ class Memory:
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 
-    def is_live(self, at: int) -> bool:
-        """Servable at time `at`: active, not expired, and valid in the world then."""
+    def is_live(self, at: int, valid: ValidWindow | None = None) -> bool:
+        """Servable at time `at`: active, not expired, and valid in the world then (or,
+        with a valid-time window, valid at some point of it: validtime.py)."""
         if self.status != Status.ACTIVE:
             return False
         if self.expires_at is not None and self.expires_at <= at:
             return False
+        if valid is not None:
+            return valid.holds(self.valid_from, self.valid_to)
         if self.valid_from is not None and self.valid_from > at:
             return False
         return not (self.valid_to is not None and self.valid_to <= at)

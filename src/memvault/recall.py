@@ -20,6 +20,7 @@ from .embed import Embedder, embed_queries, votes_on
 from .model import Hit, Memory, Scope, ScoreParts
 from .querylines import is_conversation, query_lines
 from .textindex import memory_index_text
+from .validtime import ValidWindow
 from .vecsearch import nearest_each
 from .wordmatch import StoredWords, coverage_parts, word_embedder
 
@@ -41,6 +42,7 @@ class RetrievalOutcome:
     as_of: bool = False
     time_range: tuple[int | None, int | None] | None = None
     time_range_ignored: bool = False  # named in the query, but nothing is dated inside it
+    valid: ValidWindow | None = None  # the valid-time filter (validtime.py), if any
     hits: list[Hit] = field(default_factory=list)
     filtered: list[tuple[Hit, str]] = field(default_factory=list)
     reranked: bool = False

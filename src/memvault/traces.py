@@ -37,7 +37,9 @@ def build_trace(trace_id: str, kind: str, outcome: RetrievalOutcome, *, strategy
         "as_of": outcome.now if outcome.as_of else None,
         "time_range": list(outcome.time_range) if outcome.time_range else None,
         "time_range_ignored": outcome.time_range_ignored,
-        "store_filters": STORE_FILTERS, "reranked": outcome.reranked,
+        "valid_time": outcome.valid.to_dict() if outcome.valid else None,
+        "store_filters": STORE_FILTERS if outcome.valid is None
+        else [*STORE_FILTERS[:-1], "valid_in_window"], "reranked": outcome.reranked,
         "candidates": candidates, "memory_ids": ids,
     }
     if injected is not None:

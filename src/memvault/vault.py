@@ -34,6 +34,7 @@ from .reads import access, events, records
 from .recall import Reranker
 from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
+from .validtime import valid_window
 from .writes import erase, mutations, prepare, prepare_items, turnkeys
 from .writes import reindex as reindexing
 
@@ -272,8 +273,10 @@ class Vault:
              tags: Iterable[str] | None = None, metadata: dict[str, Any] | None = None,
              confidence: float | None = None, expires_at: TimeLike = None,
              actor: str | None = None, reason: str | None = None,
-             expected_version: int | None = None, topic: str | None = None) -> Memory:
-        """Change fields of a memory by hand: a new version, with the reason recorded."""
+             expected_version: int | None = None, topic: str | None = None,
+             valid_from: TimeLike = None, valid_to: TimeLike = None) -> Memory:
+        """Change fields of a memory by hand: a new version, with the reason recorded.
+        valid_from/valid_to set when it held in the world (valid_to: it no longer does)."""
         updates: dict[str, Any] = {}
         if topic is not None:
             updates["topic"] = v.topic(topic)
@@ -289,8 +292,10 @@ class Vault:
             updates["metadata"] = v.metadata(metadata)
         if confidence is not None:
             updates["confidence"] = v.confidence(confidence)
-        if expires_at is not None:
-            updates["expires_at"] = to_ms(expires_at, field="expires_at")
+        for name, when in (("expires_at", expires_at), ("valid_from", valid_from),
+                           ("valid_to", valid_to)):
+            if when is not None:
+                updates[name] = to_ms(when, field=name)
         if not updates:
             raise ValidationError("edit: nothing to change")
         if expected_version is not None:
@@ -378,31 +383,41 @@ class Vault:
              until: TimeLike = None, as_of: TimeLike = None, limit: int = 100,
              offset: int = 0, source: str | None = None, frozen: bool | None = None,
              expiring_before: TimeLike = None, q: str | None = None,
-             slotted: bool | None = None, topic: str | None = None) -> list[Memory]:
+             slotted: bool | None = None, topic: str | None = None,
+             valid_at: TimeLike = None, valid_since: TimeLike = None,
+             valid_until: TimeLike = None) -> list[Memory]:
         """Newest first. source, frozen, expiring_before (has a TTL ending before then),
         q (case-insensitive substring of the content), slotted (holds a slot, or not)
-        and topic (what it is about) narrow further."""
+        and topic (what it is about) narrow further; since/until on when it last changed;
+        valid_at, or valid_since/valid_until: valid in the world then (validtime.py)."""
+        valid = valid_window(valid_at, valid_since, valid_until)
         mems = records.list_memories(self.core, scope, kind=kind, status=status, slot=slot,
                                      tags=tags, since=since, until=until, as_of=as_of,
                                      limit=limit, offset=offset, source=source,
                                      frozen=frozen, expiring_before=expiring_before, q=q,
-                                     slotted=slotted, topic=topic)
+                                     slotted=slotted, topic=topic, valid=valid)
         access.record(self.core, scope, "list", [m.id for m in mems])
         return mems
 
     def recall(self, scope: Scope | dict[str, str], query: str, *, top_k: int | None = None,
                kind: str | None = None, tags: Iterable[str] | None = None,
                since: TimeLike = None, until: TimeLike = None, as_of: TimeLike = None,
-               min_score: float | None = None, trace_id: str | None = None) -> Hits:
+               min_score: float | None = None, trace_id: str | None = None,
+               valid_at: TimeLike = None, valid_since: TimeLike = None,
+               valid_until: TimeLike = None) -> Hits:
         """Ranked live memories of the scope for `query`, each with its score parts.
 
         Filters: kind, tags (all must be present), since/until on the memory's date
         (valid_from, else created_at); a time range named in the query ("last May")
-        narrows the same way unless the strategy turns it off. The result's `trace_id`
-        names the trace recorded for it."""
+        narrows the same way unless the strategy turns it off. Valid time (validtime.py):
+        valid_at, or valid_since/valid_until, serves what held in the world then instead
+        of what holds now; as_of (system time) reads what the store knew then. The
+        result's `trace_id` names the trace recorded for it."""
         reads = self.engine.reads
+        valid = valid_window(valid_at, valid_since, valid_until)
         outcome = reads.retrieve(scope, query, top_k=top_k, kind=kind, tags=tags,
-                                 since=since, until=until, as_of=as_of, min_score=min_score)
+                                 since=since, until=until, as_of=as_of, min_score=min_score,
+                                 valid=valid)
         hits = Hits(outcome.hits)
         hits.trace_id = reads.record_trace("recall", outcome, trace_id=trace_id)
         access.record(self.core, scope, "recall", [h.memory.id for h in hits], hits.trace_id)
@@ -412,11 +427,13 @@ class Vault:
                 budget: int | None = None, lang: str | None = None,
                 kind: str | None = None, tags: Iterable[str] | None = None,
                 as_of: TimeLike = None, trace_id: str | None = None,
-                session: str | None = None) -> ContextResult:
+                session: str | None = None, valid_at: TimeLike = None,
+                valid_since: TimeLike = None, valid_until: TimeLike = None) -> ContextResult:
         """The prompt section for `query`: recalled memories rendered as reference data
         (not instructions) inside unforgeable markers, within `budget` tokens. The layers
         the query needs (docs/layers.md): `session` names the current conversation for the
-        short-term layer when `scope` is user-wide."""
+        short-term layer when `scope` is user-wide. as_of and valid time as in recall."""
+        valid = valid_window(valid_at, valid_since, valid_until)
         cfg = self.strategy.context
         budget_ = cfg.budget_tokens if budget is None else budget
         if isinstance(budget_, bool) or not isinstance(budget_, int) or not \
@@ -426,7 +443,8 @@ class Vault:
         if lang_ not in ("en", "zh"):
             raise ValidationError("lang: expected 'en' or 'zh'")
         r = build_context(self.engine, scope, query, budget=budget_, lang=lang_, kind=kind,
-                          tags=tags, as_of=as_of, trace_id=trace_id, session=session)
+                          tags=tags, as_of=as_of, trace_id=trace_id, session=session,
+                          valid=valid)
         access.record(self.core, scope, "context", [h.memory.id for h in r.hits], r.trace_id)
         return r
 
@@ -526,17 +544,24 @@ class Vault:
         return m
 
     def graph_facts(self, scope: Scope | dict[str, str], entity: str, *,
-                    as_of: TimeLike = None, history: bool = False) -> list[dict[str, Any]]:
-        """Relations of an entity that held at `as_of` (valid time; default now)."""
-        out = graph.facts(self.engine, scope, entity, as_of=as_of, history=history)
+                    as_of: TimeLike = None, history: bool = False, valid_at: TimeLike = None,
+                    valid_since: TimeLike = None,
+                    valid_until: TimeLike = None) -> list[dict[str, Any]]:
+        """Relations of an entity that held at valid_at, or at some point of
+        valid_since..valid_until (valid time; default: at as_of, else now), as the graph
+        was known at `as_of` (system time; default now)."""
+        out = graph.facts(self.engine, scope, entity, as_of=as_of, history=history,
+                          valid=valid_window(valid_at, valid_since, valid_until))
         access.record(self.core, scope, "graph.facts", [f["id"] for f in out])
         return out
 
     def graph_neighbours(self, scope: Scope | dict[str, str], entity: str, *,
-                         as_of: TimeLike = None,
-                         history: bool = False) -> list[dict[str, Any]]:
-        """Entities one relation away from `entity` at `as_of`."""
-        out = graph.neighbours(self.engine, scope, entity, as_of=as_of, history=history)
+                         as_of: TimeLike = None, history: bool = False,
+                         valid_at: TimeLike = None, valid_since: TimeLike = None,
+                         valid_until: TimeLike = None) -> list[dict[str, Any]]:
+        """Entities one relation away from `entity`; the times as in graph_facts."""
+        out = graph.neighbours(self.engine, scope, entity, as_of=as_of, history=history,
+                               valid=valid_window(valid_at, valid_since, valid_until))
         access.record(self.core, scope, "graph.neighbours",
                       [i for n in out for i in (n["relation_id"], n["entity_id"]) if i])
         return out

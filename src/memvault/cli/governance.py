@@ -32,13 +32,19 @@ def edit(ctx: typer.Context, memory_id: str,
          confidence: Annotated[float | None, typer.Option()] = None,
          expires_at: Annotated[str | None, typer.Option(help="ISO time or epoch ms.")] = None,
          reason: Annotated[str | None, typer.Option()] = None,
-         expected_version: Annotated[int | None, typer.Option()] = None) -> None:
+         expected_version: Annotated[int | None, typer.Option()] = None,
+         valid_from: Annotated[str | None, typer.Option(
+             help="When it began to hold in the world (ISO time or epoch ms).")] = None,
+         valid_to: Annotated[str | None, typer.Option(
+             help="When it stopped holding in the world (ISO time or epoch ms).")] = None
+         ) -> None:
     """Change a memory by hand (a new version with the reason)."""
     emit_mutation(ctx, lambda c: c.vault().edit(
         c.scope(), memory_id, content=content, value=parse_json_opt(value, "value"),
         kind=kind, tags=tag, metadata=parse_json_opt(metadata, "metadata"),
         confidence=confidence, expires_at=expires_at, reason=reason,
-        expected_version=expected_version, topic=topic))
+        expected_version=expected_version, topic=topic, valid_from=valid_from,
+        valid_to=valid_to))
 
 
 def freeze(ctx: typer.Context, memory_id: str,

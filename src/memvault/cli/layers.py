@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from ..timeutil import iso
+from .options import ValidAt, ValidSince, ValidUntil
 from .render import show, show_memory
 from .session import Ctx, emit, emit_memories, run_verb
 
@@ -56,7 +57,8 @@ def _facts_table(rows: list[dict[str, Any]]) -> Table:
     return t
 
 
-GraphAsOf = Annotated[str | None, typer.Option("--as-of", help="A time (ISO 8601).")]
+GraphAsOf = Annotated[str | None, typer.Option(
+    "--as-of", help="System time: the graph as the store knew it then (ISO 8601).")]
 GraphHistory = Annotated[bool, typer.Option("--history", help="Closed facts too.")]
 
 
@@ -71,19 +73,25 @@ def graph_entity(ctx: typer.Context, name: str) -> None:
 
 @graph_app.command("facts")
 def graph_facts(ctx: typer.Context, entity: str, as_of: GraphAsOf = None,
-                history: GraphHistory = False) -> None:
-    """Facts about an entity that held at a time (default now)."""
+                history: GraphHistory = False, valid_at: ValidAt = None,
+                since: ValidSince = None, until: ValidUntil = None) -> None:
+    """Facts about an entity that held at --valid-at or during --since/--until (default
+    now)."""
     def go(c: Ctx) -> None:
-        rows = c.vault().graph_facts(c.scope(), entity, as_of=as_of, history=history)
+        rows = c.vault().graph_facts(c.scope(), entity, as_of=as_of, history=history,
+                                     valid_at=valid_at, valid_since=since, valid_until=until)
         emit(c, rows, lambda: show(_facts_table(rows)))
     run_verb(ctx, go)
 
 
 @graph_app.command("neighbours")
 def graph_neighbours(ctx: typer.Context, entity: str, as_of: GraphAsOf = None,
-                     history: GraphHistory = False) -> None:
-    """Entities one relation away."""
+                     history: GraphHistory = False, valid_at: ValidAt = None,
+                     since: ValidSince = None, until: ValidUntil = None) -> None:
+    """Entities one relation away (times as in `graph facts`)."""
     def go(c: Ctx) -> None:
-        rows = c.vault().graph_neighbours(c.scope(), entity, as_of=as_of, history=history)
+        rows = c.vault().graph_neighbours(c.scope(), entity, as_of=as_of, history=history,
+                                          valid_at=valid_at, valid_since=since,
+                                          valid_until=until)
         emit(c, rows, lambda: show(_facts_table(rows)))
     run_verb(ctx, go)

@@ -6,12 +6,28 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from .. import validate as v
 from ..errors import ValidationError
 
 STDIN = "-"
+
+# Valid time (validtime.py): when a memory held in the world, apart from --as-of (what
+# the store knew then). recall/context/graph take --since/--until as the valid-time range;
+# list keeps --since/--until for when a memory last changed, so there only the
+# --valid-since/--valid-until spellings name the range.
+_AT_HELP = ("Valid time: only what held in the world then, even if it no longer holds "
+            "(ISO time or epoch ms). A memory without valid_from/valid_to holds always.")
+_SINCE_HELP = "Valid-time range start: only what held at some point from then."
+_UNTIL_HELP = "Valid-time range end (exclusive): only what held at some point before then."
+ValidAt = Annotated[str | None, typer.Option("--valid-at", help=_AT_HELP)]
+ValidSince = Annotated[str | None, typer.Option("--since", "--valid-since", help=_SINCE_HELP)]
+ValidUntil = Annotated[str | None, typer.Option("--until", "--valid-until", help=_UNTIL_HELP)]
+ListValidSince = Annotated[str | None, typer.Option("--valid-since", help=_SINCE_HELP)]
+ListValidUntil = Annotated[str | None, typer.Option("--valid-until", help=_UNTIL_HELP)]
 
 
 def parse_json_opt(raw: str | None, field: str) -> Any:

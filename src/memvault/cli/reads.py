@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from ..timeutil import iso
+from .options import ListValidSince, ListValidUntil, ValidAt, ValidSince, ValidUntil
 from .render import hits_table, out, revision_table, short, show, show_memory
 from .session import Ctx, emit, emit_memories, run_verb
 
@@ -30,9 +31,14 @@ def list_(ctx: typer.Context,
           topic: Annotated[str | None, typer.Option(
               help="Only memories with exactly this topic, e.g. 'quiet cafes'.")] = None,
           tag: Annotated[list[str] | None, typer.Option()] = None,
-          since: Annotated[str | None, typer.Option()] = None,
-          until: Annotated[str | None, typer.Option()] = None,
-          as_of: Annotated[str | None, typer.Option()] = None,
+          since: Annotated[str | None, typer.Option(
+              help="Only memories changed at or after this time.")] = None,
+          until: Annotated[str | None, typer.Option(
+              help="Only memories changed before this time.")] = None,
+          as_of: Annotated[str | None, typer.Option(
+              help="System time: the memories as the store knew them then.")] = None,
+          valid_at: ValidAt = None, valid_since: ListValidSince = None,
+          valid_until: ListValidUntil = None,
           limit: Annotated[int, typer.Option()] = 100,
           offset: Annotated[int, typer.Option()] = 0,
           q: Annotated[str | None, typer.Option(
@@ -51,19 +57,25 @@ def list_(ctx: typer.Context,
     emit_memories(ctx, lambda c: c.vault().list(
         c.scope(), kind=kind, status=status, slot=slot, tags=tag, since=since, until=until,
         as_of=as_of, limit=limit, offset=offset, source=source, frozen=frozen,
-        expiring_before=expiring_before, q=q, slotted=slotted, topic=topic))
+        expiring_before=expiring_before, q=q, slotted=slotted, topic=topic,
+        valid_at=valid_at, valid_since=valid_since, valid_until=valid_until))
 
 
 def recall(ctx: typer.Context, query: str,
            top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
            kind: Annotated[str | None, typer.Option()] = None,
            tag: Annotated[list[str] | None, typer.Option()] = None,
-           as_of: Annotated[str | None, typer.Option()] = None,
-           min_score: Annotated[float | None, typer.Option()] = None) -> None:
-    """Ranked memories for a query, with their score parts."""
+           as_of: Annotated[str | None, typer.Option(
+               help="System time: what the store knew then.")] = None,
+           min_score: Annotated[float | None, typer.Option()] = None,
+           valid_at: ValidAt = None, since: ValidSince = None,
+           until: ValidUntil = None) -> None:
+    """Ranked memories for a query, with their score parts. --valid-at or
+    --since/--until: what held in the world then ("where did Gina work in 2022")."""
     def go(c: Ctx) -> None:
         hits = c.vault().recall(c.scope(), query, top_k=top_k, kind=kind, tags=tag,
-                                as_of=as_of, min_score=min_score)
+                                as_of=as_of, min_score=min_score, valid_at=valid_at,
+                                valid_since=since, valid_until=until)
 
         def human() -> None:
             show(hits_table(hits))
@@ -80,10 +92,18 @@ def context(ctx: typer.Context, query: str,
                             ] = None,
             tag: Annotated[list[str] | None, typer.Option(
                 "--tag", "--tags", help="Recall only, with these tags (repeatable).")
-                ] = None) -> None:
-    """The prompt section for a query: memories as reference data, within a budget."""
+                ] = None,
+            as_of: Annotated[str | None, typer.Option(
+                help="Recall only, as the store knew it then (system time).")] = None,
+            valid_at: ValidAt = None, since: ValidSince = None,
+            until: ValidUntil = None) -> None:
+    """The prompt section for a query: memories as reference data, within a budget.
+    --as-of, --valid-at or --since/--until: recall only (no layers); an item that held
+    for a while shows its range."""
     def go(c: Ctx) -> None:
-        r = c.vault().context(c.scope(), query, budget=budget, lang=lang, kind=kind, tags=tag)
+        r = c.vault().context(c.scope(), query, budget=budget, lang=lang, kind=kind, tags=tag,
+                              as_of=as_of, valid_at=valid_at, valid_since=since,
+                              valid_until=until)
 
         def human() -> None:
             out.print(r.text or "(no memory section)", highlight=False, markup=False)

@@ -29,8 +29,10 @@ from .. import validate as v
 from ..engine import Engine
 from ..errors import NotFoundError, ValidationError
 from ..model import Kind, Memory, Op, Scope, Source, Status
+from ..reads import records
 from ..store import ListFilter
 from ..timeutil import TimeLike, to_ms
+from ..validtime import ValidWindow
 from ..writes import prepare
 from .graphvocab import ALIASES, SELF, VOCAB, Mention, is_self, norm
 
@@ -252,29 +254,39 @@ def holds(r: Memory, at: int | None) -> bool:
 
 
 def facts(eng: Engine, scope: Any, entity: Any, *, as_of: TimeLike = None,
-          history: bool = False) -> list[dict[str, Any]]:
-    """Facts about an entity (as subject or object) that held at `as_of` (default: now;
-    valid time, read from what the graph knows now). history=True: every fact, closed
-    ones included."""
+          valid: ValidWindow | None = None, history: bool = False) -> list[dict[str, Any]]:
+    """Facts about an entity (as subject or object) that held at some point of the
+    valid-time window `valid` (validtime.py), else at `as_of` (else now). `as_of` is
+    system time: the graph as the store knew it then (read from the revisions).
+    history=True: every fact, closed ones included (as known at `as_of`)."""
     if not isinstance(history, bool):
         raise ValidationError("history: expected true or false")
-    e = resolve(eng, scope, entity)
-    at = None if history else (eng.core.clock() if as_of is None else to_ms(as_of,
-                                                                          field="as_of"))
-    rels = [r for r in active(eng, v.scope(scope), Kind.RELATION.value)
-            if e.id in (r.metadata.get("subject"), r.metadata.get("object"))
-            and holds(r, at)]
+    if history and valid is not None:
+        raise ValidationError("history: every fact, whenever it held; give it or a "
+                              "valid-time filter, not both")
+    sc = v.scope(scope)
+    known = to_ms(as_of, field="as_of")
+    e = resolve(eng, sc, entity)
+    at = eng.core.clock() if known is None else known
+    window = None if history else valid or ValidWindow(at, at + 1, point=True)
+    rels = (active(eng, sc, Kind.RELATION.value) if known is None
+            else records.list_memories(eng.core, sc, kind=Kind.RELATION.value,
+                                       status=Status.ACTIVE.value, as_of=known,
+                                       limit=10_000))
+    rels = [r for r in rels if e.id in (r.metadata.get("subject"), r.metadata.get("object"))
+            and (window is None or window.holds(r.valid_from, r.valid_to))]
     rels.sort(key=lambda r: (r.valid_from or 0, r.id))
     return [_fact(r) for r in rels]
 
 
 def neighbours(eng: Engine, scope: Any, entity: Any, *, as_of: TimeLike = None,
+               valid: ValidWindow | None = None,
                history: bool = False) -> list[dict[str, Any]]:
     """Entities one relation away: {entity, entity_id, relation, direction (out: the
-    entity is the subject), valid_from, valid_to, relation_id}."""
+    entity is the subject), valid_from, valid_to, relation_id}; the times as in facts."""
     e = resolve(eng, scope, entity)
     out = []
-    for f in facts(eng, scope, e.id, as_of=as_of, history=history):
+    for f in facts(eng, scope, e.id, as_of=as_of, valid=valid, history=history):
         outgoing = f["subject_id"] == e.id
         out.append({"entity": f["object"] if outgoing else f["subject"],
                     "entity_id": f["object_id"] if outgoing else f["subject_id"],

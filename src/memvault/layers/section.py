@@ -15,6 +15,7 @@ from ..inject import render
 from ..model import Hit
 from ..safety.instructions import scan
 from ..turnnotes import FLAGGED, NOT_IN_EFFECT, turn_notes
+from ..validtime import ValidWindow
 from .assemble import assemble, recall_only
 
 
@@ -37,14 +38,16 @@ class ContextResult:
 
 def build_context(eng: Engine, scope: Any, query: Any, *, budget: int, lang: str,
                   kind: Any, tags: Any, as_of: Any, trace_id: str | None,
-                  session: Any) -> ContextResult:
+                  session: Any, valid: ValidWindow | None = None) -> ContextResult:
     """`budget` and `lang` are checked by the caller; the rest here or in retrieval."""
     cfg = eng.core.strategy.context
     outcome = eng.reads.retrieve(scope, query, top_k=cfg.max_items, kind=kind, tags=tags,
-                                 since=None, until=None, as_of=as_of, min_score=None)
-    # Layers (docs/layers.md) unless a filter asks for recall only.
-    shown = (recall_only(outcome, "kind, tags or as_of given: recall only")
-             if kind or tags or as_of is not None
+                                 since=None, until=None, as_of=as_of, min_score=None,
+                                 valid=valid)
+    # Layers (docs/layers.md) unless a filter asks for recall only: the layers tell
+    # what holds now.
+    shown = (recall_only(outcome, "kind, tags, as_of or valid time given: recall only")
+             if kind or tags or as_of is not None or valid is not None
              else assemble(eng, outcome.scope, outcome.query, outcome,
                            session=v.text(session, "session", max_chars=v.MAX_ID_CHARS,
                                           required=False)))

@@ -103,6 +103,14 @@ Tags = Annotated[list[str] | None, Field(description="Tags; recall/list keep mem
 TaskId = Annotated[str, Field(description="The task's id, as the agent names it (one line, "
                                           "at most 59 characters).")]
 AsOf = Annotated[str | None, Field(description="ISO time: answer as believed at that time.")]
+# Valid time (validtime.py): when a memory held in the world, apart from as_of.
+ValidAt = Annotated[str | None, Field(
+    description="ISO time: only what held in the world then (valid time), even if it no "
+                "longer holds. A memory with no validity dates holds always.")]
+ValidSince = Annotated[str | None, Field(
+    description="ISO time: only what held at some point from then (valid-time range).")]
+ValidUntil = Annotated[str | None, Field(
+    description="ISO time: only what held at some point before then (valid-time range).")]
 
 
 def _jsonable(data: Any) -> Any:
@@ -219,11 +227,16 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
         tags: Tags = None,
         as_of: AsOf = None,
         min_score: float | None = None,
+        valid_at: ValidAt = None,
+        valid_since: ValidSince = None,
+        valid_until: ValidUntil = None,
     ) -> dict[str, Any]:
         """Ranked live memories for a query, each with its score parts; one winner per
-        slot. The trace_id explains the ranking."""
+        slot. valid_at or valid_since/valid_until ask what held in the world then ("where
+        did Gina work in 2022"). The trace_id explains the ranking."""
         hits = vault.recall(_scope(), query, top_k=top_k, kind=kind.value if kind else None,
-                            tags=tags, as_of=as_of, min_score=min_score)
+                            tags=tags, as_of=as_of, min_score=min_score, valid_at=valid_at,
+                            valid_since=valid_since, valid_until=valid_until)
         return {"trace_id": hits.trace_id, "hits": [h.to_dict() for h in hits]}
 
     @server.tool(annotations=read_only)
@@ -237,12 +250,18 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
             description="The current conversation, inside this server's user: its recent "
                         "turns join the section (ignored when the server is bound to a "
                         "session).")] = None,
+        as_of: AsOf = None,
+        valid_at: ValidAt = None,
+        valid_since: ValidSince = None,
+        valid_until: ValidUntil = None,
     ) -> dict[str, Any]:
         """The memory section of a prompt for a query: recalled memories as quoted
         reference data inside unforgeable markers, within a token budget (`text`)."""
         # The core reads `session` inside the fixed user (and agent) only; a session scope
         # keeps its own session, so this cannot widen or switch the scope.
-        return vault.context(_scope(), query, budget=budget, lang=lang, session=session).to_dict()
+        return vault.context(_scope(), query, budget=budget, lang=lang, session=session,
+                             as_of=as_of, valid_at=valid_at, valid_since=valid_since,
+                             valid_until=valid_until).to_dict()
 
     @server.tool(annotations=read_only)
     @_verb("recent")
@@ -269,13 +288,21 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
     def graph_facts(
         entity: Annotated[str, Field(description="An entity id, name or alias; 'user' is "
                                                  "the user.")],
-        as_of: Annotated[str | None, Field(
+        valid_at: Annotated[str | None, Field(
             description="ISO time: the facts that held then (valid time); default "
                         "now.")] = None,
+        valid_since: ValidSince = None,
+        valid_until: ValidUntil = None,
+        as_of: Annotated[str | None, Field(
+            description="ISO time: the graph as it was known then (system time); "
+                        "default now.")] = None,
     ) -> dict[str, Any]:
         """Knowledge-graph facts about an entity (as subject or object) that held at
-        `as_of`: {subject, relation, object, valid_from, valid_to, ...}."""
-        return {"entity": entity, "facts": vault.graph_facts(_scope(), entity, as_of=as_of)}
+        `valid_at` (or during valid_since..valid_until): {subject, relation, object,
+        valid_from, valid_to, ...}."""
+        return {"entity": entity, "facts": vault.graph_facts(
+            _scope(), entity, as_of=as_of, valid_at=valid_at, valid_since=valid_since,
+            valid_until=valid_until)}
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
                                              idempotent_hint=False, open_world_hint=False))
@@ -323,11 +350,15 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
         tags: Tags = None,
         limit: Annotated[int, Field(description="1..10000")] = 50,
         offset: int = 0,
+        valid_at: ValidAt = None,
+        valid_since: ValidSince = None,
+        valid_until: ValidUntil = None,
     ) -> dict[str, Any]:
         """Memories of the scope, newest first, with filters."""
         mems = vault.list(_scope(), kind=kind.value if kind else None,
                           status=status.value if status else None, slot=slot, tags=tags,
-                          limit=limit, offset=offset, topic=topic)
+                          limit=limit, offset=offset, topic=topic, valid_at=valid_at,
+                          valid_since=valid_since, valid_until=valid_until)
         return {"memories": [m.to_dict() for m in mems]}
 
     # --- agent memory (docs/agents.md) -------------------------------------------------

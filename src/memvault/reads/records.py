@@ -12,6 +12,7 @@ from ..errors import NotFoundError, ValidationError, VersionError
 from ..model import STATE_FIELDS, Memory, Revision, Scope, Status
 from ..store import ListFilter
 from ..timeutil import TimeLike, to_ms
+from ..validtime import ValidWindow
 from .retrieve import time_range
 
 
@@ -44,8 +45,10 @@ def list_memories(core: Core, scope: Any, *, kind: str | None = None,
                   until: TimeLike = None, as_of: TimeLike = None, limit: int = 100,
                   offset: int = 0, source: str | None = None, frozen: bool | None = None,
                   expiring_before: TimeLike = None, q: str | None = None,
-                  slotted: bool | None = None, topic: str | None = None) -> list[Memory]:
-    """Newest first; the filters of Vault.list."""
+                  slotted: bool | None = None, topic: str | None = None,
+                  valid: ValidWindow | None = None) -> list[Memory]:
+    """Newest first; the filters of Vault.list. `valid`: only memories valid at some
+    point of that valid-time window (validtime.py), whatever their validity now."""
     sc = v.scope(scope)
     if frozen is not None and not isinstance(frozen, bool):
         raise ValidationError("frozen: expected true or false")
@@ -65,7 +68,7 @@ def list_memories(core: Core, scope: Any, *, kind: str | None = None,
                      frozen=frozen,
                      expires_before=to_ms(expiring_before, field="expiring_before"),
                      q=v.text(q, "q", max_chars=v.MAX_CONTENT_CHARS, required=False) or None,
-                     slotted=slotted, topic=v.topic(topic))
+                     slotted=slotted, topic=v.topic(topic), valid=valid)
     if as_of is None:
         return core.store.list(sc, flt)
     at = to_ms(as_of, field="as_of")
@@ -90,7 +93,8 @@ def matches(m: Memory, flt: ListFilter) -> bool:
                     m.expires_at is None or m.expires_at >= flt.expires_before))
                 or (flt.q and flt.q.casefold() not in m.content.casefold())
                 or (flt.slotted is not None and (m.slot is not None) != flt.slotted)
-                or (flt.topicked is not None and (m.topic is not None) != flt.topicked))
+                or (flt.topicked is not None and (m.topic is not None) != flt.topicked)
+                or (flt.valid is not None and not flt.valid.holds(m.valid_from, m.valid_to)))
 
 
 def profile(core: Core, scope: Any, *, as_of: TimeLike = None) -> dict[str, dict[str, Any]]:

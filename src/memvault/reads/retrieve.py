@@ -36,6 +36,7 @@ from ..textindex import query_terms
 from ..timeexpr import named_range
 from ..timeutil import TimeLike, to_ms
 from ..traces import build_trace
+from ..validtime import ValidWindow
 from .related import Related, related
 
 
@@ -126,7 +127,10 @@ class Reader:
     # --- retrieval --------------------------------------------------------------------------
     def retrieve(self, scope: Any, query: Any, *, top_k: int | None, kind: Any, tags: Any,
                  since: TimeLike, until: TimeLike, as_of: TimeLike,
-                 min_score: float | None) -> RetrievalOutcome:
+                 min_score: float | None,
+                 valid: ValidWindow | None = None) -> RetrievalOutcome:
+        """`as_of`: system time (read what the store knew then); `valid`: a valid-time
+        window (validtime.py) in place of "valid at now (or at as_of)"."""
         core = self.core
         store = core.store
         r = core.strategy.retrieval
@@ -156,18 +160,18 @@ class Reader:
         # quote what it erased (write_trace). A context build reads its layers later.
         mark = store.erasure_mark(sc) if core.strategy.traces.enabled else None
         out = RetrievalOutcome(scope=sc, query=q, now=now, as_of=as_of is not None,
-                               erasure_mark=mark,
+                               erasure_mark=mark, valid=valid,
                                time_range=(lo, hi) if (lo is not None or hi is not None)
                                else None)
         if as_of is not None:
             snapshot = [Memory.from_dict(rv.state) for rv in store.revisions_as_of(sc, now)
                         if rv.state is not None]
-            pool = {m.id: m for m in snapshot if m.is_live(now)}
+            pool = {m.id: m for m in snapshot if m.is_live(now, valid)}
             parts = snapshot_candidates(list(pool.values()), terms, q, core.embedders, r)
         else:
             # Filters shrink the pool after candidate generation; widen it so top_k survives.
             n = r.candidates * (4 if (kind_ or tags_ or out.time_range) else 1)
-            text = bm25.score(store.text_candidates(sc, terms, now, n), terms,
+            text = bm25.score(store.text_candidates(sc, terms, now, n, valid=valid), terms,
                               context_weight=r.turn_context.text_weight)
             lines = query_lines(q, r.query_lines) if r.weights.lines > 0 else []
             dense: dict[str, list[tuple[str, float]]] = {}
@@ -175,11 +179,11 @@ class Reader:
             for e in (e for e in core.embedders if votes_on(e, q)):
                 if not lines:
                     dense[e.name] = store.vector_candidates(sc, e.name, e.embed_query(q),
-                                                            now, n)
+                                                            now, n, valid=valid)
                     continue
                 # The whole query and its lines: one embedding batch, one store pass.
                 each = store.vector_candidates_each(
-                    sc, e.name, embed_queries(e, [q, *lines]), now, n)
+                    sc, e.name, embed_queries(e, [q, *lines]), now, n, valid=valid)
                 dense[e.name], line_votes[e.name] = each[0], best_of(each[1:])
             parts = fuse(text, dense, r.weights, line_votes or None)
             pool = {m.id: m for m in store.fetch(sc, list(parts))}
@@ -208,7 +212,7 @@ class Reader:
         # filter narrows what is served, it does not make the best of the rest related.
         allowed: set[str] | None = None
         if r.floor.on:
-            live = [h for h in ranked if h.memory.is_live(now)]
+            live = [h for h in ranked if h.memory.is_live(now, valid)]
             evidence = with_evidence(live, r.floor, named is not None
                                      and not out.time_range_ignored, q)
             allowed = {h.memory.id for h in floor_cut(live, evidence, r.floor)[0]}
@@ -217,7 +221,7 @@ class Reader:
         for h in ranked:
             m = h.memory
             reason = None
-            if not m.is_live(now):
+            if not m.is_live(now, valid):
                 reason = "not_live"  # changed between candidate generation and fetch
             elif kind_ is not None and m.kind != kind_:
                 reason = "kind_filter"

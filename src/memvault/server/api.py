@@ -31,6 +31,14 @@ Async = Annotated[bool, Query(alias="async", description="queue the write and re
                               "id (202) instead of waiting for it")]
 
 
+# Valid time (validtime.py): when a memory held in the world, apart from as_of (system time).
+ValidAt = Annotated[str | None, Query(description="valid time: only what held then "
+                                      "(ISO-8601 or epoch ms)")]
+ValidSince = Annotated[str | None, Query(description="valid-time range start: only what "
+                                         "held at some point from then")]
+ValidUntil = Annotated[str | None, Query(description="valid-time range end (exclusive)")]
+
+
 def _c(action: str) -> Any:
     return Depends(caller_for(action))
 
@@ -117,12 +125,16 @@ def list_memories(
     since: str | None = None, until: str | None = None, as_of: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+    valid_at: ValidAt = None, valid_since: ValidSince = None,
+    valid_until: ValidUntil = None,
 ) -> Any:
-    """Memories of the scope, newest first, filtered and paginated."""
+    """Memories of the scope, newest first, filtered and paginated (since/until: when it
+    last changed; valid_*: when it held in the world)."""
     mems = server(request).vault.list(
         c.scope, kind=kind, status=status, slot=slot, topic=topic, source=source,
         frozen=frozen, expiring_before=expiring_before, tags=tags, q=q, since=since,
-        until=until, as_of=as_of, limit=limit, offset=offset)
+        until=until, as_of=as_of, limit=limit, offset=offset, valid_at=valid_at,
+        valid_since=valid_since, valid_until=valid_until)
     return {"items": [m.to_dict() for m in mems], "limit": limit, "offset": offset}
 
 
@@ -321,8 +333,8 @@ def sweep(request: Request, c: Annotated[Caller, _c("sweep")],
 # --- memory layers (docs/layers.md) -----------------------------------------------------
 Entity = Annotated[str, Query(min_length=1, max_length=128,
                               description="an entity id, name or alias ('user' is the user)")]
-GraphAsOf = Annotated[str | None, Query(description="valid time the facts held at "
-                                        "(ISO-8601 or epoch ms); default now")]
+GraphAsOf = Annotated[str | None, Query(description="system time: the graph as the store "
+                                        "knew it then (ISO-8601 or epoch ms); default now")]
 GraphHistory = Annotated[bool, Query(description="every fact, closed ones too")]
 
 
@@ -378,19 +390,28 @@ def graph_entity(request: Request, c: Annotated[Caller, _c("graph.entity")],
 
 @router.get("/graph/facts", response_model=list[s.FactOut], tags=["layers"])
 def graph_facts(request: Request, c: Annotated[Caller, _c("graph.facts")], entity: Entity,
-                as_of: GraphAsOf = None, history: GraphHistory = False) -> Any:
-    """Facts about an entity (subject or object) that held at `as_of`, oldest first."""
-    out = server(request).vault.graph_facts(c.scope, entity, as_of=as_of, history=history)
+                as_of: GraphAsOf = None, history: GraphHistory = False,
+                valid_at: ValidAt = None, valid_since: ValidSince = None,
+                valid_until: ValidUntil = None) -> Any:
+    """Facts about an entity (subject or object) that held at `valid_at` or during
+    valid_since..valid_until (default: at `as_of`, else now), oldest first."""
+    out = server(request).vault.graph_facts(c.scope, entity, as_of=as_of, history=history,
+                                            valid_at=valid_at, valid_since=valid_since,
+                                            valid_until=valid_until)
     return out
 
 
 @router.get("/graph/neighbours", response_model=list[s.NeighbourOut], tags=["layers"])
 def graph_neighbours(request: Request, c: Annotated[Caller, _c("graph.neighbours")],
                      entity: Entity, as_of: GraphAsOf = None,
-                     history: GraphHistory = False) -> Any:
-    """Entities one relation away from `entity` at `as_of`, with the direction."""
+                     history: GraphHistory = False, valid_at: ValidAt = None,
+                     valid_since: ValidSince = None, valid_until: ValidUntil = None) -> Any:
+    """Entities one relation away from `entity`, with the direction; times as in
+    /v1/graph/facts."""
     out = server(request).vault.graph_neighbours(c.scope, entity, as_of=as_of,
-                                                 history=history)
+                                                 history=history, valid_at=valid_at,
+                                                 valid_since=valid_since,
+                                                 valid_until=valid_until)
     return out
 
 

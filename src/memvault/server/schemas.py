@@ -74,8 +74,11 @@ class RecallIn(_In):
     tags: list[str] | None = None
     since: Time | None = None
     until: Time | None = None
-    as_of: Time | None = None
+    as_of: Time | None = Field(None, description="system time: what the store knew then")
     min_score: float | None = None
+    valid_at: Time | None = Field(None, description="valid time: what held in the world then")
+    valid_since: Time | None = Field(None, description="valid-time range start (overlap)")
+    valid_until: Time | None = Field(None, description="valid-time range end (overlap)")
 
 
 class ContextIn(_In):
@@ -84,9 +87,12 @@ class ContextIn(_In):
     lang: str | None = None
     kind: str | None = None
     tags: list[str] | None = None
-    as_of: Time | None = None
+    as_of: Time | None = Field(None, description="system time: what the store knew then")
     session: str | None = Field(None, description="the current conversation of a "
                                 "user-wide scope: its recent turns join the context")
+    valid_at: Time | None = Field(None, description="valid time: what held in the world then")
+    valid_since: Time | None = Field(None, description="valid-time range start (overlap)")
+    valid_until: Time | None = Field(None, description="valid-time range end (overlap)")
 
 
 class SummarizeIn(_In):
@@ -109,6 +115,8 @@ class EditIn(_In):
     metadata: dict[str, Any] | None = None
     confidence: float | None = None
     expires_at: Time | None = None
+    valid_from: Time | None = Field(None, description="when it began to hold in the world")
+    valid_to: Time | None = Field(None, description="when it stopped holding in the world")
     reason: str | None = None
     expected_version: int | None = None
 

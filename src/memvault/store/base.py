@@ -21,6 +21,7 @@ import numpy as np
 from ..bm25 import TextCandidates
 from ..changes import Event
 from ..model import Memory, Revision, Scope
+from ..validtime import ValidWindow
 
 
 @dataclass(slots=True)
@@ -38,6 +39,7 @@ class ListFilter:
     slotted: bool | None = None  # True: holds a slot; False: holds none
     topic: str | None = None
     topicked: bool | None = None  # True: has a topic; False: has none
+    valid: ValidWindow | None = None  # valid at some point of this window (validtime.py)
     limit: int = 100
     offset: int = 0
 
@@ -185,21 +187,24 @@ class Store(Protocol):
         ordered by first revision."""
         ...
 
-    def text_candidates(self, scope: Scope, terms: list[str], now: int,
-                        limit: int) -> TextCandidates:
+    def text_candidates(self, scope: Scope, terms: list[str], now: int, limit: int, *,
+                        valid: ValidWindow | None = None) -> TextCandidates:
         """Live memories of the scope containing any of `terms` (at most `limit`, best
         matches first by the backend's own cheap ranking), each with its index terms, and
         the scope's statistics for BM25 (live document count, average length in terms,
-        document frequency of each query term). Scoring happens in bm25.py."""
+        document frequency of each query term). Scoring happens in bm25.py. `valid`: a
+        valid-time window replaces "valid at now" (codec.live_sql)."""
         ...
 
     def vector_candidates(self, scope: Scope, model: str, query: np.ndarray, now: int,
-                          limit: int) -> list[tuple[str, float]]:
+                          limit: int, *,
+                          valid: ValidWindow | None = None) -> list[tuple[str, float]]:
         """(memory id, cosine similarity) of live memories, best first."""
         ...
 
     def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
-                               now: int, limit: int) -> list[list[tuple[str, float]]]:
+                               now: int, limit: int, *, valid: ValidWindow | None = None
+                               ) -> list[list[tuple[str, float]]]:
         """vector_candidates for each row of `queries` (one list per row), in one pass
         where the backend can (the lines of a multi-line query)."""
         ...

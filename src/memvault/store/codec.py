@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..model import Memory, Revision, Scope
+from ..validtime import ValidWindow
 
 MEMORY_COLUMNS = (
     "id", "tenant", "user_id", "agent", "session", "kind", "content", "content_hash", "slot",
@@ -113,6 +114,26 @@ def live_where(ph: Any, alias: str = "m") -> str:
             f"AND ({a}.valid_to IS NULL OR {a}.valid_to > {now})")
 
 
+def live_sql(ph: Any, valid: ValidWindow | None,
+             alias: str = "m") -> tuple[str, dict[str, int]]:
+    """live_where, or with a valid-time window (validtime.py): active, unexpired at :now,
+    and valid at some point of the window — a memory whose validity has ended is history
+    a window may reach back to. Returns (clause, its window parameters)."""
+    if valid is None:
+        return live_where(ph, alias), {}
+    a = alias
+    parts = [f"{a}.status = 'active'",
+             f"({a}.expires_at IS NULL OR {a}.expires_at > {ph('now')})"]
+    params: dict[str, int] = {}
+    if valid.hi is not None:
+        parts.append(f"({a}.valid_from IS NULL OR {a}.valid_from < {ph('v_hi')})")
+        params["v_hi"] = valid.hi
+    if valid.lo is not None:
+        parts.append(f"({a}.valid_to IS NULL OR {a}.valid_to > {ph('v_lo')})")
+        params["v_lo"] = valid.lo
+    return " AND ".join(parts), params
+
+
 def list_where(flt: Any, ph: Any) -> tuple[list[str], dict[str, Any]]:
     """The list filters both dialects write the same way (tags differ: JSON functions)."""
     clauses: list[str] = []
@@ -138,6 +159,13 @@ def list_where(flt: Any, ph: Any) -> tuple[list[str], dict[str, Any]]:
     if flt.expires_before is not None:
         clauses.append(f"m.expires_at IS NOT NULL AND m.expires_at < {ph('expires_before')}")
         params["expires_before"] = flt.expires_before
+    if flt.valid is not None:
+        if flt.valid.hi is not None:
+            clauses.append(f"(m.valid_from IS NULL OR m.valid_from < {ph('v_hi')})")
+            params["v_hi"] = flt.valid.hi
+        if flt.valid.lo is not None:
+            clauses.append(f"(m.valid_to IS NULL OR m.valid_to > {ph('v_lo')})")
+            params["v_lo"] = flt.valid.lo
     if flt.q:
         # LIKE with the pattern's own wildcards escaped: q is a substring, not a pattern.
         clauses.append(f"LOWER(m.content) LIKE LOWER({ph('q')}) ESCAPE '\\'")

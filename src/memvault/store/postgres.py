@@ -38,6 +38,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..bm25 import TextCandidates
 from ..errors import ConflictError, StoreError
 from ..model import Memory, Revision, Scope
+from ..validtime import ValidWindow
 from . import postgres_vectors as pgvec
 from .base import FaultHook
 from .codec import (
@@ -46,7 +47,7 @@ from .codec import (
     REVISION_COLUMNS,
     REVISION_FIELDS,
     insert_sql,
-    live_where,
+    live_sql,
     memory_from_row,
     memory_params,
     pyformat_ph,
@@ -64,7 +65,6 @@ from .tracepack import compress
 
 __all__ = ["MIGRATIONS", "PostgresStore"]
 
-_LIVE = live_where(pyformat_ph)
 # Number the committed unnumbered events after the greatest id (outbox.py).
 _PUBLISH = ("WITH todo AS (SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM events "
             "WHERE id IS NULL ORDER BY seq LIMIT 10000), "
@@ -281,25 +281,30 @@ class PostgresStore(SQLStore):
             "ORDER BY r.memory_id, r.seq DESC) last ORDER BY last.seq", {"at": at, **params})
         return [revision_from_row(r) for r in rows]
 
-    def text_candidates(self, scope: Scope, terms: list[str], now: int,
-                        limit: int) -> TextCandidates:
+    def text_candidates(self, scope: Scope, terms: list[str], now: int, limit: int, *,
+                        valid: ValidWindow | None = None) -> TextCandidates:
         where, params = scope_where(scope, pyformat_ph)
-        return text_candidates(self._q, f"{where} AND {_LIVE}", {"now": now, **params},
-                               terms, limit)
+        live, vparams = live_sql(pyformat_ph, valid)
+        return text_candidates(self._q, f"{where} AND {live}",
+                               {"now": now, **params, **vparams}, terms, limit)
 
     def vector_candidates(self, scope: Scope, model: str, query: np.ndarray, now: int,
-                          limit: int) -> list[tuple[str, float]]:
+                          limit: int, *,
+                          valid: ValidWindow | None = None) -> list[tuple[str, float]]:
         q = np.asarray(query, dtype=np.float32)
         if q.ndim != 1:
             raise StoreError(f"a query vector must be one row, got shape {q.shape}")
-        return self.vector_candidates_each(scope, model, q[None, :], now, limit)[0]
+        return self.vector_candidates_each(scope, model, q[None, :], now, limit,
+                                           valid=valid)[0]
 
     def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
-                               now: int, limit: int) -> list[list[tuple[str, float]]]:
+                               now: int, limit: int, *, valid: ValidWindow | None = None
+                               ) -> list[list[tuple[str, float]]]:
         # One connection, one model lookup and one scope count for all the queries.
         qs = np.asarray(queries, dtype=np.float32)
         where, params = scope_where(scope, pyformat_ph)
-        p: dict[str, Any] = {"now": now, "limit": max(0, limit), **params}
+        live, vparams = live_sql(pyformat_ph, valid)
+        p: dict[str, Any] = {"now": now, "limit": max(0, limit), **params, **vparams}
         try:
             with self._pool.connection() as conn:
                 info = self._model(conn, model)
@@ -311,7 +316,7 @@ class PostgresStore(SQLStore):
                                      f"{qs.shape[-1]}; run `memvault reindex`")
                 if not len(qs):
                     return []
-                return pgvec.nearest_each(conn, tbl, dim, f"{where} AND {_LIVE}", p, qs, limit,
+                return pgvec.nearest_each(conn, tbl, dim, f"{where} AND {live}", p, qs, limit,
                                           exact_scan_limit=self.exact_scan_limit,
                                           iterative_scan=self._iterative_scan)
         except psycopg.OperationalError as e:

@@ -31,6 +31,7 @@ import sqlean as sqlite3
 from ..bm25 import TextCandidates
 from ..errors import StoreError
 from ..model import Memory, Revision, Scope
+from ..validtime import ValidWindow
 from ..vecsearch import nearest_each
 from .base import FaultHook
 from .codec import (
@@ -38,7 +39,7 @@ from .codec import (
     MEMORY_SELECT,
     REVISION_FIELDS,
     insert_sql,
-    live_where,
+    live_sql,
     memory_from_row,
     revision_from_row,
     scope_where,
@@ -53,7 +54,6 @@ from .tracequeue import TraceBusy, TraceQueue
 
 __all__ = ["MIGRATIONS", "SQLiteStore", "scope_term"]
 
-_LIVE = live_where(sqlite_ph)
 _BUSY_MS = 30_000  # how long a statement waits for another process's lock
 _CHECKPOINT_WAIT_MS = 200  # how long purge's checkpoint waits for readers to finish
 _TRACE_TRY_MS = 20  # how long one try of the trace thread waits for another's lock
@@ -328,15 +328,16 @@ class SQLiteStore(SQLStore):
                "AND r.at <= :at GROUP BY memory_id) last ON last.seq = r.seq ORDER BY r.seq")
         return [revision_from_row(r) for r in self._q(sql, {"at": at, **params})]
 
-    def text_candidates(self, scope: Scope, terms: list[str], now: int,
-                        limit: int) -> TextCandidates:
+    def text_candidates(self, scope: Scope, terms: list[str], now: int, limit: int, *,
+                        valid: ValidWindow | None = None) -> TextCandidates:
         tc = TextCandidates()
         if not terms:
             return tc
         where, params = scope_where(scope, sqlite_ph)
-        params["now"] = now
+        live, vparams = live_sql(sqlite_ph, valid)
+        params.update(vparams, now=now)
         row = self._q(f"SELECT COUNT(*), AVG(m.n_terms) FROM memories m WHERE {where} "
-                      f"AND {_LIVE}", params)[0]
+                      f"AND {live}", params)[0]
         tc.n_docs, tc.avg_len = int(row[0]), float(row[1] or 0.0)
         if tc.n_docs == 0:
             return tc
@@ -345,7 +346,7 @@ class SQLiteStore(SQLStore):
         # liveness checks per hit. With a plain JOIN the planner walks the scope's rows and
         # re-runs the MATCH for each (measured ~7 ms per term at 100 memories per user).
         join = ("FROM memories_fts f CROSS JOIN memories m ON m.rowid = f.rowid "
-                f"WHERE memories_fts MATCH :match AND {where} AND {_LIVE}")
+                f"WHERE memories_fts MATCH :match AND {where} AND {live}")
         for t in terms:
             tc.df[t] = int(self._q(f"SELECT COUNT(*) {join}",
                                    {**params, "match": f"{pin} AND body : {_fts_quote(t)}"})[0][0])
@@ -358,18 +359,22 @@ class SQLiteStore(SQLStore):
         return tc
 
     def vector_candidates(self, scope: Scope, model: str, query: np.ndarray, now: int,
-                          limit: int) -> list[tuple[str, float]]:
+                          limit: int, *,
+                          valid: ValidWindow | None = None) -> list[tuple[str, float]]:
         q = np.asarray(query, dtype=np.float32)
-        return self.vector_candidates_each(scope, model, q[None, :], now, limit)[0]
+        return self.vector_candidates_each(scope, model, q[None, :], now, limit,
+                                           valid=valid)[0]
 
     def vector_candidates_each(self, scope: Scope, model: str, queries: np.ndarray,
-                               now: int, limit: int) -> list[list[tuple[str, float]]]:
+                               now: int, limit: int, *, valid: ValidWindow | None = None
+                               ) -> list[list[tuple[str, float]]]:
         # Exact search: one read of the scope's vectors, one product for all queries.
         where, params = scope_where(scope, sqlite_ph)
+        live, vparams = live_sql(sqlite_ph, valid)
         sql = (f"SELECT m.id, v.vec FROM memories m JOIN vectors v ON v.mrow = m.rowid "
-               f"AND v.model = :model WHERE {where} AND {_LIVE}")
+               f"AND v.model = :model WHERE {where} AND {live}")
         qs = np.asarray(queries, dtype=np.float32)
-        rows = self._q(sql, {"model": model, "now": now, **params})
+        rows = self._q(sql, {"model": model, "now": now, **params, **vparams})
         if not rows or limit <= 0:
             return [[] for _ in range(len(qs))]
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)

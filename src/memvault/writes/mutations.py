@@ -34,6 +34,9 @@ def edit(w: Writer, scope: Any, memory_id: Any, updates: dict[str, Any], *,
             raise ConflictError(f"memory {m.id} is forgotten; roll it back before editing it")
         new = dict(updates)
         v.slot_value(m.slot, new.get("value"))
+        vf, vt = new.get("valid_from", m.valid_from), new.get("valid_to", m.valid_to)
+        if vf is not None and vt is not None and vt <= vf:
+            raise ValidationError("valid_to must be after valid_from")
         if "metadata" in new and "turn_id" in m.metadata and "turn_id" not in new["metadata"]:
             # The version still quotes that turn (source_text): purge must find it.
             new["metadata"] = {**new["metadata"], "turn_id": m.metadata["turn_id"]}
