@@ -113,3 +113,29 @@ def test_rank_is_what_relate_reads_when_no_word_is_shared() -> None:
     # a memory that shares a word is not a guess
     r = relate("switched from Lloyds to Revolut", ahead)
     assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", True)
+
+
+@pytest.mark.parametrize("given, talk, change, new", [
+    ("I keep my notes in Evernote",
+     [{"role": "user", "content": "evernote keeps crashing on me, any alternatives?"},
+      {"role": "assistant", "content": "Obsidian, Notion and Bear are popular."}],
+     "went with Obsidian, everything's in there now", "obsidian"),
+    ("我记账用随手记", [{"role": "user", "content": "随手记广告太多了"}],
+     "卸了 换成鲨鱼记账了", "鲨鱼"),
+])
+def test_a_change_after_a_thread_changes_the_memory_the_thread_named(
+        vault: Vault, given: str, talk: list[dict[str, str]], change: str,
+        new: str) -> None:
+    mid = stored(vault, given)
+    vault.observe(ME, talk)
+    (o,) = observe(vault, change).outcomes
+    assert (o.action, o.memory_id) == ("updated", mid)
+    (m,) = live(vault)
+    assert m.id == mid and m.version == 2 and new in m.content.casefold()
+
+
+def test_a_line_that_stated_its_own_memory_names_nothing_for_the_next(vault: Vault) -> None:
+    piano = stored(vault, "I play the piano")
+    (o,) = observe(vault, "ok I signed up for cello lessons, first one is next week").outcomes
+    assert o.memory_id != piano
+    assert vault.get(ME, piano).version == 1

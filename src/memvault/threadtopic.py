@@ -39,12 +39,14 @@ def thread_lines(earlier_in_call: Sequence[Line], stored: Sequence[Line]) -> lis
 
 def named(turn: str | None, line: str, found: Iterable[Any], t: Thresholds) -> str | None:
     """The memory `line` names in a word of its own (not merely resembles), among what
-    the lookup `found` for it (reads/related.py, best first), or None. A memory read from
-    that very line is what the line stated, not what it talks about ("I play piano" the
-    day before "signed up for cello" names nothing to change)."""
+    the lookup `found` for it (reads/related.py, best first), or None. A line that stated
+    a memory of its own (one of `found` was read from it) is about what it stated, not a
+    discussion of another memory: it names none ("I play piano" the day before "signed up
+    for cello", "I bank with Barclays" beside an older "I bank with HSBC")."""
+    found = list(found)
+    if turn is not None and any(r.memory.metadata.get("turn_id") == turn for r in found):
+        return None
     for r in found:
-        if turn is not None and r.memory.metadata.get("turn_id") == turn:
-            continue
         if r.score >= t.second and shares_words(line, r.memory.content):
             return str(r.memory.id)
     return None
