@@ -6,7 +6,9 @@
   memory's next version), never applied unreviewed, and a memory no closer than the rest
   is left alone;
 - a thread: within one exchange, a later message that announces a change goes on with
-  what an earlier message changed, so the final choice is what is stored.
+  what an earlier message changed, so the final choice is what is stored; and a change
+  that names only the new thing updates what the thread before it named, unless that
+  line stated a memory of its own.
 """
 
 from __future__ import annotations
@@ -110,6 +112,10 @@ def test_rank_is_what_relate_reads_when_no_word_is_shared() -> None:
     r = relate("睡眠那条删了吧", [Match("a", "我每天晚上吃一片褪黑素", 0.28, 0.28),
                               Match("b", "我养了一只鹦鹉", 0.13, 0.13)], retraction="睡眠")
     assert (r.relation, r.target_id, r.sure) == (Relation.FORGET, "a", False)
+    zh = [Match("a", "我平时用支付宝付钱", 0.3, 0.3), Match("b", "我养了一只鹦鹉", 0.17, 0.17)]
+    r = relate("现在改用微信了", zh)
+    assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", False)
+    assert relate("我现在用微信", zh).relation == Relation.NEW  # no word of replacing
     # a memory that shares a word is not a guess
     r = relate("switched from Lloyds to Revolut", ahead)
     assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", True)
