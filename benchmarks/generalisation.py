@@ -307,6 +307,18 @@ def main(argv: list[str] | None = None) -> int:
     for (lang, h), c in sorted(table.items()):
         print(f"| {lang} | {h} | {c['n']} | {c['right']} | {100 * c['right'] / c['n']:.1f} "
               f"| {c['overwrites']} | {c['setup']} |")
+    sets: dict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)
+    for r in results:
+        key3 = (_batch(r.case["id"]), r.case["lang"], half(r.case["id"]))
+        sets[key3]["n"] += 1
+        sets[key3]["right"] += r.right
+        sets[key3]["overwrites"] += len(r.overwrites)
+    print("\nby set:")
+    print("| set | lang | half | cases | % right | silent overwrites |")
+    print("|---|---|---|---:|---:|---:|")
+    for (b, lang, h), c in sorted(sets.items()):
+        print(f"| {b} | {lang} | {h} | {c['n']} | {100 * c['right'] / c['n']:.1f} "
+              f"| {c['overwrites']} |")
     print("\ndevelopment half by category:")
     print("| lang | category | cases | right |")
     print("|---|---|---:|---:|")

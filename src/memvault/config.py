@@ -188,6 +188,8 @@ class Matching(_Strict):
     margin: float = Field(0.04, ge=0, le=1)   # a second this close: ambiguous
     ratio: float = Field(0.7, ge=0, le=1)     # or this share of the best's meaning part
     second: float = Field(0.15, ge=0, le=1)
+    lead: float = Field(0.1, ge=0, le=1)      # ahead of every other by this much …
+    floor: float = Field(0.25, ge=0, le=1)    # … and this close: the one a change means
 
 
 class Write(_Strict):

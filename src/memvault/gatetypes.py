@@ -58,6 +58,7 @@ class Reason(StrEnum):
     AMBIGUOUS_TARGET = "ambiguous_target"
     UNKNOWN_TARGET = "unknown_target"
     ADDS_TO_VALUE = "adds_to_value"    # "also …" about a slot that holds another value
+    RANKED_TARGET = "ranked_target"    # only its rank names the memory it changes
     # informational (recorded, do not change the action)
     PII_REDACTED = "pii_redacted"
     PII_ALLOWED = "pii_allowed"
@@ -73,7 +74,8 @@ STAGE_REASONS = frozenset({
     Reason.PII_STAGED, Reason.INJECTION_LIKE, Reason.COMMAND_LIKE, Reason.INCOMPLETE_UPDATE,
     Reason.SOURCE_UNTRUSTED, Reason.INFERRED_LOW_CONFIDENCE, Reason.LOW_CONFIDENCE,
     Reason.CONFLICT_NOT_EXPLICIT, Reason.CONFLICT_OLDER, Reason.SOURCE_OUTRANKED,
-    Reason.AMBIGUOUS_TARGET, Reason.UNKNOWN_TARGET, Reason.ADDS_TO_VALUE})
+    Reason.AMBIGUOUS_TARGET, Reason.UNKNOWN_TARGET, Reason.ADDS_TO_VALUE,
+    Reason.RANKED_TARGET})
 
 MESSAGES: dict[Reason, str] = {
     Reason.EMPTY: "the content is empty",
@@ -113,6 +115,8 @@ MESSAGES: dict[Reason, str] = {
     Reason.ADDS_TO_VALUE: "it adds a value beside the slot's current one; a person decides "
                           "how they combine",
     Reason.UNKNOWN_TARGET: "it names a memory the lookup did not find in the scope",
+    Reason.RANKED_TARGET: "only its rank (the closest memory, clearly ahead of the rest) "
+                          "says which memory it changes; a person confirms",
     Reason.TOPIC_MATCH: "it changes the memory on the same topic",
     Reason.RETRACTED: "the user took the memory back",
 }

@@ -30,9 +30,10 @@ from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
 from .safety.pii import redact
 from .store import ListFilter
+from .threadtopic import LINES, THREAD_MS, Line, named, thread_lines
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
-from .understand.discourse import corrects, settles
+from .understand.discourse import corrects, marks_change, replaces, settles
 from .understand.relate import Thresholds
 from .understand.stance import core as stance_core
 from .understand.topics import topic_of
@@ -156,17 +157,35 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
                                                                   strict=True)])
     changed: dict[str | None, list[str]] = {}  # turn -> memories its sentences changed
     last: list[str] = []  # what the call's previous statement stored or changed
+    thread: list[str] = []  # what the call's messages changed, the latest last
+    stored: list[Line] | None = None  # the user's turns stored before this call
     for c, pre, seen in zip(candidates, embedded, screened, strict=True):
         # The turn it was read from: purging that turn erases what was made from it.
         turn = _turn_of(c, msgs, result.turns)
         # A correction ("no wait, scratch that — a cappuccino") is about what was just
         # said, whether that added a memory or changed one.
-        goes_on = changed.get(turn, []) or (last if corrects(c.source_text or "") else [])
+        said = c.source_text or c.content
+        goes_on = changed.get(turn, []) or (last if corrects(said) else [])
+        lines: list[Line] = []
+        if replaces(said) or settles(said):
+            # A replacement or a decision ("went with…", "定了"): what the conversation
+            # named before this line may be what it replaces (threadtopic.py).
+            if stored is None:
+                stored = _stored_lines(eng, sc, result.turns)
+            at = result.turns.index(turn) if turn in result.turns else len(msgs)
+            lines = thread_lines([(result.turns[i], m.content) for i, m in
+                                  enumerate(msgs[:at]) if m.role == "user"], stored)
+        if not goes_on and thread and marks_change(said):
+            # A thread: a later message of the same exchange that announces a change goes
+            # on with what an earlier message changed ("腾讯视频会员我不续了" / "换成爱奇艺"):
+            # the last word on it wins before anything else is written.
+            goes_on = thread[-1:]
         o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
                          policy=policy, metadata={"turn_id": turn} if turn else None,
-                         continues=goes_on, embedded=pre, screened=seen)
+                         continues=goes_on, embedded=pre, screened=seen, thread=lines)
         if o.action == "updated" and o.memory_id:
             changed.setdefault(turn, []).append(o.memory_id)
+            thread = [*(i for i in thread if i != o.memory_id), o.memory_id]
         if o.action in ("added", "updated") and o.memory_id:
             last = [o.memory_id]
         result.outcomes.append(o)
@@ -279,11 +298,13 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                  reason: str | None = None, expected_version: int | None = None,
                  continues: list[str] | None = None,
                  embedded: tuple[dict[str, Any], Any] | None = None,
-                 screened: gate.Screened | None = None) -> Outcome:
+                 screened: gate.Screened | None = None,
+                 thread: list[Line] | None = None) -> Outcome:
     """`continues`: memories earlier sentences of the same message changed; a later
     sentence that announces a change goes on with them ("Dropped Spanish. It's Japanese
     on Duolingo now"). `embedded`, `screened`: what the caller's batch already computed
-    for this candidate."""
+    for this candidate. `thread`: the user's messages before it (threadtopic.py), whose
+    named memory a change that matches nothing of its own is offered."""
     refused, sc, stage = agentpolicy.gate_check(eng.core.strategy.agents, c.kind, c.source,
                                                 sc)
     if refused is not None:  # e.g. a tool result "extracted" from chat: never written
@@ -325,6 +346,12 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     offered = list(continues or [])
     if not offered and settles(c.source_text or c.content):
         offered = _last_changed(eng, user, now)
+    if not offered and thread:
+        # A change whose own words match nothing: what the thread before it named ("trello
+        # is getting messy…" / "went with Todoist").
+        mine = [r for r in found if r.score >= policy.thresholds.match]
+        if not mine:
+            offered = _named_in(eng, sc, thread, policy.thresholds)
     if getattr(c, "intent_target", None):
         # What the extractor's own reading named (an LLM's: checked against what the
         # lookup offered it): read again inside the user's scope, like every match.
@@ -447,6 +474,25 @@ def _last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
             break
         if m.kind not in NOT_MATCHED and m.version > 1:
             return [m.id]
+    return []
+
+
+def _stored_lines(eng: Engine, sc: Scope, skip: list[str]) -> list[Line]:
+    """The user's turns in `sc` stored before this call (not `skip`), latest first,
+    within threadtopic.THREAD_MS."""
+    turns = eng.reads.list(sc, ListFilter(kind=Kind.TURN.value,
+                                          since=eng.core.clock() - THREAD_MS,
+                                          limit=4 * LINES))
+    return [(t.id, t.content) for t in turns if t.id not in skip
+            and t.metadata.get("role") == "user"][:LINES]
+
+
+def _named_in(eng: Engine, sc: Scope, lines: list[Line], t: Thresholds) -> list[str]:
+    """The memory the thread's latest line that names one names (threadtopic.named)."""
+    vectors = eng.core.vectors([text for _, text in lines])
+    for (turn, line), vec in zip(lines, vectors, strict=True):
+        if (mid := named(turn, line, eng.reads.related(sc, line, vec), t)) is not None:
+            return [mid]
     return []
 
 

@@ -88,7 +88,7 @@ _RETRACT_EN = (
 _RETRACT_ZH = (r"别再?记|不用再?记|不要再?记|无需记|不必记|不用存|别存|不要存|不用留|别留|"
                r"清掉|清除|清了|拿掉|移除|忘(?:了|掉|记)(?:吧|它|这|那|我说)|忘掉|删(?:了|掉|除|一下|下|咯)|"
                r"撤(?:了|掉|销|一下|下)|"
-               r"去掉|划掉|抹掉|收回|撤回|不算(?:了|数)?|作废|当我没说|"
+               r"去掉|划掉|抹掉|收回|撤回|不算(?:了|数)?|作废|当我没说过?|"
                r"别当真|开玩笑的|不记了|不作数")
 _RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
 
@@ -204,6 +204,24 @@ def changes_mind(text: str) -> bool:
     """Does the statement present itself as a change from what held before (a marker
     of change, or a time word that often says so)?"""
     return bool(_CHANGE.search(text) or _WEAK.search(text) or _SETTLES.search(text))
+
+
+# Replacing one thing by another, said in so many words: the verbs and adverbs of
+# substitution and transfer (switch, change, move, swap, replace, instead, no longer; 换, 改,
+# 搬, 转, 调到, 变成, 不再, 还是…吧). A closed grammatical class, not a list of topics: it is
+# what lets a change find its memory by rank alone (relate.py, `lead`), where an event
+# word ("signed up", "booked") or a time word ("now") would not say that anything held
+# before is replaced.
+_REPLACES = re.compile(
+    r"\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|relocat\w*|migrat\w*|"
+    r"swap(?:ped|ping)?|replac\w*|trad(?:e|ed|ing)\s+in|instead|no\s+longer|any\s*more|"
+    r"not\s+any\s+more)\b"
+    r"|还是.{0,12}吧|换|改(?!善|进|革)|搬|转到|转成|调到|调成|变成|不再", re.I)
+
+
+def replaces(text: str) -> bool:
+    """Does the statement say that something it names replaces what held before?"""
+    return bool(_REPLACES.search(text))
 
 
 def marks_change(text: str) -> bool:

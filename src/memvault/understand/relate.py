@@ -35,6 +35,7 @@ from .discourse import (
     changes_mind,
     marks_change,
     one_time,
+    replaces,
     restating,
 )
 from .stance import core, polarity
@@ -70,7 +71,9 @@ class Thresholds:
     in so many words that names the same thing needs only `second`); close: from which a
     time word alone ("now", "最近") makes a change without a word in common. retract: the
     closeness a retraction needs to name a memory. margin: a second memory this close to
-    the best one makes the target ambiguous."""
+    the best one makes the target ambiguous. lead, floor: a memory at least `floor` close
+    in meaning and ahead of every other by `lead` is the one a replacement ("switched
+    to…", "换成…") or a retraction means, though they share no word."""
 
     match: float = 0.4
     change: float = 0.3
@@ -79,6 +82,8 @@ class Thresholds:
     margin: float = 0.04
     ratio: float = 0.7
     second: float = 0.15
+    lead: float = 0.1
+    floor: float = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +91,9 @@ class Related:
     relation: Relation
     target_id: str | None = None
     links: tuple[str, ...] = ()
+    # False when only the target's rank names it: the gate stages the change with the
+    # target linked, and approving it applies it there; a person confirms the guess.
+    sure: bool = True
 
 
 def relate(statement: str, matches: Sequence[Match], *, retraction: str | None = None,
@@ -99,6 +107,9 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # 住在上海浦东").
         named = [m for m in ranked if m.score >= t.retract or (
             m.score >= t.second and shares_words(retraction or statement, m.content))]
+        by_rank = not named and bool(retraction.strip()) and _leads(ranked, t)
+        if by_rank:
+            named = ranked[:1]
         if not named:
             return Related(Relation.NO_TARGET)
         # Forgetting the wrong memory is the costly mistake: a second memory close to the
@@ -109,7 +120,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         if len(close) > 1 or not retraction.strip():
             # Nothing named ("那条不用记了"), or two as close: a person picks.
             return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in close[:5]))
-        return Related(Relation.FORGET, named[0].id)
+        return Related(Relation.FORGET, named[0].id, sure=not by_rank)
     if not ranked or one_time(statement):
         # Nothing close, or about one occasion ("only today", "明天先别发了"): a
         # standing memory is not changed by it.
@@ -129,7 +140,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # A change said in so many words ("switched to", "改成", "final answer") or a time
     # word ("now", "最近"): a change of a plainly close memory, or of one that names the
     # same thing (close enough for a time word, hardly at all for an explicit marker).
-    strong = weak = False
+    strong = weak = by_rank = False
     if best.linked and changes_mind(statement):
         strong = True  # "Dropped Spanish. It's Japanese on Duolingo now"
     elif best.score >= t.close and (marks_change(statement) or changes_mind(statement)):
@@ -138,14 +149,22 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         strong, target = True, naming[0]
     elif changes_mind(statement) and naming and naming[0].score >= t.match:
         weak, target = True, naming[0]
+    elif replaces(statement) and _leads(ranked, t):
+        # Replacing something, and one memory is clearly the closest (a new city and
+        # "I live in Porto", "Kotlin all day now" and "my main language is Java" share
+        # no word): that memory is likely what is replaced. Likely only: a sentence
+        # vector puts "switched to a standing desk" as close to "I go climbing on
+        # Sundays" (.27) as "moved my savings to Revolut" to "I bank with Lloyds" (.31),
+        # so the change is staged against it (`sure`), never applied unreviewed.
+        strong = by_rank = True
     if best.score < t.match and not (flip or strong or weak):
         return Related(Relation.NEW)
     if adds(statement) and not flip:
         return Related(Relation.NEW)  # "I also…", "我也…": beside it
-    if restating(statement):
+    if restating(statement) and not by_rank:
         return Related(Relation.SAME, best.id)  # "as I mentioned", "一直都…"
     if flip or strong or weak:
-        return Related(Relation.UPDATE, target.id)
+        return Related(Relation.UPDATE, target.id, sure=not by_rank)
     if changes_mind(statement) and not restates(statement, best.content):
         return Related(Relation.NEW)  # "now…" about something else it resembles
     if restates(statement, best.content):
@@ -154,6 +173,18 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
+
+
+def _leads(ranked: Sequence[Match], t: Thresholds) -> bool:
+    """Is the closest memory clearly the one meant: at least `floor` in meaning, and
+    ahead of every other by `lead`? Rank, not absolute closeness: a change or a
+    retraction often shares little with its memory ("Monzo" / "I bank with Barclays"),
+    yet nothing else the user said is nearly as close."""
+    if not ranked:
+        return False
+    best = ranked[0]
+    second = max((m.dense for m in ranked[1:]), default=0.0)
+    return best.dense >= t.floor and best.dense - second >= t.lead
 
 
 def shares_words(a: str, b: str) -> bool:

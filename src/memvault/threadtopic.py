@@ -1,0 +1,52 @@
+"""What a thread is about: the memories the user's earlier messages named.
+
+A change often comes after the conversation has named what it changes: "trello is
+getting messy, what are good alternatives?" … "went with Todoist"; "Keep最近广告多得离谱" …
+"卸了 换成薄荷健康了". The line that announces the change names only the new thing, so by
+itself it matches nothing; the thread it ends names the old one. `thread_lines` picks the
+user's messages just before a statement (earlier in the same call, else the user's last
+turns stored before it, within the window a thread stays open) and `named` the live
+memory a line names in a word of its own, from what the semantic lookup found for it.
+The write path (writepath.py) reads the store and offers that memory as a linked match:
+only a statement that replaces or settles something takes it (understand/relate.py).
+Pure: the caller does the reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .understand.relate import Thresholds, shares_words
+
+# How long a conversation stays one thread (the window of "what the conversation
+# changed last", writepath.LAST_CHANGE_MS, too).
+THREAD_MS = 3 * 86_400_000
+# The messages read back: the one just before, and the one before it.
+LINES = 2
+
+# A line of the thread: (the id of its stored turn, its text).
+Line = tuple[str | None, str]
+
+
+def thread_lines(earlier_in_call: Sequence[Line], stored: Sequence[Line]) -> list[Line]:
+    """The thread before a statement, latest first: the user's earlier messages of the
+    same call (in order), or, when it opens the call, the user's turns stored before it
+    (latest first)."""
+    own = list(reversed(earlier_in_call))[:LINES]
+    return own or list(stored)[:LINES]
+
+
+def named(turn: str | None, line: str, found: Iterable[Any], t: Thresholds) -> str | None:
+    """The memory `line` names in a word of its own (not merely resembles), among what
+    the lookup `found` for it (reads/related.py, best first), or None. A line that stated
+    a memory of its own (one of `found` was read from it) is about what it stated, not a
+    discussion of another memory: it names none ("I play piano" the day before "signed up
+    for cello", "I bank with Barclays" beside an older "I bank with HSBC")."""
+    found = list(found)
+    if turn is not None and any(r.memory.metadata.get("turn_id") == turn for r in found):
+        return None
+    for r in found:
+        if r.score >= t.second and shares_words(line, r.memory.content):
+            return str(r.memory.id)
+    return None
