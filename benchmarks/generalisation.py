@@ -105,7 +105,7 @@ def _messages(item: Any) -> list[dict[str, str]]:
 
 
 def _batch(case_id: str) -> str:
-    """ "en-017" is of the first set, "zh2-101" of the second, "en3-005" of the third."""
+    """ "en-017" is of the first set, "zh2-101" of the second, "en4-005" of the fourth."""
     tag = case_id.split("-")[0]
     return tag[2:] or "1"
 
@@ -243,8 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lang", choices=["en", "zh"], action="append")
     ap.add_argument("--half", choices=["dev", "heldout"])
     ap.add_argument("--category", action="append")
-    ap.add_argument("--batch", choices=["1", "2", "3"], help="only one set: the first "
-                    "(en.jsonl, zh.jsonl), the second (en2, zh2) or the third (en3, zh3)")
+    ap.add_argument("--batch", choices=["1", "2", "3", "4"], help="only one set: the "
+                    "first (en.jsonl, zh.jsonl), the second (en2, zh2), the third (en3, "
+                    "zh3) or the fourth (en4, zh4)")
     ap.add_argument("--failures", action="store_true",
                     help="print the development half's failures")
     ap.add_argument("--reveal-heldout", action="store_true",

@@ -5,15 +5,19 @@ time and in requests per phase.
     python benchmarks/server_load.py [--clients 16|1,4,16,64] [--seconds 20]
                                      [--max-requests 4000] [--users 20] [--memories 50]
                                      [--db PATH] [--out FILE]
+                                     [--workers 1|1,2] [--rounds R]
 
 Seeds `--users` × `--memories` memories directly through the Vault (not measured), starts
 `memvault serve` in a subprocess on a free port (SQLite, synchronous=FULL, access log and
 traces on, as in production), then runs each phase: every client loops over random users
 with a service key until the time or the request budget is spent. Prints throughput and
 latency percentiles (client-side, full HTTP round trip) as a markdown table, with the
-CPU the server process and this client process used per second of the phase (two cores
-are 2.0). After the server's clean shutdown, every acknowledged remember (200, its id and
-version) is looked up in the store: the table's last line says how many were missing.
+CPU the server process (with `--workers N`, its worker processes too) and this client
+process used per second of the phase (two cores are 2.0). `--workers 1,2` runs the phases
+once per worker count, interleaved over `--rounds` (a fresh server each time, on the same
+store), so that the machine's noise hits each alike. After the server's clean shutdown,
+every acknowledged remember (200, its id and version) is looked up in the store: the
+table's last line says how many were missing.
 """
 
 from __future__ import annotations
@@ -59,13 +63,13 @@ def seed(db: str, users: int, per_user: int) -> None:
         v.remember_many(items)
 
 
-def start(db: str, port: int, *, tenant: str = "bench",
-          wait: float = 60) -> tuple[subprocess.Popen[bytes], str]:
+def start(db: str, port: int, *, tenant: str = "bench", workers: int = 1,
+          wait: float = 60) -> tuple[subprocess.Popen[bytes], str | None]:
     """`memvault serve` on `db` (SQLite, synchronous FULL, access log and traces on, as
-    shipped) and the admin key it prints at its first start."""
+    shipped) and the admin key it prints at its first start (None on a later start)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "memvault.cli", "--db", db, "--tenant", tenant, "serve",
-         "--port", str(port), "--sweep-interval", "0"],
+         "--port", str(port), "--sweep-interval", "0", "--workers", str(workers)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + wait
@@ -77,15 +81,26 @@ def start(db: str, port: int, *, tenant: str = "bench",
             time.sleep(0.1)
     assert proc.stdout is not None
     os.set_blocking(proc.stdout.fileno(), False)
-    key = next(ln for ln in (proc.stdout.read() or b"").decode().splitlines()
-               if ln.startswith("mvk_"))
+    key = next((ln for ln in (proc.stdout.read() or b"").decode().splitlines()
+                if ln.startswith("mvk_")), None)
     return proc, key
 
 
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process, from /proc (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+def _process_cpu(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except FileNotFoundError:
+        return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process and its live children (a supervisor's workers), from
+    /proc (Linux)."""
+    kids: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        kids += [int(p) for p in task.read_text().split()]
+    return _process_cpu(pid) + sum(_process_cpu(k) for k in kids)
 
 
 def phase(url: str, key: str, kind: str, clients: int, seconds: float, budget: int,
@@ -162,40 +177,53 @@ def main() -> None:
     ap.add_argument("--memories", type=int, default=50, help="seeded per user")
     ap.add_argument("--db", help="store path (default: a temp file, removed)")
     ap.add_argument("--out", help="also write the table to this file")
+    ap.add_argument("--workers", default="1",
+                    help="server processes, or a comma-separated list compared in turn")
+    ap.add_argument("--rounds", type=int, default=1, help="rounds over --workers")
     a = ap.parse_args()
     counts = [int(n) for n in str(a.clients).split(",") if n.strip()]
+    worker_counts = [int(n) for n in str(a.workers).split(",") if n.strip()]
     tmp = tempfile.TemporaryDirectory()
     db = a.db or str(Path(tmp.name) / "load.db")
     seed(db, a.users, a.memories)
-    proc, key = start(db, free_port())
-    url = f"http://127.0.0.1:{proc.args[proc.args.index('--port') + 1]}"  # type: ignore[index]
     acked: list[tuple[str, str, int]] = []
-    rows: dict[tuple[int, str], dict[str, float]] = {}
-    try:
-        # Warm-up (not measured): jieba's dictionary and the first query embedding load
-        # lazily on the first recall.
-        phase(url, key, "recall", 2, 5.0, 20, a.users)
-        for n in counts:
-            for k in ("recall", "remember"):
-                rows[n, k] = phase(url, key, k, n, a.seconds, a.max_requests, a.users,
-                                   proc.pid, acked)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(30)
+    rows: dict[tuple[int, int, str], list[dict[str, float]]] = {}
+    key: str | None = None
+    for _ in range(a.rounds):
+        for w in worker_counts:
+            proc, first = start(db, free_port(), workers=w)
+            key = key or first
+            assert key is not None, "the first start prints the admin key"
+            url = f"http://127.0.0.1:{proc.args[proc.args.index('--port') + 1]}"  # type: ignore[index]
+            try:
+                # Warm-up (not measured): jieba's dictionary and the first query embedding
+                # load lazily on the first recall, in each worker.
+                phase(url, key, "recall", 2 * w, 5.0, 20 * w, a.users)
+                for n in counts:
+                    for k in ("recall", "remember"):
+                        rows.setdefault((w, n, k), []).append(
+                            phase(url, key, k, n, a.seconds, a.max_requests, a.users,
+                                  proc.pid, acked))
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(60)
     try:
         missing = missing_writes(db, acked)
     finally:
         tmp.cleanup()
     lines = [f"{a.clients} clients, loopback, SQLite, {a.users} users × {a.memories} seeded "
              f"memories; per phase ≤ {a.seconds:g} s and ≤ {a.max_requests} requests; "
+             f"workers {a.workers}, {a.rounds} round(s) interleaved; "
              f"{os.cpu_count()} cores, Python {platform.python_version()}",
-             "", "| clients | phase | requests | errors | req/s | p50 ms | p95 ms | p99 ms "
-             "| server CPU | client CPU |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for (n, k), r in rows.items():
-        lines.append(f"| {n} | {k} | {r['requests']:.0f} | {r['errors']:.0f} | "
-                     f"{r['rps']:.0f} | {r['p50']:.1f} | {r['p95']:.1f} | {r['p99']:.1f} | "
-                     f"{r['server_cpu']:.2f} | {r['client_cpu']:.2f} |")
+             "", "| workers | clients | phase | round | requests | errors | req/s | p50 ms "
+             "| p95 ms | p99 ms | server CPU | client CPU |",
+             "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for (w, n, k), runs in rows.items():
+        for i, r in enumerate(runs, 1):
+            lines.append(f"| {w} | {n} | {k} | {i} | {r['requests']:.0f} | "
+                         f"{r['errors']:.0f} | {r['rps']:.0f} | {r['p50']:.1f} | "
+                         f"{r['p95']:.1f} | {r['p99']:.1f} | {r['server_cpu']:.2f} | "
+                         f"{r['client_cpu']:.2f} |")
     lines.append(f"\nacknowledged remembers: {len(acked)}, missing after shutdown: {missing}")
     text = "\n".join(lines)
     print(text)

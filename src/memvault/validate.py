@@ -354,6 +354,13 @@ def port(value: Any) -> int:
     return value
 
 
+def workers(value: Any) -> int:
+    """How many server processes: 1..64 (more than the machine's cores only queues)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= 64:
+        raise ValidationError("workers: expected a whole number of processes in 1..64")
+    return value
+
+
 def host(value: Any) -> str:
     """An address to bind: an IP address or a host name that could resolve (checked for
     form only; binding reports the rest)."""

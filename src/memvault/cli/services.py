@@ -64,6 +64,10 @@ def serve_rest(ctx: typer.Context,
                    "--tenant", show_default=False,
                    help="Tenant of the first admin key, made only on a store without "
                    "keys (the same as the global --tenant).")] = None,
+               workers: Annotated[int, typer.Option(
+                   help="Server processes on the port, each with its own store "
+                   "connections and embedder (one uses one core; see docs/server.md).")
+                   ] = 1,
                metrics_token: Annotated[str | None, typer.Option(
                    envvar="MEMVAULT_METRICS_TOKEN", show_default=False,
                    help="Require this bearer token on GET /metrics (prefer the env "
@@ -94,5 +98,6 @@ def serve_rest(ctx: typer.Context,
               bootstrap_tenant=tenant or c.tenant or "default",
               settings=Settings(max_body_bytes=max_body, sweep_interval=sweep_interval,
                                 worker=not no_worker, metrics_token=metrics_token or None,
-                                webhooks=not no_webhooks, webhook_policy=policy))
+                                webhooks=not no_webhooks, webhook_policy=policy),
+              workers=workers)
     run_verb(ctx, go)

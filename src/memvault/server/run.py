@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 import logging.config
+import os
 import shlex
 import sys
 from typing import Any, TextIO
@@ -14,6 +17,8 @@ from ..store import Store
 from ..timeutil import now_ms
 from ..vault import Vault, default_db_path
 from .app import Settings, create_app
+from .jobs import Sweeper
+from .metrics import Metrics
 
 _LOG_CONFIG: dict[str, Any] = {
     "version": 1,
@@ -48,17 +53,43 @@ def existing_keys_note(store: Store, tenant: str) -> str:
             f"memvault keys create --tenant {shlex.quote(tenant)} --role admin\n")
 
 
+# What a worker process needs to open its own vault (memvault serve --workers N): passed
+# through the environment, which uvicorn's spawned workers inherit.
+_WORKER_SPEC = "MEMVAULT_SERVE_WORKER"
+
+
+def _open(db: str | None, embedder: str | None, config: str | None) -> Vault:
+    return Vault(db, embedder=embedder, actor="server", actor_role="api", strategy=config)
+
+
+def worker_app() -> Any:
+    """The app of one worker process of `serve --workers N` (a uvicorn factory): its own
+    vault on the same store. The timer sweep runs in the supervising process instead, so
+    N workers do not sweep the store N times over."""
+    spec = json.loads(os.environ[_WORKER_SPEC])
+    settings = Settings(**{**spec["settings"], "sweep_interval": 0})
+    return create_app(_open(spec["db"], spec["embedder"], spec["config"]), settings,
+                      close_vault=True)
+
+
 def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
           embedder: str | None = None, config: str | None = None,
           bootstrap_tenant: str = "default", settings: Settings | None = None,
-          out: TextIO = sys.stdout) -> None:
+          workers: int = 1, out: TextIO = sys.stdout) -> None:
+    """Serve the REST API. `workers` > 1 runs that many server processes on one port
+    (uvicorn's supervisor), each with its own store connections and embedder: recall is
+    CPU work that one process runs on one core at a time (the GIL), so a second process is
+    what uses a second core. Every read goes to the store, so a write through one worker is
+    seen by the next read through any other."""
     import uvicorn
 
     # Checked before the store is opened: a bad option must not leave a new admin key.
     v.port(port)
     v.host(host)
+    workers = v.workers(workers)
+    settings = settings or Settings()
     logging.config.dictConfig(_LOG_CONFIG)
-    vault = Vault(db, embedder=embedder, actor="server", actor_role="api", strategy=config)
+    vault = _open(db, embedder, config)
     try:
         key = bootstrap_admin(vault.store, bootstrap_tenant)
         if key is not None:
@@ -69,26 +100,42 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
         else:
             out.write(existing_keys_note(vault.store, bootstrap_tenant))
         out.flush()
-        app = create_app(vault, settings, close_vault=True)
         where = db if db is not None else str(default_db_path())
         if "://" in where:  # a DSN: never print its password
             where = where.split("://", 1)[0] + "://…@" + where.rsplit("@", 1)[-1]
         out.write(f"memvault: store {where}\n"
                   f"memvault: admin page http://{host}:{port}/admin/ · "
                   f"API docs http://{host}:{port}/docs\n")
+        if workers > 1:
+            out.write(f"memvault: {workers} worker processes\n")
         out.flush()
-        state = app.state.server
-
-        class Server(uvicorn.Server):
-            def handle_exit(self, sig: int, frame: Any) -> None:
-                # The graceful shutdown waits for every request to end: an open event
-                # stream ends now (eventroutes.py), not when its stream_seconds are up.
-                state.stopping.set()
-                super().handle_exit(sig, frame)
-
-        Server(uvicorn.Config(app, host=host, port=port, log_config=_LOG_CONFIG,
-                              access_log=False)).run()
+        if workers == 1:
+            uvicorn.run(create_app(vault, settings, close_vault=True), host=host, port=port,
+                        log_config=_LOG_CONFIG, access_log=False)
+        else:
+            _serve_workers(vault, db, embedder, config, settings, host, port, workers)
     finally:
         # The app's shutdown closes the store (SIGTERM never reaches here); this covers a
         # failure before the app started. Closing twice is harmless.
         vault.close()
+
+
+def _serve_workers(vault: Vault, db: str | None, embedder: str | None, config: str | None,
+                   settings: Settings, host: str, port: int, workers: int) -> None:
+    import uvicorn
+
+    os.environ[_WORKER_SPEC] = json.dumps({
+        "db": db, "embedder": embedder, "config": config,
+        "settings": dataclasses.asdict(settings)})
+    # The supervisor keeps its vault for the timer sweep alone (one sweeper per store).
+    sweeper = None
+    if settings.sweep_interval and settings.sweep_interval > 0:
+        sweeper = Sweeper(vault, Metrics(vault.store.queue_depth), settings.sweep_interval)
+        sweeper.start()
+    try:
+        uvicorn.run("memvault.server.run:worker_app", factory=True, workers=workers,
+                    host=host, port=port, log_config=_LOG_CONFIG, access_log=False)
+    finally:
+        if sweeper is not None:
+            sweeper.stop()
+        os.environ.pop(_WORKER_SPEC, None)
