@@ -2,10 +2,10 @@
 body is signed (docs/events.md).
 
 The store writes one event per revision, in the revision's own transaction
-(store/sql_tx.py), so a change and its event commit together or not at all. This module
-is the pure part: which kind a revision is, which payload it carries (never erased
-content: a purge's event has ids and counts only), and the HMAC-SHA256 signature a
-receiver checks.
+(store/sql_tx.py), so a change and its event commit together or not at all; an event is
+read with its revision (store/outbox.py). This module is the pure part: which kind a
+revision is, which payload it carries (never erased content: a purge's event has ids and
+counts only), and the HMAC-SHA256 signature a receiver checks.
 """
 
 from __future__ import annotations
@@ -100,17 +100,6 @@ def payload_of(rev: Revision, kind: str) -> dict[str, Any]:
     if kind == "rollback":
         out["restored_version"] = restored_version(rev.trigger_text)
     return out
-
-
-def event_row(rev: Revision, *, imported: bool = False) -> dict[str, Any]:
-    """The outbox row of a revision (store/outbox.py columns, payload as a dict)."""
-    kind = kind_of(rev, imported=imported)
-    return {"op_id": rev.op_id, "tenant": rev.scope.tenant, "user_id": rev.scope.user,
-            "agent": rev.scope.agent, "session": rev.scope.session, "kind": kind,
-            "memory_id": rev.memory_id, "from_version": rev.from_version,
-            "to_version": rev.to_version, "actor": rev.actor, "actor_role": rev.actor_role,
-            "reason": rev.reason, "at": rev.at,
-            "payload": payload_of(rev, kind)}
 
 
 # --- webhook signatures ---------------------------------------------------------------------

@@ -4,6 +4,7 @@ sweep timer, around one Vault."""
 from __future__ import annotations
 
 import math
+import signal
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -45,6 +46,8 @@ class Settings:
     stream_seconds: float = 300.0
 
     def __post_init__(self) -> None:
+        if isinstance(self.webhook_policy, dict):  # from JSON (serve --workers N)
+            self.webhook_policy = Policy(**self.webhook_policy)
         if isinstance(self.max_body_bytes, bool) or not isinstance(self.max_body_bytes, int) \
                 or self.max_body_bytes < 1:
             raise ValidationError("max_body: expected a whole number of bytes, at least 1")
@@ -71,6 +74,25 @@ class ServerState:
             self.worker.notify()
 
 
+def _stop_streams_on_signal(state: ServerState) -> None:
+    """uvicorn's graceful shutdown waits for every request to end, and an open event
+    stream would hold it for its stream_seconds: a SIGTERM or SIGINT ends the streams first
+    (eventroutes.py), then goes to uvicorn's own handler (installed before the app starts,
+    in every worker process). Only the main thread may set signal handlers (not so under
+    a test client)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        prev = signal.getsignal(sig)
+        if not callable(prev):
+            continue
+
+        def handler(signum: int, frame: Any, prev: Any = prev) -> None:
+            state.stopping.set()
+            prev(signum, frame)
+        signal.signal(sig, handler)
+
+
 def create_app(vault: Vault, settings: Settings | None = None, *,
                close_vault: bool = False) -> FastAPI:
     """`close_vault`: the app owns the vault and closes it at shutdown (memvault serve)."""
@@ -88,6 +110,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        _stop_streams_on_signal(state)
         for part in (state.worker, state.sweeper, state.dispatcher):
             if part is not None:
                 part.start()

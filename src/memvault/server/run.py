@@ -8,9 +8,7 @@ import logging
 import logging.config
 import os
 import shlex
-import signal
 import sys
-import threading
 from typing import Any, TextIO
 
 from .. import validate as v
@@ -18,7 +16,6 @@ from ..apikeys import bootstrap_admin, list_keys
 from ..store import Store
 from ..timeutil import now_ms
 from ..vault import Vault, default_db_path
-from ..webhooks import Policy
 from .app import Settings, create_app
 from .jobs import Sweeper
 from .metrics import Metrics
@@ -70,29 +67,9 @@ def worker_app() -> Any:
     vault on the same store. The timer sweep runs in the supervising process instead, so
     N workers do not sweep the store N times over."""
     spec = json.loads(os.environ[_WORKER_SPEC])
-    settings = Settings(**{**spec["settings"], "sweep_interval": 0,
-                           "webhook_policy": Policy(**spec["settings"]["webhook_policy"])})
-    app = create_app(_open(spec["db"], spec["embedder"], spec["config"]), settings,
-                     close_vault=True)
-    _end_streams_on_exit(app.state.server.stopping)
-    return app
-
-
-def _end_streams_on_exit(stopping: threading.Event) -> None:
-    """In a worker (whose uvicorn Server the supervisor makes, so it cannot be a subclass
-    like serve's): the signal handlers uvicorn installed before it loaded the app are
-    chained, so that an open event stream ends at SIGTERM/SIGINT as it does with one
-    process, not when its stream_seconds are up."""
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        previous = signal.getsignal(sig)
-        if not callable(previous):
-            continue
-
-        def chained(signum: int, frame: Any, previous: Any = previous) -> None:
-            stopping.set()
-            previous(signum, frame)
-
-        signal.signal(sig, chained)
+    settings = Settings(**{**spec["settings"], "sweep_interval": 0})
+    return create_app(_open(spec["db"], spec["embedder"], spec["config"]), settings,
+                      close_vault=True)
 
 
 def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
@@ -132,21 +109,11 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
         if workers > 1:
             out.write(f"memvault: {workers} worker processes\n")
         out.flush()
-        app = create_app(vault, settings, close_vault=True) if workers == 1 else None
-        if app is None:
+        if workers == 1:
+            uvicorn.run(create_app(vault, settings, close_vault=True), host=host, port=port,
+                        log_config=_LOG_CONFIG, access_log=False)
+        else:
             _serve_workers(vault, db, embedder, config, settings, host, port, workers)
-            return
-        state = app.state.server
-
-        class Server(uvicorn.Server):
-            def handle_exit(self, sig: int, frame: Any) -> None:
-                # The graceful shutdown waits for every request to end: an open event
-                # stream ends now (eventroutes.py), not when its stream_seconds are up.
-                state.stopping.set()
-                super().handle_exit(sig, frame)
-
-        Server(uvicorn.Config(app, host=host, port=port, log_config=_LOG_CONFIG,
-                              access_log=False)).run()
     finally:
         # The app's shutdown closes the store (SIGTERM never reaches here); this covers a
         # failure before the app started. Closing twice is harmless.

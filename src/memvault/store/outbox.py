@@ -3,13 +3,13 @@ PostgreSQL; schema.py), written once for both backends.
 
 Events are written by the transaction that writes their revision (`OutboxTx.emit`, from
 sql_tx.py), so a committed change always has its event and a rolled-back one never does.
+An event row holds its kind and its revision's op_id; the rest is read from the revision
+(a join on op_id), so what a purge blanks in the revisions is blanked in the events.
 Readers page by event id. An id must never become visible after a greater one, or a
 reader's cursor would skip it: SQLite has one writer at a time, so the id is given at
 insert; PostgreSQL's writers commit in any order, so a row is inserted without an id and
 `publish_events` (one publisher at a time, under a transaction-scoped advisory lock)
-numbers the committed ones in write order. A purge blanks the payload and the reason of
-the purged memory's events in its own transaction (OutboxTx.erase_events), as it blanks
-its revisions.
+numbers the committed ones in write order.
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..changes import Event, event_row
-from ..model import Revision, Scope
-from .codec import dumps, insert_sql
+from ..changes import CONTENTLESS, Event, kind_of, payload_of
+from ..model import Revision
+from .codec import REVISION_FIELDS, insert_sql, revision_from_row
 
-EVENT_COLUMNS = ("op_id", "tenant", "user_id", "agent", "session", "kind", "memory_id",
-                 "from_version", "to_version", "actor", "actor_role", "reason", "at",
-                 "payload")
-_SELECT = f"SELECT id, {', '.join(EVENT_COLUMNS)} FROM events"
+EVENT_COLUMNS = ("op_id", "tenant", "user_id", "kind", "memory_id")
+_SELECT = (f"SELECT e.id AS event_id, e.kind AS event_kind, {REVISION_FIELDS} FROM events e "
+           "JOIN revisions r ON r.op_id = e.op_id")
 _HOOK_COLS = ("webhook_id, tenant, user_id, url, secret, kinds, queued_through, created_at, "
               "created_by, removed_at")
 _DELIVERY_COLS = ("webhook_id, tenant, event_id, status, attempts, next_at, lease_until, "
@@ -42,12 +41,14 @@ def imported_heads(revisions: list[Revision]) -> list[Revision]:
 
 
 def event_from_row(r: Any) -> Event:
-    return Event(id=int(r["id"]), scope=Scope(r["tenant"], r["user_id"], r["agent"],
-                                              r["session"]),
-                 kind=r["kind"], memory_id=r["memory_id"], from_version=r["from_version"],
-                 to_version=r["to_version"], actor=r["actor"], actor_role=r["actor_role"],
-                 reason=r["reason"], at=int(r["at"]), op_id=r["op_id"],
-                 payload=None if r["payload"] is None else json.loads(r["payload"]))
+    """An event from its row joined with its revision (_SELECT)."""
+    rev = revision_from_row(r)
+    kind = r["event_kind"]
+    erased = rev.state is None and kind not in CONTENTLESS  # a purge blanked it
+    return Event(id=int(r["event_id"]), scope=rev.scope, kind=kind, memory_id=rev.memory_id,
+                 from_version=rev.from_version, to_version=rev.to_version, actor=rev.actor,
+                 actor_role=rev.actor_role, reason=rev.reason, at=int(rev.at),
+                 op_id=rev.op_id, payload=None if erased else payload_of(rev, kind))
 
 
 def hook_dict(r: Any) -> dict[str, Any]:
@@ -81,28 +82,13 @@ class OutboxTx:
 
     def emit(self, revisions: Iterable[Revision], *, imported: bool = False) -> None:
         """The events of these revisions, in this transaction."""
-        rows = []
-        for rev in revisions:
-            row = event_row(rev, imported=imported)
-            rows.append({**row, "payload": dumps(row["payload"])})
+        rows = [{"op_id": rev.op_id, "tenant": rev.scope.tenant, "user_id": rev.scope.user,
+                 "kind": kind_of(rev, imported=imported), "memory_id": rev.memory_id}
+                for rev in revisions]
         if rows:
             cols = ", ".join(("id", *EVENT_COLUMNS))
             vals = ", ".join((self._NEW_EVENT_ID, *(self._ph(c) for c in EVENT_COLUMNS)))
             self._insert_rows(f"INSERT INTO events ({cols}) VALUES ({vals})", rows)
-
-    def erase_events(self, owner: dict[str, Any], content: bool, op_ids: list[str] | None,
-                     for_each: Callable[[str, dict[str, Any], str, list[str]], None]) -> None:
-        """Blank the events of memory owner["mid"] of (tenant, user): payload and reason
-        (`content`: their state was read from what is erased), or the reason alone (it
-        quoted it); those of `op_ids`, or all for None."""
-        ph = self._ph
-        sets = "payload = NULL, reason = NULL" if content else "reason = NULL"
-        query = (f"UPDATE events SET {sets} WHERE memory_id = {ph('mid')} AND "
-                 f"tenant = {ph('tenant')} AND user_id = {ph('user')}")
-        if op_ids is None:
-            self.conn.execute(query, owner)
-        elif op_ids:
-            for_each(query, owner, "op_id", op_ids)
 
 
 class EventTables:
@@ -131,21 +117,21 @@ class EventTables:
                limit: int = 100, kinds: list[str] | None = None) -> list[Event]:
         self.publish_events()
         ph = self._ph
-        where = [f"tenant = {ph('tenant')}", f"id > {ph('since')}"]
+        where = [f"e.tenant = {ph('tenant')}", f"e.id > {ph('since')}"]
         params: dict[str, Any] = {"tenant": tenant, "since": since, "limit": limit}
         if user is not None:
-            where.append(f"user_id = {ph('user')}")
+            where.append(f"e.user_id = {ph('user')}")
             params["user"] = user
         if kinds:
-            where.append(self.any_of("kind", "kinds"))
+            where.append(self.any_of("e.kind", "kinds"))
             params["kinds"] = self.as_list(list(kinds))
-        rows = self._q(f"{_SELECT} WHERE {' AND '.join(where)} ORDER BY id "
+        rows = self._q(f"{_SELECT} WHERE {' AND '.join(where)} ORDER BY e.id "
                        f"LIMIT {ph('limit')}", params)
         return [event_from_row(r) for r in rows]
 
     def get_event(self, tenant: str, event_id: int) -> Event | None:
         ph = self._ph
-        rows = self._q(f"{_SELECT} WHERE tenant = {ph('tenant')} AND id = {ph('id')}",
+        rows = self._q(f"{_SELECT} WHERE e.tenant = {ph('tenant')} AND e.id = {ph('id')}",
                        {"tenant": tenant, "id": event_id})
         return event_from_row(rows[0]) if rows else None
 

@@ -85,13 +85,15 @@ CREATE INDEX memories_turns ON memories (tenant, user_id, agent, session, status
     WHERE kind = 'turn';"""
 
 # Migration 8 (SQLite) / 10 (PostgreSQL): change events (changes.py, outbox.py). One row
-# per revision, written in its transaction. `seq` orders the writes; `id` is the event id
-# readers page by: on SQLite given at insert (one writer at a time: ids commit in order),
-# on PostgreSQL given after commit by one publisher at a time (outbox.publish), so an id is
-# never seen before a smaller one. A purge blanks `payload` and `reason` of the purged
-# memory's events as it blanks its revisions. Webhooks: subscriptions (their `queued_through` is
-# the last event id queued for them), one delivery per (webhook, event), and a log row per
-# attempt; none holds content (a delivery's body is the event, read when it is sent).
+# per revision, written in its transaction; the rest of an event (versions, actor, reason,
+# time, the state) is read from its revision by op_id, so a purge that blanks the
+# revisions blanks their events too, and no state is stored twice. `seq` orders the
+# writes; `id` is the event id readers page by: on SQLite given at insert (one writer at a
+# time: ids commit in order), on PostgreSQL given after commit by one publisher at a time
+# (outbox.publish), so an id is never seen before a smaller one. Webhooks: subscriptions
+# (their `queued_through` is the last event id queued for them), one delivery per
+# (webhook, event), and a log row per attempt; none holds content (a delivery's body is
+# the event, read when it is sent).
 _EVENTS = """\
 CREATE TABLE events (
     seq {serial},
@@ -99,21 +101,11 @@ CREATE TABLE events (
     op_id {key} NOT NULL,
     tenant {key} NOT NULL,
     user_id {key} NOT NULL,
-    agent {key} NOT NULL,
-    session {key} NOT NULL,
     kind {key} NOT NULL,
-    memory_id {key} NOT NULL,
-    from_version INTEGER,
-    to_version INTEGER NOT NULL,
-    actor TEXT NOT NULL,
-    actor_role TEXT NOT NULL,
-    reason TEXT,
-    at {time} NOT NULL,
-    payload TEXT
+    memory_id {key} NOT NULL
 );
 CREATE INDEX events_tenant ON events (tenant, id);
 CREATE INDEX events_user ON events (tenant, user_id, id);
-CREATE INDEX events_memory ON events (memory_id);
 CREATE INDEX events_unpublished ON events (seq) WHERE id IS NULL;
 CREATE TABLE webhooks (
     webhook_id {key} PRIMARY KEY,

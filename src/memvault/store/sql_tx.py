@@ -340,8 +340,6 @@ class SQLTx(OutboxTx):
                 self.conn.execute(query, owner)
             else:
                 self._for_each(query, owner, "op_id", op_ids)
-            # Their events quoted the same (changes.py): blanked alike.
-            self.erase_events(owner, "state" in columns, op_ids, self._for_each)
         # Only if all went well is the mark taken off: an error aborts the transaction.
         self.conn.execute(self._UNMARK_PURGE)
         self.store.flush_traces()  # a recall's queued trace may name it (tracequeue.py)
