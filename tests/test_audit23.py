@@ -4,6 +4,7 @@ found by the audit; the others pin down what held."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -118,3 +119,23 @@ def test_valid_time_before_1970(vault: Vault) -> None:
     1970"); docs/verbs.md names no lower bound, and epoch ms are signed."""
     vault.remember(ME, "Gina lived in Rome", valid_from="1965-01-01", valid_to="1970-06-01")
     assert _contents(vault.list(ME, valid_at="1966-01-01")) == {"Gina lived in Rome"}
+
+
+@pytest.mark.xfail(strict=True, reason="audit23: a webhook `since` past the last event is "
+                   "accepted, so the next events up to it are silently never delivered")
+def test_a_webhook_since_past_the_last_event_loses_nothing(make_vault: Any, db: str) -> None:
+    """A cursor taken from the wrong store (or a timestamp typed for an id) must not make
+    a new subscription skip committed events: refuse it, or start at the last event."""
+    v: Vault = make_vault(db)
+    v.remember(ME, "Prefers CSV reports")
+    last = max(e.id for e in v.events("acme", limit=1000))
+    r = CliRunner().invoke(cli_app, ["--db", db, "--tenant", "acme", "--json", "webhook",
+                                     "add", "http://127.0.0.1:9/hook", "--since",
+                                     str(last + 1000)])
+    listed = CliRunner().invoke(cli_app, ["--db", db, "--tenant", "acme", "--json",
+                                          "webhook", "list"])
+    hooks = json.loads(listed.stdout)
+    if r.exit_code == 0:
+        assert [h["queued_through"] <= last for h in hooks] == [True]
+    else:
+        assert "invalid_input" in r.stderr and hooks == []
