@@ -62,8 +62,7 @@ def test_bad_valid_time_changes_nothing_and_emits_no_event(vault: Vault) -> None
 
 # --- bugs -------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="audit23: on SQLite Vault.events(since=<past 64 "
-                   "bits>) raises a raw OverflowError, not ValidationError (PostgreSQL: empty)")
+# Was an xfail(strict) of the audit; fixed (docs/audit-issue23.md).
 def test_events_since_past_64_bits_is_a_validation_error(tmp_path: Any) -> None:
     vault = Vault(str(tmp_path / "v.db"), embedder="use-m3")
     try:
@@ -74,9 +73,7 @@ def test_events_since_past_64_bits_is_a_validation_error(tmp_path: Any) -> None:
         vault.close()
 
 
-@pytest.mark.xfail(strict=True, reason="audit23: an event id past 64 bits answers 500 "
-                   "internal: POST /v1/webhooks since (both backends); on SQLite also "
-                   "GET /v1/events, /v1/events/stream and the retry of such an event id")
+# Was an xfail(strict) of the audit; fixed (docs/audit-issue23.md).
 def test_rest_event_ids_past_64_bits_are_4xx(vault: Vault) -> None:
     vault.remember(ME, "Prefers CSV reports")
     auth = {"Authorization": f"Bearer {key(vault, 'admin')}"}
@@ -97,8 +94,7 @@ def test_rest_event_ids_past_64_bits_are_4xx(vault: Vault) -> None:
         assert [h["webhook_id"] for h in call("GET", "/v1/webhooks").json()] == [wid]
 
 
-@pytest.mark.xfail(strict=True, reason="audit23: `memvault events list --since <past 64 "
-                   "bits>` on SQLite dies with a Python traceback, not error [invalid_input]")
+# Was an xfail(strict) of the audit; fixed (docs/audit-issue23.md).
 def test_cli_events_since_past_64_bits_is_a_message(tmp_path: Any) -> None:
     """(SQLite; on PostgreSQL it prints an empty list, which is fine.)"""
     db = str(tmp_path / "cli.db")
@@ -112,8 +108,7 @@ def test_cli_events_since_past_64_bits_is_a_message(tmp_path: Any) -> None:
     assert "invalid_input" in r.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="audit23: valid time cannot be before 1970: "
-                   "remember(valid_from='1965-…') and valid_at='1966-…' are refused")
+# Was an xfail(strict) of the audit; fixed (docs/audit-issue23.md).
 def test_valid_time_before_1970(vault: Vault) -> None:
     """Valid time is when a fact held in the world ("Gina lived in Rome from 1965 to
     1970"); docs/verbs.md names no lower bound, and epoch ms are signed."""
@@ -121,8 +116,7 @@ def test_valid_time_before_1970(vault: Vault) -> None:
     assert _contents(vault.list(ME, valid_at="1966-01-01")) == {"Gina lived in Rome"}
 
 
-@pytest.mark.xfail(strict=True, reason="audit23: a webhook `since` past the last event is "
-                   "accepted, so the next events up to it are silently never delivered")
+# Was an xfail(strict) of the audit; fixed (docs/audit-issue23.md).
 def test_a_webhook_since_past_the_last_event_loses_nothing(make_vault: Any, db: str) -> None:
     """A cursor taken from the wrong store (or a timestamp typed for an id) must not make
     a new subscription skip committed events: refuse it, or start at the last event."""

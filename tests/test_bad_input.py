@@ -491,18 +491,30 @@ def test_metadata_keys_memvault_reads_keep_their_shape(vault: Vault, metadata: d
 
 
 def test_times_outside_1970_to_9999_are_refused_in_every_form(vault: Vault) -> None:
+    """The system's own times (expiry, as_of) are 1970..9999; valid time, a time in the
+    world, reaches back to the year 1 ("lived in Rome from 1965")."""
     from datetime import UTC, datetime, timedelta, timezone
 
     before = dump(vault)
-    for when in ("0001-01-01", datetime(1900, 1, 1), -1,
+    for when in (-62_135_596_800_001, "-62135596800001",
                  datetime(9999, 12, 31, 23, 0, tzinfo=timezone(-timedelta(hours=23)))):
-        with pytest.raises(ValidationError, match=r"valid_from: .*(before 1970|after the year)"):
+        with pytest.raises(ValidationError, match=r"valid_from: .*(before the year 1|after "
+                                                  r"the year)"):
             vault.remember(ME, "An old event", valid_from=when)
+    for when in ("1969-12-31", datetime(1900, 1, 1), -1):
+        with pytest.raises(ValidationError, match=r"expires_at: .*before 1970"):
+            vault.remember(ME, "An old event", expires_at=when)
+        with pytest.raises(ValidationError, match=r"as_of: .*before 1970"):
+            vault.list(ME, as_of=when)
     with pytest.raises(ValidationError, match="expire after the year 9999"):
         vault.remember(ME, "A long shelf life", ttl="8000y")
     assert dump(vault) == before
     assert vault.remember(ME, "An event", valid_from=datetime(1970, 1, 1, tzinfo=UTC)
                           ).memory.valid_from == 0
+    for when, ms in (("0001-01-01", -62_135_596_800_000),
+                     (datetime(1900, 1, 1), -2_208_988_800_000), (-1, -1)):
+        assert vault.remember(ME, f"An event of {when}", valid_from=when
+                              ).memory.valid_from == ms
 
 
 @pytest.mark.parametrize(("kw", "message"), [

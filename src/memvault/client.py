@@ -553,7 +553,7 @@ class Client:
     def _events_page(self, user: str | None, since: int, limit: int,
                      kinds: list[str] | None) -> list[Event]:
         d = self._json("GET", "/v1/events", params={
-            "user": user, "since": wire.whole(since, "since", 0, 2**62),
+            "user": user, "since": wire.whole(since, "since", 0, v.MAX_EVENT_ID),
             "limit": wire.whole(limit, "limit", 1, 1000), "kinds": kinds})
         return [Event.from_dict(e) for e in d["items"]]
 
@@ -577,6 +577,6 @@ class Client:
             params={"status": status, "limit": wire.whole(limit, "limit", 1, 1000)})]
 
     def webhook_retry(self, webhook_id: str, event_id: int) -> dict[str, Any]:
-        eid = wire.whole(event_id, "event_id", 1, 2**62)
+        eid = wire.whole(event_id, "event_id", 1, v.MAX_EVENT_ID)
         return dict(self._json(
             "POST", f"/v1/webhooks/{_segment(webhook_id)}/deliveries/{eid}/retry"))

@@ -96,7 +96,8 @@ def as_time(value: TimeLike, field: str) -> int | str | None:
     if isinstance(value, int):
         return value
     if isinstance(value, float | datetime):
-        return to_ms(value, field=field)
+        # Valid time may be before 1970; the server checks the rest as the Vault does.
+        return to_ms(value, field=field, historic=field.startswith("valid"))
     raise ValidationError(f"{field}: expected epoch ms, ISO-8601 text or a datetime, "
                           f"got {type(value).__name__}")
 

@@ -354,6 +354,18 @@ def port(value: Any) -> int:
     return value
 
 
+MAX_EVENT_ID = 2**63 - 1  # both stores keep event ids as signed 64-bit integers
+
+
+def event_id(value: Any, field: str = "since", *, least: int = 0) -> int:
+    """An event id (or a cursor: the last id seen, 0 for none), as the stores can hold it."""
+    if isinstance(value, bool) or not isinstance(value, int) \
+            or not least <= value <= MAX_EVENT_ID:
+        raise ValidationError(f"{field}: expected an event id, a whole number in "
+                              f"{least}..{MAX_EVENT_ID}")
+    return value
+
+
 def workers(value: Any) -> int:
     """How many server processes: 1..64 (more than the machine's cores only queues)."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= 64:

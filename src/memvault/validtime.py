@@ -48,9 +48,9 @@ def valid_window(valid_at: TimeLike = None, valid_since: TimeLike = None,
                  valid_until: TimeLike = None) -> ValidWindow | None:
     """The valid-time filter of a read, checked; None when none is given. A point and a
     range together, or a range that ends before it starts, is a ValidationError."""
-    at = to_ms(valid_at, field="valid_at")
-    lo = to_ms(valid_since, field="valid_since")
-    hi = to_ms(valid_until, field="valid_until")
+    at = to_ms(valid_at, field="valid_at", historic=True)
+    lo = to_ms(valid_since, field="valid_since", historic=True)
+    hi = to_ms(valid_until, field="valid_until", historic=True)
     if at is not None:
         if lo is not None or hi is not None:
             raise ValidationError("valid_at: give a point (valid_at) or a range "

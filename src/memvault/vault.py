@@ -295,7 +295,7 @@ class Vault:
         for name, when in (("expires_at", expires_at), ("valid_from", valid_from),
                            ("valid_to", valid_to)):
             if when is not None:
-                updates[name] = to_ms(when, field=name)
+                updates[name] = to_ms(when, field=name, historic=name != "expires_at")
         if not updates:
             raise ValidationError("edit: nothing to change")
         if expected_version is not None:

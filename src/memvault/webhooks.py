@@ -99,8 +99,11 @@ def add(store: Store, *, tenant: str, url: Any, secret: Any = None, kinds: Any =
                               f"{', '.join(KINDS)})")
     if since is None:
         since = store.last_event_id(tenant, user or None)
-    elif isinstance(since, bool) or not isinstance(since, int) or since < 0:
-        raise ValidationError("since: expected an event id, a whole number >= 0")
+    elif v.event_id(since) > (last := store.last_event_id(tenant, None)):
+        # Ids are given in commit order: a cursor past the last event (another store's,
+        # a time typed for an id) would skip the next events without a word.
+        raise ValidationError(f"since: {since} is past the last event id ({last}) of "
+                              f"tenant {tenant!r}")
     record = {"webhook_id": "wh" + secrets.token_hex(8), "tenant": tenant,
               "user": user or None, "url": url, "secret": secret,
               "kinds": sorted(set(kinds)), "queued_through": since,
@@ -143,8 +146,7 @@ def deliveries(store: Store, tenant: str, webhook_id: str, *, status: Any = None
 def retry(store: Store, tenant: str, webhook_id: str, event_id: Any) -> dict[str, Any]:
     """Send a dead letter again: pending, due now, with a fresh count of attempts."""
     _hook(store, tenant, webhook_id)
-    if isinstance(event_id, bool) or not isinstance(event_id, int) or event_id < 1:
-        raise ValidationError("event_id: expected an event id, a whole number >= 1")
+    v.event_id(event_id, "event_id", least=1)
     if not store.retry_delivery(tenant, webhook_id, event_id, now_ms()):
         raise ConflictError(f"no dead delivery of event {event_id} to webhook {webhook_id}")
     return next(d for d in store.deliveries(tenant, webhook_id, limit=1000)

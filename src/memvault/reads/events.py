@@ -22,8 +22,7 @@ def check(tenant: Any, user: Any, since: Any, limit: Any, kinds: Any
           ) -> tuple[str, str | None, int, int, list[str] | None]:
     """The arguments of an events read, validated: (tenant, user, since, limit, kinds)."""
     sc = v.scope({"tenant": tenant, "user": user or "_"})
-    if isinstance(since, bool) or not isinstance(since, int) or since < 0:
-        raise ValidationError("since: expected an event id, a whole number >= 0")
+    since = v.event_id(since)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
         raise ValidationError(f"limit: expected a whole number in 1..{MAX_PAGE}")
     if kinds is not None:

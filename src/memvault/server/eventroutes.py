@@ -12,8 +12,10 @@ from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
+from .. import validate as v
 from .. import webhooks
 from ..changes import Event
+from ..errors import ValidationError
 from ..reads import access
 from . import schemas as s
 from .auth import Principal
@@ -22,8 +24,8 @@ from .errors import ERROR_RESPONSES
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 
-Since = Annotated[int, Query(ge=0, description="the last event id seen (0: from the "
-                                               "first)")]
+Since = Annotated[int, Query(ge=0, le=v.MAX_EVENT_ID,
+                             description="the last event id seen (0: from the first)")]
 Kinds = Annotated[list[str] | None, Query(description="only these kinds (repeat)")]
 User = Annotated[str | None, Query(description="one user's events; a bound key gets only "
                                    "its own user's")]
@@ -66,8 +68,12 @@ async def stream(request: Request,
     Last-Event-ID to go on. Comment lines keep an idle connection open."""
     st = server(request)
     after = since
-    if last_event_id is not None and last_event_id.strip().isdigit():
-        after = int(last_event_id.strip())
+    if last_event_id is not None:
+        # Sent back as the stream gave it: anything else is a client's bug, said as one.
+        text = last_event_id.strip()
+        if not (text.isascii() and text.isdigit()):
+            raise ValidationError("Last-Event-ID: expected an event id (a whole number)")
+        after = v.event_id(int(text), "Last-Event-ID")
     who = _reader(p, user)
     # Checked now: bad input is a 422, not a stream that ends at once.
     await run_in_threadpool(lambda: list(st.vault.events(p.tenant, user=who, since=after,
@@ -141,7 +147,8 @@ def deliveries(request: Request, webhook_id: HookId,
 
 @router.post("/webhooks/{webhook_id}/deliveries/{event_id}/retry",
              response_model=dict[str, Any], tags=["events"])
-def retry(request: Request, webhook_id: HookId, event_id: Annotated[int, Path(ge=1)],
+def retry(request: Request, webhook_id: HookId,
+          event_id: Annotated[int, Path(ge=1, le=v.MAX_EVENT_ID)],
           p: Annotated[Principal, Depends(principal_for("webhooks.retry"))]) -> Any:
     """Send a dead letter again (pending, due now, attempts counted afresh)."""
     return webhooks.retry(server(request).vault.store, p.tenant, webhook_id, event_id)

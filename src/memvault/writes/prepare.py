@@ -57,7 +57,8 @@ def prepare(clock: Callable[[], int], scope: Any, content: Any, *, slot: Any = N
     exp = now + ttl_ms if ttl_ms is not None else to_ms(expires_at, field="expires_at")
     if exp is not None and exp > MAX_MS:
         raise ValidationError("ttl: the memory would expire after the year 9999")
-    vf, vt = to_ms(valid_from, field="valid_from"), to_ms(valid_to, field="valid_to")
+    vf = to_ms(valid_from, field="valid_from", historic=True)
+    vt = to_ms(valid_to, field="valid_to", historic=True)
     if vf is not None and vt is not None and vt <= vf:
         raise ValidationError("valid_to must be after valid_from")
     kind_ = v.kind(kind) if kind is not None else (
