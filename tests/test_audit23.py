@@ -133,3 +133,15 @@ def test_a_webhook_since_past_the_last_event_loses_nothing(make_vault: Any, db: 
         assert [h["queued_through"] <= last for h in hooks] == [True]
     else:
         assert "invalid_input" in r.stderr and hooks == []
+
+
+# Noted by the audit, fixed after it.
+def test_an_empty_webhook_user_is_refused_not_widened_to_the_tenant(vault: Vault) -> None:
+    auth = {"Authorization": f"Bearer {key(vault, 'admin')}"}
+    with serving(vault) as url, httpx.Client(base_url=url, headers=auth, timeout=30) as http:
+        for user in ("", "  "):
+            r = http.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/h", "user": user})
+            assert (r.status_code, r.json()["code"]) == (422, "invalid_input"), r.text
+        assert http.get("/v1/webhooks").json() == []
+        r = http.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/h", "user": "alice"})
+        assert r.status_code == 201 and r.json()["user"] == "alice"

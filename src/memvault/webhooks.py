@@ -83,6 +83,9 @@ def add(store: Store, *, tenant: str, url: Any, secret: Any = None, kinds: Any =
     when given) after event id `since` (default: from now on). Returns the record with
     its secret, shown this once (generated when not given). Checks run before the store
     is written."""
+    if user is not None and not (isinstance(user, str) and user.strip()):
+        # An empty name must not widen the filter to the whole tenant without a word.
+        raise ValidationError("user: expected a user id, or none for the whole tenant")
     v.scope({"tenant": tenant, "user": user or "-"})
     url = check_url(url)
     if secret is None:
