@@ -142,10 +142,14 @@ class Worker:
 
 
 class Sweeper:
-    """vault.sweep() every `interval` seconds: lapsed TTLs are demoted without a caller."""
+    """vault.sweep() every `interval` seconds: lapsed TTLs are demoted without a caller.
+    Several servers on one store sweep one at a time: a round runs only under the store's
+    "sweep" lease (store/leadership.py), which a sweeper keeps while it lives and another
+    takes over when its holder stops or dies."""
 
     def __init__(self, vault: Vault, metrics: Metrics, interval: float) -> None:
         self.vault, self.metrics, self.interval = vault, metrics, interval
+        self.rounds = 0  # sweeps this sweeper ran (not those it left to the lease holder)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="memvault-sweep", daemon=True)
 
@@ -157,11 +161,24 @@ class Sweeper:
         self._thread.join(10.0)
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                n = self.vault.sweep()
-                self.metrics.swept.inc(n)
-                if n:
-                    log.info("sweep", extra={"fields": {"expired": n}})
-            except Exception:
-                log.exception("sweep failed")
+        lease = None
+        try:
+            while not self._stop.wait(self.interval):
+                try:
+                    if lease is not None and not lease.alive():
+                        lease.release()  # its connection is gone: ask again
+                        lease = None
+                    if lease is None:
+                        lease = self.vault.store.try_lead("sweep")
+                        if lease is None:
+                            continue  # another server sweeps this store
+                    n = self.vault.sweep()
+                    self.rounds += 1
+                    self.metrics.swept.inc(n)
+                    if n:
+                        log.info("sweep", extra={"fields": {"expired": n}})
+                except Exception:
+                    log.exception("sweep failed")
+        finally:
+            if lease is not None:
+                lease.release()

@@ -22,6 +22,7 @@ from ..bm25 import TextCandidates
 from ..changes import Event
 from ..model import Memory, Revision, Scope
 from ..validtime import ValidWindow
+from .leadership import Lease
 
 
 @dataclass(slots=True)
@@ -297,6 +298,11 @@ class Store(Protocol):
         ...
 
     def queue_depth(self) -> int: ...
+
+    def try_lead(self, name: str) -> Lease | None:
+        """The lease `name` (leadership.py) if no other holder has it, by any process on
+        this store: the timer sweep of several servers runs in one at a time."""
+        ...
 
     def log_access(self, rows: list[dict[str, Any]]) -> None:
         """rows: at, tenant, user, key_id, role, action, memory_ids, trace_id."""

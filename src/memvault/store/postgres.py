@@ -55,8 +55,9 @@ from .codec import (
     revision_params,
     scope_where,
 )
+from .leadership import Lease
 from .outbox import imported_heads
-from .postgres_locks import erasure_lock_name, xact_lock, xact_lock_shared
+from .postgres_locks import erasure_lock_name, session_lease, xact_lock, xact_lock_shared
 from .postgres_schema import MIGRATIONS, migrate
 from .postgres_text import text_candidates
 from .sql_store import SQLStore
@@ -145,6 +146,9 @@ class PostgresStore(SQLStore):
     def schema_version(self, timeout: float | None = None) -> int:
         return int(self._q("SELECT coalesce(max(version), 0) AS v FROM schema_migrations",
                            timeout=timeout)[0]["v"])
+
+    def try_lead(self, name: str) -> Lease | None:
+        return session_lease(self.dsn, name)
 
     def close(self) -> None:
         if not self._closed:

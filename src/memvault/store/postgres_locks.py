@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import psycopg
+
 
 def lock_key(name: str) -> int:
     """A stable signed 64-bit advisory lock key (hashed client-side: no server function)."""
@@ -26,3 +28,46 @@ def erasure_lock_name(tenant: str, user: str) -> str:
     """The lock an erasure of the user's memories holds (xact_lock) while the user's
     erasure marks and trace writes hold it shared (sql_store.SQLStore.erasure_mark)."""
     return f"erasure\x1f{tenant}\x1f{user}"
+
+
+class SessionLease:
+    def __init__(self, conn: Any, key: int) -> None:
+        self._conn: Any = conn
+        self._key = key
+
+    def alive(self) -> bool:
+        if self._conn is None or self._conn.closed:
+            return False
+        try:
+            self._conn.execute("SELECT 1")
+            return True
+        except psycopg.Error:
+            return False
+
+    def release(self) -> None:
+        if self._conn is not None:
+            try:
+                if not self._conn.closed:
+                    self._conn.execute("SELECT pg_advisory_unlock(%s)", (self._key,))
+            except psycopg.Error:
+                pass  # the connection is gone, and the lock with it
+            finally:
+                self._conn.close()
+                self._conn = None
+
+
+def session_lease(dsn: str, name: str, timeout: float = 10.0) -> SessionLease | None:
+    """The lease `name` on the PostgreSQL database at `dsn`, held by a connection of its own
+    (not the pool's: a pooled connection goes back to other work), or None while another
+    session holds it."""
+    key = lock_key(f"lease\x1f{name}")
+    conn = psycopg.connect(dsn, autocommit=True, connect_timeout=int(timeout))
+    try:
+        row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    if not (row and row[0]):
+        conn.close()
+        return None
+    return SessionLease(conn, key)

@@ -45,6 +45,7 @@ from .codec import (
     scope_where,
     sqlite_ph,
 )
+from .leadership import Lease, LocalLease, file_lease
 from .sql_store import SQLStore
 from .sql_tx import ERASURE_DONE, SQLTx, vanished
 from .sqlite_readers import ReaderPool, WriterLock
@@ -191,6 +192,9 @@ class SQLiteStore(SQLStore):
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA query_only = ON")
         return conn
+
+    def try_lead(self, name: str) -> Lease | None:
+        return LocalLease() if self._in_memory else file_lease(self.path, name)
 
     def close(self) -> None:
         if not self._closed:
