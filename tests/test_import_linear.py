@@ -163,10 +163,13 @@ def test_import_work_per_memory_does_not_grow(tmp_path: Path) -> None:
 
     # Per memory: the same wherever the memory falls in an import and however much the
     # store holds (the first batch of an import pays one-off reads: left out). The slack
-    # is FTS5's merges of its segments, which come in steps as the index grows.
+    # is FTS5's merges of its segments, which come in steps as the index grows; for Python
+    # lines, the branches that depend on elapsed time (a batch that took longer on a busy
+    # machine; seen at 1.051 under CI's parallel workers), while a quadratic step grows the
+    # count many times over along 32 batches.
     first, last = long[1:5], long[-4:]
     for col, name, slack in ((0, "statements", 1.1), (1, "VM instructions", 1.15),
-                             (2, "Python lines", 1.05)):
+                             (2, "Python lines", 1.1)):
         ratio_pos = mean(last, col) / mean(first, col)
         ratio_size = mean(large[1:], col) / mean(small[1:], col)
         assert ratio_pos <= slack, f"{name} per memory grew along an import: " \
