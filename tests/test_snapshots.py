@@ -3,11 +3,14 @@ diff between two, and restore as one recorded, undoable operation. Both backends
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from memvault import Vault
+from memvault.cli.app import app
 from memvault.errors import ConflictError, NotFoundError, ValidationError
 
 A = {"tenant": "acme", "user": "alice"}
@@ -143,3 +146,34 @@ def test_bad_input_is_refused_and_changes_nothing(vault: Vault) -> None:
     assert vault.drop_snapshot("acme", "s1", user="alice")["name"] == "s1"
     assert [s["user"] for s in vault.snapshots("acme")] == [None]
     assert len(vault.list(A)) == 1
+
+
+def cli(db: str, *args: str, ok: bool = True) -> Any:
+    r = CliRunner().invoke(app, ["--db", db, "--tenant", "acme", "--json", *args])
+    assert (r.exit_code == 0) == ok, (r.exit_code, r.output, r.stderr)
+    return json.loads(r.stdout) if ok and r.stdout.strip().startswith(("[", "{")) else r
+
+
+def test_cli_snapshot_create_list_diff_restore_drop(make_vault: Any, db: str) -> None:
+    v: Vault = make_vault(db)
+    tea = v.remember(A, "Alice likes green tea").memory
+    made = cli(db, "--user", "alice", "snapshot", "create", "s1", "--reason", "daily")
+    assert (made["name"], made["user"], made["reason"]) == ("s1", "alice", "daily")
+    v.edit(A, tea.id, content="Alice likes black tea")
+    assert cli(db, "--user", "alice", "snapshot", "diff", "s1") == v.snapshot_diff(
+        "acme", "s1", user="alice")
+    op = cli(db, "--user", "alice", "snapshot", "restore", "s1")
+    assert op["restored"] == [tea.id]
+    assert v.get(A, tea.id).content == "Alice likes green tea"
+    listed = cli(db, "snapshot", "list")
+    assert [s["name"] for s in listed] == ["s1", op["undo"]]
+    r = CliRunner().invoke(app, ["--db", db, "--tenant", "acme", "--user", "alice",
+                                 "snapshot", "restore", op["undo"]])
+    assert r.exit_code == 0 and "undo: memvault snapshot restore" in r.stdout
+    assert v.get(A, tea.id).content == "Alice likes black tea"
+    assert "no snapshot" in cli(db, "snapshot", "drop", "s1", ok=False).stderr  # tenant's
+    assert "already exists" in cli(db, "--user", "alice", "snapshot", "create", "s1",
+                                   ok=False).stderr
+    assert "tenant" in CliRunner().invoke(app, ["--db", db, "snapshot", "list"]).stderr
+    assert cli(db, "--user", "alice", "snapshot", "drop", "s1")["name"] == "s1"
+    assert len(cli(db, "snapshot", "list")) == 2
