@@ -397,3 +397,13 @@ class SweepReportOut(_Out):
     relations: list[str]
     evicted: list[str]
     errors: list[str]
+
+
+class SnapshotIn(_In):
+    name: str = Field(description="unique in its scope (the tenant, or the user named by "
+                      "the `user` query parameter)")
+    reason: str | None = None
+
+
+class RestoreIn(_In):
+    reason: str | None = None
