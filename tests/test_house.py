@@ -21,7 +21,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("package", ("memvault",)),  # memvault/__init__.py: the public names
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
     ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.client",
-                "memvault.clientwire")),
+                "memvault.clientsnapshots", "memvault.clientwire")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
                "memvault.portability", "memvault.agentmemory",
                "memvault.layers.assemble", "memvault.layers.graph",

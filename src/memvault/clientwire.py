@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
 from .errors import (
     AuthenticationError,
@@ -198,3 +199,8 @@ def _polled(page: Callable[[int], list[Any]], first: list[Any], since: int,
             else:
                 time.sleep(poll_seconds)
         got = page(after)
+
+
+def segment(text: str | None) -> str:
+    """An id or a name as one URL path segment: "/" and "." escaped (see client.py)."""
+    return quote(text or "", safe="").replace(".", "%2E")
