@@ -4,6 +4,7 @@ diff between two, and restore as one recorded, undoable operation. Both backends
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from typer.testing import CliRunner
 
 from memvault import Vault
 from memvault.cli.app import app
+from memvault.config import load_strategy
 from memvault.errors import ConflictError, NotFoundError, ValidationError
 
 A = {"tenant": "acme", "user": "alice"}
@@ -177,3 +179,42 @@ def test_cli_snapshot_create_list_diff_restore_drop(make_vault: Any, db: str) ->
     assert "tenant" in CliRunner().invoke(app, ["--db", db, "snapshot", "list"]).stderr
     assert cli(db, "--user", "alice", "snapshot", "drop", "s1")["name"] == "s1"
     assert len(cli(db, "snapshot", "list")) == 2
+
+
+DAY = 86_400_000
+
+
+def test_the_sweep_takes_a_daily_snapshot_per_tenant_and_keeps_it_30_days(
+        clocked_vault: Vault, clock: Any) -> None:
+    v = clocked_vault
+    v.remember(A, "Alice likes green tea")
+    v.remember({"tenant": "other", "user": "zed"}, "Zed likes maps")
+    v.snapshot("acme", "keep-me")
+    rep = v.maintain(steps=["snapshots"])
+    assert rep.snapshots == ["acme/daily-2026-01-01", "other/daily-2026-01-01"]
+    assert v.maintain(steps=["snapshots"]).snapshots == []  # one a day
+    assert v.maintain(A, steps=["snapshots"]).snapshots == []  # only a sweep of all
+    clock.advance(DAY)
+    assert v.maintain().snapshots == ["acme/daily-2026-01-02", "other/daily-2026-01-02"]
+    clock.advance(29 * DAY + 1)  # the first daily one is now past 30 days
+    rep = v.maintain(steps=["snapshots"])
+    assert rep.snapshots_dropped == ["acme/daily-2026-01-01", "other/daily-2026-01-01"]
+    assert [s["name"] for s in v.snapshots("acme")] == [
+        "keep-me", "daily-2026-01-02", "daily-2026-01-31"]
+    assert {s["kind"] for s in v.snapshots("acme")} == {"manual", "scheduled"}
+
+
+def test_scheduled_snapshots_follow_the_strategy(make_vault: Any, db: str, clock: Any,
+                                                 tmp_path: Path) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text("snapshots: {daily: false, keep_days: 1}\n")
+    v: Vault = make_vault(db, clock=clock, strategy=f)
+    v.remember(A, "Alice likes green tea")
+    v.snapshot("acme", "hand")
+    assert v.maintain().snapshots == []
+    clock.advance(3 * DAY)
+    assert v.maintain().snapshots_dropped == []  # taken by hand: never dropped
+    for bad in ("{daily: true, keep_days: 0}", "{weekly: true}"):
+        f.write_text(f"snapshots: {bad}\n")
+        with pytest.raises(ValidationError):
+            load_strategy(f)

@@ -166,7 +166,8 @@ def observe_result(d: dict[str, Any]) -> ObserveResult:
 def sweep_report(d: dict[str, Any]) -> SweepReport:
     return SweepReport(expired=d["expired"], summaries=list(d["summaries"]),
                        relations=list(d["relations"]), evicted=list(d["evicted"]),
-                       errors=list(d["errors"]))
+                       errors=list(d["errors"]), snapshots=list(d.get("snapshots", [])),
+                       snapshots_dropped=list(d.get("snapshots_dropped", [])))
 
 
 def follow(page: Callable[[int], list[Any]], first: list[Any], since: int, *,

@@ -365,8 +365,8 @@ class Vault(SnapshotVerbs):
                  actor: str = "system:sweep",
                  progress: Callable[[int, int], None] | None = None) -> lifecycle.SweepReport:
         """The lifecycle job with its report (SweepReport: expired, summaries, relations,
-        evicted, errors); `steps` picks some of expire, summarize, graph, caps;
-        `progress(done, total)` after each scope."""
+        evicted, errors, snapshots); `steps`: some of expire, summarize, graph, caps,
+        snapshots; `progress(done, total)` after each scope."""
         return lifecycle.run(self.engine, scope,
                              steps=lifecycle.STEPS if steps is None else steps, actor=actor,
                              progress=progress)
