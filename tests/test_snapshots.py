@@ -54,6 +54,12 @@ def test_restore_of_a_user_is_exact_one_operation_and_undoable(vault: Vault) -> 
     assert len(revs) == 4
     assert {r.reason for r in revs} == {f"snapshot:s1 restore {op['operation']}: bad import"}
     assert all(r.actor == "local" for r in revs)
+    # The same group in the change events: a rollback's names the version it restored.
+    evs = {e.memory_id: e for e in vault.events("acme", user="alice", limit=1000)
+           if e.reason and op["operation"] in e.reason}
+    assert {m: e.kind for m, e in evs.items()} == {
+        tea.id: "rollback", city.id: "rollback", gone.id: "forget", new.id: "forget"}
+    assert evs[tea.id].payload["restored_version"] == 1
     # Bob's memory is not touched by a restore of Alice's.
     assert other.id in state(vault, B) and len(state(vault, B)) == 2
 

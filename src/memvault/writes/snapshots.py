@@ -23,6 +23,7 @@ from typing import Any
 
 from .. import turnctx
 from .. import validate as v
+from ..changes import rollback_trigger
 from ..errors import ConflictError
 from ..ids import new_id
 from ..model import LATER_STATE_FIELDS, STATE_FIELDS, Memory, Op, Scope, Status
@@ -56,10 +57,11 @@ def _at(m: Memory, state: dict[str, Any]) -> Memory:
 
 
 def _plan(tx: Any, t: str, usr: str, then: dict[str, reads.Point],
-          now: dict[str, reads.Point], out: dict[str, Any]) -> list[tuple[Memory, Memory]]:
-    """(current, as it should be) for every memory of the user the restore changes; the
-    ones it may not change are reported in out["skipped"]."""
-    changes: list[tuple[Memory, Memory]] = []
+          now: dict[str, reads.Point], out: dict[str, Any]
+          ) -> list[tuple[Memory, Memory, int | None]]:
+    """(current, as it should be, its version at the snapshot) for every memory of the
+    user the restore changes; the ones it may not change are reported in out["skipped"]."""
+    changes: list[tuple[Memory, Memory, int | None]] = []
     for mid in sorted(set(then) | set(now)):
         cur = tx.get(Scope(t, usr), mid, for_update=True)
         if cur is None:  # purged: a purge wins over every snapshot
@@ -82,7 +84,7 @@ def _plan(tx: Any, t: str, usr: str, then: dict[str, reads.Point],
         if cur.frozen:
             out["skipped"].append({"memory_id": mid, "user": usr, "reason": "frozen"})
             continue
-        changes.append((cur, new))
+        changes.append((cur, new, None if pt is None else pt.version))
     return changes
 
 
@@ -109,9 +111,9 @@ def restore(w: Writer, tenant: Any, name: Any, *, user: Any = None, reason: Any 
             reads.points(w.core, t, usr, None), out)]
         # Those that stop holding a slot first, so a slot changes hands inside the op.
         changes.sort(key=lambda c: c[1].status == Status.ACTIVE.value)
-        texts = [new.content for cur, new in changes if new.content != cur.content]
+        texts = [new.content for cur, new, _ in changes if new.content != cur.content]
         vecs = iter(w.core.vectors(texts)) if texts else iter(())
-        for cur, new in changes:
+        for cur, new, then in changes:
             vec = next(vecs) if new.content != cur.content else None
             if not _fits(w, tx, cur, new, out):
                 continue
@@ -122,7 +124,8 @@ def restore(w: Writer, tenant: Any, name: Any, *, user: Any = None, reason: Any 
             gone = new.status == Status.DELETED.value
             w.write_version(tx, new, Op.DELETE if gone else Op.ROLLBACK, cur.version,
                             terms=w.terms(new) if reindex else None, vectors=vec,
-                            actor=actor, reason=note, trigger_text=None)
+                            actor=actor, reason=note, trigger_text=None if gone or then is None
+                            else rollback_trigger(then))
             out["forgotten" if gone else "restored"].append(new.id)
             written.append(new)
     for new in written:
