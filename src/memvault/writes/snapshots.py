@@ -104,11 +104,14 @@ def restore(w: Writer, tenant: Any, name: Any, *, user: Any = None, reason: Any 
                            "restored": [], "forgotten": [], "skipped": []}
     written: list[Memory] = []
     with w.core.store.transaction() as tx:
-        create(w, t, out["undo"], user=snap["user"], actor=actor, kind="before-restore",
-               reason=f"taken by restore {op} of snapshot {snap['name']}")
+        undo = create(w, t, out["undo"], user=snap["user"], actor=actor,
+                      kind="before-restore",
+                      reason=f"taken by restore {op} of snapshot {snap['name']}")
+        # "Now" is the undo snapshot's point: what the restore changes is what undoing it
+        # brings back.
         changes = [c for usr in users for c in _plan(
             tx, t, usr, reads.points(w.core, t, usr, snap["through_seq"]),
-            reads.points(w.core, t, usr, None), out)]
+            reads.points(w.core, t, usr, undo["through_seq"]), out)]
         # Those that stop holding a slot first, so a slot changes hands inside the op.
         changes.sort(key=lambda c: c[1].status == Status.ACTIVE.value)
         texts = [new.content for cur, new, _ in changes if new.content != cur.content]
