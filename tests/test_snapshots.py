@@ -224,3 +224,19 @@ def test_scheduled_snapshots_follow_the_strategy(make_vault: Any, db: str, clock
         f.write_text(f"snapshots: {bad}\n")
         with pytest.raises(ValidationError):
             load_strategy(f)
+
+
+def test_a_slot_held_by_a_frozen_memory_is_not_taken_back(vault: Vault) -> None:
+    paris = vault.remember(A, "Alice lives in Paris", slot="city", value="Paris").memory
+    vault.snapshot("acme", "s1", user="alice")
+    vault.forget(A, paris.id)
+    berlin = vault.remember(A, "Alice lives in Berlin", slot="city", value="Berlin").memory
+    assert berlin.id != paris.id
+    vault.freeze(A, berlin.id)
+    op = vault.restore_snapshot("acme", "s1", user="alice")
+    assert op["skipped"] == [
+        {"memory_id": berlin.id, "user": "alice", "reason": "frozen"},
+        {"memory_id": paris.id, "user": "alice",
+         "reason": f"slot city is held by {berlin.id}"}]
+    assert op["restored"] == [] and op["forgotten"] == []
+    assert vault.profile(A)["city"]["value"] == "Berlin"
