@@ -139,7 +139,7 @@ def test_bad_input_is_refused_and_changes_nothing(vault: Vault) -> None:
     with pytest.raises(ConflictError):
         vault.snapshot("acme", "s1", user="alice")
     vault.snapshot("acme", "s1")  # the same name in another scope (the tenant) is fine
-    for bad in ("", "a\nb", 7, "x" * 200):
+    for bad in ("", "a\nb", 7, "x" * 200, "a/b"):
         with pytest.raises(ValidationError):
             vault.snapshot("acme", bad, user="alice")  # type: ignore[arg-type]
     with pytest.raises(ValidationError):

@@ -27,7 +27,13 @@ def snapshot_scope(tenant: Any, user: Any = None) -> tuple[str, str | None]:
 
 
 def snapshot_name(name: Any) -> str:
-    return v.actor(name, "name")
+    """A snapshot's name: one printable line, at most 128 characters, no "/" (it is a
+    segment of the REST path)."""
+    out = v.actor(name, "name")
+    if "/" in out:
+        raise ValidationError(f"name: {out!r} contains '/'; a snapshot name is one path "
+                              "segment")
+    return out
 
 
 def get(core: Core, tenant: Any, name: Any, *, user: Any = None) -> dict[str, Any]:
