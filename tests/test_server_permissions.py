@@ -139,6 +139,12 @@ class Fixtures:
             time.sleep(0.05)
         raise AssertionError("no dead letter")
 
+    def snap(self) -> str:
+        name = f"perm-{_uid()}"
+        r = self.a.post("/v1/snapshots", params=ALICE, json={"name": name})
+        assert r.status_code == 201, r.text
+        return name
+
     def key_id(self) -> str:
         r = self.a.post("/v1/keys", json={"role": "reader", "name": "to revoke"})
         return str(r.json()["key_id"])
@@ -230,6 +236,13 @@ CALLS: dict[str, Call] = {
     "webhooks.list": lambda c, f, ok: c.get(f"/v1/webhooks/{f.webhook()}/deliveries"),
     "webhooks.remove": lambda c, f, ok: c.delete(f"/v1/webhooks/{f.webhook()}"),
     "webhooks.retry": lambda c, f, ok: c.post(f.dead_letter()),
+    "snapshots.create": lambda c, f, ok: c.post("/v1/snapshots", params=ALICE,
+                                                json={"name": f"perm-{_uid()}"}),
+    "snapshots.list": _scoped("GET", "/v1/snapshots"),
+    "snapshots.diff": lambda c, f, ok: c.get(f"/v1/snapshots/{f.snap()}/diff", params=ALICE),
+    "snapshots.restore": lambda c, f, ok: c.post(f"/v1/snapshots/{f.snap()}/restore",
+                                                 params=ALICE, json={"reason": "perm"}),
+    "snapshots.drop": lambda c, f, ok: c.delete(f"/v1/snapshots/{f.snap()}", params=ALICE),
 }
 
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
 from .errors import (
     AuthenticationError,
@@ -165,7 +166,8 @@ def observe_result(d: dict[str, Any]) -> ObserveResult:
 def sweep_report(d: dict[str, Any]) -> SweepReport:
     return SweepReport(expired=d["expired"], summaries=list(d["summaries"]),
                        relations=list(d["relations"]), evicted=list(d["evicted"]),
-                       errors=list(d["errors"]))
+                       errors=list(d["errors"]), snapshots=list(d.get("snapshots", [])),
+                       snapshots_dropped=list(d.get("snapshots_dropped", [])))
 
 
 def follow(page: Callable[[int], list[Any]], first: list[Any], since: int, *,
@@ -198,3 +200,8 @@ def _polled(page: Callable[[int], list[Any]], first: list[Any], since: int,
             else:
                 time.sleep(poll_seconds)
         got = page(after)
+
+
+def segment(text: str | None) -> str:
+    """An id or a name as one URL path segment: "/" and "." escaped (see client.py)."""
+    return quote(text or "", safe="").replace(".", "%2E")

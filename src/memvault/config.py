@@ -212,6 +212,15 @@ class Traces(_Strict):
     max_per_scope: int = Field(1000, ge=1)
 
 
+class Snapshots(_Strict):
+    """Scheduled snapshots (docs/snapshots.md): the lifecycle sweep of every scope takes
+    one per tenant a day, named daily-YYYY-MM-DD (UTC), and drops the scheduled ones older
+    than keep_days. Snapshots taken by hand or by a restore are never dropped by it."""
+
+    daily: bool = True
+    keep_days: float = Field(30.0, gt=0)
+
+
 class Audit(_Strict):
     """What the access log records beyond the reads of API-key callers (REST, MCP), which
     it always records."""
@@ -330,6 +339,7 @@ class Strategy(_Strict):
     context: Context = Context()
     write: Write = Write()
     traces: Traces = Traces()
+    snapshots: Snapshots = Snapshots()
     layers: Layers = Layers()
     audit: Audit = Audit()
     agents: Agents = Agents()

@@ -9,6 +9,12 @@ per user, in this order:
 3. graph    read facts from memories not read yet (layers/graph.py)
 4. caps     `layers.caps.max_items` active memories per user at most
 
+and, when it sweeps every scope (no scope given: `memvault sweep`, the server's timer),
+once per tenant:
+
+5. snapshots  the day's scheduled snapshot of the tenant, and the scheduled ones past
+              their retention dropped (strategy `snapshots`; docs/snapshots.md)
+
 Eviction policy (caps): never a frozen memory, never a slot (profile) memory, never a kind
 in `caps.exempt_kinds` (entity, relation by default; those do not count against the cap
 either). Among the rest, first out:
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from . import validate as v
@@ -38,10 +45,12 @@ from .model import Kind, Memory, Scope, Status
 from .store import ListFilter
 from .textindex import terms
 from .turnctx import turn_order
+from .writes import snapshots as snapwrites
 from .writes.mutations import evict, expire
 
 ACTOR = "system:sweep"
-STEPS = ("expire", "summarize", "graph", "caps")
+STEPS = ("expire", "summarize", "graph", "caps", "snapshots")
+DAY_MS = 86_400_000
 
 
 @dataclass(slots=True)
@@ -51,10 +60,13 @@ class SweepReport:
     relations: list[str] = field(default_factory=list)
     evicted: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    snapshots: list[str] = field(default_factory=list)  # "tenant/name" taken
+    snapshots_dropped: list[str] = field(default_factory=list)  # past retention
 
     def to_dict(self) -> dict[str, Any]:
         return {"expired": self.expired, "summaries": self.summaries,
-                "relations": self.relations, "evicted": self.evicted, "errors": self.errors}
+                "relations": self.relations, "evicted": self.evicted, "errors": self.errors,
+                "snapshots": self.snapshots, "snapshots_dropped": self.snapshots_dropped}
 
 
 def eviction_order(mems: list[Memory], covered: set[str]) -> list[Memory]:
@@ -140,7 +152,33 @@ def run(eng: Engine, scope: Any = None, *, steps: tuple[str, ...] | list[str] = 
         _sweep_scope(eng, sc, steps, actor, rep)
         if progress:
             progress(done, len(scopes))
+    if "snapshots" in steps and scope is None:
+        for tenant in sorted({sc.tenant for sc in scopes}):
+            scheduled_snapshots(eng, tenant, rep, actor=actor)
     return rep
+
+
+def scheduled_snapshots(eng: Engine, tenant: str, rep: SweepReport, *,
+                        actor: str = ACTOR) -> None:
+    """The tenant's snapshot of today (UTC), unless it has one, when the strategy says
+    `snapshots.daily`; then the scheduled snapshots older than `snapshots.keep_days`
+    go (those taken by hand or by a restore stay)."""
+    cfg, now = eng.core.strategy.snapshots, eng.core.clock()
+    store = eng.core.store
+    if cfg.daily:
+        name = "daily-" + datetime.fromtimestamp(now / 1000, UTC).strftime("%Y-%m-%d")
+        if store.get_snapshot(tenant, None, name) is None:
+            try:
+                snapwrites.create(eng.writes, tenant, name, actor=actor, kind="scheduled",
+                                  reason=f"daily snapshot, kept {cfg.keep_days:g} days")
+                rep.snapshots.append(f"{tenant}/{name}")
+            except ConflictError:
+                pass  # another sweep took it first
+    cutoff = now - int(cfg.keep_days * DAY_MS)
+    for snap in store.list_snapshots(tenant, None):
+        if snap["kind"] == "scheduled" and snap["user"] is None and \
+                snap["taken_at"] < cutoff and store.drop_snapshot(tenant, None, snap["name"]):
+            rep.snapshots_dropped.append(f"{tenant}/{snap['name']}")
 
 
 def _sweep_scope(eng: Engine, sc: Scope, steps: tuple[str, ...] | list[str], actor: str,

@@ -35,6 +35,7 @@ from .recall import Reranker
 from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
 from .validtime import valid_window
+from .vault_snapshots import SnapshotVerbs
 from .writes import erase, mutations, prepare, prepare_items, turnkeys
 from .writes import reindex as reindexing
 
@@ -56,7 +57,7 @@ def _shared(name: str, doc: str) -> property:
                     lambda self, value: setattr(self.core, name, value), doc=doc)
 
 
-class Vault:
+class Vault(SnapshotVerbs):
     """Open a store (SQLite path or PostgreSQL DSN) with an embedder spec.
 
     `actor` and `actor_role` are the default principal recorded in revisions; every
@@ -364,8 +365,8 @@ class Vault:
                  actor: str = "system:sweep",
                  progress: Callable[[int, int], None] | None = None) -> lifecycle.SweepReport:
         """The lifecycle job with its report (SweepReport: expired, summaries, relations,
-        evicted, errors); `steps` picks some of expire, summarize, graph, caps;
-        `progress(done, total)` after each scope."""
+        evicted, errors, snapshots); `steps`: some of expire, summarize, graph, caps,
+        snapshots; `progress(done, total)` after each scope."""
         return lifecycle.run(self.engine, scope,
                              steps=lifecycle.STEPS if steps is None else steps, actor=actor,
                              progress=progress)

@@ -26,6 +26,7 @@ from .portability import export_, import_, migrate, reindex
 from .reads import audit, context, diff, get, history, list_, profile, recall, trace, traces, users
 from .services import demo, mcp, serve_rest
 from .session import main_options
+from .snapshots import snapshot_app
 from .strategy import config_app
 from .writes import observe, propose, remember, review_app
 
@@ -78,6 +79,7 @@ app.add_typer(eval_app, name="eval")
 app.add_typer(keys_app, name="keys")
 app.add_typer(events_app, name="events")
 app.add_typer(webhook_app, name="webhook")
+app.add_typer(snapshot_app, name="snapshot")
 
 
 def main() -> None:

@@ -100,8 +100,8 @@ def purge_status(ctx: typer.Context, memory_id: str) -> None:
 def sweep(ctx: typer.Context,
           all_scopes: Annotated[bool, typer.Option("--all", help="Every scope.")] = False,
           step: Annotated[list[str] | None, typer.Option(
-              "--step", help="Only these steps: expire, summarize, graph, caps "
-              "(repeatable; default all).")] = None) -> None:
+              "--step", help="Only these steps: expire, summarize, graph, caps, "
+              "snapshots (with --all; repeatable; default all).")] = None) -> None:
     """The lifecycle job: expire lapsed memories, run summary triggers, read new facts
     into the graph, enforce per-user caps (docs/layers.md)."""
     def go(c: Ctx) -> None:
@@ -113,6 +113,7 @@ def sweep(ctx: typer.Context,
         d = rep.to_dict()
         emit(c, d, lambda: out.print(
             f"expired {d['expired']}, summaries {len(d['summaries'])}, relations "
-            f"{len(d['relations'])}, evicted {len(d['evicted'])}"
+            f"{len(d['relations'])}, evicted {len(d['evicted'])}, snapshots "
+            f"{len(d['snapshots'])} taken, {len(d['snapshots_dropped'])} dropped"
             + "".join(f"\nerror {e}" for e in d["errors"])))
     run_verb(ctx, go)

@@ -18,7 +18,7 @@ from .. import __version__
 from ..errors import ValidationError
 from ..vault import Vault
 from ..webhooks import Policy
-from . import admin, agentroutes, api, errors, eventroutes, ui
+from . import admin, agentroutes, api, errors, eventroutes, snapshotroutes, ui
 from .delivery import Dispatcher
 from .jobs import Sweeper, Worker
 from .metrics import Metrics
@@ -141,6 +141,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
     app.include_router(api.router)
     app.include_router(agentroutes.router)
     app.include_router(eventroutes.router)
+    app.include_router(snapshotroutes.router)
     app.include_router(admin.router)
     app.include_router(admin.ops)
     app.include_router(ui.router)  # the admin page (/admin/), static files only

@@ -70,6 +70,12 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     # change events (docs/events.md): a page, or the stream; the tenant's, or a bound
     # key's user's
     "events": frozenset({_A, _S, _U, _R}),
+    # named snapshots (docs/snapshots.md): restoring or dropping one is an admin's call
+    "snapshots.create": frozenset({_A, _S}),
+    "snapshots.list": frozenset({_A, _S, _R}),
+    "snapshots.diff": frozenset({_A, _S, _R}),
+    "snapshots.restore": frozenset({_A}),
+    "snapshots.drop": frozenset({_A}),
     # administration
     "keys.create": frozenset({_A}),
     "keys.list": frozenset({_A}),

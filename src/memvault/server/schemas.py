@@ -102,7 +102,8 @@ class SummarizeIn(_In):
 
 class MaintainIn(_In):
     steps: list[str] | None = Field(None, description="some of expire, summarize, graph, "
-                                    "caps; default all")
+                                    "caps, snapshots (taken only by a sweep of every "
+                                    "scope); default all")
 
 
 class EditIn(_In):
@@ -397,3 +398,15 @@ class SweepReportOut(_Out):
     relations: list[str]
     evicted: list[str]
     errors: list[str]
+    snapshots: list[str] = []
+    snapshots_dropped: list[str] = []
+
+
+class SnapshotIn(_In):
+    name: str = Field(description="unique in its scope (the tenant, or the user named by "
+                      "the `user` query parameter)")
+    reason: str | None = None
+
+
+class RestoreIn(_In):
+    reason: str | None = None

@@ -353,6 +353,25 @@ class Store(Protocol):
     def retry_delivery(self, tenant: str, webhook_id: str, event_id: int, now: int
                        ) -> bool: ...
 
+    # --- named snapshots (migration 9/11; snapshot_tables.py) ---------------------------
+    def add_snapshot(self, snap: dict[str, Any]) -> dict[str, Any]:
+        """Record a snapshot at the current end of revision time; ConflictError when the
+        name is taken in its scope (tenant, user or None)."""
+        ...
+
+    def get_snapshot(self, tenant: str, user: str | None, name: str
+                     ) -> dict[str, Any] | None: ...
+
+    def list_snapshots(self, tenant: str, user: str | None = None
+                       ) -> list[dict[str, Any]]: ...
+
+    def drop_snapshot(self, tenant: str, user: str | None, name: str) -> bool: ...
+
+    def revisions_through(self, tenant: str, user: str, through_seq: int | None
+                          ) -> list[Revision]:
+        """Every memory's last revision of the user up to a snapshot's point (None: now)."""
+        ...
+
     # --- maintenance (scope enumeration is the only unscoped read) ----------------------
     def scopes(self) -> list[Scope]: ...
 

@@ -153,6 +153,9 @@ DROP INDEX IF EXISTS traces_memory_ids;
     (10, "change events and webhooks", """
 {events}
 """),
+    (11, "named snapshots", """
+{snapshots}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))

@@ -148,6 +148,25 @@ CREATE TABLE webhook_attempts (
 );
 CREATE INDEX webhook_attempts_event ON webhook_attempts (webhook_id, event_id, seq);"""
 
+# Migration 9 (SQLite) / 11 (PostgreSQL): named snapshots (reads/snapshots.py). A snapshot
+# is a point in revision time, not a copy: `through_seq` is the highest revision seq when
+# it was taken; a memory's state at the snapshot is its last revision up to there.
+# user_id '' is a snapshot of the whole tenant. Names are unique per (tenant, user_id).
+_SNAPSHOTS = """\
+CREATE TABLE snapshots (
+    snapshot_id {key} PRIMARY KEY,
+    tenant {key} NOT NULL CHECK (tenant <> ''),
+    user_id {key} NOT NULL DEFAULT '',
+    name {key} NOT NULL,
+    kind {key} NOT NULL,
+    taken_at {time} NOT NULL,
+    through_seq {time} NOT NULL,
+    created_by TEXT NOT NULL DEFAULT '',
+    reason TEXT,
+    UNIQUE (tenant, user_id, name)
+);
+CREATE INDEX snapshots_tenant ON snapshots (tenant, taken_at);"""
+
 _REVISIONS = """\
 CREATE TABLE revisions (
     seq {serial},
@@ -236,6 +255,7 @@ _PARTS = {
     "word_vectors": _WORD_VECTORS,
     "turn_index": _TURN_INDEX,
     "events": _EVENTS,
+    "snapshots": _SNAPSHOTS,
 }
 
 

@@ -86,6 +86,9 @@ CREATE INDEX traces_scope ON traces (tenant, user_id, at);
     (8, "change events and webhooks", """
 {events}
 """),
+    (9, "named snapshots", """
+{snapshots}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))
