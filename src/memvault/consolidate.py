@@ -8,7 +8,7 @@ key (their topic, else their slot, or both none) and say the same thing:
 - they differ only by intensifiers ("really", "very", "a lot", …: "Rita really likes
   green tea"), or
 - the embeddings of the normalised statements are nearly identical (cosine at or above
-  `consolidate.threshold`, 0.98 by default).
+  `consolidate.threshold`, 0.98 by default) and they name the same numbers.
 
 The threshold is high on purpose. With the bundled embedder (use-m3), on normalised text,
 "Rita likes green tea" scores 0.85 against "Rita likes black tea", 0.89 against "Rita
@@ -60,10 +60,16 @@ class Group:
     vecs: list[np.ndarray] = field(default_factory=list)
 
 
+def _numbers(words: list[str]) -> set[str]:
+    return {w for w in words if any(ch.isdigit() for ch in w)}
+
+
 def near(a: str, b: str, va: np.ndarray, vb: np.ndarray, threshold: float) -> bool:
-    if a == b or _core_words(a) == _core_words(b):
+    wa, wb = _core_words(a), _core_words(b)
+    if a == b or wa == wb:
         return True
-    return float(va @ vb) >= threshold
+    # Different numbers are different statements however alike they read ("room 101").
+    return _numbers(wa) == _numbers(wb) and float(va @ vb) >= threshold
 
 
 def find_groups(eng: Engine, mems: list[Memory], threshold: float) -> list[list[Memory]]:
