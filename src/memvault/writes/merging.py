@@ -16,38 +16,11 @@ from dataclasses import replace
 from typing import Any
 
 from .. import validate as v
-from ..errors import ConflictError, FrozenError, NotFoundError, ValidationError
+from ..errors import ConflictError, FrozenError, NotFoundError
 from ..ids import memory_hash, new_id
 from ..model import LATER_STATE_FIELDS, STATE_FIELDS, Memory, Op, Scope, Source, Status
 from ..reads.records import states
 from .commit import Writer
-
-MAX_PARTS = 32
-
-
-def merge_ids(ids: Any) -> list[str]:
-    """Two or more distinct memory ids, validated."""
-    if not isinstance(ids, list | tuple) or isinstance(ids, str):
-        raise ValidationError("ids: expected a list of memory ids")
-    out = [v.memory_id(i) for i in ids]
-    if len(out) < 2:
-        raise ValidationError("ids: a merge needs at least two memories")
-    if len(set(out)) != len(out):
-        raise ValidationError("ids: each memory may be named once")
-    if len(out) > MAX_PARTS:
-        raise ValidationError(f"ids: at most {MAX_PARTS} memories per merge")
-    return out
-
-
-def split_parts(parts: Any) -> list[str]:
-    if not isinstance(parts, list | tuple) or isinstance(parts, str):
-        raise ValidationError("parts: expected a list of statements")
-    out = [v.text(p, "parts", max_chars=v.MAX_CONTENT_CHARS) for p in parts]
-    if len(out) < 2:
-        raise ValidationError("parts: a split needs at least two statements")
-    if len(out) > MAX_PARTS:
-        raise ValidationError(f"parts: at most {MAX_PARTS} statements per split")
-    return [p for p in out if p is not None]
 
 
 def _live_source(tx: Any, sc: Scope, mid: str, verb: str) -> Memory:
@@ -124,7 +97,7 @@ def merge_in(w: Writer, tx: Any, sc: Scope, ids: list[str], *, content: str | No
 def merge(w: Writer, scope: Any, ids: Any, *, content: str | None = None,
           actor: str | None = None, reason: str | None = None) -> Memory:
     sc = v.scope(scope)
-    mids = merge_ids(ids)
+    mids = v.memory_ids(ids)
     text = v.text(content, "content", max_chars=v.MAX_CONTENT_CHARS, required=False)
     why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
     with w.core.store.transaction() as tx:
@@ -135,7 +108,7 @@ def split(w: Writer, scope: Any, memory_id: Any, parts: Any, *, actor: str | Non
           reason: str | None = None) -> list[Memory]:
     sc = v.scope(scope)
     mid = v.memory_id(memory_id)
-    texts = split_parts(parts)
+    texts = v.statements(parts)
     why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
     vectors = w.core.vectors(texts)
     with w.core.store.transaction() as tx:
