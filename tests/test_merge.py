@@ -175,3 +175,14 @@ def test_consolidation_applies_when_the_strategy_says_so(make_vault) -> None:  #
     assert all(v.get(S, i).status == "deleted" for i in triple)
     with pytest.raises(ValidationError):
         v.consolidate(S, apply="yes")  # type: ignore[arg-type]
+
+
+def test_a_slot_memory_merged_keeps_its_slot(vault: Vault) -> None:
+    vault.remember(S, "Rita's city is Oslo", slot="user.city", value="Oslo")
+    slot_id = vault.list(S, slot="user.city")[0].id
+    (loose,) = _add(vault, "Rita lives in Oslo")
+    merged = vault.merge(S, [loose, slot_id])
+    assert (merged.slot, merged.value) == ("user.city", "Oslo")
+    assert vault.profile(S)["user.city"]["memory_id"] == merged.id
+    vault.unmerge(S, merged.id)
+    assert vault.profile(S)["user.city"]["memory_id"] == slot_id
