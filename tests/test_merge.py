@@ -41,7 +41,9 @@ def test_merge_round_trip(vault: Vault) -> None:
         assert gone.status == "deleted" and gone.metadata["merged_into"] == merged.id
     assert vault.get(S, c).status == "active"
     ev = list(vault.events("t", user="rita", since=since, limit=100))
-    assert {(e.memory_id, e.to_version) for e in ev} == {(a, 2), (b, 2), (merged.id, 1)}
+    assert {(e.memory_id, e.to_version, e.kind) for e in ev} == {
+        (a, 2, "forget"), (b, 2, "forget"), (merged.id, 1, "add")}
+    assert {e.reason for e in ev} == {f"merged into {merged.id}: dupes", "dupes"}
     hits = vault.recall(S, "green tea daily")
     assert merged.id in {h.memory.id for h in hits}
     assert not {a, b} & {h.memory.id for h in hits}
@@ -143,6 +145,8 @@ def test_consolidation_finds_the_triple_and_nothing_else(vault: Vault) -> None:
     assert [sorted(g["ids"]) for g in found] == [sorted(triple)]
     prop = found[0]["proposal"]
     assert found[0]["merged"] is None
+    staged = [e for e in vault.events("t", user="rita", limit=1000) if e.memory_id == prop]
+    assert [e.kind for e in staged] == ["staged"]  # how reviewers hear of it
     assert {m.status for m in vault.list(S, limit=100) if m.id in triple} == {"active"}
     shown = vault.review_show(S, prop)
     assert shown["review"]["merge"] == triple

@@ -63,7 +63,7 @@ def merge_in(w: Writer, tx: Any, sc: Scope, ids: list[str], *, content: str | No
     keeper = slotted[0] if slotted else best
     now = w.core.clock()
     nid = new_id("m")
-    why = reason or f"merged into {nid}"
+    why = f"merged into {nid}" + (f": {reason}" if reason else "")
     for m in sources:
         gone = replace(m, status=Status.DELETED.value, version=m.version + 1,
                        metadata={**m.metadata, "merged_into": nid},
@@ -122,7 +122,8 @@ def split(w: Writer, scope: Any, memory_id: Any, parts: Any, *, actor: str | Non
                        metadata={**src.metadata, "split_into": ids},
                        updated_at=max(now, src.updated_at))
         w.write_version(tx, gone, Op.DELETE, src.version, terms=None, vectors=None,
-                        actor=actor, reason=why or "split into " + ", ".join(ids),
+                        actor=actor,
+                        reason="split into " + ", ".join(ids) + (f": {why}" if why else ""),
                         trigger_text=None)
         meta = {k: x for k, x in src.metadata.items()
                 if k not in ("merged_from", "confirmations", "last_confirmed_at")}
