@@ -190,3 +190,16 @@ def test_a_slot_memory_merged_keeps_its_slot(vault: Vault) -> None:
     assert vault.profile(S)["user.city"]["memory_id"] == merged.id
     vault.unmerge(S, merged.id)
     assert vault.profile(S)["user.city"]["memory_id"] == slot_id
+
+
+def test_hand_edited_links_are_a_conflict_not_a_crash(vault: Vault) -> None:
+    (a,) = _add(vault, "Rita likes green tea")
+    for bad in (["nonsense"], ["m_x@v1"], [7]):
+        vault.edit(S, a, metadata={"merged_from": bad}, reason="tamper")
+        snap = _state(vault)
+        with pytest.raises(ConflictError):
+            vault.unmerge(S, a)
+        assert _state(vault) == snap
+    vault.edit(S, a, metadata={"split_from": "nonsense"}, reason="tamper")
+    with pytest.raises(ConflictError):
+        vault.unsplit(S, a)

@@ -142,7 +142,11 @@ def split(w: Writer, scope: Any, memory_id: Any, parts: Any, *, actor: str | Non
 
 
 def _at(ref: Any) -> tuple[str, int]:
+    """"<id>@<version>" as the merge or split wrote it (metadata can be edited by hand:
+    anything else is a conflict, not a crash)."""
     mid, _, ver = str(ref).rpartition("@")
+    if not mid or not ver.isdigit() or len(mid) > v.MAX_ID_CHARS:
+        raise ConflictError(f"the link {str(ref)[:80]!r} does not name a memory version")
     return mid, int(ver)
 
 
@@ -222,7 +226,10 @@ def unsplit(w: Writer, scope: Any, memory_id: Any, *, actor: str | None = None,
             src, ver = cur, cur.version - 1
         else:
             raise ConflictError(f"memory {mid} was not made or split by a split")
-        for pid in src.metadata.get("split_into") or []:
+        parts = src.metadata.get("split_into") or []
+        if not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
+            raise ConflictError(f"memory {src.id}'s split_into does not list memory ids")
+        for pid in parts:
             _forget_made(w, tx, sc, pid, actor=actor, reason=why or "unsplit")
         return _restore(w, tx, sc, src.id, ver, "split_into", actor=actor,
                         reason=why or "unsplit")
