@@ -32,7 +32,7 @@ import numpy as np
 
 from . import validate as v
 from .engine import Engine
-from .errors import ValidationError
+from .errors import ConflictError, FrozenError, NotFoundError, ValidationError
 from .ids import memory_hash, new_id
 from .model import Kind, Memory, Op, Source, Status
 from .reads import records
@@ -151,8 +151,13 @@ def consolidate(eng: Engine, scope: Any, *, apply: bool | None = None,
                                  "topic": group[0].topic or group[0].slot,
                                  "proposal": None, "merged": None}
         if do_apply:
-            entry["merged"] = merging.merge(eng.writes, sc, ids, actor=actor,
-                                            reason=None).id
+            try:
+                entry["merged"] = merging.merge(eng.writes, sc, ids, actor=actor,
+                                                reason="consolidated").id
+            except (ConflictError, FrozenError, NotFoundError) as e:
+                # Changed since it was read (forgotten, frozen): this group is left as it
+                # is and said so; the others are merged.
+                entry["status"] = f"skipped: {e}"
         elif frozenset(ids) not in waiting:
             entry["proposal"] = _stage(eng, group, actor=actor).id
         else:

@@ -48,7 +48,9 @@ def merge_in(w: Writer, tx: Any, sc: Scope, ids: list[str], *, content: str | No
              actor: str | None, reason: str | None,
              trigger_text: str | None = None) -> Memory:
     """The merge inside the caller's transaction (review approves a proposal this way)."""
-    sources = [_live_source(tx, sc, mid, "merge") for mid in ids]
+    # Rows locked in id order, so two merges of overlapping sets cannot deadlock.
+    locked = {mid: _live_source(tx, sc, mid, "merge") for mid in sorted(ids)}
+    sources = [locked[mid] for mid in ids]
     first = sources[0]
     for m in sources[1:]:
         if m.scope != first.scope:
