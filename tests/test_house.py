@@ -21,8 +21,10 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("package", ("memvault",)),  # memvault/__init__.py: the public names
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
     ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.client",
-                "memvault.clientsnapshots", "memvault.clientwire")),
+                "memvault.clientsnapshots", "memvault.clientwire",
+                "memvault.mergeverbs", "memvault.clientmerge")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
+               "memvault.consolidate",
                "memvault.portability", "memvault.agentmemory",
                "memvault.layers.assemble", "memvault.layers.graph",
                "memvault.layers.section", "memvault.layers.shortterm",

@@ -88,6 +88,18 @@ class Fixtures:
         assert r.json()["version"] == 2
         return str(r.json()["id"])
 
+    def merged(self) -> str:
+        r = self.a.post("/v1/merge", params=ALICE, json={"ids": [self.mem(), self.mem()]})
+        assert r.status_code == 200, r.text
+        return str(r.json()["id"])
+
+    def split_source(self) -> str:
+        mid = self.mem()
+        r = self.a.post(f"/v1/memories/{mid}/split", params=ALICE,
+                        json={"parts": ["perm part one", "perm part two"]})
+        assert r.status_code == 200, r.text
+        return mid
+
     def staged(self, user: str) -> tuple[str, str]:
         p = {"user": user}
         self.a.post("/v1/observe", params=p,
@@ -181,6 +193,12 @@ CALLS: dict[str, Call] = {
                                      json={"content": "edited", "reason": "perm"}),
     "forget": _on("forget", Fixtures.mem),
     "rollback": _on("rollback", Fixtures.two_versions, {"to_version": 1}),
+    "merge": lambda c, f, ok: c.post("/v1/merge", params=ALICE,
+                                     json={"ids": [f.mem(), f.mem()], "reason": "perm"}),
+    "split": _on("split", Fixtures.mem, {"parts": ["perm one", "perm two"]}),
+    "unmerge": _on("unmerge", Fixtures.merged),
+    "unsplit": _on("unsplit", Fixtures.split_source),
+    "consolidate": _scoped("POST", "/v1/consolidate", json={"apply": False}),
     "freeze": _on("freeze", Fixtures.mem),
     "unfreeze": _on("unfreeze", Fixtures.frozen),
     "expire": _on("expire", Fixtures.mem),

@@ -332,6 +332,16 @@ class Agents(_Strict):
         return getattr(self, kind, None) if kind in AGENT_KINDS else None
 
 
+class Consolidate(_Strict):
+    """Merging near-duplicates (consolidate.py, docs/consolidation.md)."""
+
+    # true: `consolidate` merges the groups it finds; false: it stages them for review.
+    apply: bool = False
+    # The embedding cosine (of the normalised statements) at which two differ only in
+    # wording; calibrated on use-m3 (docs/consolidation.md).
+    threshold: float = Field(0.98, ge=0.5, le=1.0)
+
+
 class Strategy(_Strict):
     version: Literal[1] = 1
     name: str = "default"
@@ -343,6 +353,7 @@ class Strategy(_Strict):
     layers: Layers = Layers()
     audit: Audit = Audit()
     agents: Agents = Agents()
+    consolidate: Consolidate = Consolidate()
 
     @cached_property
     def hash(self) -> str:

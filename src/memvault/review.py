@@ -19,6 +19,7 @@ from .ids import memory_hash
 from .model import Memory, Op, Scope, Status
 from .reads import records
 from .turnnotes import turn_id, with_turn
+from .writes import merging
 
 
 def review_list(eng: Engine, scope: Any, *, limit: int = 100) -> list[Memory]:
@@ -63,6 +64,14 @@ def review_approve(eng: Engine, scope: Any, memory_id: str, *, actor: str | None
         user = Scope(cand.scope.tenant, cand.scope.user, cand.scope.agent)
         if rec.get("retract"):
             return _approve_retraction(eng, tx, cand, rec, user, now, actor=actor, why=why)
+        if rec.get("merge"):
+            # A consolidation proposal (consolidate.py): approving it performs the merge.
+            merged = merging.merge_in(eng.writes, tx, cand.scope, list(rec["merge"]),
+                                      content=cand.content, actor=actor,
+                                      reason=why or None)
+            _supersede(eng, tx, cand, now, actor=actor,
+                       reason=why or f"merged as {merged.id}")
+            return merged
         target = tx.find_slot(cand.scope, cand.slot) if cand.slot else None
         if (target is None or target.status != Status.ACTIVE) and rec.get("target_id"):
             # The memory the gate matched by meaning: the change goes there, not beside it.

@@ -391,3 +391,29 @@ def host(value: Any) -> str:
             and not x.startswith("-") and not x.endswith("-") for x in labels):
         raise ValidationError(f"host: {value!r} is neither an IP address nor a host name")
     return value
+
+
+MAX_MERGE = 32  # memories in one merge, statements in one split (writes/merging.py)
+
+
+def memory_ids(value: Any) -> list[str]:
+    """The memories of a merge: two or more distinct ids."""
+    if not isinstance(value, list | tuple):
+        raise ValidationError("ids: expected a list of memory ids")
+    out = [memory_id(i) for i in value]
+    if len(out) < 2:
+        raise ValidationError("ids: a merge needs at least two memories")
+    if len(set(out)) != len(out):
+        raise ValidationError("ids: each memory may be named once")
+    if len(out) > MAX_MERGE:
+        raise ValidationError(f"ids: at most {MAX_MERGE} memories per merge")
+    return out
+
+
+def statements(value: Any) -> list[str]:
+    """The parts of a split: two or more non-empty statements."""
+    if not isinstance(value, list | tuple):
+        raise ValidationError("parts: expected a list of statements")
+    if not 2 <= len(value) <= MAX_MERGE:
+        raise ValidationError(f"parts: a split needs 2..{MAX_MERGE} statements")
+    return [str(text(p, "parts", max_chars=MAX_CONTENT_CHARS)) for p in value]

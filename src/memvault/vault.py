@@ -28,6 +28,7 @@ from .ids import content_hash, new_id
 from .layers import graph, shortterm
 from .layers import summarize as summaries
 from .layers.section import ContextResult, build_context
+from .mergeverbs import MergeVerbs
 from .model import Hits, Memory, PurgeResult, RememberResult, Revision, Scope, Source
 from .portability import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
 from .reads import access, events, records
@@ -57,7 +58,7 @@ def _shared(name: str, doc: str) -> property:
                     lambda self, value: setattr(self.core, name, value), doc=doc)
 
 
-class Vault(SnapshotVerbs):
+class Vault(SnapshotVerbs, MergeVerbs):
     """Open a store (SQLite path or PostgreSQL DSN) with an embedder spec.
 
     `actor` and `actor_role` are the default principal recorded in revisions; every

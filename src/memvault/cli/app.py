@@ -22,6 +22,7 @@ from .governance import (
 )
 from .keys import keys_app
 from .layers import expand, graph_app, recent, summarize
+from .merging import consolidate, merge, split, unmerge, unsplit
 from .portability import export_, import_, migrate, reindex
 from .reads import audit, context, diff, get, history, list_, profile, recall, trace, traces, users
 from .services import demo, mcp, serve_rest
@@ -53,6 +54,11 @@ app.command()(expire)
 app.command()(promote)
 app.command()(purge)
 app.command("purge-status")(purge_status)
+app.command()(merge)
+app.command()(split)
+app.command()(unmerge)
+app.command()(unsplit)
+app.command()(consolidate)
 app.command()(sweep)
 app.command()(recent)
 app.command()(summarize)

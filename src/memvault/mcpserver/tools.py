@@ -312,6 +312,31 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
         c = caller()
         return vault.forget(c.scope, memory_id, reason=reason, actor=c.actor).to_dict()
 
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                             idempotent_hint=False, open_world_hint=False))
+    @_verb("merge")
+    def merge(memory_ids: Annotated[list[str], Field(
+                  min_length=2, description="two or more memories that say the same")],
+              content: Annotated[str | None, Field(
+                  description="the merged statement (default: the best source's)")] = None,
+              reason: Reason = None) -> dict[str, Any]:
+        """Merge memories that say the same thing into one; each source is forgotten
+        "merged into <id>" and restorable (the `unmerge` verb of the CLI and REST)."""
+        c = caller()
+        return vault.merge(c.scope, memory_ids, content=content, reason=reason,
+                           actor=c.actor).to_dict()
+
+    @server.tool(annotations=write)
+    @_verb("split")
+    def split(memory_id: MemoryId, parts: Annotated[list[str], Field(
+                  min_length=2, description="one statement per new memory")],
+              reason: Reason = None) -> dict[str, Any]:
+        """Split a memory that says several things into one memory per statement; the
+        source is forgotten "split into …" and restorable (`unsplit`)."""
+        c = caller()
+        made = vault.split(c.scope, memory_id, parts, reason=reason, actor=c.actor)
+        return {"memories": [m.to_dict() for m in made]}
+
     @server.tool(annotations=read_only)
     @_verb("history")
     def history(memory_id: MemoryId) -> dict[str, Any]:

@@ -18,7 +18,16 @@ from .. import __version__
 from ..errors import ValidationError
 from ..vault import Vault
 from ..webhooks import Policy
-from . import admin, agentroutes, api, errors, eventroutes, snapshotroutes, ui
+from . import (
+    admin,
+    agentroutes,
+    api,
+    errors,
+    eventroutes,
+    mergeroutes,
+    snapshotroutes,
+    ui,
+)
 from .delivery import Dispatcher
 from .jobs import Sweeper, Worker
 from .metrics import Metrics
@@ -140,6 +149,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
     errors.install(app)
     app.include_router(api.router)
     app.include_router(agentroutes.router)
+    app.include_router(mergeroutes.router)
     app.include_router(eventroutes.router)
     app.include_router(snapshotroutes.router)
     app.include_router(admin.router)

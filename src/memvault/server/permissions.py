@@ -26,6 +26,11 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "edit": frozenset({_A, _S, _U}),
     "forget": frozenset({_A, _S, _U}),
     "rollback": frozenset({_A, _S, _U}),
+    "merge": frozenset({_A, _S, _U}),  # merge, split and their undo: a user's own memories
+    "split": frozenset({_A, _S, _U}),
+    "unmerge": frozenset({_A, _S, _U}),
+    "unsplit": frozenset({_A, _S, _U}),
+    "consolidate": frozenset({_A, _S}),  # lifecycle work, like sweep
     "freeze": frozenset({_A, _S}),
     "unfreeze": frozenset({_A, _S}),
     "expire": frozenset({_A, _S}),

@@ -166,6 +166,23 @@ class RollbackIn(_In):
     reason: str | None = None
 
 
+class MergeIn(_In):
+    ids: list[str] = Field(description="two or more memory ids of one scope")
+    content: str | None = Field(None, description="the merged statement (default: the "
+                                "best source's)")
+    reason: str | None = None
+
+
+class SplitIn(_In):
+    parts: list[str] = Field(description="two or more statements, one new memory each")
+    reason: str | None = None
+
+
+class ConsolidateIn(_In):
+    apply: bool | None = Field(None, description="merge now (true) or stage for review "
+                               "(false); default: the strategy's consolidate.apply")
+
+
 class KeyIn(_In):
     role: str
     tenant: str | None = Field(None, description="the caller's own tenant (the default); "
@@ -400,6 +417,17 @@ class SweepReportOut(_Out):
     errors: list[str]
     snapshots: list[str] = []
     snapshots_dropped: list[str] = []
+
+
+class ConsolidateOut(_Out):
+    """A group of near-duplicates: staged as `proposal` (approve it to merge), or merged
+    as `merged`."""
+
+    ids: list[str]
+    content: str
+    topic: str | None
+    proposal: str | None
+    merged: str | None
 
 
 class SnapshotIn(_In):

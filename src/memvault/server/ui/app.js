@@ -11,6 +11,7 @@ import { wireConfirm } from "./confirm.js";
 import * as drawer from "./drawer.js";
 import { loadProfile, renderProfile, loadConflicts, renderConflicts, decisionRow } from "./views.js";
 import * as traces from "./traces.js";
+import * as merge from "./merge.js";
 
 const ENUMS = { kinds: [KINDS, "kind"], statuses: [STATUSES, "status"],
   sources: [SOURCES, "source"] };
@@ -131,6 +132,7 @@ function renderList() {
     const tr = el("tr", null, "clickable", { "data-id": m.id, tabindex: "0" });
     const content = el("td", m.content, "content");
     if (m.frozen) content.prepend(el("span", t("frozenBadge"), "badge frozen"));
+    content.prepend(merge.pickBox(m));
     tr.append(content, el("td", tv("kind", m.kind), null, { "data-value": m.kind }), keyCell(m),
       el("td", tv("status", m.status), null, { "data-value": m.status }),
       el("td", tv("source", m.source), null, { "data-value": m.source }),
@@ -140,6 +142,7 @@ function renderList() {
     body.append(tr);
   }
   labelRows($("mem-table"));
+  merge.afterList();
   $("mem-empty").hidden = (S.list || []).length > 0;
   $("page").textContent = t("page", { n: S.offset / PAGE + 1 });
   $("prev").disabled = S.offset === 0;
@@ -299,6 +302,7 @@ function wire() {
   $("probe").addEventListener("submit", traces.probe);
   $("trace-mem").addEventListener("input", traces.renderTraces);
   drawer.onChange(refreshTab);
+  merge.wireMerge(loadList);
   wireConfirm();
 }
 

@@ -5,6 +5,7 @@ import { el, button, clear, emptyRow, timeCell, labelRows, api } from "./dom.js"
 import { t, tv } from "./i18n.js";
 import { renderFields, valueOf } from "./fields.js";
 import { confirmAction } from "./confirm.js";
+import { renderLinks } from "./merge.js";
 
 const after = { refresh: null };  // set by app.js: reload the tab behind the drawer
 
@@ -45,6 +46,7 @@ export function renderDrawer() {
   $("d-forget").hidden = m.status === "deleted";
   // Purge is for admin keys only (the API would answer 403 to any other).
   $("d-purge").hidden = !(S.me && S.me.role === "admin");
+  renderLinks(undo);
   renderHistory();
   renderDiff();
 }
@@ -133,6 +135,18 @@ export async function govern(action, doneKey) {
     const out = await api("POST", `/v1/memories/${encodeURIComponent(m.id)}/${action}`,
       { body: { reason }, scoped: true });
     await done(out, t(doneKey, { v: out.version }));
+  } catch (e) { hooks.fail(e, $("d-msg")); }
+}
+
+// Undo a merge or a split (docs/consolidation.md): the sources come back in one step.
+async function undo(verb) {
+  const reason = governReason();
+  if (!reason) return;
+  const m = S.memory;
+  try {
+    await api("POST", `/v1/memories/${encodeURIComponent(m.id)}/${verb}`,
+      { body: { reason }, scoped: true });
+    await done(m, t("undone"));
   } catch (e) { hooks.fail(e, $("d-msg")); }
 }
 
