@@ -84,9 +84,10 @@ def test_two_workers_share_the_store_keys_and_traces(tmp_path: Path) -> None:
 
 def test_a_bad_worker_count_exits_non_zero_before_any_key_is_made(tmp_path: Path) -> None:
     db = tmp_path / "v.db"
-    for bad in ("0", "65", "two"):
-        r = subprocess.run([sys.executable, "-m", "memvault.cli", "--db", str(db), "serve",
-                            "--workers", bad], capture_output=True, text=True, timeout=60)
+    for target, bad in ((db, "0"), (db, "65"), (db, "two"), (":memory:", "2")):
+        r = subprocess.run([sys.executable, "-m", "memvault.cli", "--db", str(target),
+                            "serve", "--workers", bad], capture_output=True, text=True,
+                           timeout=60)
         assert r.returncode != 0
         assert "workers" in (r.stderr + r.stdout).lower()
         assert "mvk_" not in r.stdout

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from .. import validate as v
 from ..apikeys import bootstrap_admin, list_keys
+from ..errors import ValidationError
 from ..store import Store
 from ..timeutil import now_ms
 from ..vault import Vault, default_db_path
@@ -87,6 +88,10 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
     v.port(port)
     v.host(host)
     workers = v.workers(workers)
+    if workers > 1 and str(db) == ":memory:":
+        # Each worker would open a store of its own: N servers that do not share a memory.
+        raise ValidationError("workers: an in-memory store lives in one process; "
+                              "give a file or a PostgreSQL DSN to run several")
     settings = settings or Settings()
     logging.config.dictConfig(_LOG_CONFIG)
     vault = _open(db, embedder, config)
