@@ -163,6 +163,13 @@ STATE_FIELDS = ("kind", "content", "slot", "value", "tags", "metadata", "source"
 LATER_STATE_FIELDS = frozenset({"topic"})
 
 
+def with_state(m: Memory, state: dict[str, Any], **bookkeeping: Any) -> Memory:
+    """`m` with the state fields of a past revision's `state` (what a rollback, an undone
+    merge or a snapshot restore brings back), and the `bookkeeping` fields given."""
+    return dataclasses.replace(m, **{f: state.get(f) if f in LATER_STATE_FIELDS
+                                     else state[f] for f in STATE_FIELDS}, **bookkeeping)
+
+
 @dataclass(slots=True)
 class Revision:
     """One append-only row of history: what a memory became, who did it and why."""

@@ -16,9 +16,10 @@ from dataclasses import replace
 from typing import Any
 
 from .. import validate as v
+from ..changes import rollback_trigger
 from ..errors import ConflictError, FrozenError, NotFoundError
 from ..ids import memory_hash, new_id
-from ..model import LATER_STATE_FIELDS, STATE_FIELDS, Memory, Op, Scope, Source, Status
+from ..model import Memory, Op, Scope, Source, Status, with_state
 from ..reads.records import states
 from .commit import Writer
 
@@ -171,12 +172,11 @@ def _restore(w: Writer, tx: Any, sc: Scope, mid: str, version: int, link: str, *
         if holder is not None and holder.id != mid and holder.status == Status.ACTIVE:
             raise ConflictError(f"slot {m.slot} has an active memory, {holder.id}; forget "
                                 f"it before bringing {mid} back")
-    back = replace(m, **{f: state.get(f) if f in LATER_STATE_FIELDS else state[f]
-                         for f in STATE_FIELDS}, version=m.version + 1,
-                   recorded_at=w.core.clock(), updated_at=max(w.core.clock(), m.updated_at))
+    back = with_state(m, state, version=m.version + 1, recorded_at=w.core.clock(),
+                      updated_at=max(w.core.clock(), m.updated_at))
     return w.write_version(tx, back, Op.ROLLBACK, m.version, terms=w.terms(back),
                            vectors=None, actor=actor, reason=reason,
-                           trigger_text=f"rollback to version {version}")
+                           trigger_text=rollback_trigger(version))
 
 
 def _forget_made(w: Writer, tx: Any, sc: Scope, mid: str, *, actor: str | None,

@@ -14,13 +14,12 @@ from ..changes import rollback_trigger
 from ..errors import ConflictError, FrozenError, ValidationError, VersionError
 from ..model import (
     AGENT_KINDS,
-    LATER_STATE_FIELDS,
-    STATE_FIELDS,
     Memory,
     Op,
     Scope,
     Source,
     Status,
+    with_state,
 )
 from ..reads.records import states
 from .commit import Writer
@@ -155,8 +154,6 @@ def rollback(w: Writer, scope: Scope, memory_id: str, target: int, *, actor: str
             raise VersionError(f"memory {m.id} has no version {target}" + (
                 " left: its content was erased with a purged source"
                 if 1 <= target < m.version else ""))
-        return replace(m, **{f: state.get(f) if f in LATER_STATE_FIELDS else state[f]
-                              for f in STATE_FIELDS}, version=m.version + 1,
-                       recorded_at=w.core.clock())
+        return with_state(m, state, version=m.version + 1, recorded_at=w.core.clock())
     return w.mutate(scope, memory_id, Op.ROLLBACK, change, actor=actor, reason=reason,
                     trigger_text=rollback_trigger(target))

@@ -26,7 +26,7 @@ from .. import validate as v
 from ..changes import rollback_trigger
 from ..errors import ConflictError
 from ..ids import new_id
-from ..model import LATER_STATE_FIELDS, STATE_FIELDS, Memory, Op, Scope, Status
+from ..model import STATE_FIELDS, Memory, Op, Scope, Status, with_state
 from ..reads import snapshots as reads
 from . import turnkeys
 from .commit import Writer
@@ -51,11 +51,6 @@ def drop(w: Writer, tenant: Any, name: Any, *, user: Any = None) -> dict[str, An
     return snap
 
 
-def _at(m: Memory, state: dict[str, Any]) -> Memory:
-    return replace(m, **{f: state.get(f) if f in LATER_STATE_FIELDS else state[f]
-                         for f in STATE_FIELDS})
-
-
 def _plan(tx: Any, t: str, usr: str, then: dict[str, reads.Point],
           now: dict[str, reads.Point], out: dict[str, Any]
           ) -> list[tuple[Memory, Memory, int | None]]:
@@ -78,7 +73,7 @@ def _plan(tx: Any, t: str, usr: str, then: dict[str, reads.Point],
                                                  "(a purged source)"})
             continue
         else:
-            new = _at(cur, pt.state)
+            new = with_state(cur, pt.state)
             if all(getattr(new, f) == getattr(cur, f) for f in STATE_FIELDS):
                 continue
         if cur.frozen:
