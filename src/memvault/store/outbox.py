@@ -21,6 +21,7 @@ from typing import Any
 from ..changes import CONTENTLESS, Event, kind_of, payload_of
 from ..model import Revision
 from .codec import REVISION_FIELDS, insert_sql, revision_from_row
+from .tablebase import TableAccess
 
 EVENT_COLUMNS = ("op_id", "tenant", "user_id", "kind", "memory_id")
 _SELECT = (f"SELECT e.id AS event_id, e.kind AS event_kind, {REVISION_FIELDS} FROM events e "
@@ -91,22 +92,12 @@ class OutboxTx:
             self._insert_rows(f"INSERT INTO events ({cols}) VALUES ({vals})", rows)
 
 
-class EventTables:
+class EventTables(TableAccess):
     """The store's side (mixed into SQLStore): reading events, publishing them
     (PostgreSQL), and the webhook tables."""
 
-    _ph: Callable[[str], str]
     any_of: Callable[[str, str], str]
     as_list: Callable[[list[str]], Any]
-
-    def _q(self, query: Any, params: Any = None) -> list[Any]:
-        raise NotImplementedError
-
-    def _execute(self, query: str, params: dict[str, Any]) -> int:
-        raise NotImplementedError
-
-    def transaction(self) -> Any:
-        raise NotImplementedError
 
     def publish_events(self) -> int:
         """Number the committed events that have no id yet (PostgreSQL); how many."""

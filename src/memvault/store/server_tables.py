@@ -7,24 +7,14 @@ rows go through `_observe_many`, which a backend may commit without waiting for 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .codec import ACCESS_COLS, JOB_COLS, KEY_COLS, access_dict, job_dict, key_dict
+from .tablebase import TableAccess
 
 
-class ServerTables:
-    _ph: Callable[[str], str]
-
-    def _q(self, query: Any, params: Any = None) -> list[Any]:
-        raise NotImplementedError
-
-    def _execute(self, query: str, params: dict[str, Any]) -> int:
-        raise NotImplementedError
-
-    def _execute_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
-        raise NotImplementedError
-
+class ServerTables(TableAccess):
     def _observe_many(self, query: str, rows: Iterable[dict[str, Any]]) -> None:
         """As `_execute_many`, for rows that record what happened (the access log): a
         commit that need not reach the disk before it returns (SQLStore: the traces'

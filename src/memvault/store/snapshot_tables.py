@@ -4,12 +4,12 @@ read that matters is every memory's last revision up to that point."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConflictError
 from ..model import Revision
 from .codec import REVISION_FIELDS, revision_from_row
+from .tablebase import TableAccess
 
 SNAPSHOT_COLS = ("snapshot_id, tenant, user_id, name, kind, taken_at, through_seq, "
                  "created_by, reason")
@@ -22,18 +22,8 @@ def snapshot_dict(r: Any) -> dict[str, Any]:
             "created_by": r["created_by"], "reason": r["reason"]}
 
 
-class SnapshotTables:
+class SnapshotTables(TableAccess):
     _IntegrityError: type[Exception]
-    _ph: Callable[[str], str]
-
-    def _q(self, query: Any, params: Any = None) -> list[Any]:
-        raise NotImplementedError
-
-    def _execute(self, query: str, params: dict[str, Any]) -> int:
-        raise NotImplementedError
-
-    def transaction(self) -> Any:
-        raise NotImplementedError
 
     def add_snapshot(self, snap: dict[str, Any]) -> dict[str, Any]:
         """Insert `snap` (snapshot_id, tenant, user or None, name, kind, taken_at,
