@@ -20,7 +20,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
                "memvault.eval", "memvault.integrations")),
     ("package", ("memvault",)),  # memvault/__init__.py: the public names
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
-    ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.client",
+    ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.vault_strategies",
+                "memvault.client",
                 "memvault.clientsnapshots", "memvault.clientwire",
                 "memvault.mergeverbs", "memvault.clientmerge")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",

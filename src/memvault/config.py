@@ -358,9 +358,12 @@ class Strategy(_Strict):
     @cached_property
     def hash(self) -> str:
         # Once per strategy (it is frozen): every recall's trace records it.
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True,
-                               separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:16]
+
+    def canonical_json(self) -> str:
+        """What the hash is the hash of; kept whole by the strategy versions."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True,
+                          separators=(",", ":"))
 
     def model_copy(self, *, update: dict[str, Any] | None = None,
                    deep: bool = False) -> Strategy:

@@ -31,12 +31,13 @@ from .layers.section import ContextResult, build_context
 from .mergeverbs import MergeVerbs
 from .model import Hits, Memory, PurgeResult, RememberResult, Revision, Scope, Source
 from .portability import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
-from .reads import access, events, records
+from .reads import access, events, records, strategies
 from .recall import Reranker
 from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
 from .validtime import valid_window
 from .vault_snapshots import SnapshotVerbs
+from .vault_strategies import StrategyVerbs
 from .writes import erase, mutations, prepare, prepare_items, turnkeys
 from .writes import reindex as reindexing
 
@@ -58,7 +59,7 @@ def _shared(name: str, doc: str) -> property:
                     lambda self, value: setattr(self.core, name, value), doc=doc)
 
 
-class Vault(SnapshotVerbs, MergeVerbs):
+class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs):
     """Open a store (SQLite path or PostgreSQL DSN) with an embedder spec.
 
     `actor` and `actor_role` are the default principal recorded in revisions; every
@@ -103,6 +104,7 @@ class Vault(SnapshotVerbs, MergeVerbs):
         self.engine = Engine(self.core)
         if check_models:
             self.core.check_models()
+        strategies.note(self.core)  # a store keeps every strategy it served with
 
     # --- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
@@ -161,8 +163,7 @@ class Vault(SnapshotVerbs, MergeVerbs):
                                                 reason=reason, batch=batch, progress=progress)
 
     def relink_turns(self, scope: Scope | dict[str, str]) -> int:
-        """Rebuild the index keys of every live turn inside this scope, per exact scope
-        (after a reindex, or after turn_context changed). Returns how many."""
+        """Rebuild the index keys of every live turn of the scope (after a reindex)."""
         return turnkeys.relink(self.core, scope)
 
     # --- the gated write path (writepath.py) -------------------------------------------

@@ -37,6 +37,7 @@ from ..timeexpr import named_range
 from ..timeutil import TimeLike, to_ms
 from ..traces import build_trace
 from ..validtime import ValidWindow
+from . import strategies
 from .related import Related, related
 
 
@@ -261,6 +262,7 @@ class Reader:
                      injected: dict[str, Any] | None = None) -> str | None:
         """Keep what a recall or a context build decided (strategy `traces`); its id."""
         core = self.core
+        strategies.note(core)  # the trace's strategy_hash must resolve (reads/strategies)
         cfg = core.strategy.traces
         if not cfg.enabled:
             return None

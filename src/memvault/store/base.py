@@ -372,6 +372,16 @@ class Store(Protocol):
         """Every memory's last revision of the user up to a snapshot's point (None: now)."""
         ...
 
+    # --- strategy versions (strategy_tables.py) ------------------------------------------
+    def note_strategy(self, hash_: str, name: str, content: str, at: int) -> None:
+        """Keep a strategy served with (its canonical JSON), widening its first and last
+        use to include `at`."""
+        ...
+
+    def get_strategy(self, hash_: str) -> dict[str, Any] | None: ...
+
+    def list_strategies(self) -> list[dict[str, Any]]: ...
+
     # --- maintenance (scope enumeration is the only unscoped read) ----------------------
     def scopes(self) -> list[Scope]: ...
 

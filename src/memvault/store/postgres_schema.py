@@ -156,6 +156,9 @@ DROP INDEX IF EXISTS traces_memory_ids;
     (11, "named snapshots", """
 {snapshots}
 """),
+    (13, "strategy versions", """
+{strategies}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))

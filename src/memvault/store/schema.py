@@ -167,6 +167,17 @@ CREATE TABLE snapshots (
 );
 CREATE INDEX snapshots_tenant ON snapshots (tenant, taken_at);"""
 
+# Every strategy the store has served with (strategy versions, docs/retrieval.md): a
+# trace's strategy_hash resolves here to the full strategy.
+_STRATEGIES = """\
+CREATE TABLE strategies (
+    hash {key} PRIMARY KEY,
+    name TEXT NOT NULL,
+    content TEXT NOT NULL,
+    first_used_at {time} NOT NULL,
+    last_used_at {time} NOT NULL
+);"""
+
 _REVISIONS = """\
 CREATE TABLE revisions (
     seq {serial},
@@ -256,6 +267,7 @@ _PARTS = {
     "turn_index": _TURN_INDEX,
     "events": _EVENTS,
     "snapshots": _SNAPSHOTS,
+    "strategies": _STRATEGIES,
 }
 
 
