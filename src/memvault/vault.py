@@ -31,7 +31,7 @@ from .layers.section import ContextResult, build_context
 from .mergeverbs import MergeVerbs
 from .model import Hits, Memory, PurgeResult, RememberResult, Revision, Scope, Source
 from .portability import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
-from .reads import access, events, records, strategies
+from .reads import access, events, records
 from .recall import Reranker
 from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
@@ -104,7 +104,6 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs):
         self.engine = Engine(self.core)
         if check_models:
             self.core.check_models()
-        strategies.note(self.core)  # a store keeps every strategy it served with
 
     # --- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
