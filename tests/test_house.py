@@ -22,7 +22,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
     ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.vault_strategies",
                 "memvault.client",
-                "memvault.clientsnapshots", "memvault.clientwire",
+                "memvault.clientsnapshots", "memvault.clientstrategies", "memvault.clientwire",
                 "memvault.mergeverbs", "memvault.clientmerge")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
                "memvault.consolidate",

@@ -157,6 +157,10 @@ class Fixtures:
         assert r.status_code == 201, r.text
         return name
 
+    def strategy_hash(self) -> str:
+        r = self.a.get("/v1/strategies")
+        return str(next(x["hash"] for x in r.json() if x["current"]))
+
     def key_id(self) -> str:
         r = self.a.post("/v1/keys", json={"role": "reader", "name": "to revoke"})
         return str(r.json()["key_id"])
@@ -261,6 +265,11 @@ CALLS: dict[str, Call] = {
     "snapshots.restore": lambda c, f, ok: c.post(f"/v1/snapshots/{f.snap()}/restore",
                                                  params=ALICE, json={"reason": "perm"}),
     "snapshots.drop": lambda c, f, ok: c.delete(f"/v1/snapshots/{f.snap()}", params=ALICE),
+    "strategies.history": lambda c, f, ok: c.get("/v1/strategies"),
+    "strategies.show": lambda c, f, ok: c.get(f"/v1/strategies/{f.strategy_hash()}"),
+    "strategies.shadow": lambda c, f, ok: c.post(
+        "/v1/strategies/shadow", params=ALICE,
+        json={"strategy": {"retrieval": {"top_k": 2}}, "traces": 5}),
 }
 
 

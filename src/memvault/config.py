@@ -412,3 +412,15 @@ def _yaml_problem(e: yaml.YAMLError) -> str:
     problem = getattr(e, "problem", None) or str(e).splitlines()[0]
     mark = getattr(e, "problem_mark", None)
     return f"{problem}, line {mark.line + 1}, column {mark.column + 1}" if mark else problem
+
+
+def as_strategy(value: Any, field: str = "strategy") -> Strategy:
+    """A Strategy, the path of a YAML file, or a mapping (read like a file's)."""
+    if isinstance(value, Strategy):
+        return value
+    if isinstance(value, str | os.PathLike):
+        return load_strategy(value)
+    if isinstance(value, dict):
+        return parse_strategy(value, source=field)
+    raise MemvaultValidationError(f"{field}: expected a Strategy, a YAML file path or a "
+                                  "mapping")

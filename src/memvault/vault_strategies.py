@@ -6,25 +6,12 @@ reads/strategies.py and reads/shadow.py."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any
 
-from .config import Strategy, load_strategy, parse_strategy
+from .config import Strategy, as_strategy
 from .engine import Engine
-from .errors import ValidationError
 from .reads import access, strategies
 from .reads import shadow as shadowing
-
-
-def candidate_strategy(candidate: Any) -> Strategy:
-    """A Strategy, the path of a YAML file, or a mapping (parsed like a file)."""
-    if isinstance(candidate, Strategy):
-        return candidate
-    if isinstance(candidate, str | os.PathLike):
-        return load_strategy(candidate)
-    if isinstance(candidate, Mapping):
-        return parse_strategy(dict(candidate), source="candidate")
-    raise ValidationError("candidate: expected a Strategy, a YAML file path or a mapping")
 
 
 class StrategyVerbs:
@@ -41,14 +28,14 @@ class StrategyVerbs:
         return strategies.show(self.engine.core, hash)
 
     def shadow_run(self, tenant: str, candidate: Strategy | str | os.PathLike[str]
-                   | Mapping[str, Any], *, user: str | None = None, traces: int = 20,
+                   | dict[str, Any], *, user: str | None = None, traces: int = 20,
                    top_k: int | None = None) -> dict[str, Any]:
         """Replay the queries of the `traces` most recent traces of the user (None: of
         the tenant) under the strategy in force and under `candidate`, writing nothing:
         per query the memories that would enter, leave or move in the top k, and a
         summary (changed, unchanged, mean_overlap)."""
         core = self.engine.core
-        out = shadowing.shadow(core, tenant, candidate_strategy(candidate), user=user,
+        out = shadowing.shadow(core, tenant, as_strategy(candidate, 'candidate'), user=user,
                                traces=traces, top_k=top_k)
         by_user: dict[str, list[str]] = {}
         for q in out["queries"]:

@@ -81,6 +81,11 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "snapshots.diff": frozenset({_A, _S, _R}),
     "snapshots.restore": frozenset({_A}),
     "snapshots.drop": frozenset({_A}),
+    # strategy versions (docs/retrieval.md): the store's strategies are the operator's
+    # configuration, not a user's memory; a shadow run replays the tenant's traces
+    "strategies.history": frozenset({_A, _S, _R}),
+    "strategies.show": frozenset({_A, _S, _R}),
+    "strategies.shadow": frozenset({_A, _S, _R}),
     # administration
     "keys.create": frozenset({_A}),
     "keys.list": frozenset({_A}),

@@ -438,3 +438,11 @@ class SnapshotIn(_In):
 
 class RestoreIn(_In):
     reason: str | None = None
+
+
+class ShadowIn(_In):
+    strategy: dict[str, Any] = Field(description="the candidate strategy, as its YAML file's "
+                                     "mapping (omitted keys take their defaults)")
+    traces: int = Field(20, description="how many of the most recent traces to replay")
+    top_k: int | None = Field(None, description="compare this many (default: each "
+                              "strategy's own top_k)")
