@@ -63,7 +63,7 @@ def recent_traces(core: Core, tenant: str, user: str | None, n: int) -> list[dic
     found: list[dict[str, Any]] = []
     for usr in users_of(core, tenant, user):
         found += records.traces(core, {"tenant": tenant, "user": usr}, limit=n)
-    found.sort(key=lambda t: (-t["at"], t["trace_id"]))
+    found.sort(key=lambda t: (t["at"], t["trace_id"]), reverse=True)  # ids sort by time
     return found[:n]
 
 
