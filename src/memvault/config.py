@@ -5,6 +5,7 @@ snapshot, so "why did recall change" is answered by comparing two hashes.
 
     memvault config show [--config FILE]
     memvault config check FILE
+    memvault config history | show HASH | shadow CANDIDATE.yaml   (reads/strategies.py)
 """
 
 from __future__ import annotations
