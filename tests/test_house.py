@@ -22,9 +22,10 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
     ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.client",
                 "memvault.clientsnapshots", "memvault.clientwire",
-                "memvault.mergeverbs", "memvault.clientmerge")),
+                "memvault.mergeverbs", "memvault.clientmerge",
+                "memvault.vault_online_eval", "memvault.clientonlineeval")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
-               "memvault.consolidate",
+               "memvault.consolidate", "memvault.onlineeval", "memvault.evalreport",
                "memvault.portability", "memvault.agentmemory",
                "memvault.layers.assemble", "memvault.layers.graph",
                "memvault.layers.section", "memvault.layers.shortterm",

@@ -156,6 +156,9 @@ DROP INDEX IF EXISTS traces_memory_ids;
     (11, "named snapshots", """
 {snapshots}
 """),
+    (14, "online evaluation samples and judgements", """
+{online_eval}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))
