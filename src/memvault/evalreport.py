@@ -104,3 +104,10 @@ def metric_figures(core: Core) -> dict[str, dict[str, Any]]:
     rows = core.store.eval_figures(None, now - widest)
     return {label: summarise([r for r in rows if r["sampled_at"] >= now - ms])
             for label, ms in METRIC_WINDOWS}
+
+
+def online_figures(vault: Any) -> dict[str, dict[str, Any]] | None:
+    """/metrics's figures for a Vault, or None while its strategy has online evaluation
+    off (nothing to read)."""
+    core = vault.core
+    return metric_figures(core) if core.strategy.online_eval.enabled else None

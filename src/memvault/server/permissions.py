@@ -81,6 +81,10 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "snapshots.diff": frozenset({_A, _S, _R}),
     "snapshots.restore": frozenset({_A}),
     "snapshots.drop": frozenset({_A}),
+    # online evaluation (docs/evaluation.md): an application reports the answer it gave;
+    # the figures are the tenant's, counts without text
+    "answer": frozenset({_A, _S, _U}),
+    "eval.online": frozenset({_A, _S, _R}),
     # administration
     "keys.create": frozenset({_A}),
     "keys.list": frozenset({_A}),

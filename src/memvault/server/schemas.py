@@ -438,3 +438,10 @@ class SnapshotIn(_In):
 
 class RestoreIn(_In):
     reason: str | None = None
+
+
+class AnswerIn(_In):
+    trace_id: str = Field(description="the trace id of the context build the answer was "
+                          "produced with")
+    answer: str = Field(description="the answer the application gave (online evaluation: "
+                        "kept for the judge if that build was sampled)")
