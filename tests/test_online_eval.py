@@ -142,7 +142,7 @@ def test_a_judged_sample_gives_rates_tokens_and_latency(make_vault: Callable[...
 
 def test_a_malformed_judgement_is_a_failed_sample_not_a_verdict(
         make_vault: Callable[..., Vault], chat: ChatServer) -> None:
-    v, berlin, _ = seeded(make_vault)
+    v, _, _ = seeded(make_vault)
     r = v.context(ME, "where does the user live?")
     v.record_answer(ME, r.trace_id, "Berlin.")
     # Not JSON, then a memory it was not shown: both attempts (the strategy's 2) fail.
