@@ -6,6 +6,9 @@ Vault-level tests run on both backends; the server tests on SQLite."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,6 +19,7 @@ import pytest
 from _openai_server import MODEL, ChatServer
 from _server import Server, new_key
 from _util import ManualClock
+from test_mcp import call, run, stdio_params, stdio_session
 
 from memvault import Client, Vault
 from memvault.config import Strategy
@@ -258,3 +262,62 @@ def test_the_server_judges_in_the_background_and_reports(served: Server,
     assert 'memvault_online_eval_samples{status="judged",window="1h"} 1.0' in text
     assert 'memvault_online_eval_judge_tokens{kind="prompt",window="7d"} 100.0' in text
     assert 'memvault_online_eval_judgements_total{status="judged"} 1.0' in text
+
+
+# --- the CLI and MCP faces ----------------------------------------------------------------
+
+def _cli(db: Path, cfg: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "memvault.cli", "--db", str(db), "--config",
+                           str(cfg), "--tenant", "acme", "--user", "alice", "--json", *args],
+                          capture_output=True, text=True, env=os.environ.copy(), timeout=120)
+
+
+def _strategy_file(tmp_path: Path) -> Path:
+    cfg = tmp_path / "strategy.yaml"
+    cfg.write_text(f"online_eval: {{enabled: true, sample: 1.0, judge: 'llm:{MODEL}'}}\n",
+                   encoding="utf-8")
+    return cfg
+
+
+def test_cli_answer_run_report_and_sample(tmp_path: Path, chat: ChatServer) -> None:
+    db, cfg = tmp_path / "cli.db", _strategy_file(tmp_path)
+    with Vault(str(db), strategy=ON) as v:  # the build in-process: one CLI start less
+        v.remember(ME, "The user lives in Berlin")
+        ctx = v.context(ME, "where does the user live?")
+        tid, ids = ctx.trace_id, [h.memory.id for h in ctx.hits]
+    p = _cli(db, cfg, "eval", "answer", tid, "Berlin.")
+    assert p.returncode == 0 and json.loads(p.stdout)["sampled"] is True, p.stderr
+    p = _cli(db, cfg, "eval", "answer", tid, "again")
+    assert p.returncode == 1 and json.loads(p.stderr)["code"] == "conflict"
+    chat.answers = [verdicts(ids, used=set(ids), wrong=set())]
+    p = _cli(db, cfg, "eval", "online", "--run", "--report", "--since", "1d", "--window", "1d")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["run"]["judged"] == 1
+    assert out["report"]["total"]["memory_use_rate"] == 1.0
+    assert out["report"]["total"]["contamination_rate"] == 0.0
+    sample = json.loads(_cli(db, cfg, "eval", "sample", tid).stdout)
+    assert [m["used"] for m in sample["memories"]] == [True]
+    p = _cli(db, cfg, "eval", "online", "--window", "soon")
+    assert p.returncode == 1 and json.loads(p.stderr)["code"] == "invalid_input"
+
+
+def test_mcp_record_answer(tmp_path: Path) -> None:
+    db, cfg = tmp_path / "mcp.db", _strategy_file(tmp_path)
+    src = str(Path(__file__).parents[1] / "src")
+    with Vault(str(db)) as v:
+        v.remember(ME, "The user lives in Berlin")
+
+    async def go() -> None:
+        async with stdio_session(stdio_params(db, "--config", str(cfg),
+                                              env={"PYTHONPATH": src})) as s:
+            err, ctx = await call(s, "context", query="where does the user live?")
+            assert not err, ctx
+            err, out = await call(s, "record_answer", trace_id=ctx["trace_id"],
+                                  answer="Berlin.")
+            assert not err and out["sampled"] is True, out
+            err, out = await call(s, "record_answer", trace_id="no-such", answer="x")
+            assert err and out["error"]["code"] == "not_found", out
+    run(go)
+    with Vault(str(db), strategy=ON) as v:
+        assert v.online_eval_report("acme", since="1d")["total"]["pending"] == 1
