@@ -18,7 +18,7 @@ import httpx
 import pytest
 from _openai_server import MODEL, ChatServer
 from _server import Server, new_key
-from _util import ManualClock
+from _util import LoopbackJSONServer, ManualClock
 from test_mcp import call, run, stdio_params, stdio_session
 
 from memvault import Client, Vault
@@ -64,8 +64,8 @@ def test_off_by_default_nothing_is_sampled_or_judged(make_vault: Callable[..., V
         "trace_id": r.trace_id, "sampled": False, "status": None}
     with pytest.raises(NotFoundError):
         v.online_eval_sample(ME, r.trace_id)
-    assert v.judge_online().to_dict() == {"judged": 0, "failed": 0, "dropped": 0,
-                                          "errors": []}
+    assert v.judge_online().to_dict() == {"judged": 0, "failed": 0, "deferred": 0,
+                                          "dropped": 0, "errors": []}
     assert chat.requests == []
     total = v.online_eval_report("acme", since="1d", window="1d")["total"]
     assert total["samples"] == 0 and total["memory_use_rate"] is None
@@ -165,6 +165,28 @@ def test_a_malformed_judgement_is_a_failed_sample_not_a_verdict(
     assert (total["judged"], total["failed"]) == (0, 1)
     assert total["memory_use_rate"] is None and total["contamination_rate"] is None
     assert v.judge_online().failed == 0  # a failed sample is not retried forever
+
+
+def test_an_unreachable_judge_leaves_the_sample_for_a_later_round(
+        make_vault: Callable[..., Vault], monkeypatch: pytest.MonkeyPatch) -> None:
+    down = LoopbackJSONServer(lambda request: (503, {"error": {"message": "overloaded"}}))
+    monkeypatch.setenv("MEMVAULT_LLM_BASE_URL", down.url)
+    try:
+        v, _, _ = seeded(make_vault, ON.model_copy(update={
+            "online_eval": ON.online_eval.model_copy(update={"attempts": 1})}))
+        r = v.context(ME, "where does the user live?")
+        v.record_answer(ME, r.trace_id, "Berlin.")
+        for _ in range(4):  # rounds 1-4: deferred, still pending, nothing stored
+            run = v.judge_online()
+            assert (run.judged, run.failed, run.deferred) == (0, 0, 1)
+            s = v.online_eval_sample(ME, r.trace_id)
+            assert s["status"] == "pending" and s["used_count"] is None
+        run = v.judge_online()  # the fifth round gives up: a failed sample
+        assert (run.failed, run.deferred) == (1, 0)
+        assert "HTTP 503" in v.online_eval_sample(ME, r.trace_id)["error"]
+        assert len(down.requests) == 5
+    finally:
+        down.close()
 
 
 def test_the_judge_raises_a_typed_error_for_an_incomplete_judgement(

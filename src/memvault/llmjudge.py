@@ -164,6 +164,7 @@ class LLMJudge:
                 {"role": "user", "content": prompt(question, memories, answer)}]
         chat, errors = list(base), []
         tokens_in = tokens_out = 0
+        transient = False
         started = time.perf_counter()
         for attempt in range(1, self.attempts + 1):
             try:
@@ -173,19 +174,25 @@ class LLMJudge:
                 verdicts = parse(raw, ids)
             except Transient as e:
                 errors.append(f"attempt {attempt}: {e}")
+                transient = True
                 if attempt < self.attempts and self.backoff:
                     time.sleep(self.backoff * attempt)
                 continue
             except Invalid as e:
                 errors.append(f"attempt {attempt}: {e}")
+                transient = False
                 chat = [*base, {"role": "user", "content": (
                     f"Your previous answer was rejected: {str(e)[:1500]}\nAnswer again with "
                     "only the JSON object that matches the schema.")}]
                 continue
             return Judgement(verdicts, self.name, tokens_in, tokens_out,
                              round((time.perf_counter() - started) * 1000), attempt, errors)
-        raise JudgementError(f"{self.name}: no valid judgement after {self.attempts} "
+        err = JudgementError(f"{self.name}: no valid judgement after {self.attempts} "
                              f"attempt(s); last error: {errors[-1] if errors else 'unknown'}")
+        # The endpoint was down (5xx, 429, unreachable), not the answer malformed: the
+        # sample may wait for another round.
+        err.transient = transient  # type: ignore[attr-defined]
+        raise err
 
 
 __all__ = ["RESPONSE_SCHEMA", "Judgement", "LLMJudge", "MemoryVerdict", "parse", "prompt"]

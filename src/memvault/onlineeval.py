@@ -36,6 +36,8 @@ MAX_ANSWER_CHARS = 32_000
 HOUR_MS, DAY_MS = 3_600_000, 86_400_000
 # A claim this old belongs to a judge that died: another may take the sample.
 STALE_CLAIM_MS = 10 * 60_000
+# Rounds a sample may wait out an unreachable judge before it is recorded as failed.
+MAX_ROUNDS = 5
 
 
 class Judge(Protocol):
@@ -105,6 +107,7 @@ class JudgeRun:
 
     judged: int = 0
     failed: int = 0
+    deferred: int = 0  # the judge was unreachable: pending again, for a later round
     dropped: int = 0
     errors: list[dict[str, str]] = field(default_factory=list)
 
@@ -138,6 +141,11 @@ def judge_pending(core: Core, judge: Judge | None = None, *,
         try:
             j = the_judge.judge(row["question"], row["memories"], row["answer"])
         except MemvaultError as e:
+            if getattr(e, "transient", False) and row["attempts"] + 1 < MAX_ROUNDS:
+                # The endpoint is down: the sample waits for a later round.
+                core.store.release_eval_sample(row["eval_id"])
+                run.deferred += 1
+                continue
             # A malformed or refused judgement: recorded as failed, no verdict stored.
             if core.store.finish_eval_failed(row["eval_id"], judge=the_judge.name,
                                              at=core.clock(), error=e.message):

@@ -68,8 +68,8 @@ def eval_online(ctx: typer.Context,
         def human() -> None:
             if "run" in result:
                 r = result["run"]
-                out.print(f"judged {r['judged']}, failed {r['failed']}, "
-                          f"dropped {r['dropped']}", highlight=False)
+                out.print(f"judged {r['judged']}, failed {r['failed']}, deferred "
+                          f"{r['deferred']}, dropped {r['dropped']}", highlight=False)
                 for e in r["errors"]:
                     out.print(f"  {e['trace_id']}: {e['code']}: {e['message']}",
                               markup=False, highlight=False)

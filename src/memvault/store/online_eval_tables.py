@@ -109,6 +109,13 @@ class OnlineEvalTables(TableAccess):
                                                "e": eval_id, "m": mid})
         return True
 
+    def release_eval_sample(self, eval_id: str) -> bool:
+        """judging -> pending: the judge could not be reached; another round tries."""
+        ph = self._ph
+        return self._execute(f"UPDATE online_evals SET status = 'pending', claimed_at = NULL "
+                             f"WHERE eval_id = {ph('e')} AND status = 'judging'",
+                             {"e": eval_id}) == 1
+
     def finish_eval_failed(self, eval_id: str, *, judge: str, at: int, error: str) -> bool:
         ph = self._ph
         return self._execute(
