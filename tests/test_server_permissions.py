@@ -261,6 +261,9 @@ CALLS: dict[str, Call] = {
     "snapshots.create": lambda c, f, ok: c.post("/v1/snapshots", params=ALICE,
                                                 json={"name": f"perm-{_uid()}"}),
     "snapshots.list": _scoped("GET", "/v1/snapshots"),
+    "answer": lambda c, f, ok: c.post("/v1/answers", params=ALICE, json={
+        "trace_id": f.trace_id, "answer": "an answer (online evaluation is off here)"}),
+    "eval.online": lambda c, f, ok: c.get("/v1/eval/online"),
     "snapshots.diff": lambda c, f, ok: c.get(f"/v1/snapshots/{f.snap()}/diff", params=ALICE),
     "snapshots.restore": lambda c, f, ok: c.post(f"/v1/snapshots/{f.snap()}/restore",
                                                  params=ALICE, json={"reason": "perm"}),

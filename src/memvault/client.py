@@ -24,6 +24,7 @@ from . import validate as v
 from .agentmemory import TaskState
 from .changes import Event
 from .clientmerge import ClientMergeVerbs
+from .clientonlineeval import OnlineEvalCalls
 from .clientsnapshots import SnapshotCalls
 from .clientstrategies import StrategyCalls
 from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
@@ -85,7 +86,7 @@ def _message(m: Any) -> dict[str, Any]:
     return _body(**dataclasses.asdict(as_message(m)))
 
 
-class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls):
+class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls, OnlineEvalCalls):
     """The Vault's verbs on a memvault server at `url`, as the key `key` allows.
 
     `timeout`: seconds per request. `transport`: an httpx transport (tests, proxies)."""

@@ -343,6 +343,30 @@ class Consolidate(_Strict):
     threshold: float = Field(0.98, ge=0.5, le=1.0)
 
 
+class OnlineEval(_Strict):
+    """Online evaluation (onlineeval.py, docs/evaluation.md): a share of context builds is
+    kept as a sample; once the application reports the answer it gave (record_answer), an
+    LLM judge reads question, injected memories and answer, in the background (the
+    server's sweep, or `memvault eval online --run`), never on the request path."""
+
+    enabled: bool = False
+    # The share of context builds sampled (by their trace id, so the choice is stable).
+    sample: float = Field(0.05, ge=0, le=1)
+    # "llm" (model from MEMVAULT_LLM_MODEL) or "llm:MODEL"; the endpoint and key come from
+    # MEMVAULT_LLM_BASE_URL / MEMVAULT_LLM_API_KEY as for the LLM extractor, never from
+    # this file.
+    judge: str = Field("llm", pattern=r"^(?:llm|llm:[^\s]{1,200})$")
+    # Judge requests per sample before it is recorded as failed (malformed answers,
+    # 5xx/429, connection errors).
+    attempts: int = Field(2, ge=1, le=10)
+    # Samples judged per background round.
+    batch: int = Field(20, ge=1, le=1000)
+    # A sample whose answer never came is dropped after this long; judged ones are kept
+    # for `retention_days` (the report's and /metrics's windows read them).
+    answer_within_hours: float = Field(24.0, gt=0)
+    retention_days: float = Field(30.0, gt=0)
+
+
 class Strategy(_Strict):
     version: Literal[1] = 1
     name: str = "default"
@@ -355,6 +379,7 @@ class Strategy(_Strict):
     audit: Audit = Audit()
     agents: Agents = Agents()
     consolidate: Consolidate = Consolidate()
+    online_eval: OnlineEval = OnlineEval()
 
     @cached_property
     def hash(self) -> str:

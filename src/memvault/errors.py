@@ -84,6 +84,13 @@ class SummarizationError(MemvaultError):
     code = "summarization_failed"
 
 
+class JudgementError(MemvaultError):
+    """The online-evaluation judge (an LLM endpoint) gave no usable judgement after its
+    attempts: the sample is recorded as failed, and nothing is stored as a judgement."""
+
+    code = "judgement_failed"
+
+
 class AuthenticationError(MemvaultError):
     """The server refused the API key: missing, unknown, revoked or expired (HTTP 401).
     `code` is the server's own: missing_key, invalid_key, key_revoked or key_expired."""

@@ -70,6 +70,9 @@ class JSONChat:
         self.client, self.model, self.name = client, model, name
         self.schema_name, self.schema, self.fatal = schema_name, schema, fatal
         self.response_format, self.temperature = response_format, temperature
+        # (prompt, completion) tokens of the last answer, as the server counted them
+        # (0, 0 when it does not say): the online judge reports its cost per request.
+        self.usage: tuple[int, int] = (0, 0)
 
     def complete(self, chat: list[dict[str, str]]) -> str:
         import openai
@@ -101,7 +104,16 @@ class JSONChat:
             except (openai.APIResponseValidationError, ValueError) as e:
                 # ValueError: the body was not JSON at all (a proxy's HTML error page).
                 raise Invalid(f"response is not a chat completion: {short(e)}") from e
+            self.usage = _usage(resp)
             return _content(resp)
+
+
+def _usage(resp: Any) -> tuple[int, int]:
+    usage = getattr(resp, "usage", None)
+    prompt = getattr(usage, "prompt_tokens", 0)
+    completion = getattr(usage, "completion_tokens", 0)
+    return (prompt if isinstance(prompt, int) else 0,
+            completion if isinstance(completion, int) else 0)
 
 
 def _content(resp: Any) -> str:

@@ -4,8 +4,7 @@ Each verb checks its arguments and hands the work to the floor below (docs/desig
 the write core (writes/: commit, mutations, purge, reindex), the read core (reads/:
 retrieval, traces, records), the gated write path (writepath.py), the layers (layers/),
 the lifecycle job (lifecycle.py) and export/import (portability.py). Reads are always
-scoped; a memory of another scope is indistinguishable from one that does not exist.
-"""
+scoped; a memory of another scope is indistinguishable from one that does not exist."""
 
 from __future__ import annotations
 
@@ -36,6 +35,7 @@ from .recall import Reranker
 from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
 from .validtime import valid_window
+from .vault_online_eval import OnlineEvalVerbs
 from .vault_snapshots import SnapshotVerbs
 from .vault_strategies import StrategyVerbs
 from .writes import erase, mutations, prepare, prepare_items, turnkeys
@@ -59,7 +59,7 @@ def _shared(name: str, doc: str) -> property:
                     lambda self, value: setattr(self.core, name, value), doc=doc)
 
 
-class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs):
+class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs):
     """Open a store (SQLite path or PostgreSQL DSN) with an embedder spec.
 
     `actor` and `actor_role` are the default principal recorded in revisions; every

@@ -23,6 +23,7 @@ from .governance import (
 from .keys import keys_app
 from .layers import expand, graph_app, recent, summarize
 from .merging import consolidate, merge, split, unmerge, unsplit
+from .onlineeval import eval_answer, eval_online, eval_sample
 from .portability import export_, import_, migrate, reindex
 from .reads import audit, context, diff, get, history, list_, profile, recall, trace, traces, users
 from .services import demo, mcp, serve_rest
@@ -81,6 +82,9 @@ app.add_typer(review_app, name="review")
 app.add_typer(task_app, name="task")
 app.add_typer(graph_app, name="graph")
 app.add_typer(config_app, name="config")
+eval_app.command("online")(eval_online)
+eval_app.command("answer")(eval_answer)
+eval_app.command("sample")(eval_sample)
 app.add_typer(eval_app, name="eval")
 app.add_typer(keys_app, name="keys")
 app.add_typer(events_app, name="events")

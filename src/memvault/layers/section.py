@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .. import agentpolicy, turnctx
+from .. import agentpolicy, onlineeval, turnctx
 from .. import validate as v
 from ..clashes import declared_conflicts
 from ..engine import Engine
@@ -85,7 +85,10 @@ def build_context(eng: Engine, scope: Any, query: Any, *, budget: int, lang: str
                 "route": shown.route.to_dict() if shown.route else None}
     tid = eng.reads.record_trace("context", outcome, trace_id=trace_id, injected=injected)
     by_id = shown.hits
+    hits = [by_id[i] for i in rendered.included if i in by_id]
+    # Online evaluation keeps a sample row and nothing else: the result is the same.
+    onlineeval.sample(eng.core, outcome.scope, outcome.query, tid, hits)
     return ContextResult(text=rendered.text, tokens=rendered.tokens,
-                         hits=[by_id[i] for i in rendered.included if i in by_id],
+                         hits=hits,
                          dropped=injected["dropped"], conflicts=rendered.conflicts,
                          trace_id=tid)

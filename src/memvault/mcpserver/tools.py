@@ -263,6 +263,17 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
                              as_of=as_of, valid_at=valid_at, valid_since=valid_since,
                              valid_until=valid_until).to_dict()
 
+    @server.tool(annotations=write)
+    @_verb("answer")
+    def record_answer(
+        trace_id: Annotated[str, Field(description="The trace_id `context` returned.")],
+        answer: Annotated[str, Field(description="The answer you gave with that context.")],
+    ) -> dict[str, Any]:
+        """Report the answer you gave with a `context` section, for online evaluation
+        (an LLM judge later checks which memories it used and whether any was wrong).
+        Nothing is stored unless that context build was sampled."""
+        return vault.record_answer(_scope(), trace_id, answer)
+
     @server.tool(annotations=read_only)
     @_verb("recent")
     def recent(

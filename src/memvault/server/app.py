@@ -16,6 +16,7 @@ from fastapi_offline import FastAPIOffline
 
 from .. import __version__
 from ..errors import ValidationError
+from ..evalreport import online_figures
 from ..vault import Vault
 from ..webhooks import Policy
 from . import (
@@ -23,6 +24,7 @@ from . import (
     agentroutes,
     api,
     errors,
+    evalroutes,
     eventroutes,
     mergeroutes,
     snapshotroutes,
@@ -107,7 +109,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
                close_vault: bool = False) -> FastAPI:
     """`close_vault`: the app owns the vault and closes it at shutdown (memvault serve)."""
     settings = settings or Settings()
-    metrics = Metrics(vault.store.queue_depth)
+    metrics = Metrics(vault.store.queue_depth, online_eval=lambda: online_figures(vault))
     state = ServerState(vault, settings, metrics)
     if settings.worker:
         state.worker = Worker(vault, metrics, poll_seconds=settings.job_poll_seconds,
@@ -154,6 +156,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
     app.include_router(eventroutes.router)
     app.include_router(snapshotroutes.router)
     app.include_router(strategyroutes.router)
+    app.include_router(evalroutes.router)
     app.include_router(admin.router)
     app.include_router(admin.ops)
     app.include_router(ui.router)  # the admin page (/admin/), static files only

@@ -142,7 +142,8 @@ class Worker:
 
 
 class Sweeper:
-    """vault.sweep() every `interval` seconds: lapsed TTLs are demoted without a caller.
+    """vault.sweep() every `interval` seconds: lapsed TTLs are demoted without a caller;
+    then, with online evaluation on, the answered samples are judged (judge_online).
     Several servers on one store sweep one at a time: a round runs only under the store's
     "sweep" lease (store/leadership.py), which a sweeper keeps while it lives and another
     takes over when its holder stops or dies."""
@@ -159,6 +160,22 @@ class Sweeper:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(10.0)
+
+    def judge(self) -> None:
+        """Online evaluation's background step (onlineeval.py): judge the answered
+        samples, here and never on a request. Off in the strategy: nothing to do."""
+        if not self.vault.strategy.online_eval.enabled:
+            return
+        try:
+            run = self.vault.judge_online()
+        except Exception:  # no endpoint configured, the store down: the samples wait
+            log.exception("online evaluation failed")
+            return
+        self.metrics.judgements.labels("judged").inc(run.judged)
+        self.metrics.judgements.labels("failed").inc(run.failed)
+        if run.judged or run.failed:
+            log.info("online eval", extra={"fields": {"judged": run.judged,
+                                                       "failed": run.failed}})
 
     def _loop(self) -> None:
         lease = None
@@ -179,6 +196,8 @@ class Sweeper:
                         log.info("sweep", extra={"fields": {"expired": n}})
                 except Exception:
                     log.exception("sweep failed")
+                if lease is not None:
+                    self.judge()
         finally:
             if lease is not None:
                 lease.release()

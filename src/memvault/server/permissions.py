@@ -86,6 +86,10 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "strategies.history": frozenset({_A, _S, _R}),
     "strategies.show": frozenset({_A, _S, _R}),
     "strategies.shadow": frozenset({_A, _S, _R}),
+    # online evaluation (docs/evaluation.md): an application reports the answer it gave;
+    # the figures are the tenant's, counts without text
+    "answer": frozenset({_A, _S, _U}),
+    "eval.online": frozenset({_A, _S, _R}),
     # administration
     "keys.create": frozenset({_A}),
     "keys.list": frozenset({_A}),

@@ -446,3 +446,10 @@ class ShadowIn(_In):
     traces: int = Field(20, description="how many of the most recent traces to replay")
     top_k: int | None = Field(None, description="compare this many (default: each "
                               "strategy's own top_k)")
+
+
+class AnswerIn(_In):
+    trace_id: str = Field(description="the trace id of the context build the answer was "
+                          "produced with")
+    answer: str = Field(description="the answer the application gave (online evaluation: "
+                        "kept for the judge if that build was sampled)")

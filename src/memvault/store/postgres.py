@@ -408,7 +408,7 @@ class PostgresStore(SQLStore):
     def _finish_erasure(self, *, only_if_free: bool) -> bool:
         """`only_if_free`: skip the VACUUM while a snapshot holds the erased rows anyway."""
         through = self._last_revision()
-        tables = ["memories", "revisions", "traces", "word_vectors"] + [
+        tables = ["memories", "revisions", "traces", "word_vectors", "online_evals"] + [
             r["tbl"] for r in self._q("SELECT tbl FROM vector_models ORDER BY tbl")]
         stmt = sql.SQL("VACUUM (INDEX_CLEANUP OFF, TRUNCATE OFF, SKIP_LOCKED) {}").format(
             sql.SQL(", ").join(sql.Identifier(t) for t in tables))

@@ -159,6 +159,9 @@ DROP INDEX IF EXISTS traces_memory_ids;
     (13, "strategy versions", """
 {strategies}
 """),
+    (14, "online evaluation samples and judgements", """
+{online_eval}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))

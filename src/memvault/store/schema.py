@@ -178,6 +178,52 @@ CREATE TABLE strategies (
     last_used_at {time} NOT NULL
 );"""
 
+# Migration 12 (SQLite) / 14 (PostgreSQL): online evaluation (onlineeval.py). A sampled
+# context build, by its trace id (unique per tenant and user, as traces are), with what
+# the judge needs: the question and the injected memories' text as injected, and then the
+# answer the application reports. status: awaiting_answer -> pending -> judging ->
+# judged | failed. One row per (sample, memory) in online_eval_items carries the verdict
+# (used, wrong: NULL until judged) and is how purge finds the samples naming a memory.
+_ONLINE_EVAL = """\
+CREATE TABLE online_evals (
+    eval_id {key} PRIMARY KEY,
+    tenant {key} NOT NULL CHECK (tenant <> ''),
+    user_id {key} NOT NULL,
+    trace_id {key} NOT NULL,
+    strategy_hash TEXT NOT NULL,
+    sampled_at {time} NOT NULL,
+    question TEXT NOT NULL,
+    memories TEXT NOT NULL,
+    memory_count INTEGER NOT NULL,
+    answer TEXT,
+    answered_at {time},
+    status {key} NOT NULL,
+    claimed_at {time},
+    judge TEXT,
+    judged_at {time},
+    attempts INTEGER NOT NULL DEFAULT 0,
+    used_count INTEGER,
+    wrong_count INTEGER,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    latency_ms INTEGER,
+    error TEXT,
+    UNIQUE (tenant, user_id, trace_id)
+);
+CREATE INDEX online_evals_queue ON online_evals (status, answered_at);
+CREATE INDEX online_evals_tenant ON online_evals (tenant, judged_at);
+CREATE TABLE online_eval_items (
+    eval_id {key} NOT NULL,
+    tenant {key} NOT NULL,
+    user_id {key} NOT NULL,
+    memory_id {key} NOT NULL,
+    position INTEGER NOT NULL,
+    used INTEGER,
+    wrong INTEGER,
+    PRIMARY KEY (eval_id, memory_id)
+);
+CREATE INDEX online_eval_items_memory ON online_eval_items (tenant, user_id, memory_id);"""
+
 _REVISIONS = """\
 CREATE TABLE revisions (
     seq {serial},
@@ -268,6 +314,7 @@ _PARTS = {
     "events": _EVENTS,
     "snapshots": _SNAPSHOTS,
     "strategies": _STRATEGIES,
+    "online_eval": _ONLINE_EVAL,
 }
 
 

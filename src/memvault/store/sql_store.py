@@ -25,6 +25,7 @@ from .codec import (
     revision_from_row,
     scope_where,
 )
+from .online_eval_tables import OnlineEvalTables
 from .outbox import EventTables
 from .server_tables import ServerTables
 from .snapshot_tables import SnapshotTables
@@ -43,7 +44,8 @@ _TRACE_COLUMNS = ("trace_id", "tenant", "user_id", "kind", "at", "strategy_hash"
                   "memory_ids", "payload")
 
 
-class SQLStore(ServerTables, EventTables, SnapshotTables, StrategyTables):
+class SQLStore(ServerTables, EventTables, SnapshotTables, StrategyTables,
+               OnlineEvalTables):
     fault_hook: FaultHook | None
     # --- what a backend supplies ------------------------------------------------------
     _ROW_KEY: str  # the memories table's integer row key (rowid, mrow)

@@ -344,6 +344,11 @@ class SQLTx(OutboxTx):
         self.conn.execute(self._UNMARK_PURGE)
         self.store.flush_traces()  # a recall's queued trace may name it (tracequeue.py)
         self.conn.execute(self._DROP_TRACES_OF, owner)
+        # So may an online-evaluation sample (its question, the injected text, the answer).
+        named = (f"SELECT eval_id FROM online_eval_items WHERE tenant = {ph('tenant')} AND "
+                 f"user_id = {ph('user')} AND memory_id = {ph('mid')}")
+        self.conn.execute(f"DELETE FROM online_evals WHERE eval_id IN ({named})", owner)
+        self.conn.execute(f"DELETE FROM online_eval_items WHERE eval_id IN ({named})", owner)
 
     def id_in_use(self, memory_id: str) -> bool:
         mid = self._ph("id")

@@ -92,6 +92,9 @@ CREATE INDEX traces_scope ON traces (tenant, user_id, at);
     (11, "strategy versions", """
 {strategies}
 """),
+    (12, "online evaluation samples and judgements", """
+{online_eval}
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))
