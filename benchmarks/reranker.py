@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -144,7 +145,9 @@ def main() -> None:
             ds = Dataset(ds.name, ds.lang, ds.source,
                          [d for d in ds.docs if d.group in keep],
                          [q for q in ds.queries if q.group in keep], ds.categories)
+        t = time.perf_counter()
         results.append(run(ds, st, args.kind))
+        print(f"{name}: {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
     load1 = os.getloadavg()
     rr = st.retrieval.reranker
     table = Table(title=f"reranker {rr.kind} (model {rr.model or 'default'}, top {rr.top}, "
