@@ -161,7 +161,7 @@ def main() -> None:
             table.add_row(r["dataset"], str(int(a["n"])), arm,
                           *(f"{a[k]:.3f}" for k in SHOWN), f"{a['p50_ms']:.1f}",
                           f"{a['p95_ms']:.1f}", str(r["fallbacks"]) if arm == "on" else "")
-    Console().print(table)
+    Console(width=160).print(table)
     if args.json:
         args.json.write_text(json.dumps({"started": started, "load": [load0, load1],
                                          "strategy": rr.model_dump(), "results": results},
