@@ -25,7 +25,7 @@ from memvault.cli import app as cli_app
 from memvault.config import Strategy, load_strategy, parse_strategy
 from memvault.embed import load_embedder
 from memvault.errors import ValidationError
-from memvault.rerank import blend
+from memvault.rerank import blend, choose
 
 ME = Scope("acme", "alice")
 # A Chinese query over Chinese and English memories: the first stage and e5-small
@@ -76,6 +76,15 @@ def test_an_unknown_request_choice_is_refused_and_writes_nothing(tmp_path: Path)
             with pytest.raises(ValidationError, match="reranker: expected one of"):
                 v.recall(ME, "tea", reranker=bad)  # type: ignore[arg-type]
         assert dump(v) == before  # no trace, no access record
+
+
+def test_a_request_for_the_other_kind_does_not_take_the_strategys_model() -> None:
+    llm = with_reranker(kind="llm", model="gpt-x", top=8).retrieval.reranker
+    asked = choose(llm, "embedder")
+    assert (asked.kind, asked.model, asked.top) == ("embedder", None, 8)
+    assert choose(llm, "llm") is llm and choose(llm, None) is llm
+    off = with_reranker(kind="none", model="minilm").retrieval.reranker
+    assert choose(off, "embedder").model == "minilm"  # named for whichever is asked
 
 
 def test_blend_is_the_documented_mix() -> None:

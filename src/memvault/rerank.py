@@ -56,12 +56,17 @@ class RerankReport:
 
 
 def choose(cfg: Reranker, kind: str | None) -> Reranker:
-    """The strategy's reranker, or the kind a request asked for (validated)."""
+    """The strategy's reranker, or the kind a request asked for (validated), with the
+    strategy's other settings. Its `model` names a model of the strategy's kind: a request
+    for the other kind gets that kind's default (an LLM's name is no embedder's)."""
     if kind is None:
         return cfg
     if not isinstance(kind, str) or kind not in KINDS:
         raise ValidationError(f"reranker: expected one of {', '.join(KINDS)}")
-    return cfg if kind == cfg.kind else cfg.model_copy(update={"kind": kind})
+    if kind == cfg.kind:
+        return cfg
+    keep = cfg.model if cfg.kind == "none" else None
+    return cfg.model_copy(update={"kind": kind, "model": keep})
 
 
 def minmax(values: np.ndarray) -> np.ndarray:
