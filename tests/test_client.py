@@ -283,6 +283,8 @@ def test_arguments_json_cannot_carry_are_validation_errors(face: Face, me: Scope
         ("confidence", lambda: face.remember(me, "x", confidence=None)),
         ("source", lambda: face.remember(me, "x", source=None)),
         ("min_score", lambda: face.recall(me, "x", min_score=float("nan"))),
+        ("reranker", lambda: face.recall(me, "x", reranker="cross")),
+        ("reranker", lambda: face.recall(me, "x", reranker=3)),
         ("import", lambda: face.import_jsonl([b"{}\n"], scope=me)),
     ]
     for field, call in bad:

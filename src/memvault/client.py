@@ -27,6 +27,7 @@ from .clientmerge import ClientMergeVerbs
 from .clientonlineeval import OnlineEvalCalls
 from .clientsnapshots import SnapshotCalls
 from .clientstrategies import StrategyCalls
+from .config import RERANK_KINDS
 from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
 from .extract import as_message
 from .layers.section import ContextResult
@@ -407,13 +408,17 @@ class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls, OnlineEvalCalls):
                kind: str | None = None, tags: Iterable[str] | None = None,
                since: TimeLike = None, until: TimeLike = None, as_of: TimeLike = None,
                min_score: float | None = None, valid_at: TimeLike = None,
-               valid_since: TimeLike = None, valid_until: TimeLike = None) -> Hits:
-        """Ranked live memories of the scope for `query`; `trace_id` names the trace."""
+               valid_since: TimeLike = None, valid_until: TimeLike = None,
+               reranker: str | None = None) -> Hits:
+        """Ranked live memories of the scope for `query`; `trace_id` names the trace.
+        `reranker`: none, embedder or llm in place of the server's strategy."""
+        if reranker is not None and reranker not in RERANK_KINDS:
+            raise ValidationError(f"reranker: expected one of {', '.join(RERANK_KINDS)}")
         body = _body(query=query, top_k=top_k, kind=kind, tags=_tags(tags),
                      **wire.valid_time(valid_at, valid_since, valid_until),
                      since=wire.as_time(since, "since"), until=wire.as_time(until, "until"),
                      as_of=wire.as_time(as_of, "as_of"),
-                     min_score=wire.finite(min_score, "min_score"))
+                     min_score=wire.finite(min_score, "min_score"), reranker=reranker)
         return wire.hits(self._json("POST", "/v1/recall", scope, json=body))
 
     def context(self, scope: Scope | dict[str, str], query: str, *,

@@ -15,7 +15,7 @@ import json
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -133,6 +133,29 @@ class Caches(_Strict):
     word_vectors: int = Field(65_536, ge=0, le=10_000_000)
 
 
+RerankKind = Literal["none", "embedder", "llm"]
+RERANK_KINDS: tuple[str, ...] = get_args(RerankKind)
+
+
+class Reranker(_Strict):
+    """A second look at recall's best candidates (rerank.py, docs/retrieval.md,
+    "Reranker"). `embedder`: re-score the `top` candidates by the cosine of a second
+    local embedder (`model`, default e5-small), blended with the first-stage score:
+    (1 - weight) x first stage + weight x cosine, each min-max normalised over those
+    candidates. `llm`: the configured OpenAI-compatible endpoint orders them (`model`,
+    default $MEMVAULT_LLM_MODEL); an unusable answer keeps the first-stage order and the
+    trace says why. `none`: off."""
+
+    kind: RerankKind = "none"
+    top: int = Field(20, ge=2, le=200)
+    model: str | None = Field(None, min_length=1, max_length=200)
+    weight: float = Field(0.5, ge=0, le=1)
+    # llm only: the endpoint (else $MEMVAULT_LLM_BASE_URL, then $OPENAI_BASE_URL; the key
+    # always from the environment) and how long one answer may take.
+    base_url: str | None = Field(None, min_length=1, max_length=500)
+    timeout_s: float = Field(20.0, gt=0, le=300)
+
+
 class Retrieval(_Strict):
     top_k: int = Field(5, ge=1, le=1000)
     candidates: int = Field(50, ge=1, le=5000)
@@ -156,6 +179,7 @@ class Retrieval(_Strict):
     query_lines: int = Field(10, ge=0, le=50)
     turn_context: TurnContext = TurnContext()
     caches: Caches = Caches()
+    reranker: Reranker = Reranker()
 
 
 class Context(_Strict):

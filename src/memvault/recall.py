@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import bm25, turncues
 from .bm25 import TextCandidates
@@ -46,6 +47,8 @@ class RetrievalOutcome:
     hits: list[Hit] = field(default_factory=list)
     filtered: list[tuple[Hit, str]] = field(default_factory=list)
     reranked: bool = False
+    # What the strategy's reranker did (rerank.RerankReport.to_dict), if one ran.
+    rerank: dict[str, Any] | None = None
     # The store's erasure mark from before the retrieval read (Store.erasure_mark).
     erasure_mark: int | None = None
 

@@ -40,7 +40,7 @@ def build_trace(trace_id: str, kind: str, outcome: RetrievalOutcome, *, strategy
         "valid_time": outcome.valid.to_dict() if outcome.valid else None,
         "store_filters": STORE_FILTERS if outcome.valid is None
         else [*STORE_FILTERS[:-1], "valid_in_window"], "reranked": outcome.reranked,
-        "candidates": candidates, "memory_ids": ids,
+        "rerank": outcome.rerank, "candidates": candidates, "memory_ids": ids,
     }
     if injected is not None:
         trace["injected"] = injected

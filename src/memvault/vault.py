@@ -406,20 +406,20 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs):
                since: TimeLike = None, until: TimeLike = None, as_of: TimeLike = None,
                min_score: float | None = None, trace_id: str | None = None,
                valid_at: TimeLike = None, valid_since: TimeLike = None,
-               valid_until: TimeLike = None) -> Hits:
+               valid_until: TimeLike = None, reranker: str | None = None) -> Hits:
         """Ranked live memories of the scope for `query`, each with its score parts.
 
         Filters: kind, tags (all must be present), since/until on the memory's date
         (valid_from, else created_at); a time range named in the query ("last May")
         narrows the same way unless the strategy turns it off. Valid time (validtime.py):
         valid_at, or valid_since/valid_until, serves what held in the world then instead
-        of what holds now; as_of (system time) reads what the store knew then. The
-        result's `trace_id` names the trace recorded for it."""
+        of what holds now; as_of (system time) reads what the store knew then; reranker
+        (none, embedder, llm; rerank.py) in place of the strategy's. Hits.trace_id: its trace."""
         reads = self.engine.reads
         valid = valid_window(valid_at, valid_since, valid_until)
         outcome = reads.retrieve(scope, query, top_k=top_k, kind=kind, tags=tags,
                                  since=since, until=until, as_of=as_of, min_score=min_score,
-                                 valid=valid)
+                                 valid=valid, reranker=reranker)
         hits = Hits(outcome.hits)
         hits.trace_id = reads.record_trace("recall", outcome, trace_id=trace_id)
         access.record(self.core, scope, "recall", [h.memory.id for h in hits], hits.trace_id)

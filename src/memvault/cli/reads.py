@@ -69,13 +69,16 @@ def recall(ctx: typer.Context, query: str,
                help="System time: what the store knew then.")] = None,
            min_score: Annotated[float | None, typer.Option()] = None,
            valid_at: ValidAt = None, since: ValidSince = None,
-           until: ValidUntil = None) -> None:
+           until: ValidUntil = None,
+           reranker: Annotated[str | None, typer.Option(
+               help="none, embedder or llm: in place of the strategy's "
+                    "retrieval.reranker.")] = None) -> None:
     """Ranked memories for a query, with their score parts. --valid-at or
     --since/--until: what held in the world then ("where did Gina work in 2022")."""
     def go(c: Ctx) -> None:
         hits = c.vault().recall(c.scope(), query, top_k=top_k, kind=kind, tags=tag,
                                 as_of=as_of, min_score=min_score, valid_at=valid_at,
-                                valid_since=since, valid_until=until)
+                                valid_since=since, valid_until=until, reranker=reranker)
 
         def human() -> None:
             show(hits_table(hits))

@@ -230,13 +230,17 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
         valid_at: ValidAt = None,
         valid_since: ValidSince = None,
         valid_until: ValidUntil = None,
+        reranker: Annotated[Literal["none", "embedder", "llm"] | None, Field(
+            description="A second look at the best candidates, in place of the "
+                        "strategy's: a second embedder, or the configured LLM.")] = None,
     ) -> dict[str, Any]:
         """Ranked live memories for a query, each with its score parts; one winner per
         slot. valid_at or valid_since/valid_until ask what held in the world then ("where
         did Gina work in 2022"). The trace_id explains the ranking."""
         hits = vault.recall(_scope(), query, top_k=top_k, kind=kind.value if kind else None,
                             tags=tags, as_of=as_of, min_score=min_score, valid_at=valid_at,
-                            valid_since=valid_since, valid_until=valid_until)
+                            valid_since=valid_since, valid_until=valid_until,
+                            reranker=reranker)
         return {"trace_id": hits.trace_id, "hits": [h.to_dict() for h in hits]}
 
     @server.tool(annotations=read_only)

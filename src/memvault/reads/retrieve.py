@@ -31,6 +31,7 @@ from ..recall import (
     rank,
     snapshot_candidates,
 )
+from ..rerank import choose, rerank
 from ..store import ListFilter
 from ..textindex import query_terms
 from ..timeexpr import named_range
@@ -129,9 +130,12 @@ class Reader:
     def retrieve(self, scope: Any, query: Any, *, top_k: int | None, kind: Any, tags: Any,
                  since: TimeLike, until: TimeLike, as_of: TimeLike,
                  min_score: float | None,
-                 valid: ValidWindow | None = None) -> RetrievalOutcome:
+                 valid: ValidWindow | None = None,
+                 reranker: str | None = None) -> RetrievalOutcome:
         """`as_of`: system time (read what the store knew then); `valid`: a valid-time
-        window (validtime.py) in place of "valid at now (or at as_of)"."""
+        window (validtime.py) in place of "valid at now (or at as_of)". `reranker`: a
+        kind (rerank.KINDS) in place of the strategy's; unless a request names one, the
+        Vault's Python hook, if set, runs in place of the strategy's."""
         core = self.core
         store = core.store
         r = core.strategy.retrieval
@@ -145,6 +149,7 @@ class Reader:
         if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
                 or not math.isfinite(threshold):
             raise ValidationError("min_score: expected a finite number")
+        rr = choose(r.reranker, reranker)
         kind_ = v.kind(kind) if kind is not None else None
         tags_ = v.tags(tags)
         lo, hi = time_range(since, until)
@@ -251,9 +256,13 @@ class Reader:
                 out.filtered.append((h, "below_threshold"))
             else:
                 final.append(h)
-        if core.reranker is not None:
+        if core.reranker is not None and reranker is None:
             final = list(core.reranker(q, final))
             out.reranked = True
+        elif rr.kind != "none":
+            final, report = rerank(rr, q, final)
+            out.rerank = report.to_dict()
+            out.reranked = report.fallback is None
         out.filtered.extend((h, "top_k") for h in final[k:])
         out.hits = final[:k]
         return out

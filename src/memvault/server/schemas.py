@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..config import RerankKind
+
 Time = int | str  # epoch milliseconds or ISO-8601
 
 
@@ -79,6 +81,8 @@ class RecallIn(_In):
     valid_at: Time | None = Field(None, description="valid time: what held in the world then")
     valid_since: Time | None = Field(None, description="valid-time range start (overlap)")
     valid_until: Time | None = Field(None, description="valid-time range end (overlap)")
+    reranker: RerankKind | None = Field(None, description="in place of the strategy's "
+                                        "retrieval.reranker kind (none, embedder, llm)")
 
 
 class ContextIn(_In):

@@ -95,7 +95,10 @@ export function renderTrace() {
   if (tr.time_range) range.append(timeEl(tr.time_range[0]), " → ", timeEl(tr.time_range[1]));
   else range.textContent = "—";
   add(meta, t("timeRange"), range);
-  add(meta, t("reranked"), tr.reranked ? t("yes") : t("no"));
+  // Which reranker ran, and why it kept the first-stage order if it did (as text).
+  const rr = tr.rerank;
+  add(meta, t("reranked"), (tr.reranked ? t("yes") : t("no"))
+    + (rr ? ` (${rr.kind} ${rr.model}${rr.fallback ? ": " + rr.fallback : ""})` : ""));
   $("td-filters").textContent = (tr.store_filters || []).join(", ");
   const body = clear($("td-rows"));
   for (const c of tr.candidates || []) {
