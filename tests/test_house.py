@@ -22,7 +22,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
     ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.client",
                 "memvault.clientsnapshots", "memvault.clientwire",
-                "memvault.mergeverbs", "memvault.clientmerge")),
+                "memvault.mergeverbs", "memvault.clientmerge", "memvault.vault_replay",
+                "memvault.clientreplay")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
                "memvault.consolidate",
                "memvault.portability", "memvault.agentmemory",

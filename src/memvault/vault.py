@@ -36,6 +36,7 @@ from .recall import Reranker
 from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
 from .validtime import valid_window
+from .vault_replay import ReplayVerbs
 from .vault_snapshots import SnapshotVerbs
 from .writes import erase, mutations, prepare, prepare_items, turnkeys
 from .writes import reindex as reindexing
@@ -58,7 +59,7 @@ def _shared(name: str, doc: str) -> property:
                     lambda self, value: setattr(self.core, name, value), doc=doc)
 
 
-class Vault(SnapshotVerbs, MergeVerbs):
+class Vault(SnapshotVerbs, MergeVerbs, ReplayVerbs):
     """Open a store (SQLite path or PostgreSQL DSN) with an embedder spec.
 
     `actor` and `actor_role` are the default principal recorded in revisions; every

@@ -29,8 +29,7 @@ def case_changes(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         if eb is None:
             continue
         ma, mb = ea["metrics"] or {}, eb["metrics"] or {}
-        diff = {k: mb[k] - ma[k] for k in CASE_METRICS
-                if k in ma and k in mb and abs(mb[k] - ma[k]) >= 5e-4}
+        diff = {k: mb[k] - ma[k] for k in CASE_METRICS if k in ma and k in mb}
         moved = {g: [ea["gold_ranks"].get(g), eb["gold_ranks"].get(g)]
                  for g in eb["gold_ranks"] if ea["gold_ranks"].get(g) != eb["gold_ranks"][g]}
         va, vb = _violation_keys(ea), _violation_keys(eb)
@@ -38,7 +37,9 @@ def case_changes(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         row = {"id": cid, "diff": diff, "moved": moved,
                "violations_new": sorted(vb - va), "violations_gone": sorted(va - vb),
                "facts_found": sorted(fb - fa), "facts_lost": sorted(fa - fb)}
-        if any(v for k, v in row.items() if k != "id"):
+        if any(abs(d) >= 5e-4 for d in diff.values()) or any(
+                row[k] for k in ("moved", "violations_new", "violations_gone",
+                                 "facts_found", "facts_lost")):
             changed.append(row)
     return {"changed": changed, "only_in_a": sorted(set(ca) - set(cb)),
             "only_in_b": sorted(set(cb) - set(ca)),
