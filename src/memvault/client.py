@@ -24,6 +24,7 @@ from . import validate as v
 from .agentmemory import TaskState
 from .changes import Event
 from .clientmerge import ClientMergeVerbs
+from .clientreplay import ClientReplayVerbs
 from .clientsnapshots import SnapshotCalls
 from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
 from .extract import as_message
@@ -84,7 +85,7 @@ def _message(m: Any) -> dict[str, Any]:
     return _body(**dataclasses.asdict(as_message(m)))
 
 
-class Client(SnapshotCalls, ClientMergeVerbs):
+class Client(SnapshotCalls, ClientMergeVerbs, ClientReplayVerbs):
     """The Vault's verbs on a memvault server at `url`, as the key `key` allows.
 
     `timeout`: seconds per request. `transport`: an httpx transport (tests, proxies)."""

@@ -590,11 +590,10 @@ class Vault(SnapshotVerbs, MergeVerbs, ReplayVerbs):
     # --- maintenance --------------------------------------------------------------------------
     def reindex(self, *, batch: int = 256,
                 progress: Callable[[int, int], None] | None = None) -> int:
-        """Re-embed every memory with the configured embedders, then record them.
-
-        Crash-safe: new vectors are written beside the old ones, the model record switches
-        only when every memory has them, and only then are the old models' vectors dropped.
-        A reindex killed halfway leaves a store that still opens with the old model."""
+        """Re-embed every memory with the configured embedders, then record them. Crash-safe:
+        new vectors are written beside the old ones, the model record switches only when
+        every memory has them, and only then are the old models' vectors dropped. A reindex
+        killed halfway leaves a store that still opens with the old model."""
         batch = v.batch_size(batch)
         v.callback(progress, "progress")
         return reindexing.reindex(self.core, batch=batch, progress=progress)

@@ -25,6 +25,7 @@ from .layers import expand, graph_app, recent, summarize
 from .merging import consolidate, merge, split, unmerge, unsplit
 from .portability import export_, import_, migrate, reindex
 from .reads import audit, context, diff, get, history, list_, profile, recall, trace, traces, users
+from .replay import replay
 from .services import demo, mcp, serve_rest
 from .session import main_options
 from .snapshots import snapshot_app
@@ -76,6 +77,7 @@ app.command()(migrate)
 app.command()(demo)
 app.command()(mcp)
 app.command("serve")(serve_rest)
+app.command()(replay)
 
 app.add_typer(review_app, name="review")
 app.add_typer(task_app, name="task")

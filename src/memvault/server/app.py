@@ -25,6 +25,7 @@ from . import (
     errors,
     eventroutes,
     mergeroutes,
+    replayroutes,
     snapshotroutes,
     ui,
 )
@@ -152,6 +153,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
     app.include_router(mergeroutes.router)
     app.include_router(eventroutes.router)
     app.include_router(snapshotroutes.router)
+    app.include_router(replayroutes.router)
     app.include_router(admin.router)
     app.include_router(admin.ops)
     app.include_router(ui.router)  # the admin page (/admin/), static files only
