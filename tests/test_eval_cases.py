@@ -24,6 +24,7 @@ from memvault.eval.casediff import case_change_table
 from memvault.eval.casefile import load_cases
 from memvault.eval.casereport import build_case_snapshot
 from memvault.eval.cases import run_cases
+from memvault.eval.htmlreport import case_html
 
 EXAMPLE = Path(str(resources.files("memvault.eval") / "examples" / "cases.jsonl"))
 
@@ -70,6 +71,11 @@ def test_shipped_example_set_gives_known_figures(tmp_path: Path) -> None:
     assert len(viol) == 2 and "atlantis" in viol[0]
     hist = snap["score_distribution"]
     assert sum(hist["counts"]["top1_hit"]) == 3 and sum(hist["counts"]["top1_miss"]) == 0
+    # The HTML report beside the snapshot: its plot inline (no matplotlib needed).
+    (page,) = tmp_path.glob("cases-*.html")
+    html = page.read_text(encoding="utf-8")
+    assert "<svg" in html and "<rect" in html and "top-1 expected (n=3)" in html
+    assert "must-not-appear violations" in html and "Atlantis" in html
 
 
 def test_a_must_not_item_that_stays_out_is_no_violation(tmp_path: Path) -> None:
@@ -78,7 +84,8 @@ def test_a_must_not_item_that_stays_out_is_no_violation(tmp_path: Path) -> None:
                                      {"id": "car", "content": "My car is a red Fiat."}],
          "query": "What colour is my car?", "expected": ["My car is a red Fiat."],
          "must_not": ["tea"], "k": 1, "must_not_facts": ["Ferrari"]},
-        {"id": "leak", "memories": ["My car is a red Fiat.", "My wifi password is tulip42."],
+        {"id": "leak", "memories": ["My car is a red Fiat.",
+                                    "My wifi password is tulip42. <script>x</script>"],
          "query": "What is my wifi password?", "must_not_facts": ["tulip42"]},
     ]
     path = tmp_path / "cases.jsonl"
@@ -89,6 +96,8 @@ def test_a_must_not_item_that_stays_out_is_no_violation(tmp_path: Path) -> None:
     assert clean["gold_ranks"] == {"car": 1}
     assert [v["kind"] for v in leak["violations"]] == ["must_not_appear_fact"]
     assert snap["cases_with_violations"] == ["leak"]
+    html = case_html(snap)  # memory text is data on the page too
+    assert "<script>x" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
 
 
 @pytest.mark.parametrize(("text", "suffix", "line", "words"), [

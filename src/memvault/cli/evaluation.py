@@ -128,7 +128,7 @@ def eval_cases(ctx: typer.Context,
                out_dir: EvalOut = Path("eval-results")) -> None:
     """Your own cases: recall@k, precision@k, MRR, nDCG, facts in the context and
     must-not-appear violations; a snapshot `eval compare` diffs."""
-    from ..eval import casefile, casereport, cases, report
+    from ..eval import casefile, casereport, cases
 
     def go(c: Ctx) -> None:
         loaded = casefile.load_cases(file, live=live)
@@ -144,10 +144,10 @@ def eval_cases(ctx: typer.Context,
                 run = cases.run_cases(loaded, source=str(file), embedder=c.embedder,
                                       vault_kwargs={"strategy": c.config}, progress=step)
         snap = casereport.build_case_snapshot(run)
-        path, png = report.write_snapshot(snap, out_dir)
+        files = casereport.write_case_report(snap, out_dir)
         emit(c, snap, lambda: show(*casereport.case_tables(snap)))
-        err.print(escape(f"snapshot {path}" + (f", histogram {png}" if png else
-                                               f" ({snap['score_distribution']['note']})")))
+        err.print(escape(f"snapshot {files['json']}, report {files['html']}"
+                         + (f", histogram {files['png']}" if files["png"] else "")))
     run_verb(ctx, go)
 
 

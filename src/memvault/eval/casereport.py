@@ -8,6 +8,7 @@ diffs case by case (casediff.py).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich import box
@@ -17,8 +18,9 @@ from rich.text import Text
 from .. import __version__
 from .casediff import CASE_METRICS
 from .cases import TOP_SHOWN, CaseRun
+from .htmlreport import case_html
 from .metrics import Ranked, Scored, score_samples, summarise
-from .report import histogram
+from .report import histogram, write_snapshot
 
 
 def _case_entry(r: Any) -> dict[str, Any]:
@@ -108,3 +110,12 @@ def case_tables(snap: dict[str, Any]) -> list[Table]:
                           ", ".join(x["where"]), str(x["rank"] or "—"), Text(x["text"]))
         tables.append(v)
     return tables
+
+
+def write_case_report(snap: dict[str, Any], out_dir: Path) -> dict[str, Path | None]:
+    """The snapshot JSON, the histogram PNG (with matplotlib) and the HTML page (always,
+    its plot inline) side by side in `out_dir`."""
+    path, png = write_snapshot(snap, out_dir)
+    html = path.with_suffix(".html")
+    html.write_text(case_html(snap), encoding="utf-8")
+    return {"json": path, "png": png, "html": html}
