@@ -137,6 +137,17 @@ def test_bad_case_file_exits_non_zero_on_the_cli(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+def test_a_message_or_memory_the_verbs_refuse_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        '{"query": "q", "memories": ["a"], "expected": ["a"]}\n'
+        '{"id": "bad", "query": "q", "history": [{"role": "robot", "content": "hi"}], '
+        '"expected": ["hi"]}\n', encoding="utf-8")
+    with pytest.raises(ValidationError) as e:
+        run_cases(load_cases(path), embedder="use-m3")
+    assert str(e.value).startswith("case file line 2 (case bad): ")
+
+
 def test_yaml_cases_read_like_jsonl(tmp_path: Path) -> None:
     path = tmp_path / "cases.yaml"
     path.write_text("- id: tall\n  memories:\n    - {id: anna, content: Anna is 164 cm.}\n"

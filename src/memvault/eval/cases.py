@@ -17,7 +17,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -156,7 +156,11 @@ def run_cases(cases: list[Case], *, source: str = "", embedder: str | None = Non
         try:
             for n, case in enumerate(cases, start=1):
                 scope = Scope(TENANT, f"case-{n}")
-                by_memory = _index_case(vault, scope, case)
+                try:
+                    by_memory = _index_case(vault, scope, case)
+                except ValidationError as e:  # a message or memory the verbs refuse
+                    raise ValidationError(f"case file line {case.line} (case {case.id}): "
+                                          f"{e.message}") from None
                 items = {i.id for i in case.items}
                 texts = {i.id: i.content for i in case.items}
                 results.append(_ask(vault, scope, case,
@@ -214,8 +218,7 @@ def run_live(vault: Vault, scope: Any, cases: list[Case], *, source: str = "",
         for n, case in enumerate(cases, start=1):
             gold, missing, texts = _live_names(vault, scope, case.expected)
             bad, missing_bad, bad_texts = _live_names(vault, scope, case.must_not)
-            live_case = Case(case.id, case.line, case.query, (), tuple(gold), tuple(bad),
-                             case.expected_facts, case.must_not_facts, case.k, case.budget)
+            live_case = replace(case, expected=tuple(gold), must_not=tuple(bad))
             r = _ask(vault, scope, live_case, lambda m: m.id, frozenset(gold),
                      {**texts, **bad_texts})
             r.missing_expected = missing + missing_bad
