@@ -94,6 +94,24 @@ def test_a_forget_between_two_times_is_charged_with_the_memory_leaving(
     assert {r["op_id"] for r in whole["revisions"]} == {op, forget_op}
 
 
+def test_an_edit_that_moves_a_memory_is_charged_with_the_move(
+        clocked_vault: Vault, clock: ManualClock) -> None:
+    v = clocked_vault
+    _world(v, clock)
+    v.remember(S, "My sister visited me in Porto last year.")
+    clock.advance(1000)
+    lisbon = next(m for m in v.list(S, limit=10) if "Lisbon" in m.content)
+    t1 = clock.now
+    clock.advance(1000)
+    v.edit(S, lisbon.id, content="I play chess in Lisbon.", reason="typo")
+    edit_op = v.history(S, lisbon.id)[-1].op_id
+    clock.advance(1000)
+    out = v.replay(S, [Q], from_time=t1, to_time=clock.now)["queries"][0]
+    changes = {x["memory_id"]: x for x in [*out["left"], *out["moved"]]}
+    assert lisbon.id in changes and changes[lisbon.id]["cause"]["op_id"] == edit_op
+    assert edit_op in out["changed_by"]
+
+
 def test_queries_come_from_the_stored_traces(clocked_vault: Vault,
                                               clock: ManualClock) -> None:
     v = clocked_vault

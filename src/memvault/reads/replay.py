@@ -94,8 +94,9 @@ def _compare(before: list[Hit], after: list[Hit],
               "from": rb[h.memory.id], "to": ra[h.memory.id],
               "cause": cause.get(h.memory.id)}
              for h in after if h.memory.id in rb and rb[h.memory.id] != ra[h.memory.id]]
+    # A memory's own revision that moved it (an edit) changed the results too.
     changed_by = list(dict.fromkeys(
-        x["cause"]["op_id"] for x in [*entered, *left] if x["cause"]))
+        x["cause"]["op_id"] for x in [*entered, *left, *moved] if x["cause"]))
     return {"before": [_entry(h, i) for i, h in enumerate(before, start=1)],
             "after": [_entry(h, i) for i, h in enumerate(after, start=1)],
             "entered": entered, "left": left, "moved": moved, "changed_by": changed_by}
