@@ -222,6 +222,8 @@ CALLS: dict[str, Call] = {
     "profile": _scoped("GET", "/v1/profile"),
     "traces": _scoped("GET", "/v1/traces"),
     "trace": lambda c, f, ok: c.get(f"/v1/traces/{f.trace_id}", params=ALICE),
+    "replay": lambda c, f, ok: c.post("/v1/replay", params=ALICE, json={
+        "queries": ["tea"], "from": 0}),
     "review.list": _scoped("GET", "/v1/review"),
     "review.show": lambda c, f, ok: c.get(f"/v1/review/{f.staged_alice}", params=ALICE),
     "export": _scoped("GET", "/v1/export"),

@@ -25,6 +25,7 @@ from .agentmemory import TaskState
 from .changes import Event
 from .clientmerge import ClientMergeVerbs
 from .clientonlineeval import OnlineEvalCalls
+from .clientreplay import ClientReplayVerbs
 from .clientsnapshots import SnapshotCalls
 from .clientstrategies import StrategyCalls
 from .config import RERANK_KINDS
@@ -87,7 +88,8 @@ def _message(m: Any) -> dict[str, Any]:
     return _body(**dataclasses.asdict(as_message(m)))
 
 
-class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls, OnlineEvalCalls):
+class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls, OnlineEvalCalls,
+             ClientReplayVerbs):
     """The Vault's verbs on a memvault server at `url`, as the key `key` allows.
 
     `timeout`: seconds per request. `transport`: an httpx transport (tests, proxies)."""

@@ -36,6 +36,7 @@ from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
 from .validtime import valid_window
 from .vault_online_eval import OnlineEvalVerbs
+from .vault_replay import ReplayVerbs
 from .vault_snapshots import SnapshotVerbs
 from .vault_strategies import StrategyVerbs
 from .writes import erase, mutations, prepare, prepare_items, turnkeys
@@ -59,7 +60,7 @@ def _shared(name: str, doc: str) -> property:
                     lambda self, value: setattr(self.core, name, value), doc=doc)
 
 
-class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs):
+class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVerbs):
     """Open a store (SQLite path or PostgreSQL DSN) with an embedder spec.
 
     `actor` and `actor_role` are the default principal recorded in revisions; every
@@ -589,11 +590,10 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs):
     # --- maintenance --------------------------------------------------------------------------
     def reindex(self, *, batch: int = 256,
                 progress: Callable[[int, int], None] | None = None) -> int:
-        """Re-embed every memory with the configured embedders, then record them.
-
-        Crash-safe: new vectors are written beside the old ones, the model record switches
-        only when every memory has them, and only then are the old models' vectors dropped.
-        A reindex killed halfway leaves a store that still opens with the old model."""
+        """Re-embed every memory with the configured embedders, then record them. Crash-safe:
+        new vectors are written beside the old ones, the model record switches only when
+        every memory has them, and only then are the old models' vectors dropped. A reindex
+        killed halfway leaves a store that still opens with the old model."""
         batch = v.batch_size(batch)
         v.callback(progress, "progress")
         return reindexing.reindex(self.core, batch=batch, progress=progress)

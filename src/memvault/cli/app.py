@@ -26,6 +26,7 @@ from .merging import consolidate, merge, split, unmerge, unsplit
 from .onlineeval import eval_answer, eval_online, eval_sample
 from .portability import export_, import_, migrate, reindex
 from .reads import audit, context, diff, get, history, list_, profile, recall, trace, traces, users
+from .replay import replay
 from .services import demo, mcp, serve_rest
 from .session import main_options
 from .snapshots import snapshot_app
@@ -77,6 +78,7 @@ app.command()(migrate)
 app.command()(demo)
 app.command()(mcp)
 app.command("serve")(serve_rest)
+app.command()(replay)
 
 app.add_typer(review_app, name="review")
 app.add_typer(task_app, name="task")

@@ -15,8 +15,9 @@ from ..eval.datasets import Lang, Split
 from .render import err, progress_bar, show
 from .session import Ctx, emit, fail, run_verb
 
-eval_app = typer.Typer(no_args_is_help=True, help="Retrieval evaluation on LoCoMo and "
-                       "MADial-Bench in a fresh temporary store (docs/evaluation.md).")
+eval_app = typer.Typer(no_args_is_help=True, help="Retrieval evaluation on LoCoMo, "
+                       "MADial-Bench or your own cases, in a fresh temporary store "
+                       "(docs/evaluation.md).")
 
 EvalData = Annotated[Path | None, typer.Option(
     "--data", help="Datasets folder (holding locomo/ and madial-bench/), or the dataset's "
@@ -117,10 +118,44 @@ def eval_madial(ctx: typer.Context,
     _eval_run(ctx, "madial", data, lang.value, split, out_dir)
 
 
+@eval_app.command("cases")
+def eval_cases(ctx: typer.Context,
+               file: Annotated[Path, typer.Argument(help="Cases, JSONL or YAML (.yaml/.yml).")],
+               live: Annotated[bool, typer.Option(
+                   "--live", help="Ask the store's scope (--tenant/--user) as it is, "
+                   "read-only: no history in the cases, nothing written, no traces.")
+                               ] = False,
+               out_dir: EvalOut = Path("eval-results")) -> None:
+    """Your own cases: recall@k, precision@k, MRR, nDCG, facts in the context and
+    must-not-appear violations; a snapshot `eval compare` diffs."""
+    from ..eval import casefile, casereport, cases
+
+    def go(c: Ctx) -> None:
+        loaded = casefile.load_cases(file, live=live)
+        with progress_bar() as p:
+            task = p.add_task("cases", total=len(loaded))
+
+            def step(done: int, total: int) -> None:
+                p.update(task, completed=done)
+            if live:
+                run = cases.run_live(c.vault(), c.scope(), loaded, source=str(file),
+                                     progress=step)
+            else:
+                run = cases.run_cases(loaded, source=str(file), embedder=c.embedder,
+                                      vault_kwargs={"strategy": c.config}, progress=step)
+        snap = casereport.build_case_snapshot(run)
+        files = casereport.write_case_report(snap, out_dir)
+        emit(c, snap, lambda: show(*casereport.case_tables(snap)))
+        err.print(escape(f"snapshot {files['json']}, report {files['html']}"
+                         + (f", histogram {files['png']}" if files["png"] else "")))
+    run_verb(ctx, go)
+
+
 @eval_app.command("compare")
 def eval_compare(ctx: typer.Context, a: Path, b: Path) -> None:
-    """Metric differences B − A of two snapshots, per split and category."""
-    from ..eval import report
+    """Metric differences B − A of two snapshots, per split and category (and, for case
+    snapshots, per case: expected memories moved, violations, facts)."""
+    from ..eval import casediff, report
 
     def go(c: Ctx) -> None:
         cmp = report.compare(report.load_snapshot(a), report.load_snapshot(b))
@@ -129,5 +164,7 @@ def eval_compare(ctx: typer.Context, a: Path, b: Path) -> None:
             for w in cmp["warnings"]:
                 err.print(f"note: {escape(w)}")
             show(*report.compare_tables(cmp, str(a), str(b)))
+            if "cases" in cmp:
+                show(casediff.case_change_table(cmp["cases"]))
         emit(c, cmp, human)
     run_verb(ctx, go)

@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 from rich import box
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from .. import __version__
 from ..errors import ValidationError
+from .casediff import case_changes, diff_text
 from .metrics import METRICS, OVERALL, Ranked, Scored, query_metrics, score_samples, summarise
 from .runner import RunResult
 
@@ -180,7 +181,7 @@ def _fmt(x: float | None) -> str:
     return f"{x:.3f}".removeprefix("0")  # ".512", as BASELINES.md writes them
 
 
-def _table(title: str, metrics: tuple[str, ...]) -> Table:
+def _table(title: str | Text, metrics: tuple[str, ...]) -> Table:
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
     for col in ("split", "category", "n", *metrics):
         t.add_column(col, justify="left" if col in ("split", "category") else "right")
@@ -235,25 +236,23 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
                          "diff": {k: mb[k] - ma[k] for k in METRICS if k in ma and k in mb}})
         warnings += [f"{split}/{c} only in B" for c in tb if c not in ta]
     warnings += [f"split {s} only in B" for s in b["metrics"] if s not in a["metrics"]]
-    return {"rows": rows, "warnings": warnings}
-
-
-def _diff(d: float | None) -> str:
-    if d is None:
-        return "—"
-    if abs(d) < 5e-4:
-        return "[dim]0[/]"
-    return f"[{'green' if d > 0 else 'red'}]{d:+.3f}[/]"
+    out: dict[str, Any] = {"rows": rows, "warnings": warnings}
+    if "cases" in a or "cases" in b:  # case snapshots (casereport.py): case by case too
+        out["cases"] = case_changes(a, b)
+        warnings += [f"case {c} only in A" for c in out["cases"]["only_in_a"]]
+        warnings += [f"case {c} only in B" for c in out["cases"]["only_in_b"]]
+    return out
 
 
 def compare_tables(cmp: dict[str, Any], label_a: str, label_b: str) -> list[Table]:
     tables = []
     for name, metrics in TABLE_GROUPS:
-        t = _table(f"B − A, {name}\nA = {escape(label_a)}\nB = {escape(label_b)}", metrics)
+        # Plain Text: the labels are paths, shown as they are whatever the console.
+        t = _table(Text(f"B − A, {name}\nA = {label_a}\nB = {label_b}"), metrics)
         for row in cmp["rows"]:
             n = (str(int(row["n_a"])) if row["n_a"] == row["n_b"]
                  else f"{int(row['n_a'])}→{int(row['n_b'])}")
             t.add_row(row["split"], row["category"], n,
-                      *(_diff(row["diff"].get(k)) for k in metrics))
+                      *(diff_text(row["diff"].get(k)) for k in metrics))
         tables.append(t)
     return tables

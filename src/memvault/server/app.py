@@ -27,6 +27,7 @@ from . import (
     evalroutes,
     eventroutes,
     mergeroutes,
+    replayroutes,
     snapshotroutes,
     strategyroutes,
     ui,
@@ -157,6 +158,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
     app.include_router(snapshotroutes.router)
     app.include_router(strategyroutes.router)
     app.include_router(evalroutes.router)
+    app.include_router(replayroutes.router)
     app.include_router(admin.router)
     app.include_router(admin.ops)
     app.include_router(ui.router)  # the admin page (/admin/), static files only

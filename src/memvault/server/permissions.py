@@ -58,6 +58,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "profile": frozenset({_A, _S, _U, _R}),
     "traces": frozenset({_A, _S, _U, _R}),
     "trace": frozenset({_A, _S, _U, _R}),
+    "replay": frozenset({_A, _S, _U, _R}),  # recall as of two times: a read of the scope
     "review.list": frozenset({_A, _S, _U, _R}),
     "review.show": frozenset({_A, _S, _U, _R}),
     "export": frozenset({_A, _S, _U, _R}),
