@@ -123,6 +123,11 @@ class Tx(Protocol):
         """Whether any scope has a memory or a revision with this id (the import check)."""
         ...
 
+    def ops_in_use(self, op_ids: list[str]) -> set[str]:
+        """Those of `op_ids` some revision of any scope already has (the import check:
+        an imported revision keeps its op id, which is unique in the store)."""
+        ...
+
     def purged(self, scope: Scope, memory_id: str) -> bool:
         """Whether the scope's user had a memory with this id that was purged."""
         ...

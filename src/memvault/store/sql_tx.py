@@ -353,6 +353,14 @@ class SQLTx(OutboxTx):
             {"id": memory_id}).fetchone()
         return bool(row and row["used"])
 
+    def ops_in_use(self, op_ids: list[str]) -> set[str]:
+        if not op_ids:
+            return set()
+        rows = self.conn.execute(
+            f"SELECT op_id FROM revisions WHERE {self.any_of('op_id', 'ops')}",
+            {"ops": self.as_list(sorted(set(op_ids)))}).fetchall()
+        return {str(r["op_id"]) for r in rows}
+
     def purged(self, scope: Scope, memory_id: str) -> bool:
         # By the memory id alone (revisions_memory), the owner compared here: with the
         # owner in the WHERE, SQLite walked the owner's revisions by revisions_scope, a

@@ -24,7 +24,7 @@ from ..errors import ConflictError, FrozenError, NotFoundError
 from ..ids import content_hash, memory_hash, new_id
 from ..model import Kind, Memory, Op, RememberResult, Revision, Scope, Status
 from ..textindex import memory_index_text
-from . import turnkeys
+from . import turnkeys, versioncap
 from .prepare import Request
 
 Vectors = dict[str, np.ndarray]
@@ -159,6 +159,13 @@ class Writer:
                 return RememberResult("noop", self.reinforce_in(
                     tx, current, actor=actor, trigger_text=trigger, reason=reason),
                     current.version)
+            if current.status == Status.ACTIVE and versioncap.capped(self.core, current):
+                # Changed too often already (write.max_versions): a person decides.
+                review = versioncap.review(current, versioncap.cap(self.core))
+                staged = {**req, "metadata": {**(req["metadata"] or {}), "review": review}}
+                return RememberResult("staged", self.pending_in(
+                    tx, staged, vectors, actor=actor, reason=reason or review["message"],
+                    trigger_text=trigger, sources_checked=True))
             new = self.next_version(current, req, now, value=req["value"], updated_at=now,
                                     topic=req.get("topic") or current.topic)
             changed_text = new.content != current.content
