@@ -20,12 +20,14 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
                "memvault.eval", "memvault.integrations")),
     ("package", ("memvault",)),  # memvault/__init__.py: the public names
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
-    ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.client",
+    ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.vault_imports",
+                "memvault.client", "memvault.clientimports",
                 "memvault.clientsnapshots", "memvault.clientwire",
                 "memvault.mergeverbs", "memvault.clientmerge")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
                "memvault.consolidate",
-               "memvault.portability", "memvault.agentmemory",
+               "memvault.portability", "memvault.importscan", "memvault.importreview",
+               "memvault.agentmemory",
                "memvault.layers.assemble", "memvault.layers.graph",
                "memvault.layers.section", "memvault.layers.shortterm",
                "memvault.layers.summarize")),

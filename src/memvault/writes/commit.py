@@ -209,11 +209,14 @@ class Writer:
 
     def pending_in(self, tx: Any, req: Request, vectors: Vectors, *, actor: str | None,
                    reason: str | None, trigger_text: str | None,
-                   sources_checked: bool = False) -> Memory:
-        """A staged candidate: stored (so nothing is lost) but pending, never served."""
+                   sources_checked: bool = False, memory_id: str | None = None) -> Memory:
+        """A staged candidate: stored (so nothing is lost) but pending, never served.
+        `memory_id`: the id it keeps (an imported line's, free in the store)."""
         if not sources_checked:
             self.check_sources(tx, req["scope"], req["metadata"])
         mem = self.new_memory(req, Status.PENDING, self.core.clock())
+        if memory_id is not None:
+            mem = replace(mem, id=memory_id)
         tx.insert(mem, memory_hash(mem), self.terms(mem), vectors)
         tx.append_revision(self.revision(mem, Op.CREATE, None, actor=actor, reason=reason,
                                          trigger_text=trigger_text, trace_id=None))
