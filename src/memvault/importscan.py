@@ -289,18 +289,35 @@ class _Scan:
         out.report.content = screened.content
 
 
-def _id_checks(eng: Engine, tx: Any, m: Memory | None, revs: list[Revision],
-               out: Planned) -> None:
+def staged_before(eng: Engine, users: set[Scope]) -> dict[str, str]:
+    """Line id -> the memory an earlier reviewed import staged it as (its review record's
+    `import.id`, pending or since reviewed): such a line is not staged twice."""
+    out: dict[str, str] = {}
+    for user in sorted(users, key=lambda u: u.key()):
+        for m in records.list_memories(eng.core, user, limit=10_000):
+            for key in ("review", "reviewed"):
+                rec = m.metadata.get(key)
+                imp = rec.get("import") if isinstance(rec, dict) else None
+                if isinstance(imp, dict) and isinstance(imp.get("id"), str):
+                    out.setdefault(imp["id"], m.id)
+    return out
+
+
+def _id_checks(tx: Any, m: Memory | None, revs: list[Revision], out: Planned,
+               before: dict[str, str]) -> None:
     mid = m.id if m is not None else revs[0].memory_id
+    if m is not None and mid in before:
+        out.report.findings.append(Finding("already_stored", f"an earlier import staged "
+                                           f"this line as {before[mid]}", before[mid]))
+        return
     if tx.id_in_use(mid):
         owner = revs[0].scope
         stored = tx.get(Scope(owner.tenant, owner.user), mid)
         if m is None and tx.purged(Scope(owner.tenant, owner.user), mid):
             same = True
         elif stored is not None and m is not None:
-            imported = (stored.metadata.get("review") or {}).get("import") or {}
             same = (stored.version == m.version and stored.status == m.status
-                    and memory_hash(stored) == memory_hash(m)) or imported.get("id") == mid
+                    and memory_hash(stored) == memory_hash(m))
         else:
             same = False
         if same:
@@ -324,12 +341,14 @@ def scan(eng: Engine, numbered: list[tuple[int, Line]], *,
     statements = [(n, m) for n, (m, _) in numbered if m is not None and is_statement(m, now)]
     vectors = dict(zip((n for n, _ in statements),
                        eng.core.vectors([m.content for _, m in statements]), strict=True))
+    before = staged_before(eng, {Scope(r[0].scope.tenant, r[0].scope.user)
+                                 for _, (_, r) in numbered})
     with eng.core.store.transaction() as tx:  # reads only
         for n, (m, revs) in numbered:
             mid = m.id if m is not None else revs[0].memory_id
             plan = Planned((m, revs), LineReport(n, mid, "import",
                                                  content=m.content if m else None))
-            _id_checks(eng, tx, m, revs, plan)
+            _id_checks(tx, m, revs, plan, before)
             plans.append(plan)
     earlier: list[tuple[int, Memory]] = []
     seen_ops: set[str] = set()
