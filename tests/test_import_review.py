@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from _server import Server
-from _util import dump, export_text
+from _util import ManualClock, dump, export_text
 
 from memvault import (
     Client,
@@ -219,6 +219,24 @@ def test_failed_review_import_changes_nothing(batch: Batch) -> None:
         dst.import_review("one string", scope=ME)  # type: ignore[arg-type]
     assert dump(dst) == before
     assert dst.review_list(ME) == []
+
+
+def test_lapsed_slot_value_in_an_export_is_skipped_not_a_raw_error(
+        make_vault: Callable[..., Vault]) -> None:
+    clock = ManualClock()
+    src = make_vault(clock=clock)
+    src.remember(ME, "I prefer tea", slot="drink.preferred", value="tea", ttl="1h")
+    clock.advance(2 * 3_600_000)  # lapsed, not yet swept: still the slot's active row
+    lines = export_text(src, ME).splitlines()
+    dst = make_vault()
+    held = dst.remember(ME, "I prefer coffee", slot="drink.preferred", value="coffee").id
+    before = dump(dst)
+    with pytest.raises(ConflictError, match=r"slot drink\.preferred"):
+        dst.import_jsonl(lines, scope=ME)
+    report = dst.import_review(lines, scope=ME)
+    assert [(r.action, [(f.kind, f.memory_id) for f in r.findings]) for r in report.lines] \
+        == [("skip", [("slot_conflict", held)])]
+    assert dump(dst) == before
 
 
 def _capped(vault: Vault, n: int) -> Vault:

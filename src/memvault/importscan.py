@@ -154,6 +154,10 @@ def _user(sc: Scope) -> Scope:
     return Scope(sc.tenant, sc.user, sc.agent)
 
 
+def _holds_slot(m: Memory) -> bool:
+    return m.slot is not None and m.status == "active"
+
+
 def is_statement(m: Memory | None, now: int) -> bool:
     return m is not None and m.kind not in NOT_MATCHED and m.is_live(now)
 
@@ -349,9 +353,18 @@ def scan(eng: Engine, numbered: list[tuple[int, Line]], *,
             plan = Planned((m, revs), LineReport(n, mid, "import",
                                                  content=m.content if m else None))
             _id_checks(tx, m, revs, plan, before)
+            if m is not None and n not in vectors and _holds_slot(m):
+                # History that is still the active value of a slot (an expired one, say):
+                # loaded beside the store's active value it would break the slot's rule.
+                holder = tx.find_slot(m.scope, m.slot)
+                if holder is not None and holder.id != m.id and _holds_slot(holder):
+                    plan.report.findings.append(Finding(
+                        "slot_conflict", f"memory {holder.id} is the active value of "
+                        f"{m.slot} in {m.scope}", holder.id))
             plans.append(plan)
     earlier: list[tuple[int, Memory]] = []
     seen_ops: set[str] = set()
+    landing: dict[tuple[str, str], int] = {}  # (exact scope, slot) -> the line loading it
     for plan in plans:
         m, revs = plan.line
         rep = plan.report
@@ -363,14 +376,21 @@ def scan(eng: Engine, numbered: list[tuple[int, Line]], *,
         if any(f.kind == "already_stored" for f in rep.findings):
             rep.action = "skip"
             continue
+        key = (m.scope.key(), m.slot or "") if m is not None and _holds_slot(m) else None
+        if key is not None and key in landing and m is not None and not any(
+                f.line == landing[key] for f in rep.findings):
+            rep.findings.append(Finding("slot_conflict", f"line {landing[key]} is the active "
+                                        f"value of {m.slot} in {m.scope}", line=landing[key]))
         if m is None or rep.line not in vectors:
             rep.action = "skip" if rep.findings else "import"
-            continue
-        s.against_store(m, vectors[rep.line], plan)
-        s.against_batch(m, rep.line, earlier, plan)
-        s.screens(m, plan)
-        rep.action = "stage" if rep.findings else "import"
-        earlier.append((rep.line, m))
+        else:
+            s.against_store(m, vectors[rep.line], plan)
+            s.against_batch(m, rep.line, earlier, plan)
+            s.screens(m, plan)
+            rep.action = "stage" if rep.findings else "import"
+            earlier.append((rep.line, m))
+        if key is not None and rep.action == "import":
+            landing[key] = rep.line
     report = ImportReport(dry_run=dry_run, lines=[p.report for p in plans])
     return report, plans
 
