@@ -174,21 +174,23 @@ def check_free(tx: Any, chunk: list[Line], loading: Loading) -> None:
     """ConflictError when a line of `chunk` would collide with what is stored or with an
     earlier line: its id (in any scope: history under another user's id would be that
     user's to purge), an op id of its history, or the active value of a slot."""
+    slotted = [m for m, _ in chunk if m is not None and m.slot is not None
+               and m.status == Status.ACTIVE.value]
+    held = {(h.scope.key(), h.slot): h.id
+            for h in tx.active_slots([m.scope for m in slotted], [m.slot or "" for m in slotted])}
     for m, revs in chunk:
         mid = m.id if m is not None else revs[0].memory_id
         if mid in loading.brought or tx.id_in_use(mid):
             raise ConflictError(f"import: memory {mid} already exists in this store")
-        if m is None or m.slot is None or m.status != Status.ACTIVE.value:
-            continue
-        key = (m.scope.key(), m.slot)
+    for m in slotted:
+        key = (m.scope.key(), m.slot or "")
         if key in loading.slots:
             raise ConflictError(f"import: memories {loading.slots[key]} and {m.id} are both "
                                 f"the active value of slot {m.slot} in {m.scope}")
-        holder = tx.find_slot(m.scope, m.slot)
-        if holder is not None and holder.status == Status.ACTIVE.value:
+        if key in held:
             raise ConflictError(
                 f"import: memory {m.id}: slot {m.slot} in {m.scope} already has an active "
-                f"memory, {holder.id}; nothing was imported (import with review to stage "
+                f"memory, {held[key]}; nothing was imported (import with review to stage "
                 "such lines instead)")
         loading.slots[key] = m.id
     ops = [r.op_id for _, revs in chunk for r in revs]
