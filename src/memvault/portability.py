@@ -160,20 +160,18 @@ def line_of(rec: dict[str, Any]) -> Line:
 @dataclass(slots=True)
 class Loading:
     """What one import has loaded so far: the ids it brought (their sources travel with
-    them), each exact scope's highest turn number, and the active slots and op ids it
-    holds (checked here, so a collision is a ConflictError naming it, not the
-    database's constraint message)."""
+    them) and each exact scope's highest turn number. (Its earlier chunks' slots and op
+    ids are in the store by then, where check_free reads them.)"""
 
     brought: set[str] = field(default_factory=set)
     tops: dict[str, int] = field(default_factory=dict)
-    slots: dict[tuple[str, str], str] = field(default_factory=dict)
-    ops: set[str] = field(default_factory=set)
 
 
 def check_free(tx: Any, chunk: list[Line], loading: Loading) -> None:
     """ConflictError when a line of `chunk` would collide with what is stored or with an
     earlier line: its id (in any scope: history under another user's id would be that
-    user's to purge), an op id of its history, or the active value of a slot."""
+    user's to purge), an op id of its history, or the active value of a slot. Earlier
+    chunks of the same import are in the store (the same transaction, or committed)."""
     slotted = [m for m, _ in chunk if m is not None and m.slot is not None
                and m.status == Status.ACTIVE.value]
     held = {(h.scope.key(), h.slot): h.id
@@ -182,24 +180,24 @@ def check_free(tx: Any, chunk: list[Line], loading: Loading) -> None:
         mid = m.id if m is not None else revs[0].memory_id
         if mid in loading.brought or tx.id_in_use(mid):
             raise ConflictError(f"import: memory {mid} already exists in this store")
+    mine: dict[tuple[str, str], str] = {}
     for m in slotted:
         key = (m.scope.key(), m.slot or "")
-        if key in loading.slots:
-            raise ConflictError(f"import: memories {loading.slots[key]} and {m.id} are both "
-                                f"the active value of slot {m.slot} in {m.scope}")
+        if key in mine:
+            raise ConflictError(f"import: memories {mine[key]} and {m.id} are both the "
+                                f"active value of slot {m.slot} in {m.scope}")
         if key in held:
             raise ConflictError(
                 f"import: memory {m.id}: slot {m.slot} in {m.scope} already has an active "
                 f"memory, {held[key]}; nothing was imported (import with review to stage "
                 "such lines instead)")
-        loading.slots[key] = m.id
+        mine[key] = m.id
     ops = [r.op_id for _, revs in chunk for r in revs]
-    twice = {o for o, n in Counter(ops).items() if n > 1 or o in loading.ops}
+    twice = {o for o, n in Counter(ops).items() if n > 1}
     taken = sorted(twice | tx.ops_in_use(ops))
     if taken:
         raise ConflictError(f"import: revision {taken[0]} is already in this store or "
                             "twice in the import (the same export imported twice?)")
-    loading.ops.update(ops)
 
 
 def load_chunk(eng: Engine, tx: Any, chunk: list[Line], loading: Loading) -> None:
