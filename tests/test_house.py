@@ -21,14 +21,15 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("package", ("memvault",)),  # memvault/__init__.py: the public names
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
     ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.vault_strategies",
-                "memvault.client",
+                "memvault.vault_imports", "memvault.client", "memvault.clientimports",
                 "memvault.clientsnapshots", "memvault.clientstrategies", "memvault.clientwire",
                 "memvault.mergeverbs", "memvault.clientmerge",
                 "memvault.vault_online_eval", "memvault.clientonlineeval",
                 "memvault.vault_replay", "memvault.clientreplay")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
                "memvault.consolidate", "memvault.onlineeval", "memvault.evalreport",
-               "memvault.portability", "memvault.agentmemory",
+               "memvault.portability", "memvault.importscan", "memvault.importreview",
+               "memvault.agentmemory",
                "memvault.layers.assemble", "memvault.layers.graph",
                "memvault.layers.section", "memvault.layers.shortterm",
                "memvault.layers.summarize")),

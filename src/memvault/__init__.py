@@ -23,6 +23,7 @@ from .errors import (
     ValidationError,
     VersionError,
 )
+from .importscan import ImportReport
 from .model import (
     Hit,
     Kind,
@@ -41,7 +42,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AuthenticationError", "Client", "ConflictError", "ConnectionFailedError",
-    "FrozenError", "Hit", "Kind", "Memory", "MemvaultError", "ModelMismatchError",
+    "FrozenError", "Hit", "ImportReport", "Kind", "Memory", "MemvaultError", "ModelMismatchError",
     "NotFoundError", "Op", "PermissionDeniedError", "PolicyError", "PurgeResult", "RememberResult",
     "Revision", "Scope", "ScopeError", "Source", "Status", "StoreError", "ValidationError",
     "Vault", "VersionError",

@@ -23,6 +23,7 @@ from . import clientwire as wire
 from . import validate as v
 from .agentmemory import TaskState
 from .changes import Event
+from .clientimports import ImportCalls
 from .clientmerge import ClientMergeVerbs
 from .clientonlineeval import OnlineEvalCalls
 from .clientreplay import ClientReplayVerbs
@@ -89,7 +90,7 @@ def _message(m: Any) -> dict[str, Any]:
 
 
 class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls, OnlineEvalCalls,
-             ClientReplayVerbs):
+             ClientReplayVerbs, ImportCalls):
     """The Vault's verbs on a memvault server at `url`, as the key `key` allows.
 
     `timeout`: seconds per request. `transport`: an httpx transport (tests, proxies)."""
@@ -525,25 +526,6 @@ class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls, OnlineEvalCalls,
         text = self._send("GET", "/v1/export", params=self._scope_params(scope)).text
         out.write(text)
         return max(0, text.count("\n") - 1)  # the lines after the header
-
-    def import_jsonl(self, lines: Iterable[str], *,
-                     scope: Scope | dict[str, str] | None = None) -> int:
-        """Load an export, all or nothing; every line must lie inside `scope` (without
-        one: the key's bound user). Returns how many memories. One request: at most the
-        server's --max-body (1 MiB by default), else ValidationError body_too_large."""
-        if isinstance(lines, str | bytes):
-            raise ValidationError("lines: expected an iterable of lines, not one string")
-        parts = []
-        for i, ln in enumerate(lines, 1):
-            if not isinstance(ln, str):
-                raise ValidationError(f"import: line {i} is not text "
-                                      f"({type(ln).__name__})")
-            parts.append(ln if ln.endswith("\n") else ln + "\n")
-        text = "".join(parts)
-        params = self._scope_params(scope) if scope is not None else {}
-        r = self._send("POST", "/v1/import", params=params, content=text,
-                       headers={"Content-Type": "application/x-ndjson"})
-        return int(r.json()["count"])
 
     # --- change events and webhooks (docs/events.md) ---------------------------------------
     def events(self, tenant: str, *, user: str | None = None, since: int = 0,

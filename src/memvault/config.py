@@ -229,6 +229,9 @@ class Write(_Strict):
     operator_roles: list[str] = Field(default_factory=lambda: ["admin", "operator"])
     stage_sources: list[str] = Field(default_factory=list)
     matching: Matching = Matching()
+    # A memory at this many versions takes no new one from remember/observe/propose or an
+    # import: the change is staged for review (reason version_cap). None: no cap.
+    max_versions: int | None = Field(None, ge=1, le=1_000_000)
 
 
 class Traces(_Strict):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
-from dataclasses import fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import IO, Any
 
 from . import validate as v
@@ -19,7 +20,7 @@ from .core import Core
 from .engine import Engine
 from .errors import ConflictError, ScopeError, ValidationError
 from .ids import content_hash
-from .model import LATER_STATE_FIELDS, Memory, Op, Revision, Scope
+from .model import LATER_STATE_FIELDS, Memory, Op, Revision, Scope, Status
 from .reads import access
 from .textindex import memory_index_text
 from .turnctx import SEQ, TURN_KIND, turn_order, turn_seq
@@ -28,6 +29,8 @@ EXPORT_FORMAT = "memvault-export"
 # 2: memories carry `topic`. Version 1 exports (no topic) still import.
 EXPORT_FORMAT_VERSION = 2
 READABLE_VERSIONS = frozenset({1, 2})
+# One export line: the memory as it is now (None: a tombstone) and its history.
+Line = tuple[Memory | None, list[Revision]]
 
 
 def export_jsonl(core: Core, scope: Any, out: IO[str]) -> int:
@@ -50,8 +53,8 @@ def export_jsonl(core: Core, scope: Any, out: IO[str]) -> int:
     return len(ids)
 
 
-def _number_turns(tx: Any, chunk: list[tuple[Memory | None, list[Revision]]],
-                  tops: dict[str, int]) -> list[tuple[Memory | None, list[Revision]]]:
+def _number_turns(tx: Any, chunk: list[Line],
+                  tops: dict[str, int]) -> list[Line]:
     """Imported turns keep their `turn_seq` when all of a scope's are distinct and above
     every number that scope has (a round trip into an empty session keeps its numbers,
     gaps included; so does the next batch of one import). Otherwise that scope's imported
@@ -106,38 +109,17 @@ def import_jsonl(eng: Engine, lines: Iterable[str], *, batch: int = 512, atomic:
     store = eng.core.store
     records = parse_export(lines, v.scope(scope) if scope is not None else None)
     total = 0
-    brought: set[str] = set()  # ids this import has loaded so far
-    tops: dict[str, int] = {}  # exact scope -> its highest turn number, as loaded so far
+    loading = Loading()
 
-    def load(tx: Any, chunk: list[tuple[Memory | None, list[Revision]]]) -> None:
-        mems = [m for m, _ in chunk if m is not None]
-        ids = {m.id if m is not None else revs[0].memory_id
-               for m, revs in chunk if m is not None or revs}
-        # Any scope: history under another user's id would be that user's to purge.
-        for mid in ids:
-            if tx.id_in_use(mid):
-                raise ConflictError(f"memory {mid} already exists in this store")
-        brought.update(ids)
-        chunk = _number_turns(tx, chunk, tops)
-        mems = [m for m, _ in chunk if m is not None]
-        for m in mems:
-            eng.writes.check_sources(tx, m.scope, m.metadata, skip=brought)
-        vectors = eng.core.vectors([m.content for m in mems])
-        rows = []
-        for m, vec in zip(mems, vectors, strict=True):
-            m = replace(m, embedding_model=eng.core.embedding_model)
-            rows.append((m, content_hash(m.content, m.slot, m.value),
-                         memory_index_text(m.content, m.valid_from), vec))
-        tx.insert_many(rows)
-        tx.append_revisions([r for _, revs in chunk for r in revs])
+    def load(tx: Any, chunk: list[Line]) -> None:
+        load_chunk(eng, tx, chunk, loading)
         if progress:
             progress(len(chunk))
 
-    def chunks() -> Iterator[list[tuple[Memory | None, list[Revision]]]]:
-        buf: list[tuple[Memory | None, list[Revision]]] = []
+    def chunks() -> Iterator[list[Line]]:
+        buf: list[Line] = []
         for rec in records:
-            mem = Memory.from_dict(rec["memory"]) if rec["memory"] is not None else None
-            buf.append((mem, [Revision.from_dict(r) for r in rec["revisions"]]))
+            buf.append(line_of(rec))
             if len(buf) >= batch:
                 yield buf
                 buf = []
@@ -166,6 +148,75 @@ def import_jsonl(eng: Engine, lines: Iterable[str], *, batch: int = 512, atomic:
                 load(tx, chunk)
             total += len(chunk)
     return total
+
+
+
+def line_of(rec: dict[str, Any]) -> Line:
+    """A parsed export line (parse_export) as the memory and revisions it holds."""
+    mem = Memory.from_dict(rec["memory"]) if rec["memory"] is not None else None
+    return mem, [Revision.from_dict(r) for r in rec["revisions"]]
+
+
+@dataclass(slots=True)
+class Loading:
+    """What one import has loaded so far: the ids it brought (their sources travel with
+    them) and each exact scope's highest turn number. (Its earlier chunks' slots and op
+    ids are in the store by then, where check_free reads them.)"""
+
+    brought: set[str] = field(default_factory=set)
+    tops: dict[str, int] = field(default_factory=dict)
+
+
+def check_free(tx: Any, chunk: list[Line], loading: Loading) -> None:
+    """ConflictError when a line of `chunk` would collide with what is stored or with an
+    earlier line: its id (in any scope: history under another user's id would be that
+    user's to purge), an op id of its history, or the active value of a slot. Earlier
+    chunks of the same import are in the store (the same transaction, or committed)."""
+    slotted = [m for m, _ in chunk if m is not None and m.slot is not None
+               and m.status == Status.ACTIVE.value]
+    held = {(h.scope.key(), h.slot): h.id
+            for h in tx.active_slots([m.scope for m in slotted], [m.slot or "" for m in slotted])}
+    for m, revs in chunk:
+        mid = m.id if m is not None else revs[0].memory_id
+        if mid in loading.brought or tx.id_in_use(mid):
+            raise ConflictError(f"import: memory {mid} already exists in this store")
+    mine: dict[tuple[str, str], str] = {}
+    for m in slotted:
+        key = (m.scope.key(), m.slot or "")
+        if key in mine:
+            raise ConflictError(f"import: memories {mine[key]} and {m.id} are both the "
+                                f"active value of slot {m.slot} in {m.scope}")
+        if key in held:
+            raise ConflictError(
+                f"import: memory {m.id}: slot {m.slot} in {m.scope} already has an active "
+                f"memory, {held[key]}; nothing was imported (import with review to stage "
+                "such lines instead)")
+        mine[key] = m.id
+    ops = [r.op_id for _, revs in chunk for r in revs]
+    twice = {o for o, n in Counter(ops).items() if n > 1}
+    taken = sorted(twice | tx.ops_in_use(ops))
+    if taken:
+        raise ConflictError(f"import: revision {taken[0]} is already in this store or "
+                            "twice in the import (the same export imported twice?)")
+
+
+def load_chunk(eng: Engine, tx: Any, chunk: list[Line], loading: Loading) -> None:
+    """Store `chunk` as it was exported, inside the caller's transaction."""
+    check_free(tx, chunk, loading)
+    loading.brought.update(m.id if m is not None else revs[0].memory_id
+                           for m, revs in chunk if m is not None or revs)
+    chunk = _number_turns(tx, chunk, loading.tops)
+    mems = [m for m, _ in chunk if m is not None]
+    for m in mems:
+        eng.writes.check_sources(tx, m.scope, m.metadata, skip=loading.brought)
+    vectors = eng.core.vectors([m.content for m in mems])
+    rows = []
+    for m, vec in zip(mems, vectors, strict=True):
+        m = replace(m, embedding_model=eng.core.embedding_model)
+        rows.append((m, content_hash(m.content, m.slot, m.value),
+                     memory_index_text(m.content, m.valid_from), vec))
+    tx.insert_many(rows)
+    tx.append_revisions([r for _, revs in chunk for r in revs])
 
 
 
@@ -257,6 +308,14 @@ def _plain(line: str | bytes, max_depth: int) -> bool:
 
 def parse_export(lines: Iterable[str], within: Scope | None = None
                   ) -> Iterator[dict[str, Any]]:
+    """Each line of an export after the header, checked (ValidationError naming the
+    line; ScopeError for a line outside `within`)."""
+    return (rec for _, rec in parse_numbered(lines, within))
+
+
+def parse_numbered(lines: Iterable[str], within: Scope | None = None
+                   ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """parse_export, each line with its number in the input (the header is line 1)."""
     it = iter(lines)
     try:
         first = next(it)
@@ -314,4 +373,4 @@ def parse_export(lines: Iterable[str], within: Scope | None = None
         if not _plain(line, _LINE_DEPTH):
             v.json_shape(rec, f"import: line {n}", max_bytes=len(line) + 1,
                          max_depth=_LINE_DEPTH)
-        yield rec
+        yield n, rec

@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import platformdirs
 
-from . import agentmemory, lifecycle, portability, review, writepath
+from . import agentmemory, lifecycle, review, writepath
 from . import validate as v
 from .changes import Event
 from .config import Strategy, Weights, load_strategy
@@ -35,6 +35,7 @@ from .recall import Reranker
 from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
 from .validtime import valid_window
+from .vault_imports import ImportVerbs
 from .vault_online_eval import OnlineEvalVerbs
 from .vault_replay import ReplayVerbs
 from .vault_snapshots import SnapshotVerbs
@@ -60,7 +61,8 @@ def _shared(name: str, doc: str) -> property:
                     lambda self, value: setattr(self.core, name, value), doc=doc)
 
 
-class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVerbs):
+class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVerbs,
+            ImportVerbs):
     """Open a store (SQLite path or PostgreSQL DSN) with an embedder spec.
 
     `actor` and `actor_role` are the default principal recorded in revisions; every
@@ -568,24 +570,6 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
         access.record(self.core, scope, "graph.neighbours",
                       [i for n in out for i in (n["relation_id"], n["entity_id"]) if i])
         return out
-
-    # --- portability (portability.py) ---------------------------------------------------
-    def export_jsonl(self, scope: Scope | dict[str, str], out: IO[str]) -> int:
-        """Write one header line, then one line per memory with its full history."""
-        return portability.export_jsonl(self.core, scope, out)
-
-    def import_jsonl(self, lines: Iterable[str], *, batch: int = 512, atomic: bool = True,
-                     progress: Callable[[int], None] | None = None,
-                     scope: Scope | dict[str, str] | None = None) -> int:
-        """Load an export. With atomic=True (default) it is all or nothing: a bad line or an
-        id that exists fails the lot. atomic=False commits every `batch` memories (bulk
-        loads); a failure then leaves the earlier batches in place and names the line.
-        PostgreSQL's HNSW indexes are dropped and rebuilt around such a load once it has
-        brought as many memories as the store held (a small one keeps them).
-        With `scope`, every memory and revision must lie inside it (ScopeError otherwise):
-        a caller allowed one scope cannot load rows into another."""
-        return portability.import_jsonl(self.engine, lines, batch=batch, atomic=atomic,
-                                        progress=progress, scope=scope)
 
     # --- maintenance --------------------------------------------------------------------------
     def reindex(self, *, batch: int = 256,

@@ -37,7 +37,7 @@ from .understand.discourse import corrects, marks_change, replaces, settles
 from .understand.relate import Thresholds
 from .understand.stance import core as stance_core
 from .understand.topics import topic_of
-from .writes import prepare, prepare_items
+from .writes import prepare, prepare_items, versioncap
 
 if TYPE_CHECKING:
     from .extract.messages import Message
@@ -409,6 +409,16 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           source_ref=source_ref, confidence=d.confidence, tags=tags,
                           metadata=extra or None, expires_at=expires,
                           topic=getattr(c, "topic", None))
+            if d.action == gate.Action.UPDATE and target is not None and versioncap.capped(
+                    eng.core, target):
+                # Changed too often already (write.max_versions): staged against it.
+                review = versioncap.review(target, versioncap.cap(eng.core), reasons)
+                m = eng.writes.pending_in(tx, {**req, "metadata": {**extra, "review": review}},
+                                          vectors, actor=actor, reason=why,
+                                          trigger_text=screened.source_text,
+                                          sources_checked=True)
+                return Outcome("stage", review["reasons"], d.content, m.id, m.version,
+                               review["message"])
             if d.action == gate.Action.UPDATE and target is not None:
                 m = eng.writes.update_in(tx, target, req, vectors, actor=actor, reason=why,
                                          trigger_text=screened.source_text)
@@ -417,6 +427,10 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                                        trigger_text=screened.source_text, trace_id=None,
                                        expected_version=expected_version,
                                        sources_checked=True)
+            if r.action == "staged":  # the slot's memory is at the version cap
+                review = r.memory.metadata.get("review") or {}
+                return Outcome("stage", [*reasons, *review.get("reasons", [])], d.content,
+                               r.memory.id, r.memory.version, review.get("message", ""))
             return Outcome(r.action, reasons, d.content, r.memory.id, r.memory.version,
                            d.message)
         if d.action == gate.Action.FORGET and target is not None:

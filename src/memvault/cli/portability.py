@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.table import Table
 
 from .. import validate
 from ..errors import ValidationError
+from ..importscan import ImportReport
 from .options import read_input
-from .render import err, out, progress_bar
+from .render import err, out, progress_bar, short, show
 from .session import Ctx, emit, run_verb
 
 
@@ -57,19 +59,49 @@ def _write_file(path: Path, write: Callable[[Any], int], db: str) -> int:
 
 
 def import_(ctx: typer.Context,
-            path: Annotated[Path, typer.Argument(help="A JSONL export; - reads stdin.")]
+            path: Annotated[Path, typer.Argument(help="A JSONL export; - reads stdin.")],
+            review: Annotated[bool, typer.Option(
+                "--review", help="Scan first (duplicates, conflicts, frozen targets, "
+                "instruction-like text, PII); load the clean lines, stage the rest for "
+                "review; print the report.")] = False,
+            dry_run: Annotated[bool, typer.Option(
+                "--dry-run", help="Scan and print the report; store nothing.")] = False
             ) -> None:
     """Import a JSONL export into the scope (--tenant, --user), all or nothing: a memory
-    or revision of another scope fails the lot."""
+    or revision of another scope fails the lot. --review / --dry-run: docs/import.md."""
     def go(c: Ctx) -> None:
         scope = c.scope()  # like every other verb: named, and nothing outside it is written
         lines = read_input(path, "import").split("\n")
+        if review or dry_run:
+            report = c.vault().import_review(lines, scope=scope, dry_run=dry_run)
+            emit(c, report.to_dict(), lambda: _show_report(report))
+            return
         with progress_bar() as p:
             task = p.add_task("importing", total=max(len(lines) - 1, 0))
             n = c.vault().import_jsonl(lines, progress=lambda k: p.advance(task, k),
                                        scope=scope)
         emit(c, {"imported": n}, lambda: out.print(f"imported {n} memories"))
     run_verb(ctx, go)
+
+
+def _show_report(report: ImportReport) -> None:
+    """The scan, one row per line that has findings or was staged or skipped, then the
+    counts."""
+    t = Table(title="import scan" + (" (dry run: nothing stored)" if report.dry_run else ""))
+    for col in ("line", "id", "action", "findings", "content"):
+        t.add_column(col, no_wrap=col in ("id",))
+    for r in report.lines:
+        if r.action == "import" and not r.findings:
+            continue
+        found = "; ".join(f"{f.kind}: {f.message}" for f in r.findings)
+        t.add_row(str(r.line), r.staged_id or r.id, r.action, found, short(r.content or ""))
+    show(t)
+    tail = " — a dry run, nothing was stored" if report.dry_run else \
+        " (see `memvault review list`)"
+    out.print(f"{report.imported} to import, {report.staged} to stage for review, "
+              f"{report.skipped} to skip{tail}" if report.dry_run else
+              f"{report.imported} imported, {report.staged} staged for review, "
+              f"{report.skipped} skipped{tail}")
 
 
 def reindex(ctx: typer.Context) -> None:

@@ -434,16 +434,27 @@ def export(request: Request, c: Annotated[Caller, _c("export")]) -> Response:
     return Response(text, media_type="application/x-ndjson")
 
 
-@router.post("/import", response_model=s.CountOut, tags=["portability"],
+@router.post("/import", response_model=s.ImportOut, response_model_exclude_none=True,
+             tags=["portability"],
              openapi_extra={"requestBody": {"required": True, "content": {
                  "application/x-ndjson": {"schema": {"type": "string"}}}}})
-async def import_(request: Request, c: Annotated[Caller, _c("import")]) -> Any:
-    """Load an export (all or nothing); every line must lie inside the caller's scope."""
+async def import_(request: Request, c: Annotated[Caller, _c("import")],
+                  review: Annotated[bool, Query(description="scan first; load the clean "
+                                                "lines, stage the rest for review")] = False,
+                  dry_run: Annotated[bool, Query(description="scan and report only")] = False
+                  ) -> Any:
+    """Load an export (all or nothing); every line must lie inside the caller's scope.
+    With review or dry_run: the conflict scan's report (docs/import.md)."""
     raw = await request.body()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ValidationError("import: the body is not valid UTF-8") from None
-    n = await run_in_threadpool(server(request).vault.import_jsonl, text.split("\n"),
-                                scope=c.scope)
+    vault = server(request).vault
+    if review or dry_run:
+        report = await run_in_threadpool(vault.import_review, text.split("\n"),
+                                         scope=c.scope, dry_run=dry_run,
+                                         actor=c.principal.actor)
+        return {"count": report.imported, **report.to_dict()}
+    n = await run_in_threadpool(vault.import_jsonl, text.split("\n"), scope=c.scope)
     return {"count": n}

@@ -342,6 +342,35 @@ class CountOut(BaseModel):
     count: int
 
 
+class ImportFindingOut(BaseModel):
+    kind: str
+    message: str
+    memory_id: str | None
+    line: int | None
+
+
+class ImportLineOut(BaseModel):
+    line: int
+    id: str
+    action: str  # import | stage | skip
+    findings: list[ImportFindingOut]
+    content: str | None
+    target_id: str | None
+    staged_id: str | None
+
+
+class ImportOut(BaseModel):
+    """`count`: memories loaded as exported. With review (or dry_run): the scan's
+    report, line by line (docs/import.md)."""
+
+    count: int
+    dry_run: bool | None = None
+    imported: int | None = None
+    staged: int | None = None
+    skipped: int | None = None
+    lines: list[ImportLineOut] | None = None
+
+
 class KeyOut(BaseModel):
     key_id: str
     tenant: str

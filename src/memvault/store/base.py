@@ -123,6 +123,16 @@ class Tx(Protocol):
         """Whether any scope has a memory or a revision with this id (the import check)."""
         ...
 
+    def active_slots(self, scopes: list[Scope], slots: list[str]) -> list[Memory]:
+        """The active memories of the users of `scopes` (any agent and session) holding
+        one of `slots` (the import check, read without locking each slot)."""
+        ...
+
+    def ops_in_use(self, op_ids: list[str]) -> set[str]:
+        """Those of `op_ids` some revision of any scope already has (the import check:
+        an imported revision keeps its op id, which is unique in the store)."""
+        ...
+
     def purged(self, scope: Scope, memory_id: str) -> bool:
         """Whether the scope's user had a memory with this id that was purged."""
         ...

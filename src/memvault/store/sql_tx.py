@@ -358,6 +358,28 @@ class SQLTx(OutboxTx):
             {"id": memory_id}).fetchone()
         return bool(row and row["used"])
 
+    def active_slots(self, scopes: list[Scope], slots: list[str]) -> list[Memory]:
+        # One read for a whole import chunk, and no lock per slot: an import of many
+        # slotted memories would otherwise take as many advisory locks (PostgreSQL's
+        # lock table is finite). A writer racing the import still meets the unique index.
+        if not scopes or not slots:
+            return []
+        rows = self.conn.execute(
+            f"{MEMORY_SELECT} WHERE m.status = 'active' AND {self.any_of('m.slot', 'slots')} "
+            f"AND {self.any_of('m.tenant', 'tenants')} AND {self.any_of('m.user_id', 'users')}",
+            {"slots": self.as_list(sorted(set(slots))),
+             "tenants": self.as_list(sorted({s.tenant for s in scopes})),
+             "users": self.as_list(sorted({s.user for s in scopes}))}).fetchall()
+        return [memory_from_row(r) for r in rows]
+
+    def ops_in_use(self, op_ids: list[str]) -> set[str]:
+        if not op_ids:
+            return set()
+        rows = self.conn.execute(
+            f"SELECT op_id FROM revisions WHERE {self.any_of('op_id', 'ops')}",
+            {"ops": self.as_list(sorted(set(op_ids)))}).fetchall()
+        return {str(r["op_id"]) for r in rows}
+
     def purged(self, scope: Scope, memory_id: str) -> bool:
         # By the memory id alone (revisions_memory), the owner compared here: with the
         # owner in the WHERE, SQLite walked the owner's revisions by revisions_scope, a

@@ -24,7 +24,7 @@ from ..errors import ConflictError, FrozenError, NotFoundError
 from ..ids import content_hash, memory_hash, new_id
 from ..model import Kind, Memory, Op, RememberResult, Revision, Scope, Status
 from ..textindex import memory_index_text
-from . import turnkeys
+from . import turnkeys, versioncap
 from .prepare import Request
 
 Vectors = dict[str, np.ndarray]
@@ -159,6 +159,13 @@ class Writer:
                 return RememberResult("noop", self.reinforce_in(
                     tx, current, actor=actor, trigger_text=trigger, reason=reason),
                     current.version)
+            if current.status == Status.ACTIVE and versioncap.capped(self.core, current):
+                # Changed too often already (write.max_versions): a person decides.
+                review = versioncap.review(current, versioncap.cap(self.core))
+                staged = {**req, "metadata": {**(req["metadata"] or {}), "review": review}}
+                return RememberResult("staged", self.pending_in(
+                    tx, staged, vectors, actor=actor, reason=reason or review["message"],
+                    trigger_text=trigger, sources_checked=True))
             new = self.next_version(current, req, now, value=req["value"], updated_at=now,
                                     topic=req.get("topic") or current.topic)
             changed_text = new.content != current.content
@@ -202,11 +209,14 @@ class Writer:
 
     def pending_in(self, tx: Any, req: Request, vectors: Vectors, *, actor: str | None,
                    reason: str | None, trigger_text: str | None,
-                   sources_checked: bool = False) -> Memory:
-        """A staged candidate: stored (so nothing is lost) but pending, never served."""
+                   sources_checked: bool = False, memory_id: str | None = None) -> Memory:
+        """A staged candidate: stored (so nothing is lost) but pending, never served.
+        `memory_id`: the id it keeps (an imported line's, free in the store)."""
         if not sources_checked:
             self.check_sources(tx, req["scope"], req["metadata"])
         mem = self.new_memory(req, Status.PENDING, self.core.clock())
+        if memory_id is not None:
+            mem = replace(mem, id=memory_id)
         tx.insert(mem, memory_hash(mem), self.terms(mem), vectors)
         tx.append_revision(self.revision(mem, Op.CREATE, None, actor=actor, reason=reason,
                                          trigger_text=trigger_text, trace_id=None))
