@@ -20,7 +20,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
                "memvault.eval", "memvault.integrations")),
     ("package", ("memvault",)),  # memvault/__init__.py: the public names
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
-    ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.client",
+    ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.vault_agents",
+                "memvault.vault_teams", "memvault.client", "memvault.clientteams",
                 "memvault.clientsnapshots", "memvault.clientwire",
                 "memvault.mergeverbs", "memvault.clientmerge")),
     ("paths", ("memvault.writepath", "memvault.review", "memvault.lifecycle",
@@ -35,7 +36,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("memvault.core",)),
     ("store readers", ("memvault.derived", "memvault.turnctx", "memvault.turnnotes")),
     # API keys and webhooks in the store, for the server and the CLI
-    ("keys", ("memvault.apikeys", "memvault.webhooks")),
+    ("keys", ("memvault.apikeys", "memvault.webhooks", "memvault.teams")),
     ("store", ("memvault.store",)),
 ]
 

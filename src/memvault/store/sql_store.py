@@ -29,6 +29,7 @@ from .outbox import EventTables
 from .server_tables import ServerTables
 from .snapshot_tables import SnapshotTables
 from .sql_tx import ERASURE_DONE, ERASURE_OPS, ERASURE_PENDING
+from .team_tables import TeamTables
 from .tracepack import decode, pack, to_json
 from .turnorder import last_turns_sql
 
@@ -42,7 +43,7 @@ _TRACE_COLUMNS = ("trace_id", "tenant", "user_id", "kind", "at", "strategy_hash"
                   "memory_ids", "payload")
 
 
-class SQLStore(ServerTables, EventTables, SnapshotTables):
+class SQLStore(ServerTables, EventTables, SnapshotTables, TeamTables):
     fault_hook: FaultHook | None
     # --- what a backend supplies ------------------------------------------------------
     _ROW_KEY: str  # the memories table's integer row key (rowid, mrow)
