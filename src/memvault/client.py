@@ -25,6 +25,7 @@ from .agentmemory import TaskState
 from .changes import Event
 from .clientmerge import ClientMergeVerbs
 from .clientsnapshots import SnapshotCalls
+from .clientteams import TeamCalls
 from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
 from .extract import as_message
 from .layers.section import ContextResult
@@ -84,7 +85,7 @@ def _message(m: Any) -> dict[str, Any]:
     return _body(**dataclasses.asdict(as_message(m)))
 
 
-class Client(SnapshotCalls, ClientMergeVerbs):
+class Client(SnapshotCalls, ClientMergeVerbs, TeamCalls):
     """The Vault's verbs on a memvault server at `url`, as the key `key` allows.
 
     `timeout`: seconds per request. `transport`: an httpx transport (tests, proxies)."""
@@ -158,6 +159,9 @@ class Client(SnapshotCalls, ClientMergeVerbs):
         if sc.tenant != tenant:
             raise ScopeError(f"scope: tenant {sc.tenant!r} is not this key's tenant "
                              f"{tenant!r} (the server takes the tenant from the key)")
+        team = v.team_of(sc.user)
+        if team is not None:  # a team's scope (clientteams.py): the server checks the role
+            return _body(team=team, agent=sc.agent or None, session=sc.session or None)
         return _body(user=sc.user, agent=sc.agent or None, session=sc.session or None)
 
     @staticmethod
@@ -405,9 +409,10 @@ class Client(SnapshotCalls, ClientMergeVerbs):
                kind: str | None = None, tags: Iterable[str] | None = None,
                since: TimeLike = None, until: TimeLike = None, as_of: TimeLike = None,
                min_score: float | None = None, valid_at: TimeLike = None,
-               valid_since: TimeLike = None, valid_until: TimeLike = None) -> Hits:
-        """Ranked live memories of the scope for `query`; `trace_id` names the trace."""
-        body = _body(query=query, top_k=top_k, kind=kind, tags=_tags(tags),
+               valid_since: TimeLike = None, valid_until: TimeLike = None,
+               teams: bool | list[str] | None = None) -> Hits:
+        """Ranked live memories of the scope (and its user's teams) for `query`."""
+        body = _body(query=query, top_k=top_k, kind=kind, tags=_tags(tags), teams=teams,
                      **wire.valid_time(valid_at, valid_since, valid_until),
                      since=wire.as_time(since, "since"), until=wire.as_time(until, "until"),
                      as_of=wire.as_time(as_of, "as_of"),
@@ -419,9 +424,11 @@ class Client(SnapshotCalls, ClientMergeVerbs):
                 kind: str | None = None, tags: Iterable[str] | None = None,
                 as_of: TimeLike = None, session: str | None = None,
                 valid_at: TimeLike = None, valid_since: TimeLike = None,
-                valid_until: TimeLike = None) -> ContextResult:
+                valid_until: TimeLike = None,
+                teams: bool | list[str] | None = None) -> ContextResult:
         """The prompt section for `query`, within `budget` tokens."""
         body = _body(query=query, budget=budget, lang=lang, kind=kind, tags=_tags(tags),
+                     teams=teams,
                      **wire.valid_time(valid_at, valid_since, valid_until),
                      as_of=wire.as_time(as_of, "as_of"), session=session)
         return wire.context_result(self._json("POST", "/v1/context", scope, json=body))

@@ -26,6 +26,7 @@ from . import (
     eventroutes,
     mergeroutes,
     snapshotroutes,
+    teamroutes,
     ui,
 )
 from .delivery import Dispatcher
@@ -152,6 +153,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
     app.include_router(mergeroutes.router)
     app.include_router(eventroutes.router)
     app.include_router(snapshotroutes.router)
+    app.include_router(teamroutes.router)
     app.include_router(admin.router)
     app.include_router(admin.ops)
     app.include_router(ui.router)  # the admin page (/admin/), static files only

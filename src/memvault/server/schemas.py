@@ -79,6 +79,9 @@ class RecallIn(_In):
     valid_at: Time | None = Field(None, description="valid time: what held in the world then")
     valid_since: Time | None = Field(None, description="valid-time range start (overlap)")
     valid_until: Time | None = Field(None, description="valid-time range end (overlap)")
+    teams: bool | list[str] | None = Field(
+        None, description="read the user's teams too (default true; false: none; or "
+        "names): docs/teams.md")
 
 
 class ContextIn(_In):
@@ -93,6 +96,9 @@ class ContextIn(_In):
     valid_at: Time | None = Field(None, description="valid time: what held in the world then")
     valid_since: Time | None = Field(None, description="valid-time range start (overlap)")
     valid_until: Time | None = Field(None, description="valid-time range end (overlap)")
+    teams: bool | list[str] | None = Field(
+        None, description="read the user's teams too (default true; false: none; or "
+        "names): docs/teams.md")
 
 
 class SummarizeIn(_In):
@@ -190,6 +196,8 @@ class KeyIn(_In):
     user: str | None = None
     name: str = Field("", max_length=200)
     expires_at: Time | None = None
+    team: str | None = Field(None, description="bind the key to this team (a project key: "
+                             "it acts in that team, and its own user's scope if bound)")
 
 
 class WebhookIn(_In):
@@ -278,6 +286,9 @@ class HitOut(BaseModel):
     score: float
     parts: dict[str, Any]
     memory: MemoryOut
+    scope_mark: dict[str, Any] | None = Field(
+        None, description="a read merged with the user's teams: the memory's scope "
+        "(personal or team) and the precedence it won by (docs/teams.md)")
 
 
 class RecallOut(BaseModel):
@@ -348,6 +359,7 @@ class KeyOut(BaseModel):
     created_by: str
     expires_at: int | None
     revoked_at: int | None
+    team: str | None = None
 
 
 class NewKeyOut(KeyOut):
@@ -378,6 +390,7 @@ class WhoamiOut(BaseModel):
     tenant: str
     role: str
     user: str | None = Field(description="the user a bound key acts for; null: unbound")
+    team: str | None = Field(None, description="the team a project key is bound to")
 
 
 class ReviewOut(_Out):
@@ -438,3 +451,13 @@ class SnapshotIn(_In):
 
 class RestoreIn(_In):
     reason: str | None = None
+
+
+class TeamIn(_In):
+    name: str = Field(min_length=1, max_length=63)
+    description: str | None = Field(None, max_length=500)
+
+
+class MemberIn(_In):
+    user: str = Field(min_length=1, max_length=128)
+    role: str = Field("reader", description="reader, writer or admin of the team")
