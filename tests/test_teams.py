@@ -95,7 +95,7 @@ def test_frozen_team_memory_is_policy(team: Vault) -> None:
                            slot="data.region", value="eu")
     mine = team.remember(ALICE, "Store my data in the US region", slot="data.region",
                          value="us")
-    assert [h.memory.id for h in team.recall(ALICE, "data region")][0] == mine.id
+    assert team.recall(ALICE, "data region")[0].memory.id == mine.id
     team.freeze(eng_admin, policy.id, reason="compliance policy")
     hits = team.recall(ALICE, "data region")
     assert mine.id not in [h.memory.id for h in hits]
