@@ -85,6 +85,18 @@ def _team_revisions(admin: httpx.Client) -> int:
     return len(admin.get("/v1/audit", params={"team": TEAM, "limit": 10_000}).json())
 
 
+def _review(verb: str) -> Any:
+    """A fresh candidate staged in the team's scope (the Fixtures admin writes there)."""
+    def call(c: Any, f: Fixtures, ok: bool) -> Any:
+        mid = f.staged("alice")[1] if ok else f.staged_alice
+        return c.post(f"/v1/review/{mid}/{verb}", params={"user": "alice"},
+                      json={"reason": "perm"})
+    return call
+
+
+TEAM_CALLS = {"review.approve": _review("approve"), "review.reject": _review("reject")}
+
+
 @pytest.mark.parametrize("key", ["user", "service"])
 @pytest.mark.parametrize("standing", STANDINGS)
 @pytest.mark.parametrize("action", MEMORY_ACTIONS)
@@ -94,7 +106,7 @@ def test_team_cell(action: str, standing: str, key: str, srv: Server, admin: htt
     team role reaches the action's need (the second); else 403 and nothing changed."""
     ok = key in PERMISSIONS[action] and _RANK[standing] >= _RANK[_NEED[TEAM_NEEDS[action]]]
     rec = Recorder()
-    CALLS[action](InTeam(rec), fx, ok)  # type: ignore[arg-type]
+    (TEAM_CALLS.get(action) or CALLS[action])(InTeam(rec), fx, ok)  # type: ignore[arg-type]
     method, url, kw = rec.sent
     before = None if ok else _team_revisions(admin)
     member = f"m-{standing}"
