@@ -31,6 +31,17 @@ NEEDS = {"read": "reader", "write": "writer", "govern": "writer", "policy": "adm
          "manage": "admin"}
 
 
+# What each CLI command needs in a team's scope (`memvault --team T <command>`); a
+# command not named reads.
+COMMAND_NEEDS = {
+    **dict.fromkeys(("remember", "propose", "observe", "edit", "lesson", "tool-result",
+                     "task"), "write"),
+    **dict.fromkeys(("forget", "rollback", "merge", "split", "unmerge", "unsplit"), "govern"),
+    **dict.fromkeys(("freeze", "unfreeze", "expire", "purge", "promote", "sweep",
+                     "consolidate", "summarize", "import", "review"), "policy"),
+}
+
+
 def team_scope(tenant: str, team: str) -> Scope:
     """The shared scope whose memories a team's members read."""
     return v.scope({"tenant": tenant, "user": v.TEAM_PREFIX + v.team_name(team)})
