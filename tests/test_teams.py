@@ -177,3 +177,9 @@ def test_bad_input_is_typed_and_changes_nothing(team: Vault) -> None:
     assert [(m["user"], m["role"]) for m in team.team_members(T, "eng")] == [
         ("alice", "writer"), ("bob", "reader")]
     assert team.list({"tenant": T, "user": "team:eng"}) == []
+
+
+def test_teams_are_not_users(team: Vault) -> None:
+    team.remember(team.team_scope(T, "eng"), "The team wiki is at /eng")
+    team.remember(ALICE, "Alice's note")
+    assert team.users(T) == ["alice"]
