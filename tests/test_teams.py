@@ -183,3 +183,21 @@ def test_teams_are_not_users(team: Vault) -> None:
     team.remember(team.team_scope(T, "eng"), "The team wiki is at /eng")
     team.remember(ALICE, "Alice's note")
     assert team.users(T) == ["alice"]
+
+
+def test_a_key_bound_to_a_team(team: Vault) -> None:
+    from memvault import apikeys
+
+    _, rec = apikeys.new_key(team.store, tenant=T, role="user", user="alice", team="eng")
+    assert rec["team"] == "eng" and team.store.key_team(rec["key_id"]) == "eng"
+    listed = {k["key_id"]: k.get("team") for k in apikeys.list_keys(team.store, T)}
+    assert listed[rec["key_id"]] == "eng"
+    before = len(apikeys.list_keys(team.store, T))
+    with pytest.raises(NotFoundError):
+        apikeys.new_key(team.store, tenant=T, role="user", user="bob", team="ops")
+    with pytest.raises(ScopeError):
+        apikeys.new_key(team.store, tenant=T, role="user", user="team:eng")
+    assert len(apikeys.list_keys(team.store, T)) == before  # a refused key leaves nothing
+    team.drop_team(T, "eng")
+    assert team.store.key_team(rec["key_id"]) is None
+    assert team.teams(T) == [] and team.store.memberships(T, "alice") == []
