@@ -540,3 +540,24 @@ def test_topic_shows_where_the_slot_does_as_text(ui: Session, srv: Server,
     p.select_option("#lang", "en")
     ui.shot("topic")
     assert p.locator("b").count() == 0 and ui.dialogs == []
+
+
+def test_a_team_scope_opens_and_is_governed_like_a_user(ui: Session, srv: Server,
+                                                         admin: httpx.Client) -> None:
+    """docs/teams.md: the picker offers the tenant's teams as team:<name>; the page then
+    reads and governs the team's memories through team=."""
+    assert srv.admin_key
+    assert admin.post("/v1/teams", json={"name": "pageteam"}).status_code == 201
+    r = admin.post("/v1/memories", params={"team": "pageteam"},
+                   json={"content": "The page team ships on Fridays"})
+    mid = r.json()["id"]
+    p = ui.page
+    ui.sign_in(srv.admin_key, user="team:pageteam")
+    expect(p.locator("#user-list option[value='team:pageteam']")).to_have_count(1)
+    expect(_row(p, mid)).to_contain_text("ships on Fridays")
+    _row(p, mid).click()
+    p.fill("#d-reason", "team policy")
+    p.click("#d-freeze")
+    expect(p.locator("#d-msg")).to_contain_text("Frozen")
+    got = admin.get(f"/v1/memories/{mid}", params={"team": "pageteam"}).json()
+    assert got["frozen"] is True and got["scope"]["user"] == "team:pageteam"

@@ -21,7 +21,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("package", ("memvault",)),  # memvault/__init__.py: the public names
     # The Vault, and its peer over HTTP (the client meets the server only on the wire).
     ("facade", ("memvault.vault", "memvault.vault_snapshots", "memvault.vault_strategies",
-                "memvault.vault_imports", "memvault.client", "memvault.clientimports",
+                "memvault.vault_imports", "memvault.vault_agents", "memvault.vault_teams",
+                "memvault.client", "memvault.clientimports", "memvault.clientteams",
                 "memvault.clientsnapshots", "memvault.clientstrategies", "memvault.clientwire",
                 "memvault.mergeverbs", "memvault.clientmerge",
                 "memvault.vault_online_eval", "memvault.clientonlineeval",
@@ -39,7 +40,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("memvault.core",)),
     ("store readers", ("memvault.derived", "memvault.turnctx", "memvault.turnnotes")),
     # API keys and webhooks in the store, for the server and the CLI
-    ("keys", ("memvault.apikeys", "memvault.webhooks")),
+    ("keys", ("memvault.apikeys", "memvault.webhooks", "memvault.teams")),
     ("store", ("memvault.store",)),
 ]
 

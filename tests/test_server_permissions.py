@@ -161,6 +161,20 @@ class Fixtures:
         r = self.a.get("/v1/strategies")
         return str(next(x["hash"] for x in r.json() if x["current"]))
 
+    def team(self) -> str:
+        """A fresh team whose admin is alice (the user key's user)."""
+        name = f"perm-{_uid()}"
+        assert self.a.post("/v1/teams", json={"name": name}).status_code == 201
+        r = self.a.post(f"/v1/teams/{name}/members", json={"user": "alice", "role": "admin"})
+        assert r.status_code == 200, r.text
+        return name
+
+    def team_with_member(self) -> str:
+        name = self.team()
+        r = self.a.post(f"/v1/teams/{name}/members", json={"user": "dave"})
+        assert r.status_code == 200, r.text
+        return f"/v1/teams/{name}/members/dave"
+
     def key_id(self) -> str:
         r = self.a.post("/v1/keys", json={"role": "reader", "name": "to revoke"})
         return str(r.json()["key_id"])
@@ -275,6 +289,14 @@ CALLS: dict[str, Call] = {
     "strategies.shadow": lambda c, f, ok: c.post(
         "/v1/strategies/shadow", params=ALICE,
         json={"strategy": {"retrieval": {"top_k": 2}}, "traces": 5}),
+
+    "teams.create": lambda c, f, ok: c.post("/v1/teams", json={"name": f"perm-{_uid()}"}),
+    "teams.drop": lambda c, f, ok: c.delete(f"/v1/teams/{f.team()}"),
+    "teams.list": lambda c, f, ok: c.get("/v1/teams"),
+    "teams.members": lambda c, f, ok: c.get(f"/v1/teams/{f.team()}/members"),
+    "teams.add_member": lambda c, f, ok: c.post(f"/v1/teams/{f.team()}/members",
+                                                json={"user": "dave", "role": "writer"}),
+    "teams.remove_member": lambda c, f, ok: c.delete(f.team_with_member()),
 }
 
 

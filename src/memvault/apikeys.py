@@ -21,6 +21,7 @@ import hashlib
 import secrets
 from typing import Any
 
+from . import teams
 from . import validate as v
 from .errors import ConflictError, NotFoundError, ValidationError
 from .store import Store
@@ -37,7 +38,7 @@ def hash_secret(secret: str) -> str:
 
 def new_key(store: Store, *, tenant: str, role: str, user: str | None = None,
             name: str = "", expires_at: TimeLike | None = None,
-            created_by: str = "") -> tuple[str, dict[str, Any]]:
+            created_by: str = "", team: str | None = None) -> tuple[str, dict[str, Any]]:
     """Create a key; returns (the full key, shown once; the stored record). Every check
     runs before the store is written: a refused key leaves nothing behind."""
     v.scope({"tenant": tenant, "user": "-"})  # the tenant, checked like any scope's
@@ -50,7 +51,9 @@ def new_key(store: Store, *, tenant: str, role: str, user: str | None = None,
     if name:
         v.label(name, "name", max_chars=200)
     if user:
-        v.scope({"tenant": tenant, "user": user})
+        v.personal_user(user)  # a team's scope is reached through team=, never as a user
+    if team is not None:
+        teams.get(store, tenant, team)  # a project key: the team must exist
     exp = to_ms(expires_at, field="expires_at")
     if exp is not None and exp <= now_ms():
         raise ValidationError("expires_at: must be in the future (a key that is expired at "
@@ -60,13 +63,23 @@ def new_key(store: Store, *, tenant: str, role: str, user: str | None = None,
     record = {"key_id": key_id, "tenant": tenant, "role": role, "user": user or None,
               "name": name, "secret_hash": hash_secret(secret), "created_at": now_ms(),
               "created_by": created_by, "expires_at": exp, "revoked_at": None}
-    store.add_api_key(record)
+    with store.transaction():
+        store.add_api_key(record)
+        if team is not None:
+            teams.bind_key(store, key_id, tenant, team)
+    if team is not None:
+        record["team"] = team
     return f"{PREFIX}_{key_id}_{secret}", record
 
 
 def list_keys(store: Store, tenant: str | None = None) -> list[dict[str, Any]]:
-    """The keys of a tenant (every tenant's when None), oldest first, without hashes."""
-    return [public(k) for k in store.list_api_keys(tenant)]
+    """The keys of a tenant (every tenant's when None), oldest first, without hashes; a
+    key bound to a team says which (`team`)."""
+    out = [public(k) for k in store.list_api_keys(tenant)]
+    for k in out:
+        if (team := store.key_team(k["key_id"])) is not None:
+            k["team"] = team
+    return out
 
 
 def revoke_key(store: Store, key_id: str, *, tenant: str | None = None) -> dict[str, Any]:

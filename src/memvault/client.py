@@ -29,6 +29,7 @@ from .clientonlineeval import OnlineEvalCalls
 from .clientreplay import ClientReplayVerbs
 from .clientsnapshots import SnapshotCalls
 from .clientstrategies import StrategyCalls
+from .clientteams import TeamCalls
 from .config import RERANK_KINDS
 from .errors import ConnectionFailedError, MemvaultError, ScopeError, ValidationError
 from .extract import as_message
@@ -90,7 +91,7 @@ def _message(m: Any) -> dict[str, Any]:
 
 
 class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls, OnlineEvalCalls,
-             ClientReplayVerbs, ImportCalls):
+             ClientReplayVerbs, ImportCalls, TeamCalls):
     """The Vault's verbs on a memvault server at `url`, as the key `key` allows.
 
     `timeout`: seconds per request. `transport`: an httpx transport (tests, proxies)."""
@@ -164,6 +165,9 @@ class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls, OnlineEvalCalls,
         if sc.tenant != tenant:
             raise ScopeError(f"scope: tenant {sc.tenant!r} is not this key's tenant "
                              f"{tenant!r} (the server takes the tenant from the key)")
+        team = v.team_of(sc.user)
+        if team is not None:  # a team's scope (clientteams.py): the server checks the role
+            return _body(team=team, agent=sc.agent or None, session=sc.session or None)
         return _body(user=sc.user, agent=sc.agent or None, session=sc.session or None)
 
     @staticmethod
@@ -412,12 +416,13 @@ class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls, OnlineEvalCalls,
                since: TimeLike = None, until: TimeLike = None, as_of: TimeLike = None,
                min_score: float | None = None, valid_at: TimeLike = None,
                valid_since: TimeLike = None, valid_until: TimeLike = None,
-               reranker: str | None = None) -> Hits:
-        """Ranked live memories of the scope for `query`; `trace_id` names the trace.
-        `reranker`: none, embedder or llm in place of the server's strategy."""
+               reranker: str | None = None,
+               teams: bool | list[str] | None = None) -> Hits:
+        """Ranked live memories of the scope (and its user's teams) for `query`; `trace_id`
+        names the trace. `reranker`: none, embedder or llm in place of the server's strategy."""
         if reranker is not None and reranker not in RERANK_KINDS:
             raise ValidationError(f"reranker: expected one of {', '.join(RERANK_KINDS)}")
-        body = _body(query=query, top_k=top_k, kind=kind, tags=_tags(tags),
+        body = _body(query=query, top_k=top_k, kind=kind, tags=_tags(tags), teams=teams,
                      **wire.valid_time(valid_at, valid_since, valid_until),
                      since=wire.as_time(since, "since"), until=wire.as_time(until, "until"),
                      as_of=wire.as_time(as_of, "as_of"),
@@ -429,9 +434,11 @@ class Client(SnapshotCalls, ClientMergeVerbs, StrategyCalls, OnlineEvalCalls,
                 kind: str | None = None, tags: Iterable[str] | None = None,
                 as_of: TimeLike = None, session: str | None = None,
                 valid_at: TimeLike = None, valid_since: TimeLike = None,
-                valid_until: TimeLike = None) -> ContextResult:
+                valid_until: TimeLike = None,
+                teams: bool | list[str] | None = None) -> ContextResult:
         """The prompt section for `query`, within `budget` tokens."""
         body = _body(query=query, budget=budget, lang=lang, kind=kind, tags=_tags(tags),
+                     teams=teams,
                      **wire.valid_time(valid_at, valid_since, valid_until),
                      as_of=wire.as_time(as_of, "as_of"), session=session)
         return wire.context_result(self._json("POST", "/v1/context", scope, json=body))

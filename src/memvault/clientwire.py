@@ -137,7 +137,8 @@ def finite(value: Any, field: str) -> float | None:
 
 
 def hit(d: dict[str, Any]) -> Hit:
-    return Hit(Memory.from_dict(d["memory"]), float(d["score"]), ScoreParts(**d["parts"]))
+    return Hit(Memory.from_dict(d["memory"]), float(d["score"]), ScoreParts(**d["parts"]),
+               d.get("scope_mark"))
 
 
 def hits(d: dict[str, Any]) -> Hits:

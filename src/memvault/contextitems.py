@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Hit, Memory
+from .validate import team_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,11 +31,15 @@ class ContextItem:
     note: str | None = None        # a turn's fate (turnnotes.py): rendered from _T, never raw
     topic: str | None = None       # what it is about when no slot names it
     valid_to: int | None = None    # when it stopped holding (rendered as a range from date)
+    # Why it was served over another scope's memory of its slot or topic (precedence.py):
+    # rendered from _T, never raw.
+    precedence: str | None = None
 
     @classmethod
     def from_memory(cls, m: Memory, score: float = 0.0) -> ContextItem:
         date = m.valid_from if m.valid_from is not None else (m.recorded_at or m.updated_at)
-        origin = ",".join(f"{k}={v}" for k, v in (("agent", m.scope.agent),
+        origin = ",".join(f"{k}={v}" for k, v in (("team", team_of(m.scope.user)),
+                                                   ("agent", m.scope.agent),
                                                    ("session", m.scope.session)) if v)
         return cls(id=m.id, content=m.content, kind=m.kind, source=m.source,
                    confidence=m.confidence, date=date or None,

@@ -279,10 +279,17 @@ class Hit:
     memory: Memory
     score: float
     parts: ScoreParts
+    # Set when a read merged the user's scope with team scopes (docs/teams.md): which
+    # scope the memory is from and, where it won its slot or topic over another scope's
+    # memory, why (precedence.py).
+    scope_mark: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "parts": self.parts.to_dict(),
-                "memory": self.memory.to_dict()}
+        d = {"score": self.score, "parts": self.parts.to_dict(),
+             "memory": self.memory.to_dict()}
+        if self.scope_mark is not None:
+            d["scope_mark"] = dict(self.scope_mark)
+        return d
 
 
 class Hits(list[Hit]):

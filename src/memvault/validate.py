@@ -23,6 +23,10 @@ MAX_ID_CHARS = 128
 
 _ID = re.compile(r"^[^\x00-\x1f\x7f]{1,128}\Z")
 _SLOT = re.compile(r"^[a-z0-9_]+(?:[.\-][a-z0-9_]+)*\Z")
+# A team's memories live under the user id "team:<name>" (docs/teams.md): a form no
+# personal user id may take (personal_user refuses it wherever a person is named).
+TEAM_PREFIX = "team:"
+_TEAM = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}\Z")
 
 
 def text(value: Any, field: str, *, max_chars: int, required: bool = True) -> str | None:
@@ -118,7 +122,32 @@ def scope(value: Any) -> Scope:
             raise ScopeError(f"scope: {name} {v!r} is not a valid id (1-128 printable "
                              "characters, no invisible ones, no surrounding spaces)")
         out[name] = v
+    if out["user"].startswith(TEAM_PREFIX) and not _TEAM.match(out["user"][len(TEAM_PREFIX):]):
+        raise ScopeError(f"scope: user {out['user']!r}: the prefix {TEAM_PREFIX!r} is "
+                         "reserved for team scopes (team:<name>, name: 1-63 of a-z 0-9 _ . -)")
     return Scope(**out)
+
+
+def team_name(value: Any, field: str = "team") -> str:
+    """A team's name: 1-63 characters of a-z, 0-9, '_', '.', '-', starting with a letter
+    or digit (it becomes part of the team scope's user id)."""
+    if not isinstance(value, str) or not _TEAM.match(value):
+        raise ValidationError(f"{field}: {value!r} is not a valid team name (1-63 "
+                              "characters of a-z 0-9 _ . -, starting with a letter or digit)")
+    return value
+
+
+def team_of(user: str) -> str | None:
+    """The team whose shared scope this user id is, or None for a person."""
+    return user[len(TEAM_PREFIX):] if user.startswith(TEAM_PREFIX) else None
+
+
+def personal_user(value: Any, field: str = "user") -> str:
+    """A person's user id: a valid scope id that is not a team scope's."""
+    if isinstance(value, str) and value.startswith(TEAM_PREFIX):
+        raise ScopeError(f"{field}: {value!r} names a team scope; the prefix "
+                         f"{TEAM_PREFIX!r} is reserved for teams (use the team verbs)")
+    return scope({"tenant": "-", "user": value}).user
 
 
 def enum_value(value: Any, enum: type, field: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 import platformdirs
 
-from . import agentmemory, lifecycle, review, writepath
+from . import lifecycle, review, writepath
 from . import validate as v
 from .changes import Event
 from .config import Strategy, Weights, load_strategy
@@ -30,16 +30,18 @@ from .layers.section import ContextResult, build_context
 from .mergeverbs import MergeVerbs
 from .model import Hits, Memory, PurgeResult, RememberResult, Revision, Scope, Source
 from .portability import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
-from .reads import access, events, records
+from .reads import access, events, records, shared
 from .recall import Reranker
 from .store import Store, open_store
 from .timeutil import TimeLike, now_ms, to_ms
 from .validtime import valid_window
+from .vault_agents import AgentVerbs
 from .vault_imports import ImportVerbs
 from .vault_online_eval import OnlineEvalVerbs
 from .vault_replay import ReplayVerbs
 from .vault_snapshots import SnapshotVerbs
 from .vault_strategies import StrategyVerbs
+from .vault_teams import TeamVerbs
 from .writes import erase, mutations, prepare, prepare_items, turnkeys
 from .writes import reindex as reindexing
 
@@ -62,7 +64,7 @@ def _shared(name: str, doc: str) -> property:
 
 
 class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVerbs,
-            ImportVerbs):
+            ImportVerbs, AgentVerbs, TeamVerbs):
     """Open a store (SQLite path or PostgreSQL DSN) with an embedder spec.
 
     `actor` and `actor_role` are the default principal recorded in revisions; every
@@ -219,59 +221,6 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
         return review.review_reject(self.engine, scope, memory_id, actor=actor,
                                        reason=reason)
 
-    # --- agent memory (agentmemory.py, docs/agents.md) ------------------------------------
-    def tool_result(self, scope: Scope | dict[str, str], tool: str, output: str, *,
-                    args: dict[str, Any] | None = None, task_id: str | None = None,
-                    ttl: int | float | str | None = None, tags: Iterable[str] | None = None,
-                    actor: str | None = None, reason: str | None = None) -> RememberResult:
-        """Keep what a tool returned; the call is the revision's trigger. Short-lived by
-        the strategy's `agents.tool_result.ttl` unless promoted."""
-        return agentmemory.tool_result(self.engine, scope, tool, output, args=args,
-                                       task_id=task_id, ttl=ttl, tags=tags, actor=actor,
-                                       reason=reason)
-
-    def record_step(self, scope: Scope | dict[str, str], task_id: str, step: str, *,
-                    status: str = "pending", seq: int | None = None, inputs: Any = None,
-                    outputs: Any = None, source: str = "tool", actor: str | None = None,
-                    reason: str | None = None) -> RememberResult:
-        """A step of a task, or its new state (same `seq`: a new version)."""
-        return agentmemory.record_step(self.engine, scope, task_id, step, status=status,
-                                       seq=seq, inputs=inputs, outputs=outputs,
-                                       source=source, actor=actor, reason=reason)
-
-    def task_steps(self, scope: Scope | dict[str, str], task_id: str) -> list[Memory]:
-        """The task's live steps, ordered by their explicit seq."""
-        mems = agentmemory.task_steps(self.engine, scope, task_id)
-        access.record(self.core, scope, "task.steps", [m.id for m in mems])
-        return mems
-
-    def resume(self, scope: Scope | dict[str, str], task_id: str) -> agentmemory.TaskState:
-        """The task's steps in order and the first unfinished one ("what was I doing?")."""
-        state = agentmemory.resume(self.engine, scope, task_id)
-        access.record(self.core, scope, "task.resume", [m.id for m in state.steps])
-        return state
-
-    def close_task(self, scope: Scope | dict[str, str], task_id: str, *,
-                   actor: str | None = None, reason: str | None = None) -> list[Memory]:
-        """The task is over: its steps expire with it (`agents.step.after_close`)."""
-        return agentmemory.close_task(self.engine, scope, task_id, actor=actor,
-                                      reason=reason)
-
-    def learn(self, scope: Scope | dict[str, str], content: str, *,
-              outcome: str | None = None, task_id: str | None = None,
-              source: str = Source.SYSTEM_INFERRED.value, tags: Iterable[str] | None = None,
-              actor: str | None = None, reason: str | None = None) -> RememberResult:
-        """Keep a lesson from a run; an inferred one is staged for review by default."""
-        return agentmemory.learn(self.engine, scope, content, outcome=outcome,
-                                 task_id=task_id, source=source, tags=tags, actor=actor,
-                                 reason=reason)
-
-    def promote(self, scope: Scope | dict[str, str], memory_id: str, *,
-                actor: str | None = None, reason: str | None = None) -> Memory:
-        """Keep a memory past its shelf life (a tool result worth keeping)."""
-        return mutations.promote(self.engine.writes, scope, memory_id, actor=actor,
-                                 reason=reason)
-
     # --- governance (writes/mutations.py, writes/erase.py) ---------------------------------
     def edit(self, scope: Scope | dict[str, str], memory_id: str, *,
              content: str | None = None, value: Any = None, kind: str | None = None,
@@ -409,7 +358,8 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
                since: TimeLike = None, until: TimeLike = None, as_of: TimeLike = None,
                min_score: float | None = None, trace_id: str | None = None,
                valid_at: TimeLike = None, valid_since: TimeLike = None,
-               valid_until: TimeLike = None, reranker: str | None = None) -> Hits:
+               valid_until: TimeLike = None, reranker: str | None = None,
+               teams: bool | Iterable[str] = True) -> Hits:
         """Ranked live memories of the scope for `query`, each with its score parts.
 
         Filters: kind, tags (all must be present), since/until on the memory's date
@@ -417,12 +367,14 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
         narrows the same way unless the strategy turns it off. Valid time (validtime.py):
         valid_at, or valid_since/valid_until, serves what held in the world then instead
         of what holds now; as_of (system time) reads what the store knew then; reranker
-        (none, embedder, llm; rerank.py) in place of the strategy's. Hits.trace_id: its trace."""
+        (none, embedder, llm; rerank.py) in place of the strategy's. `teams`: the user's
+        teams are read too (False: none; names: those), each hit marked with its scope,
+        one scope winning each slot or topic (docs/teams.md). Hits.trace_id: its trace."""
         reads = self.engine.reads
         valid = valid_window(valid_at, valid_since, valid_until)
-        outcome = reads.retrieve(scope, query, top_k=top_k, kind=kind, tags=tags,
-                                 since=since, until=until, as_of=as_of, min_score=min_score,
-                                 valid=valid, reranker=reranker)
+        outcome = shared.retrieve(reads, scope, query, teams=teams, top_k=top_k, kind=kind,
+                                  tags=tags, since=since, until=until, as_of=as_of,
+                                  min_score=min_score, valid=valid, reranker=reranker)
         hits = Hits(outcome.hits)
         hits.trace_id = reads.record_trace("recall", outcome, trace_id=trace_id)
         access.record(self.core, scope, "recall", [h.memory.id for h in hits], hits.trace_id)
@@ -433,11 +385,13 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
                 kind: str | None = None, tags: Iterable[str] | None = None,
                 as_of: TimeLike = None, trace_id: str | None = None,
                 session: str | None = None, valid_at: TimeLike = None,
-                valid_since: TimeLike = None, valid_until: TimeLike = None) -> ContextResult:
+                valid_since: TimeLike = None, valid_until: TimeLike = None,
+                teams: bool | Iterable[str] = True) -> ContextResult:
         """The prompt section for `query`: recalled memories rendered as reference data
         (not instructions) inside unforgeable markers, within `budget` tokens. The layers
         the query needs (docs/layers.md): `session` names the current conversation for the
-        short-term layer when `scope` is user-wide. as_of and valid time as in recall."""
+        short-term layer when `scope` is user-wide. as_of, valid time and teams as in
+        recall; the section says which scope won a slot or topic and why."""
         valid = valid_window(valid_at, valid_since, valid_until)
         cfg = self.strategy.context
         budget_ = cfg.budget_tokens if budget is None else budget
@@ -449,7 +403,7 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
             raise ValidationError("lang: expected 'en' or 'zh'")
         r = build_context(self.engine, scope, query, budget=budget_, lang=lang_, kind=kind,
                           tags=tags, as_of=as_of, trace_id=trace_id, session=session,
-                          valid=valid)
+                          valid=valid, teams=teams)
         access.record(self.core, scope, "context", [h.memory.id for h in r.hits], r.trace_id)
         return r
 

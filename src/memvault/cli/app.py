@@ -31,6 +31,7 @@ from .services import demo, mcp, serve_rest
 from .session import main_options
 from .snapshots import snapshot_app
 from .strategy import config_app
+from .teams import team_app
 from .writes import observe, propose, remember, review_app
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -92,6 +93,7 @@ app.add_typer(keys_app, name="keys")
 app.add_typer(events_app, name="events")
 app.add_typer(webhook_app, name="webhook")
 app.add_typer(snapshot_app, name="snapshot")
+app.add_typer(team_app, name="team")
 
 
 def main() -> None:

@@ -51,7 +51,10 @@ def keys_create(
             help="The user a user key (or a bound reader key) acts for.")] = None,
         expires: Annotated[str | None, typer.Option(
             help="When the key stops working: ISO-8601 or epoch milliseconds.")] = None,
-        name: Annotated[str, typer.Option(help="A label for listings.")] = "") -> None:
+        name: Annotated[str, typer.Option(help="A label for listings.")] = "",
+        team: Annotated[str | None, typer.Option(
+            help="Bind the key to this team (a project key: docs/teams.md).")] = None
+        ) -> None:
     """Create a key and print it once (only its hash is stored), with its key id."""
     def go(c: Ctx) -> None:
         t = _tenant(c, tenant)
@@ -59,8 +62,9 @@ def keys_create(
             raise ValidationError("tenant: required (--tenant T)")
         key, record = apikeys.new_key(c.vault(check_models=False).store, tenant=t,
                                       role=role, user=user, name=name, expires_at=expires,
-                                      created_by=c.actor)
+                                      created_by=c.actor, team=team)
         bound = f", user {record['user']!r}" if record["user"] else ""
+        bound += f", team {team!r}" if team else ""
         emit(c, {**apikeys.public(record), "key": key}, lambda: out.print(
             f"created key {record['key_id']} for tenant {t!r}, role {role}{bound} "
             f"(shown once; only its hash is stored):\n{key}", soft_wrap=True))

@@ -61,6 +61,11 @@ def list_(ctx: typer.Context,
         valid_at=valid_at, valid_since=valid_since, valid_until=valid_until))
 
 
+Teams = Annotated[bool, typer.Option(
+    "--teams/--no-teams", help="Read the user's teams beside the user's own memories "
+    "(docs/teams.md).")]
+
+
 def recall(ctx: typer.Context, query: str,
            top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
            kind: Annotated[str | None, typer.Option()] = None,
@@ -69,16 +74,18 @@ def recall(ctx: typer.Context, query: str,
                help="System time: what the store knew then.")] = None,
            min_score: Annotated[float | None, typer.Option()] = None,
            valid_at: ValidAt = None, since: ValidSince = None,
-           until: ValidUntil = None,
+           until: ValidUntil = None, teams: Teams = True,
            reranker: Annotated[str | None, typer.Option(
                help="none, embedder or llm: in place of the strategy's "
                     "retrieval.reranker.")] = None) -> None:
     """Ranked memories for a query, with their score parts. --valid-at or
-    --since/--until: what held in the world then ("where did Gina work in 2022")."""
+    --since/--until: what held in the world then ("where did Gina work in 2022").
+    The user's teams are read too (--no-teams: not), each hit marked with its scope."""
     def go(c: Ctx) -> None:
         hits = c.vault().recall(c.scope(), query, top_k=top_k, kind=kind, tags=tag,
                                 as_of=as_of, min_score=min_score, valid_at=valid_at,
-                                valid_since=since, valid_until=until, reranker=reranker)
+                                valid_since=since, valid_until=until, teams=teams,
+                                reranker=reranker)
 
         def human() -> None:
             show(hits_table(hits))
@@ -99,14 +106,14 @@ def context(ctx: typer.Context, query: str,
             as_of: Annotated[str | None, typer.Option(
                 help="Recall only, as the store knew it then (system time).")] = None,
             valid_at: ValidAt = None, since: ValidSince = None,
-            until: ValidUntil = None) -> None:
+            until: ValidUntil = None, teams: Teams = True) -> None:
     """The prompt section for a query: memories as reference data, within a budget.
     --as-of, --valid-at or --since/--until: recall only (no layers); an item that held
     for a while shows its range."""
     def go(c: Ctx) -> None:
         r = c.vault().context(c.scope(), query, budget=budget, lang=lang, kind=kind, tags=tag,
                               as_of=as_of, valid_at=valid_at, valid_since=since,
-                              valid_until=until)
+                              valid_until=until, teams=teams)
 
         def human() -> None:
             out.print(r.text or "(no memory section)", highlight=False, markup=False)

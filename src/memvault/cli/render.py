@@ -125,13 +125,24 @@ def revision_table(revs: list[Revision], *, memory_ids: bool = False) -> Table:
 
 def hits_table(hits: list[Hit]) -> Table:
     t = Table()
-    for col in ("#", "score", "bm25", "dense", "id", "slot/topic", "content"):
+    marked = any(h.scope_mark for h in hits)  # a read merged with teams (docs/teams.md)
+    for col in ("#", "score", "bm25", "dense", "id", "slot/topic",
+                *(("scope",) if marked else ()), "content"):
         t.add_column(col)
     for i, h in enumerate(hits, 1):
         dense = ", ".join(f"{k}={val:.3f}" for k, val in h.parts.dense.items())
         t.add_row(str(i), f"{h.score:.3f}", f"{h.parts.bm25:.3f}", dense, h.memory.id,
-                  slot_or_topic(h.memory), short(h.memory.content, 60))
+                  slot_or_topic(h.memory), *((scope_label(h.scope_mark),) if marked else ()),
+                  short(h.memory.content, 60))
     return t
+
+
+def scope_label(mark: dict[str, Any] | None) -> str:
+    """personal, or team:<name>, and the precedence a hit won by."""
+    if not mark:
+        return ""
+    label = "personal" if mark.get("scope") == "personal" else f"team:{mark.get('team')}"
+    return label + (f" ({mark['precedence']})" if mark.get("precedence") else "")
 
 
 def progress_bar() -> Progress:

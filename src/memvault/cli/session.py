@@ -12,8 +12,10 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.markup import escape
 
+from .. import validate as v
 from ..errors import MemvaultError
 from ..model import Memory, Scope
+from ..teams import COMMAND_NEEDS
 from ..vault import Vault, default_db_path
 from .render import err, memory_table, out, show
 
@@ -29,6 +31,8 @@ class Ctx:
     actor: str
     json: bool
     config: str | None = None
+    team: str | None = None
+    command: str | None = None  # the command invoked: what --team needs (teams.py)
     _vault: Vault | None = None
 
     def vault(self, *, check_models: bool = True) -> Vault:
@@ -38,6 +42,14 @@ class Ctx:
         return self._vault
 
     def scope(self) -> Scope | dict[str, Any]:
+        if self.team is not None:
+            # The team's shared scope; --user, when given, is the acting member, whose
+            # team role must allow the command (docs/teams.md).
+            return self.vault().team_scope(
+                str(self.tenant or ""), self.team, member=self.user,
+                need=COMMAND_NEEDS.get(self.command or "", "read"))
+        if self.user:
+            v.personal_user(self.user)  # a team's scope is reached with --team
         # validate.scope() turns a missing tenant/user into a typed ScopeError.
         return {k: val for k, val in (("tenant", self.tenant), ("user", self.user),
                                       ("agent", self.agent), ("session", self.session))
@@ -108,9 +120,13 @@ def main_options(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     config: Annotated[str | None, typer.Option(
         help="Strategy YAML (env MEMVAULT_CONFIG; default: built-in).")] = None,
+    team: Annotated[str | None, typer.Option(
+        help="Act in this team's shared scope (docs/teams.md); --user is the acting "
+             "member, whose team role must allow the command.")] = None,
 ) -> None:
     # An empty --db is an error (open_store), not the default store.
     ctx.obj = Ctx(db=db if db is not None else str(default_db_path()), tenant=tenant,
                   user=user, agent=agent, session=session, embedder=embedder, actor=actor,
-                  json=as_json, config=config)
+                  json=as_json, config=config, team=team,
+                  command=ctx.invoked_subcommand)
     ctx.call_on_close(lambda: ctx.obj._vault.close() if ctx.obj._vault else None)

@@ -4,6 +4,7 @@ trace. Its result is what `Vault.context` returns."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -13,6 +14,7 @@ from ..clashes import declared_conflicts
 from ..engine import Engine
 from ..inject import render
 from ..model import Hit
+from ..reads import shared
 from ..safety.instructions import scan
 from ..turnnotes import FLAGGED, NOT_IN_EFFECT, turn_notes
 from ..validtime import ValidWindow
@@ -38,12 +40,15 @@ class ContextResult:
 
 def build_context(eng: Engine, scope: Any, query: Any, *, budget: int, lang: str,
                   kind: Any, tags: Any, as_of: Any, trace_id: str | None,
-                  session: Any, valid: ValidWindow | None = None) -> ContextResult:
-    """`budget` and `lang` are checked by the caller; the rest here or in retrieval."""
+                  session: Any, valid: ValidWindow | None = None,
+                  teams: bool | Iterable[str] = False) -> ContextResult:
+    """`budget` and `lang` are checked by the caller; the rest here or in retrieval.
+    `teams`: read the user's teams too (reads/shared.py); a memory a team's or the
+    user's own won over is left out, and the winner's line says what it won and why."""
     cfg = eng.core.strategy.context
-    outcome = eng.reads.retrieve(scope, query, top_k=cfg.max_items, kind=kind, tags=tags,
-                                 since=None, until=None, as_of=as_of, min_score=None,
-                                 valid=valid)
+    outcome = shared.retrieve(eng.reads, scope, query, teams=teams, top_k=cfg.max_items,
+                              kind=kind, tags=tags, since=None, until=None, as_of=as_of,
+                              min_score=None, valid=valid)
     # Layers (docs/layers.md) unless a filter asks for recall only: the layers tell
     # what holds now.
     shown = (recall_only(outcome, "kind, tags, as_of or valid time given: recall only")
@@ -51,6 +56,15 @@ def build_context(eng: Engine, scope: Any, query: Any, *, budget: int, lang: str
              else assemble(eng, outcome.scope, outcome.query, outcome,
                            session=v.text(session, "session", max_chars=v.MAX_ID_CHARS,
                                           required=False)))
+    # Precedence across scopes (docs/teams.md): the loser is omitted (the profile layer
+    # lists the user's own slots, so it may have brought one back), the winner says why.
+    lost = shared.overridden(outcome)
+    if lost:
+        shown.items = [it for it in shown.items if it.id not in lost]
+    marks = {h.memory.id: h.scope_mark for h in outcome.hits if h.scope_mark}
+    shown.items = [replace(it, precedence=str(marks[it.id]["precedence"]))
+                   if it.id in marks and "precedence" in marks[it.id] else it
+                   for it in shown.items]
     # A turn whose request is not in effect says so (turnnotes.py), and any text that reads
     # like an instruction is flagged, however it was stored (remember, import, REST): before
     # packing, so the note is counted against the budget.
@@ -73,13 +87,16 @@ def build_context(eng: Engine, scope: Any, query: Any, *, budget: int, lang: str
     rendered = render(shown.items, budget_tokens=budget, lang=lang, now_ms=outcome.now,
                       nonce=shown.nonce,
                       conflicts=declared_conflicts([h.memory for h in shown.hits.values()]))
+    dropped = [{"id": h.memory.id, "version": h.memory.version, "reason": "overridden",
+                "by": (h.scope_mark or {}).get("overridden_by")}
+               for h, why in outcome.filtered if why == "overridden"]
     injected = {"text": rendered.text, "tokens": rendered.tokens,
                 "budget_tokens": budget, "lang": lang, "block_id": rendered.block_id,
                 "included": rendered.included, "conflicts": rendered.conflicts,
                 "dropped": [{"id": d.id, "version": d.version, "reason": d.reason}
                             for d in rendered.dropped]
                 + [{"id": it.id, "version": it.version, "reason": "kind_share"}
-                   for it in shown.over_share], "note": rendered.note,
+                   for it in shown.over_share] + dropped, "note": rendered.note,
                 "counter": rendered.counter,
                 "layers": shown.finish(rendered.included),
                 "route": shown.route.to_dict() if shown.route else None}

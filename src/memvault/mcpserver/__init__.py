@@ -37,6 +37,8 @@ def server_scope(scope: Scope | dict[str, str]) -> Scope:
     for field, env in (("agent", "MEMVAULT_AGENT"), ("session", "MEMVAULT_SESSION")):
         if not given.get(field) and os.environ.get(env):
             given[field] = os.environ[env]
+    if given.get("user"):
+        v.personal_user(given["user"])  # a team is no MCP server's user (docs/teams.md)
     return v.scope({k: val for k, val in given.items() if val})
 
 

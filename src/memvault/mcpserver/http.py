@@ -31,7 +31,8 @@ from ..server.app import MiB
 from ..server.auth import Principal, authenticate, scope_for
 from ..server.errors import ApiError
 from ..server.middleware import BodyLimit
-from ..server.permissions import allowed
+from ..server.permissions import PROJECT_KEY_ACTIONS, allowed
+from ..server.teamaccess import read_teams
 from ..store import Store
 from ..vault import Vault
 from .tools import CALLER_STATE, Caller, build_server
@@ -65,11 +66,14 @@ class KeyAuth:
     def caller(self, authorization: str | None, query: QueryParams) -> Caller:
         p = authenticate(self.store, authorization)
         sc = scope_for(p, query.get("user"), query.get("agent"), query.get("session"))
-        return Caller(sc, Accessor(p.key_id, p.role), actor=p.actor, may=_role_gate(p))
+        return Caller(sc, Accessor(p.key_id, p.role), actor=p.actor, may=_role_gate(p),
+                      teams=read_teams(self.store, p, sc, None))
 
 
 def _role_gate(p: Principal) -> Any:
-    return lambda action: allowed(p.role, action)
+    # A project key (docs/teams.md) calls only what stays inside its team and its user.
+    return lambda action: allowed(p.role, action) and (
+        p.team is None or action in PROJECT_KEY_ACTIONS)
 
 
 def http_app(vault: Vault, *, path: str = "/mcp", host: str = "127.0.0.1",

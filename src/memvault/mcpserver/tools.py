@@ -53,6 +53,9 @@ class Caller:
     actor: str | None = None  # recorded in revisions; None: the vault's own actor
     # Whether it may call a verb (an action of the REST permission matrix).
     may: Callable[[str], bool] = field(default=_any_verb)
+    # The teams a recall or context may read beside the user's own (docs/teams.md): all
+    # of the user's, or only a project key's team.
+    teams: bool | list[str] = True
 
 
 _caller: ContextVar[Caller | None] = ContextVar("memvault_mcp_caller", default=None)
@@ -103,6 +106,8 @@ Tags = Annotated[list[str] | None, Field(description="Tags; recall/list keep mem
 TaskId = Annotated[str, Field(description="The task's id, as the agent names it (one line, "
                                           "at most 59 characters).")]
 AsOf = Annotated[str | None, Field(description="ISO time: answer as believed at that time.")]
+Teams = Annotated[bool, Field(description="Read the memories of the user's teams too "
+                                          "(default); false: the user's own only.")]
 # Valid time (validtime.py): when a memory held in the world, apart from as_of.
 ValidAt = Annotated[str | None, Field(
     description="ISO time: only what held in the world then (valid time), even if it no "
@@ -233,14 +238,17 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
         reranker: Annotated[Literal["none", "embedder", "llm"] | None, Field(
             description="A second look at the best candidates, in place of the "
                         "strategy's: a second embedder, or the configured LLM.")] = None,
+        teams: Teams = True,
     ) -> dict[str, Any]:
         """Ranked live memories for a query, each with its score parts; one winner per
         slot. valid_at or valid_since/valid_until ask what held in the world then ("where
-        did Gina work in 2022"). The trace_id explains the ranking."""
+        did Gina work in 2022"). The trace_id explains the ranking. Memories of the
+        user's teams come too, each hit's scope_mark saying whose it is."""
         hits = vault.recall(_scope(), query, top_k=top_k, kind=kind.value if kind else None,
                             tags=tags, as_of=as_of, min_score=min_score, valid_at=valid_at,
                             valid_since=valid_since, valid_until=valid_until,
-                            reranker=reranker)
+                            reranker=reranker,
+                            teams=caller().teams if teams else False)
         return {"trace_id": hits.trace_id, "hits": [h.to_dict() for h in hits]}
 
     @server.tool(annotations=read_only)
@@ -258,14 +266,18 @@ def build_server(vault: Vault, scope: Scope | dict[str, str] | None, *,
         valid_at: ValidAt = None,
         valid_since: ValidSince = None,
         valid_until: ValidUntil = None,
+        teams: Teams = True,
     ) -> dict[str, Any]:
         """The memory section of a prompt for a query: recalled memories as quoted
-        reference data inside unforgeable markers, within a token budget (`text`)."""
+        reference data inside unforgeable markers, within a token budget (`text`); a team
+        memory says which team, and where the user's own and a team's disagree the
+        section says which one won and why."""
         # The core reads `session` inside the fixed user (and agent) only; a session scope
         # keeps its own session, so this cannot widen or switch the scope.
         return vault.context(_scope(), query, budget=budget, lang=lang, session=session,
                              as_of=as_of, valid_at=valid_at, valid_since=valid_since,
-                             valid_until=valid_until).to_dict()
+                             valid_until=valid_until,
+                             teams=caller().teams if teams else False).to_dict()
 
     @server.tool(annotations=write)
     @_verb("answer")

@@ -186,4 +186,6 @@ def users(core: Core, tenant: Any) -> list[str]:
     """The user ids of a tenant that have any recorded change, sorted. Read from the
     revisions, so purged and deleted memories still count."""
     t = v.scope({"tenant": tenant, "user": "-"}).tenant  # the same id rules as a scope
-    return core.store.users(t)  # a query that names the tenant, like every scoped read
+    # A query that names the tenant, like every scoped read. A team's shared scope
+    # (team:<name>) is no user: the teams verbs list those.
+    return [u for u in core.store.users(t) if v.team_of(u) is None]

@@ -23,7 +23,8 @@ ops = APIRouter(tags=["operations"])
 def whoami(p: Annotated[Principal, Depends(principal_for("whoami"))]) -> Any:
     """The calling key: its id, tenant, role and bound user (null when unbound). A client
     reads it once, to refuse a scope of another tenant before it sends a write."""
-    return {"key_id": p.key_id, "tenant": p.tenant, "role": p.role, "user": p.user}
+    return {"key_id": p.key_id, "tenant": p.tenant, "role": p.role, "user": p.user,
+            "team": p.team}
 
 
 @router.get("/jobs/{job_id}", response_model=s.JobOut, tags=["write"])
@@ -50,7 +51,8 @@ def create_key(request: Request, payload: s.KeyIn,
                        f"tenant {p.tenant!r}, not {payload.tenant!r}")
     key, record = apikeys.new_key(server(request).vault.store, tenant=p.tenant,
                                   role=payload.role, user=payload.user, name=payload.name,
-                                  expires_at=payload.expires_at, created_by=p.key_id)
+                                  expires_at=payload.expires_at, created_by=p.key_id,
+                                  team=payload.team)
     return {**apikeys.public(record), "key": key}
 
 

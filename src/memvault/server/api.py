@@ -23,6 +23,7 @@ from .deps import Caller, caller_for, named_user, principal_for, server
 from .errors import ERROR_RESPONSES, ApiError
 from .jobs import check_args, run_verb
 from .permissions import KIND_ACTIONS, allowed, edit_actions
+from .teamaccess import read_teams
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 
@@ -234,7 +235,9 @@ def recall(request: Request, c: Annotated[Caller, _c("recall")], body: s.RecallI
     """Ranked live memories for a query, with score parts and a trace id."""
     st = server(request)
     t0 = time.perf_counter()
-    hits = st.vault.recall(c.scope, **body.model_dump(exclude_unset=True))
+    args = body.model_dump(exclude_unset=True)
+    args["teams"] = read_teams(st.vault.store, c.principal, c.scope, body.teams)
+    hits = st.vault.recall(c.scope, **args)
     st.metrics.recall.labels("recall").observe(time.perf_counter() - t0)
     request.state.trace_id = hits.trace_id
     return {"trace_id": hits.trace_id, "hits": [h.to_dict() for h in hits]}
@@ -245,7 +248,9 @@ def context(request: Request, c: Annotated[Caller, _c("context")], body: s.Conte
     """The prompt section for a query: memories as reference data, within a budget."""
     st = server(request)
     t0 = time.perf_counter()
-    r = st.vault.context(c.scope, **body.model_dump(exclude_unset=True))
+    args = body.model_dump(exclude_unset=True)
+    args["teams"] = read_teams(st.vault.store, c.principal, c.scope, body.teams)
+    r = st.vault.context(c.scope, **args)
     st.metrics.recall.labels("context").observe(time.perf_counter() - t0)
     request.state.trace_id = r.trace_id
     return r.to_dict()

@@ -30,6 +30,7 @@ from . import (
     replayroutes,
     snapshotroutes,
     strategyroutes,
+    teamroutes,
     ui,
 )
 from .delivery import Dispatcher
@@ -159,6 +160,7 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
     app.include_router(strategyroutes.router)
     app.include_router(evalroutes.router)
     app.include_router(replayroutes.router)
+    app.include_router(teamroutes.router)
     app.include_router(admin.router)
     app.include_router(admin.ops)
     app.include_router(ui.router)  # the admin page (/admin/), static files only

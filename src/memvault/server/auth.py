@@ -21,6 +21,7 @@ class Principal:
     tenant: str
     role: str
     user: str | None  # bound user: the scope's user always comes from here when set
+    team: str | None = None  # bound team (a project key): docs/teams.md
 
     @property
     def actor(self) -> str:
@@ -46,7 +47,8 @@ def authenticate(store: Store, authorization: str | None) -> Principal:
         raise ApiError(401, "key_revoked", f"API key {record['key_id']} was revoked")
     if record["expires_at"] is not None and record["expires_at"] <= now_ms():
         raise ApiError(401, "key_expired", f"API key {record['key_id']} has expired")
-    return Principal(record["key_id"], record["tenant"], record["role"], record["user"])
+    return Principal(record["key_id"], record["tenant"], record["role"], record["user"],
+                     store.key_team(record["key_id"]))
 
 
 def named_user(p: Principal, user: str | None) -> str | None:
@@ -68,4 +70,8 @@ def scope_for(p: Principal, user: str | None, agent: str | None = None,
     if not user:
         raise ApiError(422, "invalid_input", f"user: required for {a_or_an(p.role)} key "
                        "(query parameter)")
+    if p.team is not None and p.user is None:
+        raise ApiError(403, "scope_denied", f"this key is bound to team {p.team!r}: "
+                       f"add team={p.team}")
+    v.personal_user(user)  # a team's scope is reached with team=, never as a user
     return v.scope({"tenant": p.tenant, "user": user, "agent": agent, "session": session})

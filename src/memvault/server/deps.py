@@ -19,6 +19,7 @@ from ..wording import a_or_an
 from .auth import Principal, authenticate, named_user, scope_for
 from .errors import ApiError
 from .permissions import allowed
+from .teamaccess import project_guard, team_scope_for
 
 __all__ = ["Caller", "caller_for", "named_user", "principal_for", "server"]
 
@@ -44,6 +45,7 @@ def principal_for(action: str) -> Callable[..., Principal]:
         request.state.key_id = p.key_id
         if not allowed(p.role, action):
             raise ApiError(403, "forbidden", f"{a_or_an(p.role)} key may not {action}")
+        project_guard(p, action)
         return p
     return dep
 
@@ -51,7 +53,7 @@ def principal_for(action: str) -> Callable[..., Principal]:
 def caller_for(action: str) -> Callable[..., Any]:
     # async: it runs in the request's own task, so the accessor it names is in the context
     # the route's worker thread copies (a sync dependency runs in a copy of its own).
-    async def dep(p: Annotated[Principal, Depends(principal_for(action))],
+    async def dep(p: Annotated[Principal, Depends(principal_for(action))], request: Request,
                   user: Annotated[str | None, Query(
                       description="the user the call is about; required for admin, service "
                       "and unbound reader keys, must match (or be omitted) for bound keys")
@@ -59,8 +61,16 @@ def caller_for(action: str) -> Callable[..., Any]:
                   agent: Annotated[str | None, Query(description="narrows to one agent")
                                    ] = None,
                   session: Annotated[str | None, Query(description="narrows to one session")
-                                     ] = None) -> Caller:
-        caller = Caller(p, scope_for(p, user, agent, session))
+                                     ] = None,
+                  team: Annotated[str | None, Query(
+                      description="act in this team's shared scope (docs/teams.md): the "
+                      "acting member's team role must allow the action")] = None) -> Caller:
+        if team is not None:
+            sc = team_scope_for(server(request).vault.store, p, team, user, action, agent,
+                                session)
+        else:
+            sc = scope_for(p, user, agent, session)
+        caller = Caller(p, sc)
         access.bind(access.Accessor(p.key_id, p.role))
         return caller
     return dep

@@ -21,6 +21,7 @@ from ..errors import (
     MemvaultError,
     ModelMismatchError,
     NotFoundError,
+    PermissionDeniedError,
     ScopeError,
     StoreError,
     SummarizationError,
@@ -45,7 +46,8 @@ class ApiError(Exception):
 
 # Most specific first: ScopeError and VersionError are ValidationErrors.
 _STATUS: list[tuple[type[MemvaultError], int]] = [
-    (ScopeError, 403), (ValidationError, 422), (NotFoundError, 404), (FrozenError, 409),
+    (ScopeError, 403), (PermissionDeniedError, 403), (ValidationError, 422),
+    (NotFoundError, 404), (FrozenError, 409),
     (ConflictError, 409), (ModelMismatchError, 503), (StoreError, 503),
     # The configured LLM (extractor or summariser) failed: the upstream's fault.
     (SummarizationError, 502), (ExtractionError, 502),

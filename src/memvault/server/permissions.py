@@ -8,13 +8,15 @@ Roles (a key has exactly one, and always one tenant):
   user     bound to one user id: its own memories, no governance verbs
   reader   read only in its tenant (names the user per request); a reader key created
            with a user is bound to that user like a user key
+Any key may also be bound to a team (a project key): see PROJECT_KEY_ACTIONS.
 """
 
 from __future__ import annotations
 
 from ..apikeys import ROLES
 
-__all__ = ["KIND_ACTIONS", "PERMISSIONS", "ROLES", "allowed", "edit_actions"]
+__all__ = ["KIND_ACTIONS", "PERMISSIONS", "PROJECT_KEY_ACTIONS", "ROLES", "TEAM_NEEDS",
+           "allowed", "edit_actions"]
 
 _A, _S, _U, _R = "admin", "service", "user", "reader"
 
@@ -100,7 +102,44 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "webhooks.list": frozenset({_A}),  # and their deliveries
     "webhooks.remove": frozenset({_A}),
     "webhooks.retry": frozenset({_A}),
+    # teams (docs/teams.md): shared scopes under the tenant. A user key lists only its
+    # user's teams and the members of those; adding and removing members with a user key
+    # needs the team's admin role (TEAM_NEEDS "manage")
+    "teams.create": frozenset({_A}),
+    "teams.drop": frozenset({_A}),
+    "teams.list": frozenset({_A, _S, _U, _R}),
+    "teams.members": frozenset({_A, _S, _U, _R}),
+    "teams.add_member": frozenset({_A, _S, _U}),
+    "teams.remove_member": frozenset({_A, _S, _U}),
 }
+
+# The second table: a call in a team's scope (`team=` on a memory route) is allowed by
+# PERMISSIONS for the key's role, and then needs this of the acting member's team role
+# (teams.NEEDS: read = reader, write and govern = writer, policy and manage = admin). The
+# acting member is a bound key's user, or the user an unbound key names; an unbound key
+# naming no user acts tenant-wide, as its role allows. An action not listed has no team
+# form (422).
+_READ, _WRITE, _GOVERN, _POLICY = "read", "write", "govern", "policy"
+TEAM_NEEDS: dict[str, str] = {
+    **dict.fromkeys(("get", "list", "recall", "context", "history", "diff", "profile",
+                     "traces", "trace", "review.list", "review.show", "export", "audit",
+                     "recent", "expand", "graph.entity", "graph.facts", "graph.neighbours",
+                     "task.steps", "task.resume"), _READ),
+    **dict.fromkeys(("remember", "observe", "propose", "edit", "lesson", "task.step",
+                     "task.close", "tool_result"), _WRITE),
+    **dict.fromkeys(("forget", "rollback", "merge", "split", "unmerge", "unsplit"), _GOVERN),
+    **dict.fromkeys(("freeze", "unfreeze", "expire", "purge", "promote", "review.approve",
+                     "review.reject", "consolidate", "summarize", "maintain", "sweep",
+                     "import"), _POLICY),
+    "teams.members": "read",
+    "teams.add_member": "manage",
+    "teams.remove_member": "manage",
+}
+
+# A key bound to a team (a project key) acts in that team, and in its own user's scope
+# when it is bound to a user; it calls nothing else (no keys, webhooks, snapshots, events,
+# access log or team administration, which would reach past the project).
+PROJECT_KEY_ACTIONS = frozenset(TEAM_NEEDS) | {"whoami", "jobs.get", "teams.list"}
 
 
 # An agent kind written or edited through the plain verbs (remember, propose, edit) needs

@@ -83,6 +83,9 @@ class RecallIn(_In):
     valid_until: Time | None = Field(None, description="valid-time range end (overlap)")
     reranker: RerankKind | None = Field(None, description="in place of the strategy's "
                                         "retrieval.reranker kind (none, embedder, llm)")
+    teams: bool | list[str] | None = Field(
+        None, description="read the user's teams too (default true; false: none; or "
+        "names): docs/teams.md")
 
 
 class ContextIn(_In):
@@ -97,6 +100,9 @@ class ContextIn(_In):
     valid_at: Time | None = Field(None, description="valid time: what held in the world then")
     valid_since: Time | None = Field(None, description="valid-time range start (overlap)")
     valid_until: Time | None = Field(None, description="valid-time range end (overlap)")
+    teams: bool | list[str] | None = Field(
+        None, description="read the user's teams too (default true; false: none; or "
+        "names): docs/teams.md")
 
 
 class SummarizeIn(_In):
@@ -194,6 +200,8 @@ class KeyIn(_In):
     user: str | None = None
     name: str = Field("", max_length=200)
     expires_at: Time | None = None
+    team: str | None = Field(None, description="bind the key to this team (a project key: "
+                             "it acts in that team, and its own user's scope if bound)")
 
 
 class WebhookIn(_In):
@@ -282,6 +290,9 @@ class HitOut(BaseModel):
     score: float
     parts: dict[str, Any]
     memory: MemoryOut
+    scope_mark: dict[str, Any] | None = Field(
+        None, description="a read merged with the user's teams: the memory's scope "
+        "(personal or team) and the precedence it won by (docs/teams.md)")
 
 
 class RecallOut(BaseModel):
@@ -381,6 +392,7 @@ class KeyOut(BaseModel):
     created_by: str
     expires_at: int | None
     revoked_at: int | None
+    team: str | None = None
 
 
 class NewKeyOut(KeyOut):
@@ -411,6 +423,7 @@ class WhoamiOut(BaseModel):
     tenant: str
     role: str
     user: str | None = Field(description="the user a bound key acts for; null: unbound")
+    team: str | None = Field(None, description="the team a project key is bound to")
 
 
 class ReviewOut(_Out):
@@ -486,3 +499,13 @@ class AnswerIn(_In):
                           "produced with")
     answer: str = Field(description="the answer the application gave (online evaluation: "
                         "kept for the judge if that build was sampled)")
+
+
+class TeamIn(_In):
+    name: str = Field(min_length=1, max_length=63)
+    description: str | None = Field(None, max_length=500)
+
+
+class MemberIn(_In):
+    user: str = Field(min_length=1, max_length=128)
+    role: str = Field("reader", description="reader, writer or admin of the team")

@@ -156,6 +156,9 @@ DROP INDEX IF EXISTS traces_memory_ids;
     (11, "named snapshots", """
 {snapshots}
 """),
+    (12, "teams: shared scopes under a tenant", """
+{teams}
+"""),
     (13, "strategy versions", """
 {strategies}
 """),

@@ -224,6 +224,34 @@ CREATE TABLE online_eval_items (
 );
 CREATE INDEX online_eval_items_memory ON online_eval_items (tenant, user_id, memory_id);"""
 
+
+# Migration 10 (SQLite) / 12 (PostgreSQL): shared scopes under a tenant (teams.py,
+# docs/teams.md). A team's memories live under the reserved user id "team:<name>"; these
+# tables say who belongs to which team, in which role, and which keys are bound to a team.
+_TEAMS = """\
+CREATE TABLE teams (
+    tenant {key} NOT NULL CHECK (tenant <> ''),
+    name {key} NOT NULL,
+    created_at {time} NOT NULL,
+    created_by TEXT NOT NULL DEFAULT '',
+    description TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (tenant, name)
+);
+CREATE TABLE team_members (
+    tenant {key} NOT NULL,
+    team {key} NOT NULL,
+    user_id {key} NOT NULL,
+    role {key} NOT NULL,
+    added_at {time} NOT NULL,
+    added_by TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (tenant, team, user_id)
+);
+CREATE INDEX team_members_user ON team_members (tenant, user_id);
+CREATE TABLE team_keys (
+    key_id {key} PRIMARY KEY,
+    tenant {key} NOT NULL,
+    team {key} NOT NULL
+);"""
 _REVISIONS = """\
 CREATE TABLE revisions (
     seq {serial},
@@ -315,6 +343,8 @@ _PARTS = {
     "snapshots": _SNAPSHOTS,
     "strategies": _STRATEGIES,
     "online_eval": _ONLINE_EVAL,
+
+    "teams": _TEAMS,
 }
 
 

@@ -31,6 +31,7 @@ from .server_tables import ServerTables
 from .snapshot_tables import SnapshotTables
 from .sql_tx import ERASURE_DONE, ERASURE_OPS, ERASURE_PENDING
 from .strategy_tables import StrategyTables
+from .team_tables import TeamTables
 from .tracepack import decode, pack, to_json
 from .turnorder import last_turns_sql
 
@@ -45,7 +46,7 @@ _TRACE_COLUMNS = ("trace_id", "tenant", "user_id", "kind", "at", "strategy_hash"
 
 
 class SQLStore(ServerTables, EventTables, SnapshotTables, StrategyTables,
-               OnlineEvalTables):
+               OnlineEvalTables, TeamTables):
     fault_hook: FaultHook | None
     # --- what a backend supplies ------------------------------------------------------
     _ROW_KEY: str  # the memories table's integer row key (rowid, mrow)

@@ -89,6 +89,9 @@ CREATE INDEX traces_scope ON traces (tenant, user_id, at);
     (9, "named snapshots", """
 {snapshots}
 """),
+    (10, "teams: shared scopes under a tenant", """
+{teams}
+"""),
     (11, "strategy versions", """
 {strategies}
 """),

@@ -48,6 +48,9 @@ async function signIn(key) {
   else if (me.users.length) setUser(me.users[0]);
   const list = clear($("user-list"));
   for (const u of me.users) list.append(el("option", null, null, { value: u }));
+  // The tenant's teams are scopes to open too, as "team:<name>" (docs/teams.md).
+  const teams = me.bound ? [] : await api("GET", "/v1/teams").catch(() => []);
+  for (const tm of teams) list.append(el("option", null, null, { value: `team:${tm.name}` }));
   $("user").readOnly = me.bound;
   $("signin").hidden = true;
   $("app").hidden = false;

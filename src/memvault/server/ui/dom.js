@@ -70,7 +70,9 @@ export class ApiError extends Error {
 export async function api(method, path, opts) {
   const { params, body, scoped } = opts || {};
   const url = new URL(path, location.origin);
-  const all = { ...(scoped ? { user: S.user } : {}), ...(params || {}) };
+  // A team's shared scope (docs/teams.md) is picked as "team:<name>" and sent as team=.
+  const team = scoped && S.user.startsWith("team:") ? S.user.slice(5) : null;
+  const all = { ...(scoped ? (team ? { team } : { user: S.user }) : {}), ...(params || {}) };
   for (const [k, v] of Object.entries(all)) {
     if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, String(v));
   }
