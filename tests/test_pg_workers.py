@@ -11,7 +11,8 @@ What must hold, read from the database afterwards:
   both servers' workers, saw every id exactly once (no cursor skipped an event numbered
   late by another process);
 - one sweeper at a time: while both supervisors live only one sweeps (its log alone says
-  so), every memory whose TTL lapsed is expired once; when it stops, the other takes over.
+  so), every memory whose TTL lapsed is taken out of service once (one sweep revision);
+  when it stops, the other takes over.
 """
 
 from __future__ import annotations
