@@ -7,6 +7,7 @@ socket, so many fresh connections reach both."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -15,6 +16,7 @@ import threading
 from pathlib import Path
 
 import httpx
+import pytest
 from _server import Server, new_key
 
 
@@ -105,3 +107,37 @@ def test_one_worker_is_the_single_process_server(tmp_path: Path) -> None:
             assert c.get("/healthz").status_code == 200
     finally:
         srv.stop()
+
+
+# Run at startup by every Python process that has this directory on its path: a spawned
+# worker (uvicorn's, started with --multiprocessing-fork) first sleeps, as an import on a
+# busy machine does, before it can answer the supervisor's health ping.
+SLOW_START = """\
+import time
+from pathlib import Path
+if b"--multiprocessing-fork" in Path("/proc/self/cmdline").read_bytes():
+    time.sleep(7)
+"""
+
+
+@pytest.mark.slow
+def test_workers_slower_to_start_than_uvicorns_default_ping_still_serve(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvicorn's supervisor killed a worker that had not answered its ping within 5 s and
+    started another, which was no faster: on a busy machine `serve --workers 2` never came
+    up (seen on PostgreSQL at load 5). Each worker here takes 7 s before it can answer."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SLOW_START)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    srv = Server(str(tmp_path / "v.db"), extra=["--workers", "2"])
+    try:
+        first = _workers(srv.proc.pid)
+        assert len(first) == 2
+        with srv.client(srv.admin_key) as c:
+            assert c.get("/v1/whoami").status_code == 200
+        assert _workers(srv.proc.pid) == first  # the same two: none was killed and replaced
+    finally:
+        srv.stop()
+    assert srv.proc.returncode == 0

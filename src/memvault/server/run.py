@@ -54,6 +54,14 @@ def existing_keys_note(store: Store, tenant: str) -> str:
             f"memvault keys create --tenant {shlex.quote(tenant)} --role admin\n")
 
 
+# How long uvicorn's supervisor waits for a worker's answer to its health ping before it
+# kills the worker and starts another. A spawned worker answers only once it has imported
+# memvault and begun to serve: several seconds on a busy machine (measured 3-4 s for the
+# imports alone at load 5 on two cores), so uvicorn's default of 5 s killed workers while
+# they started, again and again, and `serve --workers N` never came up. Generous: a hung
+# worker is rare, and a slow start must not become a restart loop.
+WORKER_HEALTHCHECK_SECONDS = 120
+
 # What a worker process needs to open its own vault (memvault serve --workers N): passed
 # through the environment, which uvicorn's spawned workers inherit.
 _WORKER_SPEC = "MEMVAULT_SERVE_WORKER"
@@ -139,7 +147,8 @@ def _serve_workers(vault: Vault, db: str | None, embedder: str | None, config: s
         sweeper.start()
     try:
         uvicorn.run("memvault.server.run:worker_app", factory=True, workers=workers,
-                    host=host, port=port, log_config=_LOG_CONFIG, access_log=False)
+                    host=host, port=port, log_config=_LOG_CONFIG, access_log=False,
+                    timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS)
     finally:
         if sweeper is not None:
             sweeper.stop()
