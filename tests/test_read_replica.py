@@ -228,13 +228,21 @@ def test_read_your_writes_with_replay_paused(pair: Pair, vault: Vault) -> None:
         pair.resume()
 
 
-def test_rest_server_with_read_db(pair: Pair, tmp_path: Path) -> None:
+def test_rest_server_with_read_db(pair: Pair, unmarked: Vault) -> None:
+    """`memvault serve --read-db`: the server's reads come from the replica, its own
+    writes are read back at once."""
     srv = Server(pair.primary, extra=["--read-db", pair.replica])
+    dave = {"user": "dave"}
     try:
         assert srv.admin_key is not None
+        assert any("reads: replica" in ln for ln in srv.stdout_lines)
         with srv.client(srv.admin_key) as c:
             pair.pause()
             try:
+                unmarked.remember({"tenant": "acme", **dave}, "dave collects vintage maps")
+                r = c.post("/v1/recall", params=dave, json={"query": "vintage maps"})
+                assert r.status_code == 200, r.text
+                assert "vintage maps" not in r.text
                 r = c.post("/v1/memories", params={"user": "carol"},
                            json={"content": "carol plays the cello"})
                 assert r.status_code in (200, 201), r.text
@@ -243,8 +251,38 @@ def test_rest_server_with_read_db(pair: Pair, tmp_path: Path) -> None:
                 assert "carol plays the cello" in r.text
             finally:
                 pair.resume()
+            r = c.post("/v1/recall", params=dave, json={"query": "vintage maps"})
+            assert "dave collects vintage maps" in r.text
+            metrics = c.get("/metrics").text
+            replica = [ln for ln in metrics.splitlines()
+                       if ln.startswith('memvault_read_replica_total{outcome="replica"}')]
+            assert replica and float(replica[0].split()[-1]) > 0
     finally:
         srv.stop()
+
+
+def test_cli_read_db(pair: Pair, unmarked: Vault) -> None:
+    """The global --read-db (env MEMVAULT_READ_DB): the CLI reads the replica too, and
+    its own writes are read back at once."""
+    pair.pause()
+    try:
+        unmarked.remember({"tenant": "acme", "user": "erin"}, "erin's bicycle is blue")
+        runner = CliRunner()
+        base = ["--db", pair.primary, "--tenant", "acme", "--user", "erin", "--json"]
+        r = runner.invoke(app, [*base, "recall", "bicycle"],
+                          env={"MEMVAULT_READ_DB": pair.replica})
+        assert r.exit_code == 0 and "bicycle" not in r.output, r.output  # not replayed yet
+        r = runner.invoke(app, [*base, "recall", "bicycle"])  # no replica: the primary
+        assert "erin's bicycle is blue" in r.output
+        r = runner.invoke(app, [*base, "--read-db", pair.replica, "remember",
+                                "erin is allergic to peanuts"])
+        assert r.exit_code == 0, r.output
+        r = runner.invoke(app, [*base, "recall", "allergy"],
+                          env={"MEMVAULT_READ_DB": pair.replica})
+        assert r.exit_code == 0, r.output
+        assert "erin is allergic to peanuts" in r.output
+    finally:
+        pair.resume()
 
 
 def test_sqlite_with_read_db_is_refused(pair: Pair, tmp_path: Path) -> None:
@@ -260,7 +298,8 @@ def test_sqlite_with_read_db_is_refused(pair: Pair, tmp_path: Path) -> None:
     assert not (tmp_path / "y.db").exists()
 
 
-def test_replica_down_reads_answer_from_the_primary(pair: Pair, vault: Vault) -> None:
+def test_replica_down_reads_answer_from_the_primary(pair: Pair, vault: Vault,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
     """Runs last: it stops the replica."""
     vault.remember(A, "alice rides a red bicycle to work")
     pair.stop_replica()
@@ -270,3 +309,5 @@ def test_replica_down_reads_answer_from_the_primary(pair: Pair, vault: Vault) ->
     vault.remember(B, "bob's boat is called Mistral")
     assert "bob's boat is called Mistral" in _texts(vault.recall(B, "boat name"))
     assert vault.store.replica_stats()["fallback"] > fallbacks
+    assert any("read replica" in r.getMessage() and "reading the primary" in r.getMessage()
+               for r in caplog.records)
