@@ -34,6 +34,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from ..errors import StoreError
 from ..model import Scope
 from ..validate import TEAM_PREFIX
 
@@ -142,8 +143,11 @@ class ReadRouter:
         if not self._up():
             self.stats["fallback"] += 1
             return False
-        with self.primary.connection() as conn:
-            wanted = _marks(conn, scope)
+        try:
+            with self.primary.connection() as conn:
+                wanted = _marks(conn, scope)
+        except (psycopg.OperationalError, PoolTimeout) as e:
+            raise StoreError(f"PostgreSQL: {e}") from e
         if not wanted:
             return True  # nothing written by a marking store: any replica state will do
         try:
