@@ -165,7 +165,7 @@ class PostgresStore(SQLStore):
         return self._reads.reading(scope)
 
     def replica_stats(self) -> dict[str, int]:
-        return dict(self._reads.stats)
+        return self._reads.snapshot()
 
     def try_lead(self, name: str) -> Lease | None:
         return session_lease(self.dsn, name)

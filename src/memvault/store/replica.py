@@ -111,12 +111,21 @@ class ReadRouter:
         if self.replica is not None:
             self.replica.close()
 
+    def _count(self, outcome: str) -> None:
+        with self._lock:
+            self.stats[outcome] += 1
+
+    def snapshot(self) -> dict[str, int]:
+        """The counts so far (see `stats`)."""
+        with self._lock:
+            return dict(self.stats)
+
     def _up(self) -> bool:
         with self._lock:
             return time.monotonic() >= self._down_until
 
     def _failed(self, e: BaseException, what: str) -> None:
-        self.stats["fallback"] += 1
+        self._count("fallback")
         if _breaks_replica(e):
             with self._lock:
                 self._down_until = time.monotonic() + RETRY_AFTER
@@ -141,7 +150,7 @@ class ReadRouter:
     def _caught_up(self, scope: Scope) -> bool:
         assert self.replica is not None
         if not self._up():
-            self.stats["fallback"] += 1
+            self._count("fallback")
             return False
         try:
             with self.primary.connection() as conn:
@@ -158,7 +167,7 @@ class ReadRouter:
             return False
         if all(have.get(user, 0) >= n for user, n in wanted.items()):
             return True
-        self.stats["primary_behind"] += 1
+        self._count("primary_behind")
         return False
 
     def run(self, read: Callable[[psycopg.Connection[dict[str, Any]]], T], *,
@@ -171,7 +180,7 @@ class ReadRouter:
             try:
                 with self.replica.connection(timeout=REPLICA_WAIT) as conn:
                     out = read(conn)
-                self.stats["replica"] += 1
+                self._count("replica")
                 return out
             except (psycopg.Error, PoolTimeout) as e:
                 self._failed(e, "a read")
