@@ -30,6 +30,7 @@ from _server import Server
 from typer.testing import CliRunner
 
 from memvault import Vault
+from memvault.apikeys import new_key
 from memvault.cli.app import app
 from memvault.errors import ValidationError
 
@@ -270,6 +271,38 @@ def test_rest_server_with_read_db(pair: Pair, unmarked: Vault) -> None:
             replica = [ln for ln in metrics.splitlines()
                        if ln.startswith('memvault_read_replica_total{outcome="replica"}')]
             assert replica and float(replica[0].split()[-1]) > 0
+    finally:
+        srv.stop()
+
+
+@pytest.mark.slow
+def test_rest_workers_read_your_writes(pair: Pair, unmarked: Vault) -> None:
+    """`serve --workers 2 --read-db`: a write through one worker is read back by the next
+    request, whichever worker takes it (a fresh connection each time), with replay
+    paused; a write the replica has not replayed and no worker marked stays unseen."""
+    srv = Server(pair.primary, extra=["--read-db", pair.replica, "--workers", "2"])
+    try:
+        assert "memvault: 2 worker processes" in srv.stdout_lines
+        # The store has keys already when another test's server ran first: a key of its own.
+        key = srv.admin_key or new_key(unmarked.store, tenant="acme", role="admin")[0]
+        pair.pause()
+        try:
+            unmarked.remember({"tenant": "acme", "user": "gina"}, "gina owns a sailboat")
+            for i in range(6):
+                with srv.client(key) as c:
+                    r = c.post("/v1/memories", params={"user": "frank"},
+                               json={"content": f"frank's locker number is {100 + i}"})
+                    assert r.status_code == 200, r.text
+                with srv.client(key) as c:
+                    r = c.get("/v1/memories", params={"user": "frank"})
+                    assert r.status_code == 200, r.text
+                    assert f"frank's locker number is {100 + i}" in r.text
+                with srv.client(key) as c:
+                    r = c.post("/v1/recall", params={"user": "gina"},
+                               json={"query": "sailboat"})
+                    assert r.status_code == 200 and "sailboat" not in r.text, r.text
+        finally:
+            pair.resume()
     finally:
         srv.stop()
 
