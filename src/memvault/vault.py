@@ -68,7 +68,8 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
     """Open a store (SQLite path or PostgreSQL DSN) with an embedder spec.
 
     `actor` and `actor_role` are the default principal recorded in revisions; every
-    mutating verb also takes `actor=` to override it per call.
+    mutating verb also takes `actor=` to override it per call. `read_db`: a PostgreSQL
+    read replica of `db` for recall, context and list (docs/scaling.md, "Read replicas").
     """
 
     store = _shared("store", "The Store (SQLite or PostgreSQL) under this vault.")
@@ -86,7 +87,8 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
                  actor_role: str = "admin", on_expire: str = "demote",
                  strategy: Strategy | str | os.PathLike[str] | None = None,
                  reranker: Reranker | None = None,
-                 clock: Callable[[], int] | None = None, check_models: bool = True) -> None:
+                 clock: Callable[[], int] | None = None, check_models: bool = True,
+                 read_db: str | None = None) -> None:
         if on_expire not in ("demote", "expire"):
             raise ValidationError("on_expire: expected 'demote' or 'expire'")
         actor = v.actor(actor)
@@ -101,7 +103,11 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
         embedders: list[Embedder] = load_embedders(embedder)
         strat = strategy if isinstance(strategy, Strategy) else load_strategy(strategy)
         if isinstance(db, str | os.PathLike) or db is None:
-            store: Store = open_store(db if db is not None else default_db_path())
+            store: Store = open_store(db if db is not None else default_db_path(),
+                                      read_db=read_db)
+        elif read_db is not None:
+            raise ValidationError("read_db: give it with a db DSN; an opened store keeps "
+                                  "the replica it was opened with")
         else:
             store = db
         self.core = Core(store, embedders, strat, actor=actor, actor_role=actor_role,
@@ -345,11 +351,13 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
         and topic (what it is about) narrow further; since/until on when it last changed;
         valid_at, or valid_since/valid_until: valid in the world then (validtime.py)."""
         valid = valid_window(valid_at, valid_since, valid_until)
-        mems = records.list_memories(self.core, scope, kind=kind, status=status, slot=slot,
-                                     tags=tags, since=since, until=until, as_of=as_of,
-                                     limit=limit, offset=offset, source=source,
-                                     frozen=frozen, expiring_before=expiring_before, q=q,
-                                     slotted=slotted, topic=topic, valid=valid)
+        with self.store.reading(v.scope(scope)):  # a read replica may answer (read_db)
+            mems = records.list_memories(self.core, scope, kind=kind, status=status,
+                                         slot=slot, tags=tags, since=since, until=until,
+                                         as_of=as_of, limit=limit, offset=offset,
+                                         source=source, frozen=frozen,
+                                         expiring_before=expiring_before, q=q,
+                                         slotted=slotted, topic=topic, valid=valid)
         access.record(self.core, scope, "list", [m.id for m in mems])
         return mems
 
@@ -372,9 +380,11 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
         one scope winning each slot or topic (docs/teams.md). Hits.trace_id: its trace."""
         reads = self.engine.reads
         valid = valid_window(valid_at, valid_since, valid_until)
-        outcome = shared.retrieve(reads, scope, query, teams=teams, top_k=top_k, kind=kind,
-                                  tags=tags, since=since, until=until, as_of=as_of,
-                                  min_score=min_score, valid=valid, reranker=reranker)
+        with self.store.reading(v.scope(scope)):  # a read replica may answer (read_db)
+            outcome = shared.retrieve(reads, scope, query, teams=teams, top_k=top_k,
+                                      kind=kind, tags=tags, since=since, until=until,
+                                      as_of=as_of, min_score=min_score, valid=valid,
+                                      reranker=reranker)
         hits = Hits(outcome.hits)
         hits.trace_id = reads.record_trace("recall", outcome, trace_id=trace_id)
         access.record(self.core, scope, "recall", [h.memory.id for h in hits], hits.trace_id)
@@ -401,9 +411,10 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
         lang_ = cfg.lang if lang is None else lang
         if lang_ not in ("en", "zh"):
             raise ValidationError("lang: expected 'en' or 'zh'")
-        r = build_context(self.engine, scope, query, budget=budget_, lang=lang_, kind=kind,
-                          tags=tags, as_of=as_of, trace_id=trace_id, session=session,
-                          valid=valid, teams=teams)
+        with self.store.reading(v.scope(scope)):  # a read replica may answer (read_db)
+            r = build_context(self.engine, scope, query, budget=budget_, lang=lang_,
+                              kind=kind, tags=tags, as_of=as_of, trace_id=trace_id,
+                              session=session, valid=valid, teams=teams)
         access.record(self.core, scope, "context", [h.memory.id for h in r.hits], r.trace_id)
         return r
 

@@ -64,6 +64,11 @@ def serve_rest(ctx: typer.Context,
                    "--tenant", show_default=False,
                    help="Tenant of the first admin key, made only on a store without "
                    "keys (the same as the global --tenant).")] = None,
+               read_db: Annotated[str | None, typer.Option(
+                   "--read-db", show_default=False,
+                   help="postgresql:// URI of a read replica of --db: recall, context and "
+                   "list read there, a caller's own writes stay visible (the same as the "
+                   "global --read-db; env MEMVAULT_READ_DB).")] = None,
                workers: Annotated[int, typer.Option(
                    help="Server processes on the port, each with its own store "
                    "connections and embedder (one uses one core; see docs/server.md).")
@@ -94,7 +99,11 @@ def serve_rest(ctx: typer.Context,
         if tenant is not None and c.tenant and tenant != c.tenant:
             raise ValidationError(f"tenant: the global --tenant {c.tenant!r} and serve's "
                                   f"--tenant {tenant!r} differ; give one")
+        if read_db is not None and c.read_db and read_db != c.read_db:
+            raise ValidationError("read_db: the global --read-db (or MEMVAULT_READ_DB) and "
+                                  "serve's --read-db differ; give one")
         serve(c.db, host=host, port=port, embedder=c.embedder, config=c.config,
+              read_db=read_db or c.read_db,
               bootstrap_tenant=tenant or c.tenant or "default",
               settings=Settings(max_body_bytes=max_body, sweep_interval=sweep_interval,
                                 worker=not no_worker, metrics_token=metrics_token or None,

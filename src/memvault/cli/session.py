@@ -33,12 +33,14 @@ class Ctx:
     config: str | None = None
     team: str | None = None
     command: str | None = None  # the command invoked: what --team needs (teams.py)
+    read_db: str | None = None  # a PostgreSQL read replica of db (store/replica.py)
     _vault: Vault | None = None
 
     def vault(self, *, check_models: bool = True) -> Vault:
         if self._vault is None:
             self._vault = Vault(self.db, embedder=self.embedder, actor=self.actor,
-                                strategy=self.config, check_models=check_models)
+                                strategy=self.config, check_models=check_models,
+                                read_db=self.read_db)
         return self._vault
 
     def scope(self) -> Scope | dict[str, Any]:
@@ -109,6 +111,10 @@ def main_options(
     db: Annotated[str | None, typer.Option(help="SQLite file or postgresql:// DSN (default: "
                                            "a file in the user data dir; env MEMVAULT_DB).")
                   ] = None,
+    read_db: Annotated[str | None, typer.Option(
+        help="postgresql:// URI of a read replica (a streaming standby) of --db: recall, "
+             "context and list read there (env MEMVAULT_READ_DB; docs/scaling.md).",
+        envvar="MEMVAULT_READ_DB")] = None,
     tenant: Annotated[str | None, typer.Option(envvar="MEMVAULT_TENANT")] = None,
     user: Annotated[str | None, typer.Option(envvar="MEMVAULT_USER")] = None,
     agent: Annotated[str | None, typer.Option()] = None,
@@ -128,5 +134,5 @@ def main_options(
     ctx.obj = Ctx(db=db if db is not None else str(default_db_path()), tenant=tenant,
                   user=user, agent=agent, session=session, embedder=embedder, actor=actor,
                   json=as_json, config=config, team=team,
-                  command=ctx.invoked_subcommand)
+                  command=ctx.invoked_subcommand, read_db=read_db)
     ctx.call_on_close(lambda: ctx.obj._vault.close() if ctx.obj._vault else None)

@@ -111,7 +111,8 @@ def create_app(vault: Vault, settings: Settings | None = None, *,
                close_vault: bool = False) -> FastAPI:
     """`close_vault`: the app owns the vault and closes it at shutdown (memvault serve)."""
     settings = settings or Settings()
-    metrics = Metrics(vault.store.queue_depth, online_eval=lambda: online_figures(vault))
+    metrics = Metrics(vault.store.queue_depth, online_eval=lambda: online_figures(vault),
+                      replica=vault.store.replica_stats)
     state = ServerState(vault, settings, metrics)
     if settings.worker:
         state.worker = Worker(vault, metrics, poll_seconds=settings.job_poll_seconds,

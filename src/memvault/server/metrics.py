@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 _BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -56,9 +56,29 @@ class OnlineEvalCollector(Collector):
         yield from (samples, use, bad, tokens, latency)
 
 
+class ReplicaCollector(Collector):
+    """This process's reads and the read replica (store.replica_stats, replica.py): reads
+    answered there, read verbs sent to the primary because the replica had not replayed
+    the scope's writes, and reads that failed there and ran on the primary."""
+
+    def __init__(self, stats: Callable[[], dict[str, int]]) -> None:
+        self.stats = stats
+
+    def collect(self) -> Any:
+        stats = self.stats()
+        if not stats:
+            return
+        reads = CounterMetricFamily("memvault_read_replica", "reads and the read replica, "
+                                    "by outcome", labels=["outcome"])
+        for outcome in ("replica", "primary_behind", "fallback"):
+            reads.add_metric([outcome], stats.get(outcome, 0))
+        yield reads
+
+
 class Metrics:
     def __init__(self, queue_depth: Callable[[], int],
-                 online_eval: Figures | None = None) -> None:
+                 online_eval: Figures | None = None,
+                 replica: Callable[[], dict[str, int]] | None = None) -> None:
         self.registry = CollectorRegistry()
         self.requests = Histogram(
             "memvault_http_request_duration_seconds", "HTTP request latency",
@@ -80,6 +100,8 @@ class Metrics:
                                   ["status"], registry=self.registry)
         if online_eval is not None:
             self.registry.register(OnlineEvalCollector(online_eval))
+        if replica is not None:
+            self.registry.register(ReplicaCollector(replica))
 
     def gate_outcomes(self, kind: str, result: dict[str, Any]) -> None:
         """Count the gate's decisions in the result of an observe or a propose."""

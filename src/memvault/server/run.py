@@ -67,8 +67,10 @@ WORKER_HEALTHCHECK_SECONDS = 120
 _WORKER_SPEC = "MEMVAULT_SERVE_WORKER"
 
 
-def _open(db: str | None, embedder: str | None, config: str | None) -> Vault:
-    return Vault(db, embedder=embedder, actor="server", actor_role="api", strategy=config)
+def _open(db: str | None, embedder: str | None, config: str | None,
+          read_db: str | None = None) -> Vault:
+    return Vault(db, embedder=embedder, actor="server", actor_role="api", strategy=config,
+                 read_db=read_db)
 
 
 def worker_app() -> Any:
@@ -77,19 +79,20 @@ def worker_app() -> Any:
     N workers do not sweep the store N times over."""
     spec = json.loads(os.environ[_WORKER_SPEC])
     settings = Settings(**{**spec["settings"], "sweep_interval": 0})
-    return create_app(_open(spec["db"], spec["embedder"], spec["config"]), settings,
-                      close_vault=True)
+    return create_app(_open(spec["db"], spec["embedder"], spec["config"],
+                            spec.get("read_db")), settings, close_vault=True)
 
 
 def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
           embedder: str | None = None, config: str | None = None,
           bootstrap_tenant: str = "default", settings: Settings | None = None,
-          workers: int = 1, out: TextIO = sys.stdout) -> None:
+          workers: int = 1, out: TextIO = sys.stdout, read_db: str | None = None) -> None:
     """Serve the REST API. `workers` > 1 runs that many server processes on one port
     (uvicorn's supervisor), each with its own store connections and embedder: recall is
     CPU work that one process runs on one core at a time (the GIL), so a second process is
     what uses a second core. Every read goes to the store, so a write through one worker is
-    seen by the next read through any other."""
+    seen by the next read through any other; with `read_db` (a PostgreSQL read replica)
+    too, through the marks every worker reads (store/replica.py)."""
     import uvicorn
 
     # Checked before the store is opened: a bad option must not leave a new admin key.
@@ -102,7 +105,7 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
                               "give a file or a PostgreSQL DSN to run several")
     settings = settings or Settings()
     logging.config.dictConfig(_LOG_CONFIG)
-    vault = _open(db, embedder, config)
+    vault = _open(db, embedder, config, read_db)
     try:
         key = bootstrap_admin(vault.store, bootstrap_tenant)
         if key is not None:
@@ -113,10 +116,8 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
         else:
             out.write(existing_keys_note(vault.store, bootstrap_tenant))
         out.flush()
-        where = db if db is not None else str(default_db_path())
-        if "://" in where:  # a DSN: never print its password
-            where = where.split("://", 1)[0] + "://…@" + where.rsplit("@", 1)[-1]
-        out.write(f"memvault: store {where}\n"
+        out.write(f"memvault: store {_shown(db if db is not None else str(default_db_path()))}"
+                  + (f" (reads: replica {_shown(read_db)})" if read_db else "") + "\n"
                   f"memvault: admin page http://{host}:{port}/admin/ · "
                   f"API docs http://{host}:{port}/docs\n")
         if workers > 1:
@@ -126,19 +127,28 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765,
             uvicorn.run(create_app(vault, settings, close_vault=True), host=host, port=port,
                         log_config=_LOG_CONFIG, access_log=False)
         else:
-            _serve_workers(vault, db, embedder, config, settings, host, port, workers)
+            _serve_workers(vault, db, read_db, embedder, config, settings, host, port,
+                           workers)
     finally:
         # The app's shutdown closes the store (SIGTERM never reaches here); this covers a
         # failure before the app started. Closing twice is harmless.
         vault.close()
 
 
-def _serve_workers(vault: Vault, db: str | None, embedder: str | None, config: str | None,
-                   settings: Settings, host: str, port: int, workers: int) -> None:
+def _shown(where: str) -> str:
+    """A store target as printed: a DSN without its password."""
+    if "://" in where:
+        return where.split("://", 1)[0] + "://…@" + where.rsplit("@", 1)[-1]
+    return where
+
+
+def _serve_workers(vault: Vault, db: str | None, read_db: str | None, embedder: str | None,
+                   config: str | None, settings: Settings, host: str, port: int,
+                   workers: int) -> None:
     import uvicorn
 
     os.environ[_WORKER_SPEC] = json.dumps({
-        "db": db, "embedder": embedder, "config": config,
+        "db": db, "read_db": read_db, "embedder": embedder, "config": config,
         "settings": dataclasses.asdict(settings)})
     # The supervisor keeps its vault for the timer sweep alone (one sweeper per store).
     sweeper = None

@@ -9,9 +9,12 @@ from .base import ListFilter, Store, Tx
 from .sqlite import SQLiteStore
 
 
-def open_store(db: str | os.PathLike[str]) -> Store:
-    """A SQLite path, or a postgresql:// DSN."""
+def open_store(db: str | os.PathLike[str], *, read_db: str | None = None) -> Store:
+    """A SQLite path, or a postgresql:// DSN; `read_db`: a PostgreSQL read replica of it
+    (a streaming standby) for the read verbs (store/replica.py)."""
     target = os.fspath(db)
+    if read_db is not None:
+        _check_read_db(target, read_db)
     if target.startswith(("postgresql://", "postgres://")):
         try:
             from .postgres import PostgresStore
@@ -20,7 +23,7 @@ def open_store(db: str | os.PathLike[str]) -> Store:
 
             raise StoreError(f"the PostgreSQL backend needs its extra: "
                              f"pip install 'memvault[postgres]' ({e})") from None
-        return PostgresStore(target)
+        return PostgresStore(target, read_db=read_db)
     if not target.strip() or "://" in target:
         from ..errors import ValidationError
 
@@ -35,6 +38,19 @@ def open_store(db: str | os.PathLike[str]) -> Store:
                               "give PostgreSQL as a postgresql:// URI (postgresql://user@"
                               "host/dbname)")
     return SQLiteStore(target)
+
+
+def _check_read_db(db: str, read_db: object) -> None:
+    from ..errors import ValidationError
+
+    if not isinstance(read_db, str) or not read_db.startswith(("postgresql://",
+                                                               "postgres://")):
+        raise ValidationError("read_db: expected the postgresql:// URI of a read replica "
+                              "(a streaming standby of the primary)")
+    if not db.startswith(("postgresql://", "postgres://")):
+        raise ValidationError("read_db: read replicas are for a PostgreSQL store; this "
+                              "store is SQLite (give --db a postgresql:// URI, or leave "
+                              "--read-db out)")
 
 
 _LIBPQ_PAIRS = re.compile(r"^\s*(?:host|hostaddr|port|dbname|user|password|sslmode|"

@@ -163,6 +163,16 @@ class Store(Protocol):
         while a server reconnects to a database that is gone)."""
         ...
 
+    def reading(self, scope: Scope) -> AbstractContextManager[None]:
+        """The reads of one read verb on `scope` (recall, context, list): with a read
+        replica (PostgreSQL's read_db), they may run there, where the scope's own writes
+        have been replayed (store/replica.py); without one, nothing changes."""
+        ...
+
+    def replica_stats(self) -> dict[str, int]:
+        """Counts of reads on the read replica, and sent to the primary (empty: none)."""
+        ...
+
     def transaction(self) -> AbstractContextManager[Tx]:
         """One transaction. Opened inside another one on the same thread, it is a savepoint
         of the outer one: it rolls back alone on error, but commits only with the outer."""

@@ -73,6 +73,9 @@ class OutboxTx:
     # SQL for a new event's id: the next one (SQLite), or NULL until published.
     _NEW_EVENT_ID = "NULL"
     conn: Any
+    # (tenant, user) of every revision written: the scopes a replica must have replayed
+    # before it answers their reads (replica.py).
+    touched: set[tuple[str, str]]
 
     def _insert_rows(self, query: str, rows: list[dict[str, Any]]) -> None:
         raise NotImplementedError
@@ -86,6 +89,7 @@ class OutboxTx:
         rows = [{"op_id": rev.op_id, "tenant": rev.scope.tenant, "user_id": rev.scope.user,
                  "kind": kind_of(rev, imported=imported), "memory_id": rev.memory_id}
                 for rev in revisions]
+        self.touched.update((r["tenant"], r["user_id"]) for r in rows)
         if rows:
             cols = ", ".join(("id", *EVENT_COLUMNS))
             vals = ", ".join((self._NEW_EVENT_ID, *(self._ph(c) for c in EVENT_COLUMNS)))

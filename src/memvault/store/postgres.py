@@ -25,7 +25,7 @@ import json
 import os
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import numpy as np
@@ -57,9 +57,16 @@ from .codec import (
 )
 from .leadership import Lease
 from .outbox import imported_heads
-from .postgres_locks import erasure_lock_name, session_lease, xact_lock, xact_lock_shared
+from .postgres_locks import (
+    erasure_lock_name,
+    session_lease,
+    snapshot_held,
+    xact_lock,
+    xact_lock_shared,
+)
 from .postgres_schema import MIGRATIONS, migrate
 from .postgres_text import text_candidates
+from .replica import ReadRouter, bump_marks
 from .sql_store import SQLStore
 from .sql_tx import SQLTx, vanished
 from .tracepack import compress
@@ -99,7 +106,8 @@ class PostgresStore(SQLStore):
     _trace_payload = staticmethod(compress)  # packed JSON, zlib: bytea (migration 7)
 
     def __init__(self, dsn: str, *, min_size: int = 1, max_size: int = 8,
-                 exact_scan_limit: int = 10_000, timeout: float = 30.0) -> None:
+                 exact_scan_limit: int = 10_000, timeout: float = 30.0,
+                 read_db: str | None = None) -> None:
         self.dsn = dsn
         self.fault_hook: FaultHook | None = None
         # Scopes with at most this many vectors (per model) are ranked exactly, not by HNSW.
@@ -125,6 +133,10 @@ class PostgresStore(SQLStore):
                 dsn, min_size=min_size, max_size=max_size, open=False, timeout=timeout,
                 kwargs={"row_factory": dict_row}, configure=self._configure,
                 name="memvault")
+            # Where reads go: this pool, or read_db's (a replica) inside reading().
+            self._reads = ReadRouter(self._pool, read_db, max_size=max_size,
+                                     in_tx=lambda: getattr(self._local, "tx", None) is not None,
+                                     configure=self._configure)
             try:
                 self._pool.open(wait=True, timeout=timeout)
                 # An erasure left pending (by a close or a crash while a snapshot held it).
@@ -133,6 +145,7 @@ class PostgresStore(SQLStore):
                     self.compact()
             except BaseException:
                 self._pool.close()
+                self._reads.close()
                 raise
         except psycopg.Error as e:
             raise StoreError(f"cannot open PostgreSQL store: {e}") from None
@@ -147,6 +160,13 @@ class PostgresStore(SQLStore):
         return int(self._q("SELECT coalesce(max(version), 0) AS v FROM schema_migrations",
                            timeout=timeout)[0]["v"])
 
+    def reading(self, scope: Scope) -> AbstractContextManager[None]:
+        """See Store.reading: the replica (read_db) when it has this scope's writes."""
+        return self._reads.reading(scope)
+
+    def replica_stats(self) -> dict[str, int]:
+        return self._reads.snapshot()
+
     def try_lead(self, name: str) -> Lease | None:
         return session_lease(self.dsn, name)
 
@@ -160,6 +180,7 @@ class PostgresStore(SQLStore):
             finally:
                 self._closed = True
                 self._pool.close()
+                self._reads.close()
 
     @contextmanager
     def _trace_tx(self) -> Iterator[_PgTx]:
@@ -194,6 +215,8 @@ class PostgresStore(SQLStore):
                 try:
                     yield tx
                     tx.store_words()  # in the transaction: a purge that follows sees them
+                    if self._reads.marking:  # last: the marks' row locks are held briefly
+                        bump_marks(conn, tx.touched)
                 finally:
                     self._local.tx = None
         except psycopg.OperationalError as e:
@@ -216,8 +239,8 @@ class PostgresStore(SQLStore):
         """One statement on a pooled connection; `timeout` bounds the wait for one (the
         pool's own, 30 s, when None)."""
         try:
-            with self._pool.connection(timeout=timeout) as conn:
-                return conn.execute(query, params).fetchall()
+            return self._reads.run(lambda conn: conn.execute(query, params).fetchall(),
+                                   timeout=timeout)
         except (psycopg.OperationalError, PoolTimeout) as e:
             raise StoreError(f"PostgreSQL: {e}") from e
 
@@ -265,8 +288,9 @@ class PostgresStore(SQLStore):
 
     # --- meta ---------------------------------------------------------------------------
     def set_meta(self, key: str, value: str) -> None:
-        self._q("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) "
-                "DO UPDATE SET value = excluded.value RETURNING key", (key, value))
+        with self._pool.connection() as conn:  # a write: the primary, even in reading()
+            conn.execute("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) "
+                         "DO UPDATE SET value = excluded.value", (key, value))
 
     # --- reads ---------------------------------------------------------------------------
     def fetch(self, scope: Scope, ids: list[str]) -> list[Memory]:
@@ -309,21 +333,22 @@ class PostgresStore(SQLStore):
         where, params = scope_where(scope, pyformat_ph)
         live, vparams = live_sql(pyformat_ph, valid)
         p: dict[str, Any] = {"now": now, "limit": max(0, limit), **params, **vparams}
+        def nearest(conn: psycopg.Connection[dict[str, Any]]) -> list[list[tuple[str, float]]]:
+            info = self._model(conn, model)
+            if info is None:
+                return [[] for _ in range(len(qs))]
+            tbl, dim = info
+            if qs.ndim != 2 or qs.shape[1] != dim:
+                raise StoreError(f"vectors of {model} have dimension {dim}, the query has "
+                                 f"{qs.shape[-1]}; run `memvault reindex`")
+            if not len(qs):
+                return []
+            return pgvec.nearest_each(conn, tbl, dim, f"{where} AND {live}", p, qs, limit,
+                                      exact_scan_limit=self.exact_scan_limit,
+                                      iterative_scan=self._iterative_scan)
         try:
-            with self._pool.connection() as conn:
-                info = self._model(conn, model)
-                if info is None:
-                    return [[] for _ in range(len(qs))]
-                tbl, dim = info
-                if qs.ndim != 2 or qs.shape[1] != dim:
-                    raise StoreError(f"vectors of {model} have dimension {dim}, the query has "
-                                     f"{qs.shape[-1]}; run `memvault reindex`")
-                if not len(qs):
-                    return []
-                return pgvec.nearest_each(conn, tbl, dim, f"{where} AND {live}", p, qs, limit,
-                                          exact_scan_limit=self.exact_scan_limit,
-                                          iterative_scan=self._iterative_scan)
-        except psycopg.OperationalError as e:
+            return self._reads.run(nearest)
+        except (psycopg.OperationalError, PoolTimeout) as e:
             raise StoreError(f"PostgreSQL: {e}") from e
 
     # --- maintenance -------------------------------------------------------------------
@@ -423,7 +448,7 @@ class PostgresStore(SQLStore):
                 conn.autocommit = True  # VACUUM cannot run inside a transaction
                 conn.add_notice_handler(on_notice)
                 try:
-                    held = self._snapshot_held(conn)
+                    held = snapshot_held(conn)
                     if not (held and only_if_free):
                         conn.execute(stmt)
                 finally:
@@ -435,30 +460,6 @@ class PostgresStore(SQLStore):
         if not self._pending:
             self._mark_erased(through)
         return not self._pending
-
-    @staticmethod
-    def _snapshot_held(conn: psycopg.Connection[Any]) -> bool:
-        """Whether anything may still see row versions that died before now: a session
-        (of this database, or a WAL sender for a standby's feedback) whose snapshot or
-        transaction is older than this moment, a prepared transaction, a replication
-        slot. Vacuum workers are left out: VACUUM ignores them. Checked before the
-        VACUUM: a snapshot taken after this moment sees every committed purge."""
-        row = conn.execute("""
-            WITH now AS (SELECT (pg_snapshot_xmax(pg_current_snapshot())::text::bigint
-                                 % 4294967296)::text::xid AS x)
-            SELECT EXISTS (
-                SELECT 1 FROM pg_stat_activity a, now
-                WHERE a.pid <> pg_backend_pid()
-                  AND a.backend_type IS DISTINCT FROM 'autovacuum worker'
-                  AND (a.datname = current_database() OR a.datid IS NULL)
-                  AND (age(a.backend_xmin) > age(now.x) OR age(a.backend_xid) > age(now.x)))
-              OR EXISTS (SELECT 1 FROM pg_prepared_xacts
-                         WHERE database = current_database())
-              OR EXISTS (SELECT 1 FROM pg_replication_slots
-                         WHERE xmin IS NOT NULL AND (database IS NULL
-                                                     OR database = current_database()))
-              AS held""").fetchone()
-        return bool(row and row["held"])
 
 
 class _PgTx(SQLTx):

@@ -1,4 +1,5 @@
-"""PostgreSQL advisory locks by name, held until the transaction ends."""
+"""PostgreSQL advisory locks by name, held until the transaction ends; and whether a
+snapshot still holds back what a VACUUM would prune."""
 
 from __future__ import annotations
 
@@ -71,3 +72,27 @@ def session_lease(dsn: str, name: str, timeout: float = 10.0) -> SessionLease | 
         conn.close()
         return None
     return SessionLease(conn, key)
+
+
+def snapshot_held(conn: Any) -> bool:
+    """Whether anything may still see row versions that died before now: a session
+    (of this database, or a WAL sender for a standby's feedback) whose snapshot or
+    transaction is older than this moment, a prepared transaction, a replication
+    slot. Vacuum workers are left out: VACUUM ignores them. Checked before the
+    VACUUM: a snapshot taken after this moment sees every committed purge."""
+    row = conn.execute("""
+        WITH now AS (SELECT (pg_snapshot_xmax(pg_current_snapshot())::text::bigint
+                             % 4294967296)::text::xid AS x)
+        SELECT EXISTS (
+            SELECT 1 FROM pg_stat_activity a, now
+            WHERE a.pid <> pg_backend_pid()
+              AND a.backend_type IS DISTINCT FROM 'autovacuum worker'
+              AND (a.datname = current_database() OR a.datid IS NULL)
+              AND (age(a.backend_xmin) > age(now.x) OR age(a.backend_xid) > age(now.x)))
+          OR EXISTS (SELECT 1 FROM pg_prepared_xacts
+                     WHERE database = current_database())
+          OR EXISTS (SELECT 1 FROM pg_replication_slots
+                     WHERE xmin IS NOT NULL AND (database IS NULL
+                                                 OR database = current_database()))
+          AS held""").fetchone()
+    return bool(row and row["held"])

@@ -165,6 +165,16 @@ DROP INDEX IF EXISTS traces_memory_ids;
     (14, "online evaluation samples and judgements", """
 {online_eval}
 """),
+    # Read replicas (replica.py): per scope, a counter bumped by each write transaction
+    # of a store given read_db; a replica showing it has replayed the scope's writes.
+    (15, "read-your-writes marks for read replicas", """
+CREATE TABLE replica_marks (
+    tenant TEXT COLLATE "C" NOT NULL,
+    user_id TEXT COLLATE "C" NOT NULL,
+    n BIGINT NOT NULL,
+    PRIMARY KEY (tenant, user_id)
+);
+"""),
 ]
 
 MIGRATIONS: list[tuple[int, str, str]] = [(version, name, render(script, TYPES))

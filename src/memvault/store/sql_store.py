@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from ..errors import ConflictError
@@ -106,6 +106,13 @@ class SQLStore(ServerTables, EventTables, SnapshotTables, StrategyTables,
         with self._trace_tx() as tx:
             for row in rows:
                 tx.conn.execute(query, row)
+
+    def reading(self, scope: Scope) -> AbstractContextManager[None]:
+        """See Store.reading: no replica here (PostgreSQL's read_db has one)."""
+        return nullcontext()
+
+    def replica_stats(self) -> dict[str, int]:
+        return {}
 
     # --- meta ---------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:

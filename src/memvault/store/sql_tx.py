@@ -65,6 +65,7 @@ class SQLTx(OutboxTx):
         self._turn_seqs: dict[str, int] = {}  # exact scope -> the last turn_seq given
         # tenant -> the words of the content written so far (say), stored at commit
         self.said: dict[str, dict[str, None]] = {}
+        self.touched = set()
 
     def _insert_rows(self, query: str, rows: list[dict[str, Any]]) -> None:
         """Run `query` once per row."""
