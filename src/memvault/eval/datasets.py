@@ -299,7 +299,11 @@ def load_madial(path: Path, lang: str | Lang) -> Dataset:
 
 
 def load_dataset(name: str, path: Path | None, lang: str | None = None) -> Dataset:
-    """`name` is "locomo" or "madial" (with `lang`); `path` None means the default."""
+    """`name` is "locomo", "madial" (with `lang`) or "shapes" (memvault's own set,
+    eval/shapes.py); `path` None means the default."""
+    if name == "shapes":
+        from .shapes import load_shapes
+        return load_shapes(path)
     if path is None:
         path = default_data_path()
         if path is None:
@@ -310,4 +314,4 @@ def load_dataset(name: str, path: Path | None, lang: str | None = None) -> Datas
         if lang is None:
             raise ValidationError("MADial: --lang zh or en is required")
         return load_madial(path, lang)
-    raise ValidationError(f"unknown dataset {name!r} (locomo or madial)")
+    raise ValidationError(f"unknown dataset {name!r} (locomo, madial or shapes)")
