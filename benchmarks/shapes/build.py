@@ -5,6 +5,7 @@ Shapes: independent statements said hours apart (en, zh), an exchange whose sess
 crosses midnight (en), friends' chat whose informative turns end with a question (zh, en).
 Every message carries its own time. Query split: sha256(query id) first byte odd = holdout.
 """
+# ruff: noqa: E501  (the conversations below are data: one message a line)
 import hashlib
 import json
 from datetime import datetime

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import ValidationError
 from ..timeutil import to_ms
-from .datasets import Dataset, Doc, Query
+from .evalset import Dataset, Doc, Query
 
 DEFAULT_SHAPES = Path("benchmarks") / "shapes" / "shapes.jsonl"
 
