@@ -81,6 +81,12 @@ class TurnContext(_Strict):
     text_weight: float = Field(0.5, ge=0, le=1)
     # Key vector = normalise(own + vector_weight x sum of the neighbours' own vectors).
     vector_weight: float = Field(0.5, ge=0, le=1)
+    # When set, consecutive turns with their own times are one exchange (and lend each
+    # other their words) only when a reply follows within max_gap_minutes, or the same
+    # speaker goes on within burst_minutes (turnctx.joined). Off by default: on memvault's
+    # own set it lost more than it won (BENCHMARKS.md, issue 24 section).
+    max_gap_minutes: float | None = Field(None, gt=0)
+    burst_minutes: float = Field(5, ge=0)
 
 
 class Floor(_Strict):
