@@ -84,7 +84,7 @@ class TurnContext(_Strict):
     # When set, consecutive turns with their own times are one exchange (and lend each
     # other their words) only when a reply follows within max_gap_minutes, or the same
     # speaker goes on within burst_minutes (turnctx.joined). Off by default: on memvault's
-    # own set it lost more than it won (BENCHMARKS.md, issue 24 section).
+    # own set it did not win (R@10 up, MRR down; BENCHMARKS.md, issue 24 section).
     max_gap_minutes: float | None = Field(None, gt=0)
     burst_minutes: float = Field(5, ge=0)
 
