@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from _util import ManualClock
 
-from memvault import Scope, Vault, bm25, turnctx
+from memvault import Scope, Vault, bm25
 from memvault.store.turnorder import last_turns_sql
 from memvault.textindex import index_text
 
@@ -39,8 +39,10 @@ def _context_terms(vault: Vault, m_id: str, word: str) -> set[str]:
 def _check_neighbours(vault: Vault, ids: list[str], words: list[str]) -> None:
     tc = vault.core.strategy.retrieval.turn_context
     for k, (mid, w) in enumerate(zip(ids, words, strict=True)):
-        near = [f"The {words[j]} turn." for j in turnctx.window(len(words), k, tc.before,
-                                                                   tc.after)]
+        # Turns without speaker or own time: the key holds the `before` turns before it
+        # and the `after` turns after it in the written order.
+        window = range(max(0, k - tc.before), min(len(words), k + tc.after + 1))
+        near = [f"The {words[j]} turn." for j in window if j != k]
         want = set(index_text(" ".join(near)).split())
         assert _context_terms(vault, mid, w) == want, (k, w)
 

@@ -127,11 +127,11 @@ def test_a_reply_is_indexed_with_the_question_it_answers() -> None:
     from memvault import turnctx
 
     question, other = "Where did you go last weekend?", "That sounds lovely."
-    assert turnctx.lead(1, 2, [question, other]) == 0
-    assert turnctx.lead(2, 2, ["Hi there.", question, other]) == 1
-    assert turnctx.lead(2, 2, [question, "Hi there.", other]) is None  # not the one before
-    assert turnctx.lead(0, 2, [question, other]) is None  # nothing before the first turn
-    assert turnctx.lead(1, 2, ["你周末去哪儿了？", other]) == 0
+    assert turnctx.lead(1, [question, other]) == 0
+    assert turnctx.lead(2, ["Hi there.", question, other]) == 1
+    assert turnctx.lead(2, [question, "Hi there.", other]) is None  # not the one before
+    assert turnctx.lead(0, [question, other]) is None  # nothing before the first turn
+    assert turnctx.lead(1, ["你周末去哪儿了？", other]) == 0
     key = turnctx.key_terms("To the aquarium.", None, [question, other], asked=0)
     own, _, ctx = key.partition(f" {bm25.CONTEXT_MARK} ")
     assert "weekend" in own.split() and "aquarium" in own.split()

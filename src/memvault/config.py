@@ -81,6 +81,27 @@ class TurnContext(_Strict):
     text_weight: float = Field(0.5, ge=0, le=1)
     # Key vector = normalise(own + vector_weight x sum of the neighbours' own vectors).
     vector_weight: float = Field(0.5, ge=0, le=1)
+    # When set, consecutive turns with their own times are one exchange (and lend each
+    # other their words) only when a reply follows within max_gap_minutes, or the same
+    # speaker goes on within burst_minutes (turnctx.joined). Off by default: on memvault's
+    # own set it did not win (R@10 up, MRR down; BENCHMARKS.md, issue 24 section).
+    max_gap_minutes: float | None = Field(None, gt=0)
+    burst_minutes: float = Field(5, ge=0)
+
+
+class AsksBack(_Strict):
+    """A turn that ends with a question but tells something before it is not "only
+    asking" (turncues.asking): the `question` part is 1 up to `only_asks` words told, 0
+    from `tells` words on, linear between."""
+
+    only_asks: float = Field(6, ge=0)
+    tells: float = Field(18, gt=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AsksBack:
+        if self.only_asks >= self.tells:
+            raise ValueError("only_asks must be below tells")
+        return self
 
 
 class Floor(_Strict):
@@ -178,6 +199,10 @@ class Retrieval(_Strict):
     # Line votes: at most this many of a multi-line query's last lines (0: off).
     query_lines: int = Field(10, ge=0, le=50)
     turn_context: TurnContext = TurnContext()
+    # Judge "only asking" by what a turn tells (AsksBack); null: every turn that ends with
+    # a question is penalised in full. Off by default: it cost LoCoMo a little
+    # (BENCHMARKS.md, issue 24 section).
+    asks_back: AsksBack | None = None
     caches: Caches = Caches()
     reranker: Reranker = Reranker()
 

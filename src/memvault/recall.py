@@ -153,7 +153,7 @@ def add_memory_parts(parts: ScoreParts, m: Memory, retrieval: Retrieval, now: in
     parts.confidence = float(m.confidence)
     parts.importance = _importance(m)
     parts.speaker = 1.0 if named and turncues.speaker_of(m) in named else 0.0
-    parts.question = 1.0 if turncues.asks(m) else 0.0
+    parts.question = turncues.asking(m, retrieval.asks_back)
     parts.total = (parts.relevance + w.recency * parts.recency
                    + w.confidence * parts.confidence + w.importance * parts.importance
                    + w.speaker * parts.speaker - w.question * parts.question)

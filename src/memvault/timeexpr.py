@@ -64,6 +64,28 @@ def _zh_month(token: str) -> int:
     return int(token) if token.isdigit() else _ZH_NUM[token]
 
 
+def _zh_day(token: str) -> int:
+    """1-31 from digits or Chinese numerals (三, 十二, 二十一, 三十)."""
+    if token.isdigit():
+        return int(token)
+    tens, _, ones = token.rpartition("十")
+    if "十" not in token:
+        return _ZH_NUM.get(token, 0)
+    return (_ZH_NUM.get(tens, 0) if tens else 1) * 10 + (_ZH_NUM.get(ones, 0) if ones else 0)
+
+
+def _latest_day(today: date, month: int, day: int) -> date | None:
+    """The latest date with this month and day that is not after `today`."""
+    for year in (today.year, today.year - 1, today.year - 4):  # Feb 29: a leap year back
+        try:
+            d = date(year, month, day)
+        except ValueError:
+            continue
+        if d <= today:
+            return d
+    return None
+
+
 def query_range(query: str, now_ms: int) -> tuple[int, int] | None:
     """[start, end) in epoch ms of the time range a query names, or None."""
     found = named_range(query, now_ms)
@@ -108,6 +130,21 @@ def named_range(query: str, now_ms: int) -> tuple[int, int, bool] | None:
     m = re.search(rf"\b({_MONTH_RE})\.?,?\s+(\d{{4}})\b", q)
     if m:
         return _x(_month_range(int(m[2]), _MONTH_ANY[m[1]]))
+    # A day without a year ("on April 12", "12th of May", "3月18号"): the latest such day
+    # up to today, as a conversation speaks of days it has seen.
+    m = (re.search(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*[:.]\d)", q)
+         or re.search(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b", q))
+    name = 1 if m and m[1] in _MONTH_ANY else 2
+    if m and (m[name] != "may" or query[m.start(name):m.end(name)] == "May"):  # the verb
+        month, day = _MONTH_ANY[m[name]], int(m[3 - name])
+        found = _latest_day(today, month, day)
+        if found is not None:
+            return _x(_day_range(found))
+    m = re.search(_ZH_MONTH_RE + r"\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号號]", query)
+    if m:
+        found = _latest_day(today, _zh_month(m[1]), _zh_day(m[2]))
+        if found is not None:
+            return _x(_day_range(found))
 
     # Relative expressions.
     m = re.search(rf"\b(last|this|next)\s+({'|'.join(MONTHS_EN)})\b", q)

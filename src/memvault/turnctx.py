@@ -49,10 +49,55 @@ def enabled(tc: TurnContext) -> bool:
     return bool(tc.before or tc.after)
 
 
-def lead(k: int, before: int, contents: Sequence[str]) -> int | None:
-    """Index (in the neighbour list) of the question that the turn at position k
-    answers: the turn right before it, if that one ends with a question."""
-    n_before = min(k, before)
+@dataclass(frozen=True, slots=True)
+class Said:
+    """Who said a turn and when (its own time, `valid_from`), as far as known."""
+
+    speaker: str | None
+    at: int | None
+
+
+def said(metadata: Any, valid_from: int | None) -> Said:
+    md = metadata if isinstance(metadata, dict) else {}
+    who = md.get("speaker") or md.get("role")
+    return Said(who.strip().casefold() if isinstance(who, str) and who.strip() else None,
+                valid_from)
+
+
+def joined(a: Said, b: Said, tc: TurnContext) -> bool:
+    """Whether two consecutive turns belong to one exchange. A reply within `max_gap`
+    minutes of the turn before it (another speaker), or the same speaker going on within
+    `burst` minutes, is; separate statements said hours apart are not, and must not lend
+    each other their words. Turns without their own time (or speaker) are joined, and all
+    are while `max_gap_minutes` is unset."""
+    if tc.max_gap_minutes is None or a.at is None or b.at is None:
+        return True
+    same = a.speaker is not None and a.speaker == b.speaker
+    limit = tc.burst_minutes if same else tc.max_gap_minutes
+    return abs(b.at - a.at) <= limit * 60_000
+
+
+def linked(said_by: Sequence[Said], k: int, tc: TurnContext) -> tuple[list[int], list[int]]:
+    """Positions of the turns before and after position k that its key holds: up to
+    `before`/`after` of them, stopping at the first pair of consecutive turns that is not
+    one exchange (`joined`)."""
+    back: list[int] = []
+    j = k
+    while len(back) < tc.before and j > 0 and joined(said_by[j - 1], said_by[j], tc):
+        j -= 1
+        back.append(j)
+    ahead: list[int] = []
+    j = k
+    while len(ahead) < tc.after and j + 1 < len(said_by) and joined(said_by[j], said_by[j + 1],
+                                                                      tc):
+        j += 1
+        ahead.append(j)
+    return back[::-1], ahead
+
+
+def lead(n_before: int, contents: Sequence[str]) -> int | None:
+    """Index (in the neighbour list, whose first `n_before` are the earlier turns) of the
+    question that the turn answers: the turn right before it, if that one asks."""
     if n_before and is_question(contents[n_before - 1]):
         return n_before - 1
     return None
@@ -83,10 +128,6 @@ def key_vectors(own: Vectors, neighbours: Sequence[Vectors], weight: float,
         norm = float(np.linalg.norm(x))
         out[name] = x / norm if norm > 0 else x
     return out
-
-
-def window(seq_len: int, i: int, before: int, after: int) -> list[int]:
-    return [j for j in range(max(0, i - before), min(seq_len, i + after + 1)) if j != i]
 
 
 def turn_seq(m: Memory) -> int | None:
@@ -141,6 +182,7 @@ def _remember_recent(key: tuple[str, str], vec: Vectors) -> None:
 class _Entry:
     content: str
     valid_from: int | None
+    said: Said
     item: int | None = None  # index into the call's items (a new turn)
     memory: Memory | None = None  # a stored turn
 
@@ -166,14 +208,18 @@ class Linker:
             if p["kind"] != TURN_KIND or p.get("slot"):
                 continue
             seqs.setdefault(p["scope"].key(), (p["scope"], []))[1].append(
-                _Entry(p["content"], p["valid_from"], item=i))
+                _Entry(p["content"], p["valid_from"],
+                       said(p.get("metadata"), p["valid_from"]), item=i))
         span = tc.before + tc.after
         for sc, new in seqs.values():
             tail = stored_turns(store, sc, limit=4 * span + 8)[-span:] if span else []
-            seq = [_Entry(m.content, m.valid_from, memory=m) for m in tail] + new
+            seq = [_Entry(m.content, m.valid_from, said(m.metadata, m.valid_from), memory=m)
+                   for m in tail] + new
+            said_by = [e.said for e in seq]
             for k, e in enumerate(seq):
-                nb = [seq[j] for j in window(len(seq), k, tc.before, tc.after)]
-                asked = lead(k, tc.before, [n.content for n in nb])
+                back, ahead = linked(said_by, k, tc)
+                nb = [seq[j] for j in back + ahead]
+                asked = lead(len(back), [n.content for n in nb])
                 if e.item is not None:
                     self.neighbours[e.item] = nb
                     self.asked[e.item] = asked
@@ -206,7 +252,8 @@ class Linker:
     def keys(self, items: range, prepared: list[dict[str, Any]]
              ) -> tuple[list[Vectors], list[str | None]]:
         """Vectors and full-text keys (None: the default key) of items[start:end]."""
-        entries = [_Entry(prepared[i]["content"], prepared[i]["valid_from"], item=i)
+        entries = [_Entry(prepared[i]["content"], prepared[i]["valid_from"],
+                          said(prepared[i].get("metadata"), prepared[i]["valid_from"]), item=i)
                    for i in items]
         need = entries + [n for i in items for n in self.neighbours.get(i, [])]
         if not self._first_done:
@@ -255,11 +302,13 @@ def relink(tc: TurnContext, turns: list[Memory],
     if not turns:
         return []
     own = embed([m.content for m in turns])
+    said_by = [said(m.metadata, m.valid_from) for m in turns]
     out = []
     for k, m in enumerate(turns):
-        nb = window(len(turns), k, tc.before, tc.after) if enabled(tc) else []
+        back, ahead = linked(said_by, k, tc) if enabled(tc) else ([], [])
+        nb = back + ahead
         contents = [turns[j].content for j in nb]
-        asked = lead(k, tc.before, contents)
+        asked = lead(len(back), contents)
         out.append((m, key_terms(m.content, m.valid_from, contents, asked),
                     key_vectors(own[k], [own[j] for j in nb], tc.vector_weight, asked)))
     return out

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .config import AsksBack
 from .model import Kind, Memory
 
 _CLOSERS = "\"'”’)）」』》】]* \t\r\n"
@@ -79,6 +80,41 @@ def is_question(text: str) -> bool:
     return bool(_ZH_ASKS.search(clause)) and not _ZH_NOT_ASKING.search(clause)
 
 
-def asks(m: Memory) -> bool:
-    """A turn that ends with a question."""
-    return m.kind == Kind.TURN.value and is_question(m.content)
+# What a turn tells besides its questions, in words (a Han character counts as half a
+# word), for `retrieval.asks_back`: "Wow! What got you into running?" tells 1 word and only
+# asks; "Went hiking at Mount Tam with my cousin Leo, ... How about you?" tells and asks
+# back. A transcript header ("[2:33 pm on 5 May, 2023] Maria:") and the turn's other
+# questions tell nothing.
+_LABEL = r"(?!\d)[^\s:：\[\]，。,.!?]{1,20}"
+_HEADER = re.compile(rf"^\s*(?:\[[^\]\n]{{1,60}}\]\s*)?"
+                     rf"(?:{_LABEL}(?: {_LABEL})?\s*(?::\s+|：\s*))?")
+# Sentence ends: . ! ? followed by a space (not the dot of "3.5" or "St.Mary"), and the
+# full-width 。！？, which need no space.
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+_WORD = re.compile(r"[^\W\d_]{2,}|\d+")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def words_told(text: str) -> float:
+    """How much `text` tells in its sentences before the last, questions left out, in
+    words."""
+    sentences = [s for s in _SENTENCES.split(_HEADER.sub("", text, count=1).strip())
+                 if s.strip()]
+    told = 0.0
+    for s in sentences[:-1]:
+        if s.rstrip(_CLOSERS).endswith(("?", "？")):
+            continue
+        told += len(_WORD.findall(_HAN.sub(" ", s))) + len(_HAN.findall(s)) / 2
+    return told
+
+
+def asking(m: Memory, asks_back: AsksBack | None = None) -> float:
+    """How much a turn only asks: 0 for a memory that is not a turn ending with a
+    question; else 1, or with `asks_back` set, 1 up to `only_asks` words told, 0 from
+    `tells` on, linear between."""
+    if m.kind != Kind.TURN.value or not is_question(m.content):
+        return 0.0
+    if asks_back is None:
+        return 1.0
+    told = words_told(m.content)
+    return min(1.0, max(0.0, (asks_back.tells - told) / (asks_back.tells - asks_back.only_asks)))

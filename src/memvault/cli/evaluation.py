@@ -151,6 +151,19 @@ def eval_cases(ctx: typer.Context,
     run_verb(ctx, go)
 
 
+@eval_app.command("shapes")
+def eval_shapes(ctx: typer.Context,
+                data: Annotated[Path | None, typer.Option(
+                    "--data", help="The set's file or folder. Default: "
+                    "benchmarks/shapes/shapes.jsonl relative to the current directory.")]
+                = None,
+                split: EvalSplit = Split.ALL,
+                out_dir: EvalOut = Path("eval-results")) -> None:
+    """memvault's own set: independent statements, sessions that cross midnight, informative
+    turns that end with a question (English and Chinese)."""
+    _eval_run(ctx, "shapes", data, None, split, out_dir)
+
+
 @eval_app.command("compare")
 def eval_compare(ctx: typer.Context, a: Path, b: Path) -> None:
     """Metric differences B − A of two snapshots, per split and category (and, for case

@@ -1,8 +1,7 @@
 """Benchmark datasets as memories and queries: LoCoMo and MADial-Bench.
 
-Both are turned into the same shape: `Doc`s (what gets remembered, each in a group that
-becomes one user scope) and `Query`s (a question, the group it asks about, gold doc ids,
-a category and the tuning split it belongs to). Nothing here touches a Vault.
+Both are turned into the same shape (evalset.py: `Doc`s, `Query`s, a `Dataset`); the
+names are re-exported here. Nothing here touches a Vault.
 
 Setups follow shared/BASELINES.md so the numbers are comparable with it:
 
@@ -19,80 +18,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from ..errors import ValidationError
+from .evalset import EXCLUDED_FROM_OVERALL as EXCLUDED_FROM_OVERALL  # re-exported
+from .evalset import Dataset, Doc, Lang, Query, Split
+from .shapes import load_shapes
 
 LOCOMO_CATEGORIES: dict[int, str] = {1: "multi-hop", 2: "temporal", 3: "open-domain",
                                      4: "single-hop", 5: "adversarial"}
-# Categories reported apart and left out of "overall" (LoCoMo 5: unanswerable questions).
-EXCLUDED_FROM_OVERALL = frozenset({"adversarial"})
 # LoCoMo conversations 1-5 (file order) are the tuning half, 6-10 the holdout.
 LOCOMO_TUNE_CONVERSATIONS = 5
 DEFAULT_DATA = Path("..") / "shared" / "datasets"
-
-
-class Split(StrEnum):
-    ALL = "all"
-    TUNE = "tune"
-    HOLDOUT = "holdout"
-
-
-class Lang(StrEnum):
-    ZH = "zh"
-    EN = "en"
-
-
-@dataclass(frozen=True, slots=True)
-class Doc:
-    """One memory to remember. `id` is unique in the dataset; `group` becomes the user."""
-
-    id: str
-    group: str
-    content: str
-    kind: str
-    session: str = ""
-    valid_from: int | None = None  # epoch ms
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    id: str
-    group: str
-    text: str
-    gold: frozenset[str]  # Doc ids
-    split: str  # "tune" or "holdout"
-    category: str = ""  # LoCoMo category name; "" for MADial
-
-    @property
-    def in_overall(self) -> bool:
-        return self.category not in EXCLUDED_FROM_OVERALL
-
-
-@dataclass(slots=True)
-class Dataset:
-    name: str  # "locomo", "madial-zh", "madial-en"
-    lang: str
-    source: str  # the path it was read from
-    docs: list[Doc]
-    queries: list[Query]
-    categories: list[str] = field(default_factory=list)  # report order; [] = overall only
-    notes: list[str] = field(default_factory=list)
-
-    def select(self, split: str | Split) -> Dataset:
-        """The queries of one split, and the docs of the groups they ask about (a LoCoMo
-        holdout run indexes conversations 6-10 only; MADial users span both halves)."""
-        split = Split(split)
-        if split == Split.ALL:
-            return self
-        queries = [q for q in self.queries if q.split == split.value]
-        groups = {q.group for q in queries}
-        return replace(self, docs=[d for d in self.docs if d.group in groups], queries=queries)
 
 
 def default_data_path() -> Path | None:
@@ -299,7 +238,10 @@ def load_madial(path: Path, lang: str | Lang) -> Dataset:
 
 
 def load_dataset(name: str, path: Path | None, lang: str | None = None) -> Dataset:
-    """`name` is "locomo" or "madial" (with `lang`); `path` None means the default."""
+    """`name` is "locomo", "madial" (with `lang`) or "shapes" (memvault's own set,
+    eval/shapes.py); `path` None means the default."""
+    if name == "shapes":
+        return load_shapes(path)
     if path is None:
         path = default_data_path()
         if path is None:
@@ -310,4 +252,4 @@ def load_dataset(name: str, path: Path | None, lang: str | None = None) -> Datas
         if lang is None:
             raise ValidationError("MADial: --lang zh or en is required")
         return load_madial(path, lang)
-    raise ValidationError(f"unknown dataset {name!r} (locomo or madial)")
+    raise ValidationError(f"unknown dataset {name!r} (locomo, madial or shapes)")

@@ -31,7 +31,7 @@ from typing import Any
 from ..errors import ValidationError
 from ..model import Kind, Scope, Source
 from ..vault import Vault
-from .datasets import EXCLUDED_FROM_OVERALL, Dataset, Doc
+from .evalset import EXCLUDED_FROM_OVERALL, Dataset, Doc
 from .runner import EvalClock, group_times
 
 Progress = Callable[[str, int, int], None]

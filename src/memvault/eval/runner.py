@@ -178,7 +178,7 @@ def evaluate(name: str, data: Path | None, *, lang: str | None = None,
              split: str | Split = Split.ALL, embedder: str | None = None,
              vault_kwargs: dict[str, Any] | None = None,
              progress: Progress | None = None) -> RunResult:
-    """Load a dataset by name ("locomo", "madial") and run it; wall time included."""
+    """Load a dataset by name ("locomo", "madial", "shapes") and run it; wall time included."""
     t0 = time.perf_counter()
     dataset = load_dataset(name, data, lang)
     load_s = time.perf_counter() - t0
