@@ -137,7 +137,7 @@ def require(store: Store, tenant: str, team: str, member: str | None, need: str)
             raise PermissionDeniedError(f"{who!r} is not a member of team {t['name']!r}")
         if _RANK[has] < _RANK[want]:
             raise PermissionDeniedError(
-                f"{who!r} is a {has} of team {t['name']!r}; this needs {want} or above")
+                f"{who!r} has the {has} role in team {t['name']!r}; this needs {want} or above")
     return team_scope(t["tenant"], t["name"])
 
 

@@ -271,10 +271,10 @@ class Reader:
                      injected: dict[str, Any] | None = None) -> str | None:
         """Keep what a recall or a context build decided (strategy `traces`); its id."""
         core = self.core
-        strategies.note(core)  # the trace's strategy_hash must resolve (reads/strategies)
         cfg = core.strategy.traces
         if not cfg.enabled:
             return None
+        strategies.note(core)  # the trace's strategy_hash must resolve (reads/strategies)
         tid = v.text(trace_id, "trace_id", max_chars=v.MAX_ID_CHARS,
                      required=False) or new_id("tr")
         at = core.clock()
