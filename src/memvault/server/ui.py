@@ -19,7 +19,7 @@ _FILES = {"index.html": "text/html; charset=utf-8",
           # ES modules: app.js imports the rest.
           **{f"{name}.js": "text/javascript; charset=utf-8"
              for name in ("app", "state", "i18n", "dom", "confirm", "fields", "drawer",
-                          "views", "traces", "merge")}}
+                          "views", "traces", "merge", "snapshots")}}
 
 # The page renders memory content, which is untrusted text: the JS only ever sets it as
 # textContent, and this policy is the second fence (no inline or foreign script, no

@@ -1,6 +1,6 @@
 // The memvault admin page: vanilla JS modules over the /v1 REST API. This module signs in,
 // switches tabs and languages, and holds the memories, review and audit tabs; the drawer,
-// the profile / conflicts views and the traces live in their own modules.
+// the profile / conflicts views, the traces and the snapshots live in their own modules.
 // Safety rule: data from the server (memory content, metadata, reasons, queries) is only
 // ever placed with textContent / value, never parsed as HTML. The server's
 // Content-Security-Policy forbids inline script as a second fence.
@@ -12,6 +12,7 @@ import * as drawer from "./drawer.js";
 import { loadProfile, renderProfile, loadConflicts, renderConflicts, decisionRow } from "./views.js";
 import * as traces from "./traces.js";
 import * as merge from "./merge.js";
+import * as snapshots from "./snapshots.js";
 
 const ENUMS = { kinds: [KINDS, "kind"], statuses: [STATUSES, "status"],
   sources: [SOURCES, "source"] };
@@ -64,7 +65,7 @@ function signOut(message) {
   sessionStorage.removeItem("memvault.user");
   Object.assign(S, { key: "", user: "", me: null, list: null, review: null, audit: null,
     traces: null, trace: null, memory: null, history: null, diff: null, offset: 0,
-    profile: null, topics: null, conflicts: null });
+    profile: null, topics: null, conflicts: null, snapshots: null, snapDiff: null });
   $("app").hidden = true;
   $("whoami").hidden = true;
   $("drawer").hidden = true;
@@ -92,7 +93,8 @@ function setUser(u) {
 
 // --- tabs --------------------------------------------------------------------------------
 const LOADERS = { memories: loadList, profile: loadProfile, conflicts: loadConflicts,
-  review: loadReview, audit: loadAudit, traces: traces.loadTraces };
+  review: loadReview, audit: loadAudit, traces: traces.loadTraces,
+  snapshots: snapshots.loadSnapshots };
 
 function showTab(name) {
   S.tab = name;
@@ -247,6 +249,7 @@ function applyLang() {
   if (S.review) renderReview();
   if (S.audit) renderAudit();
   if (S.traces) traces.renderTraces();
+  if (S.snapshots) snapshots.renderSnapshots();
   if (S.memory) drawer.renderDrawer();
 }
 
@@ -306,6 +309,7 @@ function wire() {
   $("trace-mem").addEventListener("input", traces.renderTraces);
   drawer.onChange(refreshTab);
   merge.wireMerge(loadList);
+  snapshots.wireSnapshots();
   wireConfirm();
 }
 

@@ -108,6 +108,34 @@ const I18N = {
     fullTime: "{iso} (epoch ms {ms})",
     v_true: "yes", v_false: "no",
     labelled: "{label}: {text}", listSep: "; ",
+    // --- snapshots (snapshots.js) ---
+    tabSnapshots: "Snapshots",
+    snapshotsHint: "Named moments of this user's memory (and of the whole tenant): what " +
+      "changed since, and going back to one as one recorded operation.",
+    snapName: "Name", snapReason: "Reason (taking, restoring)", snapCreate: "Take a snapshot",
+    snapScope: "Scope", snapKind: "Kind", snapBy: "Taken by", snapUser: "user {user}",
+    snapTenant: "whole tenant", noSnapshots: "No snapshots yet.",
+    snapDiff: "Diff with now", snapRestore: "Restore", snapDrop: "Drop",
+    snapDiffTitle: "From the snapshot to now:",
+    snapCounts: "{added} added, {removed} removed, {changed} changed",
+    snap_added: "added", snap_removed: "removed", snap_changed: "changed",
+    snapPurged: "(purged: its content is gone)", snapSameState: "(the same state, a newer version)",
+    snapNameRequired: "Give the snapshot a name.", snapTaken: "Snapshot {name} taken.",
+    snapshotsNoTeam: "Snapshots are of a user or of the whole tenant, not of a team: pick a user.",
+    confirmRestoreTitle: "Restore snapshot {name}?",
+    confirmRestore: "The memory of user {user} goes back to snapshot {name}: memories " +
+      "changed or forgotten since get their state then as a new version, memories added " +
+      "since are forgotten, frozen ones are left alone. It is one recorded operation; " +
+      "restoring the before-restore snapshot it takes first undoes it.",
+    confirmRestoreTenant: "The memory of every user of the tenant goes back to snapshot " +
+      "{name}: memories changed or forgotten since get their state then as a new version, " +
+      "memories added since are forgotten, frozen ones are left alone. It is one recorded " +
+      "operation; restoring the before-restore snapshot it takes first undoes it.",
+    restoredSnap: "Restored {name}: {restored} restored, {forgotten} forgotten, {skipped} " +
+      "skipped. Undo: restore {undo}.",
+    confirmDropTitle: "Drop snapshot {name}?",
+    confirmDrop: "Only the snapshot's name goes; the memories stay as they are.",
+    droppedSnap: "Snapshot {name} dropped.",
   },
   zh: {
     title: "memvault 管理", language: "语言", signOut: "退出登录",
@@ -186,6 +214,25 @@ const I18N = {
     fullTime: "{iso}（毫秒时间戳 {ms}）",
     v_true: "是", v_false: "否",
     labelled: "{label}：{text}", listSep: "；",
+    tabSnapshots: "快照",
+    snapshotsHint: "该用户记忆（以及整个租户）的命名时间点：查看此后的变化，或作为一次有记录的操作恢复到某个快照。",
+    snapName: "名称", snapReason: "原因（创建、恢复）", snapCreate: "创建快照",
+    snapScope: "范围", snapKind: "类型", snapBy: "创建者", snapUser: "用户 {user}",
+    snapTenant: "整个租户", noSnapshots: "暂无快照。",
+    snapDiff: "与当前比较", snapRestore: "恢复", snapDrop: "删除",
+    snapDiffTitle: "从快照到现在：",
+    snapCounts: "新增 {added} 条，移除 {removed} 条，变更 {changed} 条",
+    snap_added: "新增", snap_removed: "移除", snap_changed: "变更",
+    snapPurged: "（已彻底删除：内容已不存在）", snapSameState: "（状态相同，版本更新）",
+    snapNameRequired: "请为快照命名。", snapTaken: "已创建快照 {name}。",
+    snapshotsNoTeam: "快照针对用户或整个租户，而非团队：请选择一个用户。",
+    confirmRestoreTitle: "恢复快照 {name}？",
+    confirmRestore: "用户 {user} 的记忆将恢复到快照 {name}：此后变更或遗忘的记忆以新版本恢复为当时的状态，此后新增的记忆将被遗忘，已冻结的记忆保持不变。这是一次有记录的操作；恢复它事先创建的 before-restore 快照即可撤销。",
+    confirmRestoreTenant: "租户内所有用户的记忆将恢复到快照 {name}：此后变更或遗忘的记忆以新版本恢复为当时的状态，此后新增的记忆将被遗忘，已冻结的记忆保持不变。这是一次有记录的操作；恢复它事先创建的 before-restore 快照即可撤销。",
+    restoredSnap: "已恢复 {name}：恢复 {restored} 条，遗忘 {forgotten} 条，跳过 {skipped} 条。撤销：恢复 {undo}。",
+    confirmDropTitle: "删除快照 {name}？",
+    confirmDrop: "只删除快照名称；记忆保持不变。",
+    droppedSnap: "已删除快照 {name}。",
   },
 };
 
@@ -196,6 +243,8 @@ const VALUES = {
     source: { user_explicit: "user said so", system_inferred: "inferred",
       admin_manual: "admin, by hand", document: "document", tool: "tool", import: "import" },
     role: {},
+    snapkind: { manual: "by hand", scheduled: "scheduled (daily)",
+      "before-restore": "before a restore" },
     reason: {
       conflict_not_explicit: "contradicts a stored memory; not the user's own words",
       conflict_older: "contradicts a newer stored memory",
@@ -220,6 +269,7 @@ const VALUES = {
       blocked: "已阻止", reinforce: "再次确认", redact: "抹除" },
     role: { admin: "管理员", service: "服务", user: "用户", reader: "只读", api: "API" },
     verb: { recall: "检索", context: "上下文" },
+    snapkind: { manual: "手动", scheduled: "定时（每日）", "before-restore": "恢复前" },
     outcome: { returned: "已返回", slot_superseded: "槽位已被取代",
       below_threshold: "低于阈值", top_k: "超出前 K 条", not_live: "已失效" },
     reason: {

@@ -7,7 +7,7 @@ export const S = {
   me: null, tab: "memories", offset: 0,
   // The last data shown, so a language switch can re-render without refetching.
   list: null, review: null, audit: null, traces: null, trace: null, traceMems: null,
-  profile: null, topics: null, conflicts: null,
+  profile: null, topics: null, conflicts: null, snapshots: null, snapDiff: null,
   memory: null, history: null, diff: null,
 };
 
