@@ -58,6 +58,14 @@ def test_take_diff_restore_and_drop_a_snapshot(browser: Browser, srv: Server,
     tab.sign_in(srv.admin_key)
     tab.tab("snapshots")
     expect(p.locator("#snap-rows")).to_have_text("No snapshots yet.")
+    # The whole tenant's snapshots are listed beside the user's; another user's are not.
+    for params, name in (({}, "tenant-wide"), ({"user": "bob"}, "bobs")):
+        r = admin.post("/v1/snapshots", params=params, json={"name": name})
+        assert r.status_code == 201, r.text
+    tab.tab("snapshots")
+    expect(p.locator('#snap-rows tr[data-snap="tenant-wide"] td').nth(2)).to_have_text(
+        "whole tenant")
+    expect(p.locator('#snap-rows tr[data-snap="bobs"]')).to_have_count(0)
 
     p.fill("#snap-name", "before-change")
     p.click("#snap-create")
@@ -65,6 +73,11 @@ def test_take_diff_restore_and_drop_a_snapshot(browser: Browser, srv: Server,
     row = p.locator('#snap-rows tr[data-snap="before-change"]')
     expect(row.locator("td").nth(2)).to_have_text("user alice")
     expect(row.locator("td[data-kind]")).to_have_text("by hand")
+    assert _names(admin) == ["before-change"]
+    # A taken name is the API's conflict, shown on the page; nothing is added.
+    p.fill("#snap-name", "before-change")
+    p.click("#snap-create")
+    expect(p.locator("#flash")).to_contain_text("Error: ")
     assert _names(admin) == ["before-change"]
 
     # Change the memory through the API: a new version, a forget, a new memory.
