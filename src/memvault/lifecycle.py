@@ -1,4 +1,5 @@
-"""The lifecycle job: expiry, summary triggers, graph ingest and per-user caps.
+"""The lifecycle job: expiry, summary triggers, graph ingest, per-user caps, consolidation
+and scheduled snapshots.
 
 `run(eng, scope=None)` (Vault.maintain; Vault.sweep and `memvault sweep` run it) does,
 per user, in this order:
