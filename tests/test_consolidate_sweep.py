@@ -52,7 +52,11 @@ def test_the_sweep_proposes_the_triple_once_and_approve_merges_it(vault: Vault) 
     # Staged, nothing changed: the sources are all still there.
     assert {vault.get(RITA, i).status for i in triple + mixed} == {"active"}
 
-    assert vault.maintain().merges_proposed == []  # nothing changed: not even scanned
+    assert vault.maintain().merges_proposed == []  # proposed once
+    # That pass staged nothing, so it marked the user as scanned through its last change:
+    # the next sweep does not scan (nor embed) rita's memories again.
+    mark = json.loads(vault.store.get_meta('consolidated:["t", "rita"]') or "{}")
+    assert mark["through"] == vault.store.last_event_id("t", "rita") > 0
     _add(vault, "Rita reads on Sundays")  # a change: the user is scanned again
     again = vault.maintain(RITA)
     assert again.merges_proposed == [] and _proposals(vault) == [triple]
