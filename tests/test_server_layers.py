@@ -111,7 +111,8 @@ def moved(admin: httpx.Client) -> None:
     assert r.status_code == 200, r.text
     rep = r.json()
     assert set(rep) == {"expired", "summaries", "relations", "evicted", "errors",
-                        "snapshots", "snapshots_dropped"}
+                        "snapshots", "snapshots_dropped", "merges_proposed",
+                        "merges_applied"}
     assert rep["snapshots"] == []  # a sweep of one scope takes no scheduled snapshot
     assert rep["relations"] and rep["errors"] == [] and rep["expired"] == 0
     again = admin.post("/v1/maintain", params=GINA, json={"steps": ["graph"]}).json()

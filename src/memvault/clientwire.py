@@ -168,7 +168,9 @@ def sweep_report(d: dict[str, Any]) -> SweepReport:
     return SweepReport(expired=d["expired"], summaries=list(d["summaries"]),
                        relations=list(d["relations"]), evicted=list(d["evicted"]),
                        errors=list(d["errors"]), snapshots=list(d.get("snapshots", [])),
-                       snapshots_dropped=list(d.get("snapshots_dropped", [])))
+                       snapshots_dropped=list(d.get("snapshots_dropped", [])),
+                       merges_proposed=list(d.get("merges_proposed", [])),
+                       merges_applied=list(d.get("merges_applied", [])))
 
 
 def follow(page: Callable[[int], list[Any]], first: list[Any], since: int, *,

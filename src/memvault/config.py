@@ -390,6 +390,10 @@ class Consolidate(_Strict):
 
     # true: `consolidate` merges the groups it finds; false: it stages them for review.
     apply: bool = False
+    # true: the lifecycle sweep runs the pass for every user it sweeps (lifecycle.py).
+    # On by default: unless `apply`, it only stages proposals (nothing changes without a
+    # reviewer), and it rescans a user only when the user's memories changed since.
+    on_sweep: bool = True
     # The embedding cosine (of the normalised statements) at which two differ only in
     # wording; calibrated on use-m3 (docs/consolidation.md).
     threshold: float = Field(0.98, ge=0.5, le=1.0)

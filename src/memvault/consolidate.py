@@ -8,7 +8,8 @@ key (their topic, else their slot, or both none) and say the same thing:
 - they differ only by intensifiers ("really", "very", "a lot", …: "Rita really likes
   green tea"), or
 - the embeddings of the normalised statements are nearly identical (cosine at or above
-  `consolidate.threshold`, 0.98 by default) and they name the same numbers.
+  `consolidate.threshold`, 0.98 by default) and they name the same numbers in the same
+  order ("thread 0 item 1" is not "thread 1 item 0", cosine 0.99).
 
 The threshold is high on purpose. With the bundled embedder (use-m3), on normalised text,
 "Rita likes green tea" scores 0.85 against "Rita likes black tea", 0.89 against "Rita
@@ -20,6 +21,14 @@ joins a group only if it is a near-duplicate of every member.
 Each group becomes a proposal staged for review (a pending candidate whose
 `metadata.review.merge` lists the ids; approving it performs the merge, review.py), or,
 when `apply` is true (the strategy's `consolidate.apply`), is merged at once.
+
+The memories are the record of what was asked (`asked`): a group that shares a memory
+with a proposal still pending is not proposed again (after the decision, the merged
+memory or a new member makes a new question), and a group whose exact set of memories a
+person kept apart — a reviewer rejected its proposal (the rejected candidate keeps its
+`metadata.review.merge`), or someone unmerged it (the forgotten merged memory keeps its
+`merged_from`) — is neither proposed again nor merged by `apply`. The lifecycle sweep
+runs this pass on a schedule (lifecycle.py).
 """
 
 from __future__ import annotations
@@ -60,15 +69,16 @@ class Group:
     vecs: list[np.ndarray] = field(default_factory=list)
 
 
-def _numbers(words: list[str]) -> set[str]:
-    return {w for w in words if any(ch.isdigit() for ch in w)}
+def _numbers(words: list[str]) -> list[str]:
+    return [w for w in words if any(ch.isdigit() for ch in w)]
 
 
 def near(a: str, b: str, va: np.ndarray, vb: np.ndarray, threshold: float) -> bool:
     wa, wb = _core_words(a), _core_words(b)
     if a == b or wa == wb:
         return True
-    # Different numbers are different statements however alike they read ("room 101").
+    # Different numbers are different statements however alike they read ("room 101"),
+    # and so are the same numbers in other roles ("thread 0 item 1", "thread 1 item 0").
     return _numbers(wa) == _numbers(wb) and float(va @ vb) >= threshold
 
 
@@ -101,12 +111,37 @@ def find_groups(eng: Engine, mems: list[Memory], threshold: float) -> list[list[
     return out
 
 
-def _proposed(eng: Engine, scope: Any) -> set[frozenset[str]]:
-    """The merges already waiting for review (not proposed twice)."""
-    return {frozenset(rec["merge"])
-            for m in records.list_memories(eng.core, scope, status="pending", limit=SCAN_LIMIT)
-            if isinstance(rec := m.metadata.get("review"), dict)
-            and isinstance(rec.get("merge"), list)}
+@dataclass
+class Asked:
+    """What people already decided or are deciding: the id sets of the merges still
+    pending review, and the sets kept apart (why: a rejected proposal, an unmerge)."""
+    pending: list[frozenset[str]] = field(default_factory=list)
+    settled: dict[frozenset[str], str] = field(default_factory=dict)
+
+    def waiting(self, ids: frozenset[str]) -> bool:
+        # Overlap, not equality: two proposals sharing a memory cannot both be approved.
+        return any(ids & p for p in self.pending)
+
+
+def asked(eng: Engine, scope: Any) -> Asked:
+    """Read from the memories themselves, no table of its own: a pending or rejected
+    candidate's `metadata.review.merge`, and a forgotten merged memory's `merged_from`
+    (while its sources are active again, someone undid that merge)."""
+    out = Asked()
+    for status in (Status.PENDING.value, Status.REJECTED.value, Status.DELETED.value):
+        for m in records.list_memories(eng.core, scope, status=status, limit=SCAN_LIMIT):
+            rec, refs = m.metadata.get("review"), m.metadata.get("merged_from")
+            if status == Status.DELETED.value:
+                if isinstance(refs, list) and refs:
+                    ids = frozenset(str(r).split("@")[0] for r in refs)
+                    out.settled.setdefault(ids, f"unmerged ({m.id})")
+            elif isinstance(rec, dict) and isinstance(rec.get("merge"), list):
+                ids = frozenset(str(i) for i in rec["merge"])
+                if status == Status.PENDING.value:
+                    out.pending.append(ids)
+                else:
+                    out.settled.setdefault(ids, f"rejected in review ({m.id})")
+    return out
 
 
 def _stage(eng: Engine, group: list[Memory], *, actor: str | None) -> Memory:
@@ -143,14 +178,17 @@ def consolidate(eng: Engine, scope: Any, *, apply: bool | None = None,
     do_apply = conf.apply if apply is None else apply
     mems = records.list_memories(eng.core, sc, status="active", limit=SCAN_LIMIT)
     groups = find_groups(eng, mems, conf.threshold)
-    waiting = set() if do_apply else _proposed(eng, sc)
+    queue = asked(eng, sc) if groups else Asked()
     out: list[dict[str, Any]] = []
     for group in groups:
         ids = [m.id for m in group]
         entry: dict[str, Any] = {"ids": ids, "content": merging.best_of(group).content,
                                  "topic": group[0].topic or group[0].slot,
                                  "proposal": None, "merged": None}
-        if do_apply:
+        if (why := queue.settled.get(frozenset(ids))) is not None:
+            # A person kept exactly these apart: neither asked again nor merged.
+            entry["status"] = why
+        elif do_apply:
             try:
                 entry["merged"] = merging.merge(eng.writes, sc, ids, actor=actor,
                                                 reason="consolidated").id
@@ -158,7 +196,7 @@ def consolidate(eng: Engine, scope: Any, *, apply: bool | None = None,
                 # Changed since it was read (forgotten, frozen): this group is left as it
                 # is and said so; the others are merged.
                 entry["status"] = f"skipped: {e}"
-        elif frozenset(ids) not in waiting:
+        elif not queue.waiting(frozenset(ids)):
             entry["proposal"] = _stage(eng, group, actor=actor).id
         else:
             entry["status"] = "already proposed"

@@ -1,4 +1,5 @@
-"""The lifecycle job: expiry, summary triggers, graph ingest and per-user caps.
+"""The lifecycle job: expiry, summary triggers, graph ingest, per-user caps, consolidation
+and scheduled snapshots.
 
 `run(eng, scope=None)` (Vault.maintain; Vault.sweep and `memvault sweep` run it) does,
 per user, in this order:
@@ -8,11 +9,15 @@ per user, in this order:
               user-level roll-up
 3. graph    read facts from memories not read yet (layers/graph.py)
 4. caps     `layers.caps.max_items` active memories per user at most
+5. consolidate  the near-duplicate pass (consolidate.py): each new group staged for
+              review, or merged when the strategy says `consolidate.apply`; on while
+              `consolidate.on_sweep`, and a user whose memories did not change since the
+              last pass (no change event since) is not scanned again
 
 and, when it sweeps every scope (no scope given: `memvault sweep`, the server's timer),
 once per tenant:
 
-5. snapshots  the day's scheduled snapshot of the tenant, and the scheduled ones past
+6. snapshots  the day's scheduled snapshot of the tenant, and the scheduled ones past
               their retention dropped (strategy `snapshots`; docs/snapshots.md)
 
 Eviction policy (caps): never a frozen memory, never a slot (profile) memory, never a kind
@@ -31,11 +36,13 @@ the reason "evicted: …" — not deleted: history keeps it, rollback restores i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from . import consolidate as consolidation
 from . import validate as v
 from .engine import Engine
 from .errors import ConflictError, FrozenError, MemvaultError, ValidationError
@@ -49,7 +56,7 @@ from .writes import snapshots as snapwrites
 from .writes.mutations import evict, expire
 
 ACTOR = "system:sweep"
-STEPS = ("expire", "summarize", "graph", "caps", "snapshots")
+STEPS = ("expire", "summarize", "graph", "caps", "consolidate", "snapshots")
 DAY_MS = 86_400_000
 
 
@@ -62,11 +69,15 @@ class SweepReport:
     errors: list[str] = field(default_factory=list)
     snapshots: list[str] = field(default_factory=list)  # "tenant/name" taken
     snapshots_dropped: list[str] = field(default_factory=list)  # past retention
+    merges_proposed: list[str] = field(default_factory=list)  # staged proposals' ids
+    merges_applied: list[str] = field(default_factory=list)  # merged memories' ids
 
     def to_dict(self) -> dict[str, Any]:
         return {"expired": self.expired, "summaries": self.summaries,
                 "relations": self.relations, "evicted": self.evicted, "errors": self.errors,
-                "snapshots": self.snapshots, "snapshots_dropped": self.snapshots_dropped}
+                "snapshots": self.snapshots, "snapshots_dropped": self.snapshots_dropped,
+                "merges_proposed": self.merges_proposed,
+                "merges_applied": self.merges_applied}
 
 
 def eviction_order(mems: list[Memory], covered: set[str]) -> list[Memory]:
@@ -181,6 +192,29 @@ def scheduled_snapshots(eng: Engine, tenant: str, rep: SweepReport, *,
             rep.snapshots_dropped.append(f"{tenant}/{snap['name']}")
 
 
+def scheduled_consolidation(eng: Engine, user: Scope, rep: SweepReport, *,
+                            actor: str = ACTOR) -> None:
+    """The consolidation pass over the user's memories, when the strategy says
+    `consolidate.on_sweep`, unless nothing changed since the last pass: the user's last
+    change event and the consolidate settings are kept in the store's meta table after
+    each pass (read before the scan, so a change made during it is seen next time)."""
+    cfg = eng.core.strategy.consolidate
+    if not cfg.on_sweep:
+        return
+    store = eng.core.store
+    key = "consolidated:" + json.dumps([user.tenant, user.user])
+    mark = json.dumps({"through": store.last_event_id(user.tenant, user.user),
+                       "apply": cfg.apply, "threshold": cfg.threshold})
+    if store.get_meta(key) == mark:
+        return
+    for group in consolidation.consolidate(eng, user, actor=actor):
+        if group["proposal"]:
+            rep.merges_proposed.append(group["proposal"])
+        if group["merged"]:
+            rep.merges_applied.append(group["merged"])
+    store.set_meta(key, mark)
+
+
 def _sweep_scope(eng: Engine, sc: Scope, steps: tuple[str, ...] | list[str], actor: str,
                  rep: SweepReport) -> None:
     if "expire" in steps:
@@ -210,6 +244,11 @@ def _sweep_scope(eng: Engine, sc: Scope, steps: tuple[str, ...] | list[str], act
         rep.errors.append(f"{user}: {e.code}: {e.message}")
     if "caps" in steps:
         rep.evicted += enforce_cap(eng, user, actor=actor)
+    try:
+        if "consolidate" in steps:
+            scheduled_consolidation(eng, user, rep, actor=actor)
+    except MemvaultError as e:
+        rep.errors.append(f"{user}: {e.code}: {e.message}")
 
 
 def after_observe(eng: Engine, scope: Any, result: Any) -> None:

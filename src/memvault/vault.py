@@ -314,8 +314,9 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
     def sweep(self, scope: Scope | dict[str, str] | None = None, *,
               actor: str = "system:sweep") -> int:
         """The lifecycle job (one scope, or all): expire every active memory whose
-        expires_at has passed, run summary triggers, graph ingest and per-user caps
-        (lifecycle.py). Returns how many expired; `maintain` returns the full report.
+        expires_at has passed, run summary triggers, graph ingest, per-user caps and the
+        consolidation pass (lifecycle.py). Returns how many expired; `maintain` returns
+        the full report.
         Frozen memories are left alone: freezing means no automatic path changes them."""
         return self.maintain(scope, actor=actor).expired
 
@@ -324,8 +325,9 @@ class Vault(SnapshotVerbs, MergeVerbs, StrategyVerbs, OnlineEvalVerbs, ReplayVer
                  actor: str = "system:sweep",
                  progress: Callable[[int, int], None] | None = None) -> lifecycle.SweepReport:
         """The lifecycle job with its report (SweepReport: expired, summaries, relations,
-        evicted, errors, snapshots); `steps`: some of expire, summarize, graph, caps,
-        snapshots; `progress(done, total)` after each scope."""
+        evicted, errors, snapshots, merges_proposed, merges_applied); `steps`: some of
+        expire, summarize, graph, caps, consolidate, snapshots; `progress(done, total)`
+        after each scope."""
         return lifecycle.run(self.engine, scope,
                              steps=lifecycle.STEPS if steps is None else steps, actor=actor,
                              progress=progress)

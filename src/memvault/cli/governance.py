@@ -101,9 +101,11 @@ def sweep(ctx: typer.Context,
           all_scopes: Annotated[bool, typer.Option("--all", help="Every scope.")] = False,
           step: Annotated[list[str] | None, typer.Option(
               "--step", help="Only these steps: expire, summarize, graph, caps, "
-              "snapshots (with --all; repeatable; default all).")] = None) -> None:
+              "consolidate, snapshots (with --all; repeatable; default all).")] = None
+          ) -> None:
     """The lifecycle job: expire lapsed memories, run summary triggers, read new facts
-    into the graph, enforce per-user caps (docs/layers.md)."""
+    into the graph, enforce per-user caps, propose (or apply) merges of near-duplicates
+    (docs/layers.md, docs/consolidation.md)."""
     def go(c: Ctx) -> None:
         with progress_bar() as p:
             task = p.add_task("sweeping scopes", total=None)
@@ -114,6 +116,7 @@ def sweep(ctx: typer.Context,
         emit(c, d, lambda: out.print(
             f"expired {d['expired']}, summaries {len(d['summaries'])}, relations "
             f"{len(d['relations'])}, evicted {len(d['evicted'])}, snapshots "
-            f"{len(d['snapshots'])} taken, {len(d['snapshots_dropped'])} dropped"
+            f"{len(d['snapshots'])} taken, {len(d['snapshots_dropped'])} dropped, merges "
+            f"{len(d['merges_proposed'])} proposed, {len(d['merges_applied'])} applied"
             + "".join(f"\nerror {e}" for e in d["errors"])))
     run_verb(ctx, go)

@@ -328,11 +328,13 @@ def audit(request: Request, c: Annotated[Caller, _c("audit")], since: str | None
     return [r.to_dict() for r in revs]
 
 
-@router.post("/sweep", response_model=s.CountOut, tags=["govern"])
+@router.post("/sweep", response_model=s.SweepOut, tags=["govern"])
 def sweep(request: Request, c: Annotated[Caller, _c("sweep")],
           body: s.EmptyIn | None = None) -> Any:
-    """Demote the scope's memories whose TTL has lapsed (the server also sweeps on a timer)."""
-    return {"count": server(request).vault.sweep(c.scope, actor=c.principal.actor)}
+    """The lifecycle job on the scope: `count` is how many lapsed TTLs it demoted, `report`
+    all it did (merges proposed or applied among it). The server also sweeps on a timer."""
+    rep = server(request).vault.maintain(c.scope, actor=c.principal.actor)
+    return {"count": rep.expired, "report": rep.to_dict()}
 
 
 # --- memory layers (docs/layers.md) -----------------------------------------------------
@@ -423,7 +425,8 @@ def graph_neighbours(request: Request, c: Annotated[Caller, _c("graph.neighbours
 @router.post("/maintain", response_model=s.SweepReportOut, tags=["govern"])
 def maintain(request: Request, c: Annotated[Caller, _c("maintain")],
              body: s.MaintainIn | None = None) -> Any:
-    """The lifecycle job on the scope (expire, summarize, graph, caps) with its report."""
+    """The lifecycle job on the scope (expire, summarize, graph, caps, consolidate) with its
+    report."""
     steps = body.steps if body is not None else None
     return server(request).vault.maintain(c.scope, steps=steps,
                                           actor=c.principal.actor).to_dict()

@@ -142,8 +142,10 @@ class Worker:
 
 
 class Sweeper:
-    """vault.sweep() every `interval` seconds: lapsed TTLs are demoted without a caller;
-    then, with online evaluation on, the answered samples are judged (judge_online).
+    """vault.maintain() every `interval` seconds: lapsed TTLs are demoted and
+    near-duplicates proposed for merging (consolidate.on_sweep) without a caller, and a
+    round that did either logs "sweep" with its counts; then, with online evaluation on,
+    the answered samples are judged (judge_online).
     Several servers on one store sweep one at a time: a round runs only under the store's
     "sweep" lease (store/leadership.py), which a sweeper keeps while it lives and another
     takes over when its holder stops or dies."""
@@ -189,11 +191,14 @@ class Sweeper:
                         lease = self.vault.store.try_lead("sweep")
                         if lease is None:
                             continue  # another server sweeps this store
-                    n = self.vault.sweep()
+                    rep = self.vault.maintain()
                     self.rounds += 1
-                    self.metrics.swept.inc(n)
-                    if n:
-                        log.info("sweep", extra={"fields": {"expired": n}})
+                    self.metrics.swept.inc(rep.expired)
+                    counts = {"expired": rep.expired,
+                              "merges_proposed": len(rep.merges_proposed),
+                              "merges_applied": len(rep.merges_applied)}
+                    if any(counts.values()):
+                        log.info("sweep", extra={"fields": counts})
                 except Exception:
                     log.exception("sweep failed")
                 if lease is not None:

@@ -112,8 +112,8 @@ class SummarizeIn(_In):
 
 class MaintainIn(_In):
     steps: list[str] | None = Field(None, description="some of expire, summarize, graph, "
-                                    "caps, snapshots (taken only by a sweep of every "
-                                    "scope); default all")
+                                    "caps, consolidate, snapshots (taken only by a sweep "
+                                    "of every scope); default all")
 
 
 class EditIn(_In):
@@ -463,6 +463,17 @@ class SweepReportOut(_Out):
     errors: list[str]
     snapshots: list[str] = []
     snapshots_dropped: list[str] = []
+    merges_proposed: list[str] = Field([], description="consolidation proposals staged "
+                                       "for review (their ids)")
+    merges_applied: list[str] = Field([], description="memories merged by consolidation "
+                                      "(strategy consolidate.apply)")
+
+
+class SweepOut(CountOut):
+    """`count`: the memories whose lapsed TTL the sweep demoted (what `sweep` returns);
+    `report`: everything the lifecycle job did on the scope, as `maintain` reports it."""
+
+    report: SweepReportOut
 
 
 class ConsolidateOut(_Out):
