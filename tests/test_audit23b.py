@@ -14,7 +14,7 @@ import pytest
 from _server import Server
 from typer.testing import CliRunner
 
-from memvault import Scope, Vault
+from memvault import Scope, ValidationError, Vault
 from memvault.cli.app import app as cli_app
 
 CAROL = Scope("acme", "carol")
@@ -123,6 +123,30 @@ def test_cli_restore_prints_an_undo_command_that_works(tmp_path: Path) -> None:
     v = Vault(db, embedder="use-m3")
     try:
         assert v.list(Scope("acme", "alice"), status="active")[0].value == "XLSX"
+    finally:
+        v.close()
+
+
+def test_merge_with_empty_content_is_refused_not_an_empty_memory(tmp_path: Path) -> None:
+    """`merge A B --content ""` stored an active memory with no statement and forgot both
+    sources; an empty statement is a ValidationError everywhere else (remember, split)."""
+    db = str(tmp_path / "m.db")
+    v = Vault(db, embedder="use-m3")
+    alice = Scope("acme", "alice")
+    a = v.remember(alice, "Alice likes green tea")
+    b = v.remember(alice, "alice likes green tea!")
+    try:
+        for blank in ("", "  ", "\u200b"):
+            with pytest.raises(ValidationError):
+                v.merge(alice, [a.id, b.id], content=blank)
+    finally:
+        v.close()
+    r = _cli(db, "--user", "alice", "merge", a.id, b.id, "--content", "")
+    assert r.exit_code == 1 and "invalid_input" in r.stderr, r.output
+    v = Vault(db, embedder="use-m3")
+    try:
+        assert sorted(m.id for m in v.list(alice, status="active")) == sorted([a.id, b.id])
+        assert [m.version for m in v.list(alice)] == [1, 1]
     finally:
         v.close()
 
