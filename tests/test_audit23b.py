@@ -151,6 +151,40 @@ def test_merge_with_empty_content_is_refused_not_an_empty_memory(tmp_path: Path)
         v.close()
 
 
+def test_a_team_policy_over_another_team_does_not_claim_a_user_value(tmp_path: Path) -> None:
+    """Two teams' values of one slot, one frozen, and no value of the user's own: the
+    context said "TEAM POLICY (frozen): wins over the user's own value on this, which is
+    omitted" — there is no such value; what was omitted is the other team's."""
+    v = Vault(str(tmp_path / "p.db"), embedder="use-m3")
+    alice = Scope("acme", "alice")
+    try:
+        for team in ("eng", "ops"):
+            v.create_team("acme", team)
+            v.add_member("acme", team, "alice", role="reader")
+        eng = v.remember(v.team_scope("acme", "eng"), "Team reports are PDF",
+                         slot="report.format", value="PDF")
+        v.freeze(v.team_scope("acme", "eng"), eng.id, reason="policy")
+        ops = v.remember(v.team_scope("acme", "ops"), "Ops reports are HTML",
+                         slot="report.format", value="HTML")
+        hit, = v.recall(alice, "report format")
+        assert hit.memory.id == eng.id
+        assert hit.scope_mark["overrides"] == [ops.id]
+        assert hit.scope_mark["precedence"] == "team_policy_over_team"
+        for lang, said in (("en", "wins over another team's value"),
+                           ("zh", "优先于另一团队的设定")):
+            text = v.context(alice, "report format", lang=lang).text
+            assert said in text, text
+            assert "user's own value" not in text and "用户本人" not in text
+        # With a value of the user's own in play, it is the user's that the policy beat.
+        v.remember(alice, "I want CSV reports", slot="report.format", value="CSV")
+        hit, = v.recall(alice, "report format")
+        assert hit.scope_mark["precedence"] == "team_policy"
+        assert "TEAM POLICY (frozen): wins over the user's own value" in v.context(
+            alice, "report format").text
+    finally:
+        v.close()
+
+
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Any:
     s = Server(str(tmp_path_factory.mktemp("a23b") / "r.db"))
