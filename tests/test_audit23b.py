@@ -215,6 +215,32 @@ def test_rest_snapshot_routes_refuse_a_team_not_widen_to_the_tenant(srv: Server)
             == "active"
 
 
+def test_dropping_a_team_does_not_turn_its_project_keys_into_user_keys(srv: Server) -> None:
+    """A project key "calls nothing that would reach past the project" (docs/teams.md).
+    Dropping its team removed the binding and left the key valid: it became a plain user
+    key that read the user's other teams (and events, snapshots...)."""
+    with httpx.Client(base_url=srv.url, timeout=60,
+                      headers={"Authorization": f"Bearer {srv.admin_key}"}) as adm:
+        for team in ("ops2", "proj"):
+            assert adm.post("/v1/teams", json={"name": team}).status_code == 201
+            assert adm.post(f"/v1/teams/{team}/members",
+                            json={"user": "dora", "role": "writer"}).status_code == 200
+        assert adm.post("/v1/memories", params={"team": "ops2"},
+                        json={"content": "ops secret: the launch code is 42"}
+                        ).status_code == 200
+        made = adm.post("/v1/keys", json={"role": "user", "user": "dora", "team": "proj"})
+        assert made.status_code == 201, made.text
+        proj_key = made.json()["key"]
+        assert adm.delete("/v1/teams/proj").status_code == 200
+    with httpx.Client(base_url=srv.url, timeout=60,
+                      headers={"Authorization": f"Bearer {proj_key}"}) as proj:
+        got = [proj.post("/v1/recall", json={"query": "ops secret launch code"}),
+               proj.get("/v1/events"),
+               proj.get("/v1/whoami")]
+        assert [r.status_code for r in got] == [401] * 3, [r.text[:200] for r in got]
+        assert all("launch code" not in r.text for r in got)
+
+
 @pytest.mark.xfail(strict=True, reason="a dropped team's memories stay under team:<name>; "
                    "a new team of the same name reads them (design decision: refuse the "
                    "name while they exist, or key team scopes by a team id)")
