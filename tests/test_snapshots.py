@@ -177,7 +177,7 @@ def test_cli_snapshot_create_list_diff_restore_drop(make_vault: Any, db: str) ->
     assert [s["name"] for s in listed] == ["s1", op["undo"]]
     r = CliRunner().invoke(app, ["--db", db, "--tenant", "acme", "--user", "alice",
                                  "snapshot", "restore", op["undo"]])
-    assert r.exit_code == 0 and "undo: memvault snapshot restore" in r.stdout
+    assert r.exit_code == 0 and "undo: memvault --user alice snapshot restore" in r.stdout
     assert v.get(A, tea.id).content == "Alice likes black tea"
     assert "no snapshot" in cli(db, "snapshot", "drop", "s1", ok=False).stderr  # tenant's
     assert "already exists" in cli(db, "--user", "alice", "snapshot", "create", "s1",

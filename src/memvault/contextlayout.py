@@ -68,6 +68,8 @@ _T: dict[str, dict[str, Any]] = {
                            "which is omitted",
             "newer_team": "NEWER TEAM VALUE: wins over another team's on this, which is "
                           "omitted",
+            "team_policy_over_team": "TEAM POLICY (frozen): wins over another team's "
+                                     "value on this, which is omitted",
         },
     },
     "zh": {
@@ -103,6 +105,7 @@ _T: dict[str, dict[str, Any]] = {
             "personal_over_team": "覆盖团队默认：用户本人的设定优先于团队的设定（后者已省略）",
             "team_policy": "团队策略（已冻结）：优先于用户本人的设定（后者已省略）",
             "newer_team": "较新的团队设定：优先于另一团队的设定（后者已省略）",
+            "team_policy_over_team": "团队策略（已冻结）：优先于另一团队的设定（后者已省略）",
         },
     },
 }

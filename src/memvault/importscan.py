@@ -32,7 +32,7 @@ from .portability import Line
 from .reads import records
 from .reads.related import NOT_MATCHED
 from .safety.instructions import scan as instruction_scan
-from .safety.pii import find_pii
+from .safety.pii import find_pii, redact
 from .understand.relate import Match, Relation, relate, restates
 from .understand.stance import polarity
 from .understand.topics import topic_of
@@ -290,7 +290,16 @@ class _Scan:
                 "pii", f"sensitive data: {', '.join(flagged)}"
                 + (" (redacted in the staged candidate)" if redacted else "")))
         out.screened = screened
-        out.report.content = screened.content
+        out.report.content = self.shown(screened.content)
+
+    def shown(self, text: str | None) -> str | None:
+        """`text` as a report may show it: every sensitive span the policy does not
+        `allow` replaced by its placeholder, whatever the line's action (a skipped line,
+        a history line and a `stage` policy's verbatim candidate included)."""
+        if not text:
+            return text
+        kinds = {f.kind for f in find_pii(text) if self.policy.pii_action(f.kind) != "allow"}
+        return redact(text, kinds)[0] if kinds else text
 
 
 def staged_before(eng: Engine, users: set[Scope]) -> dict[str, str]:
@@ -351,7 +360,7 @@ def scan(eng: Engine, numbered: list[tuple[int, Line]], *,
         for n, (m, revs) in numbered:
             mid = m.id if m is not None else revs[0].memory_id
             plan = Planned((m, revs), LineReport(n, mid, "import",
-                                                 content=m.content if m else None))
+                                                 content=s.shown(m.content if m else None)))
             _id_checks(tx, m, revs, plan, before)
             if m is not None and n not in vectors and _holds_slot(m):
                 # History that is still the active value of a slot (an expired one, say):

@@ -3,7 +3,8 @@
 Pure: given the live memories of several scopes that share a slot (or, without a slot, a
 topic), the scope whose memories are served and why. The rule, in order:
 
-1. a frozen team memory is policy: its team wins ("team_policy");
+1. a frozen team memory is policy: its team wins ("team_policy"; "team_policy_over_team"
+   when no memory of the user's own competes, so the context never claims one was beaten);
 2. otherwise the user's own memory wins over a team default ("personal_over_team");
 3. between teams only, the most recently changed one wins ("newer_team").
 
@@ -17,6 +18,7 @@ from .model import Memory
 from .validate import team_of
 
 TEAM_POLICY = "team_policy"
+TEAM_POLICY_OVER_TEAM = "team_policy_over_team"
 PERSONAL_OVER_TEAM = "personal_over_team"
 NEWER_TEAM = "newer_team"
 
@@ -39,9 +41,9 @@ def winning_user(mems: list[Memory]) -> tuple[str, str]:
     tenants are the same."""
     teams = [m for m in mems if team_of(m.scope.user) is not None]
     policy = [m for m in teams if m.frozen]
-    if policy:
-        return _newest(policy).scope.user, TEAM_POLICY
     personal = [m for m in mems if team_of(m.scope.user) is None]
+    if policy:
+        return _newest(policy).scope.user, TEAM_POLICY if personal else TEAM_POLICY_OVER_TEAM
     if personal:
         return _newest(personal).scope.user, PERSONAL_OVER_TEAM
     return _newest(teams).scope.user, NEWER_TEAM

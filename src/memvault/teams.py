@@ -75,11 +75,11 @@ def create(store: Store, tenant: str, name: str, *, description: str | None = No
     return {**team, "members": []}
 
 
-def drop(store: Store, tenant: str, name: str) -> dict[str, Any]:
-    """Remove a team and its members (its memories stay in the store, read by nobody;
-    purge them first to erase them)."""
+def drop(store: Store, tenant: str, name: str, *, now: int) -> dict[str, Any]:
+    """Remove a team and its members, and revoke its project keys (its memories stay in
+    the store, read by nobody; purge them first to erase them)."""
     team = get(store, tenant, name)
-    store.drop_team(team["tenant"], team["name"])
+    store.drop_team(team["tenant"], team["name"], at=now)
     return team
 
 

@@ -22,8 +22,9 @@ class TeamVerbs:
                             actor=self.core.actor_for(actor), now=self.core.clock())
 
     def drop_team(self, tenant: str, name: str) -> dict[str, Any]:
-        """Remove a team and its members; its memories stay in the store, read by no one."""
-        return teams.drop(self.core.store, tenant, name)
+        """Remove a team and its members, revoke its project keys; its memories stay in
+        the store, read by no one."""
+        return teams.drop(self.core.store, tenant, name, now=self.core.clock())
 
     def teams(self, tenant: str, *, user: str | None = None) -> list[dict[str, Any]]:
         """The tenant's teams; with `user`, those the user belongs to, with the role."""

@@ -4,6 +4,7 @@ undoable operation. A thin adapter over Vault.snapshot & co."""
 
 from __future__ import annotations
 
+import shlex
 from typing import Annotated, Any
 
 import typer
@@ -12,6 +13,7 @@ from rich.table import Table
 
 from ..errors import ValidationError
 from ..timeutil import iso
+from ..validate import personal_user
 from .render import out
 from .session import Ctx, emit, run_verb
 
@@ -25,6 +27,17 @@ def _tenant(c: Ctx) -> str:
     if not c.tenant:
         raise ValidationError("tenant: required (--tenant T)")
     return c.tenant
+
+
+def _user(c: Ctx) -> str | None:
+    """The --user whose snapshots these are (None: the tenant's). --team is refused rather
+    than ignored: ignored, a restore meant for a team would rewind the member's own memory
+    (a team's memories are in the tenant's snapshots)."""
+    if c.team is not None:
+        raise ValidationError("team: snapshots are of a user (--user) or of the whole "
+                              "--tenant, whose snapshots hold its teams' memories; "
+                              "drop --team")
+    return personal_user(c.user) if c.user else None
 
 
 def _table(snaps: list[dict[str, Any]]) -> Table:
@@ -42,7 +55,7 @@ def _table(snaps: list[dict[str, Any]]) -> Table:
 def snapshot_create(ctx: typer.Context, name: str, reason: Reason = None) -> None:
     """Name this moment of the --tenant's memory (the --user's only, when given)."""
     def go(c: Ctx) -> None:
-        s = c.vault().snapshot(_tenant(c), name, user=c.user, reason=reason)
+        s = c.vault().snapshot(_tenant(c), name, user=_user(c), reason=reason)
         emit(c, s, lambda: out.print(f"snapshot {escape(s['name'])} taken"))
     run_verb(ctx, go)
 
@@ -51,7 +64,7 @@ def snapshot_create(ctx: typer.Context, name: str, reason: Reason = None) -> Non
 def snapshot_list(ctx: typer.Context) -> None:
     """The --tenant's snapshots, oldest first (the --user's only, when given)."""
     def go(c: Ctx) -> None:
-        snaps = c.vault().snapshots(_tenant(c), user=c.user)
+        snaps = c.vault().snapshots(_tenant(c), user=_user(c))
         emit(c, snaps, lambda: out.print(_table(snaps) if snaps else "(no snapshots)"))
     run_verb(ctx, go)
 
@@ -63,7 +76,7 @@ def snapshot_diff(ctx: typer.Context, name: str,
                   ) -> None:
     """What changed from snapshot NAME to snapshot TO (or now)."""
     def go(c: Ctx) -> None:
-        d = c.vault().snapshot_diff(_tenant(c), name, to, user=c.user)
+        d = c.vault().snapshot_diff(_tenant(c), name, to, user=_user(c))
 
         def human() -> None:
             lines = [f"+ {x['memory_id']}  {x['content']}" for x in d["added"]]
@@ -81,19 +94,26 @@ def snapshot_restore(ctx: typer.Context, name: str, reason: Reason = None) -> No
     """Bring the memory back to snapshot NAME, as one operation; undo it by restoring
     the snapshot it prints."""
     def go(c: Ctx) -> None:
-        op = c.vault().restore_snapshot(_tenant(c), name, user=c.user, reason=reason)
+        op = c.vault().restore_snapshot(_tenant(c), name, user=_user(c), reason=reason)
         emit(c, op, lambda: out.print(escape(
             f"restored {name} ({op['operation']}): {len(op['restored'])} restored, "
             f"{len(op['forgotten'])} forgotten, {len(op['skipped'])} skipped"
             + "".join(f"\n  skipped {s['memory_id']}: {s['reason']}" for s in op["skipped"])
-            + f"\nundo: memvault snapshot restore {op['undo']}"), soft_wrap=True))
+            + f"\nundo: memvault{_user_opt(op)} snapshot restore {op['undo']}"),
+            soft_wrap=True))
     run_verb(ctx, go)
+
+
+def _user_opt(op: dict[str, Any]) -> str:
+    # The undo snapshot is in the restored scope: without --user it would be looked up
+    # among the tenant's and not found.
+    return f" --user {shlex.quote(op['user'])}" if op.get("user") else ""
 
 
 @snapshot_app.command("drop")
 def snapshot_drop(ctx: typer.Context, name: str) -> None:
     """Forget snapshot NAME (the memories stay as they are)."""
     def go(c: Ctx) -> None:
-        s = c.vault().drop_snapshot(_tenant(c), name, user=c.user)
+        s = c.vault().drop_snapshot(_tenant(c), name, user=_user(c))
         emit(c, s, lambda: out.print(f"dropped snapshot {escape(s['name'])}"))
     run_verb(ctx, go)

@@ -53,11 +53,17 @@ class TeamTables(TableAccess):
                        "ORDER BY name", {"t": tenant})
         return [_team(r) for r in rows]
 
-    def drop_team(self, tenant: str, name: str) -> bool:
-        """Remove a team, its members and its key bindings (its memories stay, unread)."""
+    def drop_team(self, tenant: str, name: str, *, at: int) -> bool:
+        """Remove a team, its members and its key bindings (its memories stay, unread).
+        The keys bound to it are revoked at `at`: unbound, a project key would become a
+        plain user key reaching past the project it was made for."""
         ph = self._ph
         params = {"t": tenant, "n": name}
         with self.transaction():
+            self._execute(f"UPDATE api_keys SET revoked_at = {ph('at')} WHERE tenant = "
+                          f"{ph('t')} AND revoked_at IS NULL AND key_id IN (SELECT key_id "
+                          f"FROM team_keys WHERE tenant = {ph('t')} AND team = {ph('n')})",
+                          {**params, "at": at})
             self._execute(f"DELETE FROM team_members WHERE tenant = {ph('t')} AND "
                           f"team = {ph('n')}", params)
             self._execute(f"DELETE FROM team_keys WHERE tenant = {ph('t')} AND "

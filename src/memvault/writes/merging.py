@@ -101,7 +101,9 @@ def merge(w: Writer, scope: Any, ids: Any, *, content: str | None = None,
           actor: str | None = None, reason: str | None = None) -> Memory:
     sc = v.scope(scope)
     mids = v.memory_ids(ids)
-    text = v.text(content, "content", max_chars=v.MAX_CONTENT_CHARS, required=False)
+    # Not given: the best source's statement; given, it is the statement and must show.
+    text = None if content is None else v.text(content, "content",
+                                                max_chars=v.MAX_CONTENT_CHARS)
     why = v.text(reason, "reason", max_chars=v.MAX_REASON_CHARS, required=False)
     with w.core.store.transaction() as tx:
         return merge_in(w, tx, sc, mids, content=text, actor=actor, reason=why)
