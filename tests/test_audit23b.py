@@ -14,7 +14,7 @@ import pytest
 from _server import Server
 from typer.testing import CliRunner
 
-from memvault import Scope, ValidationError, Vault
+from memvault import ConflictError, Scope, ValidationError, Vault
 from memvault.cli.app import app as cli_app
 
 CAROL = Scope("acme", "carol")
@@ -241,9 +241,6 @@ def test_dropping_a_team_does_not_turn_its_project_keys_into_user_keys(srv: Serv
         assert all("launch code" not in r.text for r in got)
 
 
-@pytest.mark.xfail(strict=True, reason="a dropped team's memories stay under team:<name>; "
-                   "a new team of the same name reads them (design decision: refuse the "
-                   "name while they exist, or key team scopes by a team id)")
 def test_a_recreated_team_does_not_inherit_the_dropped_teams_memories(tmp_path: Path) -> None:
     """docs/teams.md: a dropped team's memories stay "read by no one". Creating a team of
     the same name later hands them, frozen policies included, to its new members."""
@@ -254,9 +251,21 @@ def test_a_recreated_team_does_not_inherit_the_dropped_teams_memories(tmp_path: 
                        slot="report.format", value="PDF")
         v.freeze(v.team_scope("acme", "eng"), m.id, reason="policy")
         v.drop_team("acme", "eng")
+        # The name is refused while the old memories remain (a new team would read them)...
+        with pytest.raises(ConflictError, match="dropped team"):
+            v.create_team("acme", "eng")
+        assert v.teams("acme") == []
+        # ... and free again once they are erased.
+        old = Scope("acme", "team:eng")
+        v.unfreeze(old, m.id, reason="erase the old team")
+        v.purge(old, m.id, reason="erase the old team")
         v.create_team("acme", "eng")
         v.add_member("acme", "eng", "mallory", role="reader")
         hits = v.recall(Scope("acme", "mallory"), "report format")
         assert m.id not in {h.memory.id for h in hits}
+        # A team that exists is still refused as one that exists.
+        with pytest.raises(ConflictError) as e:
+            v.create_team("acme", "eng")
+        assert "dropped team" not in str(e.value)
     finally:
         v.close()

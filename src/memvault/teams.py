@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import validate as v
-from .errors import NotFoundError, PermissionDeniedError, ValidationError
+from .errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
 from .model import Scope
-from .store import Store
+from .store import ListFilter, Store
 
 TEAM_ROLES = ("reader", "writer", "admin")
 _RANK = {r: n for n, r in enumerate(TEAM_ROLES)}
@@ -66,7 +66,15 @@ def get(store: Store, tenant: str, team: str) -> dict[str, Any]:
 
 def create(store: Store, tenant: str, name: str, *, description: str | None = None,
            actor: str = "", now: int) -> dict[str, Any]:
-    """A new team; ConflictError if the tenant has one of that name."""
+    """A new team; ConflictError if the tenant has one of that name, or had one whose
+    memories are still stored: the scope is the name, so a new team would hand them
+    (frozen policies included) to its members."""
+    exists = store.get_team(_tenant(tenant), v.team_name(name, "name")) is not None
+    if not exists and store.list(team_scope(tenant, name), ListFilter(limit=1)):
+        raise ConflictError(
+            f"team {name!r}: a dropped team of that name left memories under "
+            f"{v.TEAM_PREFIX}{v.team_name(name)!s}; a new team would read them. Purge them "
+            "first, or choose another name")
     team = {"tenant": _tenant(tenant), "name": v.team_name(name, "name"),
             "created_at": now, "created_by": actor,
             "description": v.label(description, "description", max_chars=500)
