@@ -3,26 +3,56 @@ with a typed message and stores nothing."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memvault import Scope, Vault
+from memvault.cli import entry
+from memvault.cli.app import app as cli_app
 
 
 def run(db: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200"}
-    proc = subprocess.run([sys.executable, "-m", "memvault.cli", "--db", str(db), *args],
-                          capture_output=True, text=True, env=env, timeout=120)
+    """The command line's own entry (cli.entry.run: `--json` anywhere, exit codes), in
+    this process: a new process per call spent most of this file's time importing and
+    loading the embedder again. The installed script and `python -m memvault.cli` are run
+    as processes by test_cli_scripting.py and the newcomer tests."""
+    argv = ["--db", str(db), *args]
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with mock_env(COLUMNS="200"), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        try:
+            entry.run(cli_app, argv)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    proc = subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
     if ok:
         assert proc.returncode == 0, proc.stderr
     return proc
+
+
+@contextlib.contextmanager
+def mock_env(**values: str) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, old in saved.items():
+            if old is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = old
 
 
 def scoped(db: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:

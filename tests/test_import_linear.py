@@ -177,10 +177,13 @@ def test_import_work_per_memory_does_not_grow(tmp_path: Path) -> None:
         assert ratio_size <= slack, f"{name} per memory grew with the store: " \
             f"{mean(small[1:], col):.1f} -> {mean(large[1:], col):.1f}"
     # Allocations: no line of memvault allocates more at the end of an import than at its
-    # start (beyond noise: a batch's texts differ in length).
+    # start (beyond noise: a batch's texts differ in length). A copy of something that
+    # grows surges in every late batch, so the late figure is the least of the last four:
+    # a one-off (a cache of jieba's or the re module's resizing inside a call, 9.5 KB once
+    # in CI after other tests had run in the process) is not growth.
     for loc in set().union(*(r[3] for r in long)):
         early = max(r[3].get(loc, 0) for r in first)
-        late = max(r[3].get(loc, 0) for r in last)
+        late = min(r[3].get(loc, 0) for r in last)
         assert late <= 1.25 * early + 8_192, f"{loc[0]}:{loc[1]} allocated " \
             f"{early:,} bytes at the start of an import, {late:,} at its end"
 
