@@ -69,14 +69,14 @@ def create(store: Store, tenant: str, name: str, *, description: str | None = No
     """A new team; ConflictError if the tenant has one of that name, or had one whose
     memories are still stored: the scope is the name, so a new team would hand them
     (frozen policies included) to its members."""
-    exists = store.get_team(_tenant(tenant), v.team_name(name, "name")) is not None
+    tenant, name = _tenant(tenant), v.team_name(name, "name")
+    exists = store.get_team(tenant, name) is not None
     if not exists and store.list(team_scope(tenant, name), ListFilter(limit=1)):
         raise ConflictError(
             f"team {name!r}: a dropped team of that name left memories under "
-            f"{v.TEAM_PREFIX}{v.team_name(name)!s}; a new team would read them. Purge them "
+            f"{v.TEAM_PREFIX}{name}; a new team would read them. Purge them "
             "first, or choose another name")
-    team = {"tenant": _tenant(tenant), "name": v.team_name(name, "name"),
-            "created_at": now, "created_by": actor,
+    team = {"tenant": tenant, "name": name, "created_at": now, "created_by": actor,
             "description": v.label(description, "description", max_chars=500)
             if description else ""}
     store.add_team(team)
