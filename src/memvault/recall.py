@@ -102,6 +102,16 @@ def fuse(text: Sequence[tuple[str, float]], dense: dict[str, Sequence[tuple[str,
     return out
 
 
+def coverage_embedder(query: str, embedders: Sequence[Embedder], retrieval: Retrieval
+                      ) -> Embedder | None:
+    """The embedder whose word vectors a recall of `query` will use for coverage, or None
+    when the recall has no coverage part."""
+    if (retrieval.weights.coverage <= 0 and not retrieval.floor.on) or is_conversation(query):
+        return None  # at weight 0 it is still measured for the relevance floor
+    emb = word_embedder(embedders)
+    return emb if emb is not None and votes_on(emb, query) else None
+
+
 def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], query: str,
                  embedders: Sequence[Embedder], retrieval: Retrieval, tenant: str,
                  stored: StoredWords | None = None) -> None:
@@ -111,10 +121,8 @@ def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], quer
     that keeps the memories' word vectors. If it fails, the recall goes on without the
     part (logged)."""
     w = retrieval.weights.coverage
-    if (w <= 0 and not retrieval.floor.on) or is_conversation(query):
-        return  # at weight 0 it is still measured for the relevance floor
-    emb = word_embedder(embedders)
-    if emb is None or not votes_on(emb, query):
+    emb = coverage_embedder(query, embedders, retrieval)
+    if emb is None:
         return
     try:
         found = coverage_parts(tenant, query,

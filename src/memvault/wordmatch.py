@@ -201,12 +201,18 @@ def unit_vectors(emb: Embedder, words: Sequence[str]) -> np.ndarray:
     computes these."""
     if not words:
         return np.zeros((0, emb.dim), dtype=np.float16)
+    return _unit16(_padded(emb, list(words))[:len(words)])
+
+
+def _padded(emb: Embedder, texts: list[str]) -> np.ndarray:
     # An embedder whose small batches round otherwise says how many rows to pad them to
     # (embed.USEEmbedder.stable_batch); empty texts are the cheapest padding.
-    pad = max(0, int(getattr(emb, "stable_batch", 0)) - len(words))
-    batch = [*words, *[""] * pad]
-    fresh = np.nan_to_num(np.asarray(emb.embed_documents(batch), dtype=np.float32),
-                          nan=0.0, posinf=0.0, neginf=0.0)[:len(words)]
+    pad = max(0, int(getattr(emb, "stable_batch", 0)) - len(texts))
+    return np.asarray(emb.embed_documents([*texts, *[""] * pad]), dtype=np.float32)
+
+
+def _unit16(rows: np.ndarray) -> np.ndarray:
+    fresh = np.nan_to_num(rows, nan=0.0, posinf=0.0, neginf=0.0)
     norms = np.linalg.norm(fresh, axis=1, keepdims=True)
     return (fresh / np.where(norms > 0, norms, 1.0)).astype(np.float16)
 
@@ -223,35 +229,69 @@ def word_vectors(tenant: str, emb: Embedder, words: Sequence[str],
     """One unit vector per word (rows in the order given): from the cache, else from the
     store (one query), else embedded (one batch). A vector that is not finite counts as
     no vector (zeros)."""
-    out = np.zeros((len(words), emb.dim), dtype=np.float32)
-    prefix = (tenant, emb.name, emb.dim)
-    missing: dict[str, list[int]] = {}
-    with _lock:
-        get = _vectors.get
-        for i, w in enumerate(words):
-            v = get((*prefix, w))
-            if v is None:
-                missing.setdefault(w, []).append(i)
-            else:
-                out[i] = v
-        purges = _purges
-    found: dict[str, np.ndarray] = {}
-    if missing and stored is not None:
-        size = emb.dim * 2
-        found = {w: np.frombuffer(b, dtype=np.float16)
-                 for w, b in stored.word_vectors(tenant, emb.name, list(missing)).items()
-                 if w in missing and len(b) == size}  # another dimension: embed it again
-    rest = [w for w in missing if w not in found]
+    known, purges = _known(tenant, emb, words, stored)
+    rest = [w for w in dict.fromkeys(words) if w not in known]
     if rest:
-        found.update(zip(rest, unit_vectors(emb, rest), strict=True))
-    if missing:
-        with _lock:
-            for w, rows in missing.items():
-                v = found[w]
-                out[rows] = v
-                if purges == _purges:  # not across a purge, which may have dropped w
-                    _vectors.put((*prefix, w), v)
+        fresh = dict(zip(rest, unit_vectors(emb, rest), strict=True))
+        _keep(tenant, emb, fresh, purges)
+        known.update(fresh)
+    out = np.zeros((len(words), emb.dim), dtype=np.float32)
+    for i, w in enumerate(words):
+        out[i] = known[w]
     return out
+
+
+def query_vector(tenant: str, emb: Embedder, query: str,
+                 stored: StoredWords | None = None) -> np.ndarray:
+    """`emb.embed_query(query)`, and with it, in the same batch, the vectors of the
+    query's words that neither the cache nor the store has (which coverage will ask
+    for): one embedding call instead of two, each with its fixed cost (issue 21: a warm
+    recall still meets a few new words, and their own call was its tail). Only for an
+    embedder whose query and document vectors are computed alike (`symmetric`); a word's
+    vector is the one `unit_vectors` gives (the batch is padded as it pads)."""
+    asked = content_words(query, MAX_QUERY_WORDS + 1)
+    if not getattr(emb, "symmetric", False) or not asked or len(asked) > MAX_QUERY_WORDS:
+        return np.asarray(emb.embed_query(query), dtype=np.float32)
+    if stored is not None:
+        check_erasures(stored, tenant)
+    known, purges = _known(tenant, emb, asked, stored)
+    rest = [w for w in asked if w not in known]
+    if not rest:
+        return np.asarray(emb.embed_query(query), dtype=np.float32)
+    rows = _padded(emb, [query, *rest])
+    _keep(tenant, emb, dict(zip(rest, _unit16(rows[1:1 + len(rest)]), strict=True)), purges)
+    return rows[0]
+
+
+def _known(tenant: str, emb: Embedder, words: Sequence[str], stored: StoredWords | None
+           ) -> tuple[dict[str, np.ndarray], int]:
+    """The vectors of `words` the cache has, or else the store (then cached), and the
+    purge count they were read under."""
+    prefix = (tenant, emb.name, emb.dim)
+    known: dict[str, np.ndarray] = {}
+    with _lock:
+        for w in words:
+            v = _vectors.get((*prefix, w))
+            if v is not None:
+                known[w] = v  # type: ignore[assignment]
+        purges = _purges
+    missing = [w for w in dict.fromkeys(words) if w not in known]
+    if missing and stored is not None:
+        size, want = emb.dim * 2, set(missing)
+        found = {w: np.frombuffer(b, dtype=np.float16)
+                 for w, b in stored.word_vectors(tenant, emb.name, missing).items()
+                 if w in want and len(b) == size}  # another dimension: embed it again
+        _keep(tenant, emb, found, purges)
+        known.update(found)
+    return known, purges
+
+
+def _keep(tenant: str, emb: Embedder, vectors: Mapping[str, np.ndarray], purges: int) -> None:
+    prefix = (tenant, emb.name, emb.dim)
+    with _lock:
+        if purges == _purges:  # not across a purge, which may have dropped a word
+            for w, v in vectors.items():
+                _vectors.put((*prefix, w), v)
 
 
 def coverage(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embedder,

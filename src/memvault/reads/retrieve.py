@@ -26,6 +26,7 @@ from ..recall import (
     add_coverage,
     best_of,
     collapse_slots,
+    coverage_embedder,
     fuse,
     memory_date,
     rank,
@@ -38,6 +39,7 @@ from ..timeexpr import named_range
 from ..timeutil import TimeLike, to_ms
 from ..traces import build_trace
 from ..validtime import ValidWindow
+from ..wordmatch import query_vector
 from . import strategies
 from .related import Related, related
 
@@ -182,10 +184,14 @@ class Reader:
             lines = query_lines(q, r.query_lines) if r.weights.lines > 0 else []
             dense: dict[str, list[tuple[str, float]]] = {}
             line_votes: dict[str, list[tuple[str, float]]] = {}
+            # The query's new words, if coverage will ask for them, in the query's batch.
+            worded = coverage_embedder(q, core.embedders, r)
             for e in (e for e in core.embedders if votes_on(e, q)):
                 if not lines:
-                    dense[e.name] = store.vector_candidates(sc, e.name, e.embed_query(q),
-                                                            now, n, valid=valid)
+                    qv = query_vector(sc.tenant, e, q, store) if e is worded \
+                        else e.embed_query(q)
+                    dense[e.name] = store.vector_candidates(sc, e.name, qv, now, n,
+                                                            valid=valid)
                     continue
                 # The whole query and its lines: one embedding batch, one store pass.
                 each = store.vector_candidates_each(
