@@ -42,6 +42,16 @@ def memory_params(m: Memory, content_hash: str) -> dict[str, Any]:
     }
 
 
+# Most memories have no tags and no metadata: a recall decodes ~70 rows, and the JSON
+# parser's call costs more than the comparison (issue 21's warm recall).
+def _list(raw: str) -> list[Any]:
+    return [] if raw == "[]" else json.loads(raw)  # type: ignore[no-any-return]
+
+
+def _dict(raw: str) -> dict[str, Any]:
+    return {} if raw == "{}" else json.loads(raw)  # type: ignore[no-any-return]
+
+
 def memory_from_row(r: Any) -> Memory:
     """`r` is a mapping with MEMORY_COLUMNS keys (sqlite Row or psycopg dict row)."""
     return Memory(
@@ -49,7 +59,7 @@ def memory_from_row(r: Any) -> Memory:
         scope=Scope(r["tenant"], r["user_id"], r["agent"], r["session"]),
         kind=r["kind"], content=r["content"], slot=r["slot"],
         value=None if r["value"] is None else json.loads(r["value"]),
-        tags=json.loads(r["tags"]), metadata=json.loads(r["metadata"]), source=r["source"],
+        tags=_list(r["tags"]), metadata=_dict(r["metadata"]), source=r["source"],
         source_text=r["source_text"], source_ref=r["source_ref"],
         confidence=float(r["confidence"]), status=r["status"], frozen=bool(r["frozen"]),
         version=int(r["version"]), valid_from=r["valid_from"], valid_to=r["valid_to"],
