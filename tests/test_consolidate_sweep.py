@@ -171,3 +171,23 @@ def test_the_cli_sweep_reports_the_step(db: str, vault: Vault) -> None:
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["merges_proposed"] == d["merges_applied"] == []  # proposed once
+
+
+def test_applying_a_pending_proposal_approves_it(vault: Vault) -> None:
+    """A sweep proposed the triple; `consolidate(apply=True)` then performs that proposal:
+    one merge, and the proposal leaves the review queue as approved (superseded by the
+    merged memory), not a merge beside a proposal that can no longer be approved."""
+    triple = _add(vault, *TRIPLE)
+    (prop,) = vault.maintain().merges_proposed
+    (entry,) = vault.consolidate(RITA, apply=True)
+    assert entry["proposal"] == prop and entry["merged"] is not None
+    merged = vault.get(RITA, entry["merged"])
+    assert merged.status == "active"
+    assert {vault.get(RITA, i).status for i in triple} == {"deleted"}
+    assert _proposals(vault) == [] and vault.review_list(RITA) == []
+    assert vault.get(RITA, prop).status == "superseded"
+    assert [r.op for r in vault.history(RITA, prop)][-1] == "approve"
+    # One active memory says it now, and nothing is left to propose or merge.
+    assert [m.id for m in vault.list(RITA) if m.kind == "fact"
+            and m.status == "active"] == [merged.id]
+    assert vault.consolidate(RITA, apply=True) == []

@@ -45,6 +45,7 @@ from .errors import ConflictError, FrozenError, NotFoundError, ValidationError
 from .ids import memory_hash, new_id
 from .model import Kind, Memory, Op, Source, Status
 from .reads import records
+from .review import review_approve
 from .writes import merging
 
 KINDS = frozenset({Kind.FACT.value, Kind.PREFERENCE.value, Kind.PROFILE.value,
@@ -114,8 +115,9 @@ def find_groups(eng: Engine, mems: list[Memory], threshold: float) -> list[list[
 @dataclass
 class Asked:
     """What people already decided or are deciding: the id sets of the merges still
-    pending review, and the sets kept apart (why: a rejected proposal, an unmerge)."""
-    pending: list[frozenset[str]] = field(default_factory=list)
+    pending review (with the proposal's id), and the sets kept apart (why: a rejected
+    proposal, an unmerge)."""
+    pending: dict[frozenset[str], str] = field(default_factory=dict)
     settled: dict[frozenset[str], str] = field(default_factory=dict)
 
     def waiting(self, ids: frozenset[str]) -> bool:
@@ -138,7 +140,7 @@ def asked(eng: Engine, scope: Any) -> Asked:
             elif isinstance(rec, dict) and isinstance(rec.get("merge"), list):
                 ids = frozenset(str(i) for i in rec["merge"])
                 if status == Status.PENDING.value:
-                    out.pending.append(ids)
+                    out.pending.setdefault(ids, m.id)
                 else:
                     out.settled.setdefault(ids, f"rejected in review ({m.id})")
     return out
@@ -190,8 +192,16 @@ def consolidate(eng: Engine, scope: Any, *, apply: bool | None = None,
             entry["status"] = why
         elif do_apply:
             try:
-                entry["merged"] = merging.merge(eng.writes, sc, ids, actor=actor,
-                                                reason="consolidated").id
+                if (proposal := queue.pending.get(frozenset(ids))) is not None:
+                    # Proposed earlier and still pending: applying it is approving that
+                    # proposal, which then leaves the review queue (not a second merge
+                    # beside a proposal nobody can approve any more).
+                    entry["proposal"] = proposal
+                    entry["merged"] = review_approve(eng, sc, proposal, actor=actor,
+                                                     reason="consolidated").id
+                else:
+                    entry["merged"] = merging.merge(eng.writes, sc, ids, actor=actor,
+                                                    reason="consolidated").id
             except (ConflictError, FrozenError, NotFoundError) as e:
                 # Changed since it was read (forgotten, frozen): this group is left as it
                 # is and said so; the others are merged.
