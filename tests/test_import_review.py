@@ -312,7 +312,9 @@ def test_review_import_over_rest_and_client(srv: Server, admin: httpx.Client) ->
                        content=body, headers={"Content-Type": "application/x-ndjson"})
         assert r.status_code == 200, r.text
         answer = r.json()
-        assert (answer["dry_run"], answer["count"], answer["staged"]) == (True, 1, 1)
+        # Nothing was loaded (`count`); one line would be, one would be staged.
+        assert (answer["dry_run"], answer["count"], answer["imported"], answer["staged"]) \
+            == (True, 0, 1, 1)
         assert answer["lines"][0]["findings"][0]["kind"] == "slot_conflict"
         assert answer["lines"][0]["findings"][0]["memory_id"] == held
         assert [m.id for m in c.list(sc)] == [held]

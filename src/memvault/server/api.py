@@ -463,6 +463,7 @@ async def import_(request: Request, c: Annotated[Caller, _c("import")],
         report = await run_in_threadpool(vault.import_review, text.split("\n"),
                                          scope=c.scope, dry_run=dry_run,
                                          actor=c.principal.actor)
-        return {"count": report.imported, **report.to_dict()}
+        # `count` is what was loaded: nothing on a dry run (`imported`: what would be).
+        return {"count": 0 if dry_run else report.imported, **report.to_dict()}
     n = await run_in_threadpool(vault.import_jsonl, text.split("\n"), scope=c.scope)
     return {"count": n}
