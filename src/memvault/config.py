@@ -52,6 +52,8 @@ class Weights(_Strict):
     # asks (its answer is in the reply). turncues.py.
     speaker: float = Field(0.2, ge=0)
     question: float = Field(0.2, ge=0)
+    # Bonus for a memory that names a time when the query asks when (answertype.py).
+    answer: float = Field(0.2, ge=0)
     # A multi-line query: a memory's best similarity to one line (querylines.py).
     lines: float = Field(0.5, ge=0)
     # A one-line query: the share of its words the memory's own text (nearly) says

@@ -238,7 +238,7 @@ class PurgeResult:
 @dataclass(slots=True)
 class ScoreParts:
     """Every part of a recall score. total = relevance + weighted recency, confidence,
-    importance, time match and speaker, minus the weighted question part; relevance =
+    importance, time match, speaker and answer, minus the weighted question part; relevance =
     weighted normalised BM25 + dense similarities (+ line votes of a multi-line query, or
     the coverage of a one-line query)."""
 
@@ -261,6 +261,7 @@ class ScoreParts:
     time_match: float = 0.0
     speaker: float = 0.0  # 1: the query names who said it (turncues.py)
     question: float = 0.0  # 1: a turn that ends with a question (subtracted)
+    answer: float = 0.0  # 1: the query asks when, the memory names a time (answertype.py)
     total: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -271,7 +272,8 @@ class ScoreParts:
                 "coverage_distinct": self.coverage_distinct, "relevance": self.relevance,
                 "recency": self.recency, "confidence": self.confidence,
                 "importance": self.importance, "time_match": self.time_match,
-                "speaker": self.speaker, "question": self.question, "total": self.total}
+                "speaker": self.speaker, "question": self.question, "answer": self.answer,
+                "total": self.total}
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import bm25, turncues
+from . import answertype, bm25, turncues
 from .bm25 import TextCandidates
 from .config import Retrieval, Weights
 from .embed import Embedder, embed_queries, votes_on
@@ -152,9 +152,9 @@ def _importance(m: Memory) -> float:
 
 
 def add_memory_parts(parts: ScoreParts, m: Memory, retrieval: Retrieval, now: int,
-                     named: Set[str] = frozenset()) -> None:
+                     named: Set[str] = frozenset(), asks_when: bool = False) -> None:
     """The parts that come from the memory itself (and, for `speaker`, from the speakers
-    the query names)."""
+    the query names; for `answer`, from whether the query asks when)."""
     w = retrieval.weights
     age_days = max(0.0, (now - memory_date(m)) / DAY_MS)
     parts.recency = 0.5 ** (age_days / retrieval.decay.half_life_days)
@@ -162,9 +162,11 @@ def add_memory_parts(parts: ScoreParts, m: Memory, retrieval: Retrieval, now: in
     parts.importance = _importance(m)
     parts.speaker = 1.0 if named and turncues.speaker_of(m) in named else 0.0
     parts.question = turncues.asking(m, retrieval.asks_back)
+    parts.answer = 1.0 if asks_when and answertype.tells_time(m.content) else 0.0
     parts.total = (parts.relevance + w.recency * parts.recency
                    + w.confidence * parts.confidence + w.importance * parts.importance
-                   + w.speaker * parts.speaker - w.question * parts.question)
+                   + w.speaker * parts.speaker - w.question * parts.question
+                   + w.answer * parts.answer)
 
 
 def collapse_slots(hits: list[Hit]) -> tuple[list[Hit], list[Hit]]:
@@ -193,10 +195,14 @@ def rank(memories: dict[str, Memory], parts: dict[str, ScoreParts], retrieval: R
     """All candidates that are in `memories`, best first, with every score part."""
     speakers = {s for m in memories.values() if (s := turncues.speaker_of(m))}
     named = turncues.names_in(query, speakers) if speakers and query else set()
+    # A conversation as the query (MADial-style) asks many things; only a one-line
+    # question's answer type is read.
+    when = (retrieval.weights.answer > 0 and bool(query) and not is_conversation(query)
+            and answertype.asks_when(query))
     hits = []
     for mid, p in parts.items():
         if mid in memories:
-            add_memory_parts(p, memories[mid], retrieval, now, named)
+            add_memory_parts(p, memories[mid], retrieval, now, named, when)
             hits.append(Hit(memories[mid], p.total, p))
     hits.sort(key=lambda h: (-h.score, -h.memory.updated_at, h.memory.id))
     return hits

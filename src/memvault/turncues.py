@@ -95,10 +95,15 @@ _WORD = re.compile(r"[^\W\d_]{2,}|\d+")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
+def without_header(text: str) -> str:
+    """`text` without a leading transcript header ("[2:33 pm on 5 May, 2023] Maria:")."""
+    return _HEADER.sub("", text, count=1)
+
+
 def words_told(text: str) -> float:
     """How much `text` tells in its sentences before the last, questions left out, in
     words."""
-    sentences = [s for s in _SENTENCES.split(_HEADER.sub("", text, count=1).strip())
+    sentences = [s for s in _SENTENCES.split(without_header(text).strip())
                  if s.strip()]
     told = 0.0
     for s in sentences[:-1]:

@@ -282,7 +282,7 @@ const VALUES = {
       adds_to_value: "在现有值之外新增一个值",
     },
     part: { relevance: "相关度", recency: "新近度", confidence: "置信度", importance: "重要度",
-      time_match: "时间匹配", speaker: "说话人", question: "提问", coverage: "覆盖率",
+      time_match: "时间匹配", speaker: "说话人", question: "提问", answer: "答案类型", coverage: "覆盖率",
       bm25: "BM25", dense: "向量", lines: "逐行", total: "总分" },
   },
 };

@@ -6,7 +6,7 @@ import { t, tv } from "./i18n.js";
 
 // The parts worth reading, in order; the raw bm25 / dense scores stay in the title.
 const PARTS = ["relevance", "bm25_norm", "dense_norm", "coverage_norm", "lines_norm",
-  "recency", "confidence", "importance", "time_match", "speaker", "question"];
+  "recency", "confidence", "importance", "time_match", "speaker", "question", "answer"];
 
 export async function loadTraces() {
   try {
