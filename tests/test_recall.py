@@ -104,7 +104,7 @@ def test_score_parts_are_reported(shared: tuple[Vault, ManualClock]) -> None:
                                                "coverage_norm", "coverage_distinct",
                                                "relevance", "recency",
                                                "confidence", "importance", "time_match",
-                                               "speaker", "question", "total"}
+                                               "speaker", "question", "answer", "total"}
 
 
 def test_top_k_and_min_score(shared: tuple[Vault, ManualClock]) -> None:
