@@ -18,12 +18,13 @@ import io
 import json
 import secrets
 import threading
+import time
 import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 import pytest
@@ -34,6 +35,20 @@ from psycopg.conninfo import conninfo_to_dict
 from memvault import Scope, Vault
 
 BACKENDS = ("sqlite", "postgres")
+
+
+T = TypeVar("T")
+
+
+def until(cond: Callable[[], T], seconds: float, every: float = 0.1) -> T:
+    """Poll `cond` every `every` seconds until it returns something true, for at most
+    `seconds`: that value, else (timed out) what one last call returns."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if got := cond():
+            return got
+        time.sleep(every)
+    return cond()
 
 
 def backends(*names: str) -> pytest.MarkDecorator:

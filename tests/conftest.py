@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pgserver
@@ -28,6 +28,9 @@ from _util import BACKENDS, ManualClock, pg_uri
 
 from memvault import Vault
 from memvault.embed import load_embedder
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 pg_server_dsn = pgserver.pg_server_dsn
 
@@ -139,3 +142,17 @@ def alice(srv: Server, admin: httpx.Client) -> Iterator[httpx.Client]:
     """A client with a `user` key bound to alice."""
     with srv.client(new_key(admin, role="user", user="alice")) as c:
         yield c
+
+
+# --- page tests: a module that asks for `browser` gets Debian's headless Chromium ----------
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Chromium (tests/_browser.py), one per module and closed with it. Not one per
+    session: while a sync Playwright runs, the worker's thread counts as inside an asyncio
+    loop, so a later test's asyncio.run (or another module's own `chromium(...)`, as
+    test_docs_offline's) would fail. A module may define its own (test_docs_offline)."""
+    from _browser import chromium  # only the page tests pay for Playwright's import
+
+    with chromium() as b:
+        yield b

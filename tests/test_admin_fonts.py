@@ -12,31 +12,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from _browser import chromium
+from _admin import PIXELS, TANGUT
 from _server import Server
 from playwright.sync_api import Browser, Page, expect
 
 CSS = Path(__file__).resolve().parent.parent / "src" / "memvault" / "server" / "ui" / "app.css"
 CHINESE = "记忆：爱丽丝每天早上喝乌龙茶"
-TANGUT = "\U00017000"  # no installed font has Tangut: the method's own control
-
-# Drawn in the font of `el`, each character's alpha pixels; the notdef box for comparison.
-_PIXELS = """([el, chars]) => {
-  const cs = getComputedStyle(el);
-  const font = `${cs.fontSize} ${cs.fontFamily}`;
-  const draw = (ch) => {
-    const c = document.createElement("canvas");
-    c.width = 48; c.height = 48;
-    const x = c.getContext("2d");
-    x.font = font; x.textBaseline = "top"; x.fillStyle = "#000";
-    x.fillText(ch, 4, 4);
-    const d = x.getImageData(0, 0, 48, 48).data;
-    let s = "";
-    for (let i = 3; i < d.length; i += 4) s += d[i] > 127 ? "1" : "0";
-    return s;
-  };
-  return {font, notdef: draw("\\u0378"), glyphs: chars.map(draw)};
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +26,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     s = Server(str(d / "s.db"), log=d / "server.log")
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
 
 
 def _page_with_row(browser: Browser, srv: Server) -> tuple[Page, str]:
@@ -96,7 +71,7 @@ def test_chinese_memory_renders_with_a_cjk_font(browser: Browser, srv: Server) -
 
         # And the pixels: real glyphs, each unlike the notdef box and unlike each other.
         el = page.locator(sel).element_handle()
-        out = page.evaluate(_PIXELS, [el, ["记", "忆", TANGUT]])
+        out = page.evaluate(PIXELS, [el, ["记", "忆", TANGUT]])
         ji, yi, tangut = out["glyphs"]
         assert "1" in out["notdef"]  # the missing-glyph box has ink
         assert tangut == out["notdef"], "the control should draw the missing-glyph box"

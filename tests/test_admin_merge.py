@@ -8,10 +8,9 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from _browser import chromium
+from _admin import Tab
 from _server import Server
 from playwright.sync_api import Browser, expect
-from test_admin_views import Tab
 
 ALICE = {"user": "alice"}
 
@@ -22,12 +21,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     s = Server(str(d / "s.db"), log=d / "server.log")
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
 
 
 def _add(admin: httpx.Client, content: str) -> str:

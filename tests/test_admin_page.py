@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from _browser import chromium
+from _admin import ARTIFACTS
 from _server import Server, new_key, tenant_admin_key
 from playwright.sync_api import Browser, Page, expect
 
@@ -21,7 +21,6 @@ from memvault.errors import ScopeError
 from memvault.model import Kind, Source, Status
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts" / "admin"
 UI = ROOT / "src" / "memvault" / "server" / "ui"
 ALICE = {"user": "alice"}
 XSS_IMG = '<img src=x onerror="window.__xss=1;alert(1)">'
@@ -36,13 +35,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     s = Server(str(d / "s.db"), log=d / "server.log")
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with chromium() as b:
-        yield b
 
 
 class Session:
@@ -72,6 +64,7 @@ class Session:
             expect(p.locator("#current-user")).to_contain_text(user)
 
     def shot(self, name: str) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
     def close(self) -> None:

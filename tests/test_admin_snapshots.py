@@ -10,10 +10,9 @@ from typing import Any
 
 import httpx
 import pytest
-from _browser import chromium
+from _admin import Tab
 from _server import Server, new_key
 from playwright.sync_api import Browser, expect
-from test_admin_views import Tab
 
 ALICE = {"user": "alice"}
 
@@ -24,12 +23,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     s = Server(str(d / "s.db"), log=d / "server.log")
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
 
 
 def _write(admin: httpx.Client, **body: Any) -> str:

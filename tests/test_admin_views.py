@@ -11,17 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from _browser import chromium
+from _admin import PIXELS, TANGUT, Tab
 from _server import Server, tenant_admin_key
 from playwright.sync_api import Browser, Page, expect
-from test_admin_fonts import _PIXELS, TANGUT
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "admin"
 ALICE = {"user": "alice"}
 HUMAN_EN = re.compile(r"^\d{1,2} [A-Z][a-z]{2,3} \d{4}, \d{2}:\d{2}$")  # 2 Dec 2026, 04:12
 HUMAN_ZH = re.compile(r"^\d{4}年\d{1,2}月\d{1,2}日 \d{2}:\d{2}$")
@@ -33,13 +30,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     s = Server(str(d / "s.db"), log=d / "server.log")
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with chromium() as b:
-        yield b
 
 
 def _post(admin: httpx.Client, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -78,38 +68,6 @@ def seeded(admin: httpx.Client) -> dict[str, str]:
             "conflict": out["memory_id"]}
 
 
-class Tab:
-    """One browser context on the admin page, failing on any script error."""
-
-    def __init__(self, browser: Browser, srv: Server, width: int = 1280) -> None:
-        self.ctx = browser.new_context(viewport={"width": width, "height": 900},
-                                       locale="en-US", timezone_id="UTC")
-        self.page: Page = self.ctx.new_page()
-        self.page.set_default_timeout(10_000)
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.goto(srv.url + "/admin/")
-
-    def sign_in(self, key: str) -> None:
-        self.page.fill("#key", key)
-        self.page.click("#signin-btn")
-        expect(self.page.locator("#app")).to_be_visible()
-
-    def tab(self, name: str) -> None:
-        self.page.click(f'#tabs button[data-tab="{name}"]')
-
-    def lang(self, lang: str) -> None:
-        self.page.select_option("#lang", lang)
-
-    def shot(self, name: str, *, full: bool = True) -> None:
-        # full=False for the drawer: it is fixed to the viewport and scrolls inside.
-        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full)
-
-    def close(self) -> None:
-        assert self.errors == [], self.errors
-        self.ctx.close()
-
-
 @pytest.fixture
 def tab(browser: Browser, srv: Server) -> Iterator[Tab]:
     t = Tab(browser, srv)
@@ -136,7 +94,7 @@ def _assert_cjk_drawn(page: Page, selector: str, chars: str) -> None:
     fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
     assert any("CJK" in f["familyName"] and f["glyphCount"] > 0 for f in fonts), fonts
     el = page.locator(selector).first.element_handle()
-    out = page.evaluate(_PIXELS, [el, [*chars, TANGUT]])
+    out = page.evaluate(PIXELS, [el, [*chars, TANGUT]])
     *glyphs, control = out["glyphs"]
     assert control == out["notdef"]  # the method's own control: no font has Tangut
     for g in glyphs:

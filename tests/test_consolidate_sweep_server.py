@@ -5,14 +5,14 @@ server's timer sweep proposes them without a caller and logs its counts."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from _server import Server
+from _util import until
 
 from memvault import Vault
 
@@ -61,15 +61,6 @@ def test_rest_sweep_and_maintain_report_the_step(admin: httpx.Client) -> None:
     assert (r.status_code, r.json()["code"]) == (422, "invalid_input")
 
 
-def _until(cond: Callable[[], Any], seconds: float = 60.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if got := cond():
-            return got
-        time.sleep(0.1)
-    return cond()
-
-
 def test_the_timer_sweep_proposes_and_logs(tmp_path: Path) -> None:
     db, log = str(tmp_path / "t.db"), tmp_path / "server.log"
     # Stored before the server starts, so its first round sees the whole triple.
@@ -92,7 +83,7 @@ def test_the_timer_sweep_proposes_and_logs(tmp_path: Path) -> None:
                     recs.append(rec)
             return recs
 
-        (rec,) = _until(logged)
+        (rec,) = until(logged, 60.0)
         assert (rec["merges_proposed"], rec["merges_applied"], rec["expired"]) == (1, 0, 0)
         assert _merges_waiting(c, "rita") == [triple]
         c.close()

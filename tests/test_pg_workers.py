@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import pytest
 from _server import Server
-from _util import backends, query
+from _util import backends, query, until
 
 from memvault import Vault
 
@@ -38,15 +38,6 @@ THREADS = 6
 ROUNDS = 12  # per thread: one async add, one shared-slot update, one TTL add, one recall
 SLOTS = 3
 CLOSE = {"Connection": "close"}  # a fresh connection per request: the kernel spreads them
-
-
-def _until(cond: Callable[[], bool], seconds: float = 90.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.1)
-    return cond()
 
 
 def _sweep_lines(log: Path) -> int:
@@ -147,8 +138,8 @@ def test_two_supervisors_with_two_workers_each_on_one_postgres(
         def jobs_done() -> bool:
             return all(s == "done" for s in _job_status(db, [j for j, _ in load.jobs]).values())
 
-        assert _until(jobs_done)
-        assert _until(lambda: _expired(db, load.ttl_ids) == len(load.ttl_ids))
+        assert until(jobs_done, 90.0)
+        assert until(lambda: _expired(db, load.ttl_ids) == len(load.ttl_ids), 90.0)
         load.done.set()
         follower.join(120)
         assert not follower.is_alive()
@@ -164,9 +155,9 @@ def test_two_supervisors_with_two_workers_each_on_one_postgres(
         r = httpx.post(other.url + "/v1/memories", params={"user": "late"},
                        json={"content": "a late brief note", "ttl": 1}, headers=load.auth)
         assert r.status_code == 200, r.text
-        assert _until(lambda: _expired(db, [r.json()["id"]]) == 1)
+        assert until(lambda: _expired(db, [r.json()["id"]]) == 1, 90.0)
         # The round logs after its commit (and the log is another process's file).
-        assert _until(lambda: _sweep_lines(logs[1 - leader]) >= 1, 20.0)
+        assert until(lambda: _sweep_lines(logs[1 - leader]) >= 1, 20.0)
         load.ttl_ids.append(r.json()["id"])
         load.writes.append(r.json())
     finally:

@@ -5,25 +5,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 import psycopg
 import pytest
+from _util import until
 
 from memvault import Vault
 from memvault.server.jobs import Sweeper
 from memvault.server.metrics import Metrics
-
-
-def _until(cond: Callable[[], bool], seconds: float = 30.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
 
 
 def test_one_holder_of_a_lease_per_store(make_vault: Callable[..., Vault],
@@ -80,7 +71,7 @@ def test_a_lost_postgres_session_loses_its_lease(make_vault: Callable[..., Vault
     pid = lease._conn.info.backend_pid  # the lease's own connection, ended from outside
     with psycopg.connect(target, autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-    assert _until(lambda: not lease.alive())
+    assert until(lambda: not lease.alive(), 30.0, 0.02)
     taken = b.store.try_lead("sweep")
     assert taken is not None
     lease.release()  # releasing a lost lease is harmless
@@ -95,12 +86,12 @@ def test_two_sweepers_on_one_store_sweep_one_at_a_time(
     for s in sweepers:
         s.start()
     try:
-        assert _until(lambda: max(s.rounds for s in sweepers) >= 5)
+        assert until(lambda: max(s.rounds for s in sweepers) >= 5, 30.0, 0.02)
         leader = max(sweepers, key=lambda s: s.rounds)
         follower = next(s for s in sweepers if s is not leader)
         assert follower.rounds == 0
         leader.stop()  # its lease goes with it: the other takes over
-        assert _until(lambda: follower.rounds >= 2)
+        assert until(lambda: follower.rounds >= 2, 30.0, 0.02)
     finally:
         for s in sweepers:
             s.stop()

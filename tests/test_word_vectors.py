@@ -280,3 +280,50 @@ def test_an_asymmetric_embedder_embeds_the_query_on_its_own(
     assert np.allclose(vec, emb.embed_query(q), atol=1e-6)
     assert wordmatch.word_vectors(ME.tenant, emb, ["sketch"]).shape == (1, emb.dim)
     assert calls[2] == ["sketch", *[""] * 7]  # embedded only when coverage asks
+
+
+def test_a_recall_reads_the_erasure_mark_once(
+        make_vault: Callable[..., Vault], db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """query_vector and coverage both read the word caches; the read path checks the
+    store's erasure mark once before the first (check_erasures) and tells both. Counted by
+    wrapping the real store's own method (monkeypatch restores it)."""
+    writer = make_vault(db)
+    writer.remember_many([{"scope": ME, "content": t} for t in FACTS])
+    reader = make_vault(db)  # a store this process has not recalled from
+    store = reader.store
+    real = store.last_erasure
+    reads: list[int] = []
+
+    def counted() -> int:
+        reads.append(real())
+        return reads[-1]
+
+    monkeypatch.setattr(store, "last_erasure", counted)
+    calls = _calls(reader, monkeypatch)
+    q = "Which greyhounds did Melanie rescue?"
+    # The first recall from this store (its first-seen check empties the tenant's caches
+    # once, before the query's words are embedded with it, not after), a warm one, one
+    # as of now (snapshot candidates), and another tenant's first.
+    first = reader.recall(ME, q)
+    assert first[0].memory.content == FACTS[1] and first[0].parts.coverage > 0
+    assert len(reads) == 1
+    assert calls == [[q, "rescue", *[""] * 6]]  # not embedded again by coverage
+    calls.clear()
+    assert reader.recall(ME, q)[0].memory.content == FACTS[1]
+    assert len(reads) == 2 and calls == [[q]]
+    assert reader.recall(ME, "Who paints lighthouses?", as_of=reader.core.clock())
+    assert len(reads) == 3
+    reader.recall(OTHER, "Who paints lighthouses?")
+    assert len(reads) == 4
+    # No coverage part (a conversation; no content word): the mark is not read.
+    reader.recall(ME, "Melanie: we adopted greyhounds\nCaroline: lovely!")
+    reader.recall(ME, "what is it?")
+    assert len(reads) == 4
+    # Coverage called on its own (not from the read path) still checks.
+    memories = {m.id: m for m in reader.list(ME)}
+    coverage_parts(ME.tenant, q, memories, reader.embedders[0], 0.3, store)
+    assert len(reads) == 5
+    # After a purge through another vault: one read still, of the mark it moved.
+    writer.purge(ME, first[0].memory.id)
+    assert FACTS[1] not in [h.memory.content for h in reader.recall(ME, q)]
+    assert len(reads) == 6 and reads[-1] != reads[-2]

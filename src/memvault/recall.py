@@ -114,12 +114,13 @@ def coverage_embedder(query: str, embedders: Sequence[Embedder], retrieval: Retr
 
 def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], query: str,
                  embedders: Sequence[Embedder], retrieval: Retrieval, tenant: str,
-                 stored: StoredWords | None = None) -> None:
+                 stored: StoredWords | None = None, *, checked: bool = False) -> None:
     """The coverage part of a one-line query (wordmatch.py), min-max normalised over the
     candidates like the other relevance parts and added to their relevance. Word vectors
     come from wordmatch.word_embedder, when it votes on the query; `stored`: the store
-    that keeps the memories' word vectors. If it fails, the recall goes on without the
-    part (logged)."""
+    that keeps the memories' word vectors; `checked`: the caller has run
+    wordmatch.check_erasures for this recall (else coverage does). If it fails, the
+    recall goes on without the part (logged)."""
     w = retrieval.weights.coverage
     emb = coverage_embedder(query, embedders, retrieval)
     if emb is None:
@@ -127,7 +128,7 @@ def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], quer
     try:
         found = coverage_parts(tenant, query,
                                {mid: memories[mid] for mid in parts if mid in memories},
-                               emb, retrieval.word_similarity, stored)
+                               emb, retrieval.word_similarity, stored, checked=checked)
     except Exception:  # a remote embedder's rate limit must not fail the whole recall
         log.warning("coverage skipped: embedder %s failed on words", emb.name, exc_info=True)
         return

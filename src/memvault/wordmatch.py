@@ -16,7 +16,8 @@ store written before the table) in one batch. The process keeps them in a bounde
 per tenant and model (`retrieval.caches`), so no tenant's recall is faster for words
 another tenant used. A recall never writes a vector to the store: a purge deletes the
 words of what it erases there (store/sql_tx.py) and here (`forget`), and another
-process's purge empties the tenant's caches before its next recall (`check_erasures`).
+process's purge empties the tenant's caches before its next recall (`check_erasures`,
+once a recall: the read path checks, then tells `query_vector` and `coverage` it has).
 A word's vector does not depend on the batch it was embedded in (`unit_vectors`, for an
 embedder that says how), so a stored one is the one a recall would compute. The idf is
 taken over the candidate pool. A multi-line query (a conversation) and a long one (more than
@@ -195,6 +196,13 @@ def check_erasures(stored: StoredWords, tenant: str) -> None:
         forget(tenant)
 
 
+def query_words(query: str) -> tuple[str, ...]:
+    """The query's content words that coverage measures: () when it has none or more
+    than MAX_QUERY_WORDS (then a recall has no coverage part, and reads no word cache)."""
+    asked = content_words(query, MAX_QUERY_WORDS + 1)
+    return asked if len(asked) <= MAX_QUERY_WORDS else ()
+
+
 def unit_vectors(emb: Embedder, words: Sequence[str]) -> np.ndarray:
     """float16 unit vectors of `words` (rows in order; a vector that is not finite: zeros),
     computed the same way whatever else is in the batch: a write stores these, a recall
@@ -242,17 +250,18 @@ def word_vectors(tenant: str, emb: Embedder, words: Sequence[str],
 
 
 def query_vector(tenant: str, emb: Embedder, query: str,
-                 stored: StoredWords | None = None) -> np.ndarray:
+                 stored: StoredWords | None = None, *, checked: bool = False) -> np.ndarray:
     """`emb.embed_query(query)`, and with it, in the same batch, the vectors of the
     query's words that neither the cache nor the store has (which coverage will ask
     for): one embedding call instead of two, each with its fixed cost (issue 21: a warm
     recall still meets a few new words, and their own call was its tail). Only for an
     embedder whose query and document vectors are computed alike (`symmetric`); a word's
-    vector is the one `unit_vectors` gives (the batch is padded as it pads)."""
-    asked = content_words(query, MAX_QUERY_WORDS + 1)
-    if not getattr(emb, "symmetric", False) or not asked or len(asked) > MAX_QUERY_WORDS:
+    vector is the one `unit_vectors` gives (the batch is padded as it pads). `checked`:
+    the caller has run `check_erasures` for this recall already."""
+    asked = query_words(query)
+    if not getattr(emb, "symmetric", False) or not asked:
         return np.asarray(emb.embed_query(query), dtype=np.float32)
-    if stored is not None:
+    if stored is not None and not checked:
         check_erasures(stored, tenant)
     known, purges = _known(tenant, emb, asked, stored)
     rest = [w for w in asked if w not in known]
@@ -295,27 +304,31 @@ def _keep(tenant: str, emb: Embedder, vectors: Mapping[str, np.ndarray], purges:
 
 
 def coverage(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embedder,
-             min_similarity: float, stored: StoredWords | None = None) -> dict[str, float]:
+             min_similarity: float, stored: StoredWords | None = None, *,
+             checked: bool = False) -> dict[str, float]:
     """Per memory id, 0..1: the idf-weighted mean of each query content word's best
     similarity to a word of the memory (0 below `min_similarity`). {} when the query has
     no content word or more than MAX_QUERY_WORDS."""
     return {mid: c for mid, (c, _) in
-            coverage_parts(tenant, query, memories, emb, min_similarity, stored).items()}
+            coverage_parts(tenant, query, memories, emb, min_similarity, stored,
+                           checked=checked).items()}
 
 
 def coverage_parts(tenant: str, query: str, memories: Mapping[str, Memory], emb: Embedder,
-                   min_similarity: float, stored: StoredWords | None = None
-                   ) -> dict[str, tuple[float, float]]:
+                   min_similarity: float, stored: StoredWords | None = None, *,
+                   checked: bool = False) -> dict[str, tuple[float, float]]:
     """Per memory id: (coverage, distinct coverage). Distinct coverage is the same mean
     over only the query words that not every memory of `memories` says: a word all of
     them match (the user's name in a store about one person, "user" in a store written
     in the third person) tells none of them apart, so it is no evidence that one is
     related to the question (the relevance floor, docs/retrieval.md). 0 when every
-    query word is such a word. `stored`: where the memories' word vectors are kept."""
-    asked = content_words(query, MAX_QUERY_WORDS + 1)
-    if not asked or len(asked) > MAX_QUERY_WORDS or not memories:
+    query word is such a word. `stored`: where the memories' word vectors are kept;
+    `checked`: the caller has run `check_erasures` for this recall already (the read
+    path, before `query_vector`: a second check would be a second read of the mark)."""
+    asked = query_words(query)
+    if not asked or not memories:
         return {}
-    if stored is not None:
+    if stored is not None and not checked:
         check_erasures(stored, tenant)
     said = [_words_of(tenant, m) for m in memories.values()]
     column: dict[str, int] = {}

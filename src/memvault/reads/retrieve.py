@@ -39,7 +39,7 @@ from ..timeexpr import named_range
 from ..timeutil import TimeLike, to_ms
 from ..traces import build_trace
 from ..validtime import ValidWindow
-from ..wordmatch import query_vector
+from ..wordmatch import check_erasures, query_vector, query_words
 from . import strategies
 from .related import Related, related
 
@@ -171,6 +171,13 @@ class Reader:
                                erasure_mark=mark, valid=valid,
                                time_range=(lo, hi) if (lo is not None or hi is not None)
                                else None)
+        # The query's new words, if coverage will ask for them, in the query's batch.
+        worded = coverage_embedder(q, core.embedders, r)
+        # One read of the store's erasure mark a recall, before the word caches are first
+        # read (the query's words, then the memories'); both are told it is done.
+        checked = worded is not None and bool(query_words(q))
+        if checked:
+            check_erasures(store, sc.tenant)
         if as_of is not None:
             snapshot = [Memory.from_dict(rv.state) for rv in store.revisions_as_of(sc, now)
                         if rv.state is not None]
@@ -184,12 +191,10 @@ class Reader:
             lines = query_lines(q, r.query_lines) if r.weights.lines > 0 else []
             dense: dict[str, list[tuple[str, float]]] = {}
             line_votes: dict[str, list[tuple[str, float]]] = {}
-            # The query's new words, if coverage will ask for them, in the query's batch.
-            worded = coverage_embedder(q, core.embedders, r)
             for e in (e for e in core.embedders if votes_on(e, q)):
                 if not lines:
-                    qv = query_vector(sc.tenant, e, q, store) if e is worded \
-                        else e.embed_query(q)
+                    qv = query_vector(sc.tenant, e, q, store, checked=checked) \
+                        if e is worded else e.embed_query(q)
                     dense[e.name] = store.vector_candidates(sc, e.name, qv, now, n,
                                                             valid=valid)
                     continue
@@ -200,7 +205,7 @@ class Reader:
             parts = fuse(text, dense, r.weights, line_votes or None)
             pool = {m.id: m for m in store.fetch(sc, list(parts))}
         # The memories' word vectors are read from the store (written with them).
-        add_coverage(parts, pool, q, core.embedders, r, sc.tenant, store)
+        add_coverage(parts, pool, q, core.embedders, r, sc.tenant, store, checked=checked)
         ranked = rank(pool, parts, r, now, q)
         if soft is not None:
             for h in ranked:
