@@ -535,3 +535,32 @@ def test_a_purge_and_a_summary_writer_wait_for_each_other_without_deadlock(
     assert vault.list(ME, kind="summary") == []
     vault.store.compact()
     assert _table_hits(db)[SECRET_EN] == []
+
+
+def test_a_new_row_on_a_purged_rowid_is_indexed_by_its_own_words_only(
+        tmp_path: Path) -> None:
+    """SQLite reuses the largest rowid once its row is gone, and a new row's full-text
+    entry is written without first deleting one (sqlite.py `_new_terms`): neither the
+    purged memory's words nor a stray entry left on that rowid may find the new one."""
+    import sqlean  # the store's SQLite build: the stdlib's may be too old for its FTS5
+
+    v = Vault(tmp_path / "v.db", embedder="use-m3")
+    me = Scope("acme", "alice")
+    try:
+        gone = v.remember(me, "The zeppelin hangar code is 4471").memory
+        v.purge(me, gone.id)
+        new = v.remember(me, "Lunch is at the noodle bar").memory
+        assert text_hits(v, "zeppelin") == 0 and text_hits(v, "noodl") == 1
+        # A stray entry on the next rowid (as a crashed older build might have left).
+        db = sqlean.connect(str(tmp_path / "v.db"))
+        with db:
+            top = db.execute("SELECT MAX(rowid) FROM memories").fetchone()[0]
+            db.execute("INSERT INTO memories_fts (rowid, scope, body) VALUES (?, 'x', "
+                       "'stray marmalade')", (top + 1,))
+        db.close()
+        third = v.remember(me, "Parking is on level two").memory
+        assert text_hits(v, "marmalad") == 0 and text_hits(v, "park") == 1
+        assert [h.memory.id for h in v.recall(me, "parking level")][:1] == [third.id]
+        assert v.get(me, new.id) is not None
+    finally:
+        v.close()

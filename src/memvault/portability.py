@@ -176,9 +176,10 @@ def check_free(tx: Any, chunk: list[Line], loading: Loading) -> None:
                and m.status == Status.ACTIVE.value]
     held = {(h.scope.key(), h.slot): h.id
             for h in tx.active_slots([m.scope for m in slotted], [m.slot or "" for m in slotted])}
-    for m, revs in chunk:
-        mid = m.id if m is not None else revs[0].memory_id
-        if mid in loading.brought or tx.id_in_use(mid):
+    mids = [m.id if m is not None else revs[0].memory_id for m, revs in chunk]
+    used = tx.ids_in_use(mids)
+    for mid in mids:
+        if mid in loading.brought or mid in used:
             raise ConflictError(f"import: memory {mid} already exists in this store")
     mine: dict[tuple[str, str], str] = {}
     for m in slotted:
@@ -260,12 +261,12 @@ def _check_fields(m: dict[str, Any]) -> None:
 
 
 def _check_revision(r: dict[str, Any], memory_id: str, scope: Scope | None,
-                    checked: dict[str, Any] | None = None) -> Scope:
+                    checked: dict[str, Any] | None, sc: Scope) -> Scope:
     """An imported revision, checked like a memory: history that a later read, rollback
-    or audit cannot parse would fail there, far from the import. Returns its scope.
-    `checked`: the line's memory, already checked; a state equal to it (the last
-    revision's, as an export writes it) is not checked twice."""
-    sc = v.scope(r["scope"])
+    or audit cannot parse would fail there, far from the import. Returns its scope, `sc`
+    (its "scope", already checked). `checked`: the line's memory, already checked; a
+    state equal to it (the last revision's, as an export writes it) is not checked
+    twice."""
     if scope is not None and sc != scope:
         raise ValidationError(f"revision {r.get('op_id')}: scope {sc} is not its memory's "
                               f"scope {scope}")
@@ -328,6 +329,17 @@ def parse_numbered(lines: Iterable[str], within: Scope | None = None
     if header.get("format_version") not in READABLE_VERSIONS:
         raise ValidationError(f"import: unsupported format_version {header.get('format_version')}")
     seen: set[Any] = set()
+    scopes: dict[tuple[Any, ...], Scope] = {}
+
+    def scope_of(raw: Any) -> Scope:
+        # An export holds a few scopes over many lines; a valid one is checked once.
+        key = tuple(raw.items()) if isinstance(raw, dict) else None
+        if key is None or not all(isinstance(x, str | None) for _, x in key):
+            return v.scope(raw)
+        if key not in scopes:
+            scopes[key] = v.scope(raw)
+        return scopes[key]
+
     for n, line in enumerate(it, start=2):
         if not line.strip():
             continue
@@ -344,7 +356,7 @@ def parse_numbered(lines: Iterable[str], within: Scope | None = None
                 if not isinstance(m, dict) or not (
                         _MEMORY_FIELDS - _LATER_FIELDS <= set(m) <= _MEMORY_FIELDS):
                     raise ValidationError("the memory's fields are not those of an export")
-                owner = v.scope(m["scope"])
+                owner = scope_of(m["scope"])
                 if not _inside(owner, within):
                     raise ScopeError(f"import: line {n} is outside the scope {within}")
                 if m["id"] != mid:
@@ -357,10 +369,11 @@ def parse_numbered(lines: Iterable[str], within: Scope | None = None
             for r in rec["revisions"]:
                 if not isinstance(r, dict) or set(r) != _REVISION_FIELDS:
                     raise ValidationError("a revision's fields are not those of an export")
-                if not _inside(v.scope(r["scope"]), within):
+                sc = scope_of(r["scope"])
+                if not _inside(sc, within):
                     raise ScopeError(f"import: line {n} is outside the scope {within}")
                 # A tombstone line has no memory: its revisions share one scope.
-                owner = _check_revision(r, mid, owner, m)
+                owner = _check_revision(r, mid, owner, m, sc)
                 Revision.from_dict(r)
         except ValidationError as e:
             if not e.message.startswith("import:"):

@@ -123,6 +123,11 @@ class Tx(Protocol):
         """Whether any scope has a memory or a revision with this id (the import check)."""
         ...
 
+    def ids_in_use(self, memory_ids: list[str]) -> set[str]:
+        """Those of `memory_ids` that any scope has a memory or a revision of (id_in_use
+        for a whole import chunk in one read)."""
+        ...
+
     def active_slots(self, scopes: list[Scope], slots: list[str]) -> list[Memory]:
         """The active memories of the users of `scopes` (any agent and session) holding
         one of `slots` (the import check, read without locking each slot)."""

@@ -94,6 +94,11 @@ class SQLTx(OutboxTx):
         """Index the row's terms for full text (where they are not a column of it)."""
         raise NotImplementedError
 
+    def _new_terms(self, mrow: int, scope: Scope, terms: str) -> None:
+        """Index the terms of a row just inserted (_put_terms, minus what only a
+        replaced row needs)."""
+        self._put_terms(mrow, scope, terms)
+
     def put_vectors(self, mrow: int, vectors: dict[str, np.ndarray]) -> None:
         raise NotImplementedError
 
@@ -189,7 +194,7 @@ class SQLTx(OutboxTx):
         except self._IntegrityError as e:
             raise ConflictError(f"cannot store memory {memory.id}: {e}") from None
         self._fault("after_memory_row")
-        self._put_terms(mrow, memory.scope, terms)
+        self._new_terms(mrow, memory.scope, terms)
         self._fault("after_text_index")
         self.put_vectors(mrow, vectors)
         self.say(memory.scope.tenant, [memory.content])
@@ -358,6 +363,16 @@ class SQLTx(OutboxTx):
             f"OR EXISTS (SELECT 1 FROM revisions WHERE memory_id = {mid}) AS used",
             {"id": memory_id}).fetchone()
         return bool(row and row["used"])
+
+    def ids_in_use(self, memory_ids: list[str]) -> set[str]:
+        if not memory_ids:
+            return set()
+        ids = {"ids": self.as_list(sorted(set(memory_ids)))}
+        rows = self.conn.execute(
+            f"SELECT id AS mid FROM memories WHERE {self.any_of('id', 'ids')} UNION "
+            f"SELECT memory_id AS mid FROM revisions WHERE {self.any_of('memory_id', 'ids')}",
+            ids).fetchall()
+        return {str(r["mid"]) for r in rows}
 
     def active_slots(self, scopes: list[Scope], slots: list[str]) -> list[Memory]:
         # One read for a whole import chunk, and no lock per slot: an import of many
