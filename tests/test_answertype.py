@@ -27,12 +27,16 @@ def strategy(**weights: float) -> Strategy:
     ("What year did she graduate?", True),
     ("Which day is the pottery class?", True),
     ("How long has Nate been playing chess?", True),
+    ("Do you remember when I moved?", True),
+    ("Can you tell me when my dentist appointment is?", True),
+    ("What's the date of the wedding?", True),
     ("牙医约在什么时候？", True),
     ("表哥的婚礼在哪天？", True),
     ("热水器几号来修", True),
     ("游泳课多久一次", True),
     ("What pets does Melanie have?", False),
     ("Whenever I travel, what do I pack?", False),
+    ("What did I say when I was angry?", False),
     ("Where did I park?", False),
     ("我喜欢什么电影？", False),
 ])
@@ -49,6 +53,19 @@ def test_what_asks_when(query: str, asks: bool) -> None:
     ("牙医约在下周二下午三点", True),
     ("表哥的婚礼定在10月5号", True),
     ("三天前刚换了新工作", True),
+    ("I was sick for three days.", True),
+    ("The drive takes two hours.", True),
+    ("Pick-up is at noon on the 5th.", True),
+    ("我病了三天", True),
+    ("会议开了两个小时", True),
+    ("We met in May.", True),
+    ("The launch is May 5.", True),
+    # "may" and "march" as verbs, a flat number, a building, 一点 as "a bit": no time.
+    ("I may switch dentists soon.", False),
+    ("The band will march past the clinic.", False),
+    ("The clinic is at 1234 Elm Street.", False),
+    ("我住在3号楼", False),
+    ("我一点也不喜欢牙医", False),
     ("I love my car, it's super smooth.", False),
     ("我不喜欢看牙医，太贵了", False),
     # A transcript header dates every turn: only the turn's own words count.
@@ -88,6 +105,26 @@ def test_a_when_question_favours_the_memory_that_names_a_time(
         for c in (timed, other, third):
             assert got[c].parts.total == pytest.approx(
                 without[c].parts.total + 0.5 * got[c].parts.answer)
+
+
+def test_naming_a_time_does_not_make_a_memory_related(
+        make_vault: Callable[..., Vault]) -> None:
+    """The relevance floor compares scores without the answer part: memories about
+    something else that merely name a time are not served for a when-question."""
+    v = make_vault()
+    for text in ["My dentist appointment is with Dr. Lee at the Main Street clinic.",
+                 "Dr. Lee recommended an electric toothbrush.",
+                 "I had a little car accident last Friday.",
+                 "I need to renew my passport next month.",
+                 "I prefer window seats on flights."]:
+        v.remember(ME, text)
+    served = [h.memory.content for h in v.recall(ME, "When is my dentist appointment?")]
+    assert served[0].startswith("My dentist appointment")
+    assert not {"I had a little car accident last Friday.",
+                "I need to renew my passport next month."} & set(served)
+    traced = v.trace(ME, v.recall(ME, "When is my dentist appointment?").trace_id)
+    timed = [c for c in traced["candidates"] if c["parts"]["answer"] == 1.0]
+    assert len(timed) == 2 and all(c["outcome"] == "unrelated" for c in timed)
 
 
 def test_only_a_one_line_when_question_reads_an_answer_type(

@@ -18,36 +18,47 @@ import re
 from .turncues import without_header
 
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november"
-           "|december")
+# "May" and "March" are also a verb: a month only beside a date or after a preposition.
+_MONTHS = "january|february|april|june|july|august|september|october|november|december"
+_VERB_MONTHS = (r"(?:(?<=\bin )|(?<=\bof )|(?<=\bsince )|(?<=\buntil )|(?<=\blast )"
+                r"|(?<=\bnext )|(?<=\bthis )|(?<=\bearly )|(?<=\blate )|(?<=\bmid-))"
+                r"(?:may|march)|(?:may|march),? \d|\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:may|march)")
+_NUM = ("\\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
+        "|twenty|thirty|forty|fifty|sixty|ninety|a few|a couple of|several")
 
-# Asks when: a leading "when", or "when" followed by a verb anywhere ("do you remember
-# when I moved?"), what/which + a unit of time, how long.
+# Asks when: a leading "when", "when" followed by a verb, or asked of ("do you remember
+# when I moved?", "tell me when…"); what/which + a unit of time; how long.
 _ASKS_WHEN_EN = re.compile(
     r"^\W*when\b"
     r"|\bwhen (?:did|do|does|is|was|were|will|are|am|have|has|had|should|can|could)\b"
+    r"|\b(?:remember|recall|tell me|remind me|know|forgot|forget|find out|check) when\b"
     r"|\b(?:what|which) (?:year|month|date|day|days|time|weekend|week)\b"
+    r"|\bwhat(?:'s| is| was) the (?:date|day|time|year)\b"
     r"|\bhow long\b|\bsince when\b", re.IGNORECASE)
 _ASKS_WHEN_ZH = re.compile(
     r"什么时候|什麼時候|啥时候|何时|何時|哪天|哪一天|哪年|哪一年|哪个月|哪個月|几号|幾號"
     r"|几月|幾月|几点|幾點|星期几|星期幾|周几|週幾|礼拜几|多久|多长时间|多長時間|什么日子")
 
-# Says a time: relative days and weeks, named days and months, years, clock times,
-# spans ("two weeks", "a year ago").
+# Says a time: relative days and weeks, named days and months, years, clock times and
+# dates, spans ("two weeks", "three days", "an hour ago").
 _TELLS_TIME_EN = re.compile(
-    rf"\b(?:yesterday|today|tonight|tomorrow|recently|ago|since"
-    rf"|(?:last|next|this) (?:night|morning|evening|week|weekend|month|year|summer"
-    rf"|winter|spring|fall|autumn|{_DAYS})"
-    rf"|the other day|(?:{_DAYS})s?|(?:{_MONTHS})|\d{{4}}|\d{{1,2}}(?::\d\d)?\s?(?:am|pm)"
-    rf"|\d{{1,2}}:\d\d|(?:few|couple of) (?:days|weeks|months|years)"
-    rf"|weeks?|months?|years?|weekends?)\b", re.IGNORECASE)
-_N = "[0-9０-９一二两兩三四五六七八九十]"
+    rf"\b(?:yesterday|today|tonight|tomorrow|recently|ago|since|noon|midnight"
+    rf"|(?:last|next|this|every|tomorrow|yesterday) (?:night|morning|afternoon|evening"
+    rf"|week|weekend|month|year|summer|winter|spring|fall|autumn|{_DAYS})"
+    rf"|the other day|(?:{_DAYS})s?|(?:{_MONTHS})|{_VERB_MONTHS}|(?:19|20)\d\d"
+    rf"|\d{{1,2}}(?::\d\d)?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{{1,2}}:\d\d"
+    rf"|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|the \d{{1,2}}(?:st|nd|rd|th)"
+    rf"|(?:{_NUM}) (?:minutes?|hours?|days?|nights?|weeks?|months?|years?|decades?)"
+    rf"|weeks|months|years|weekends?|christmas|easter|thanksgiving|new year)\b",
+    re.IGNORECASE)
+_N = "[0-9０-９一二两兩三四五六七八九十半几幾]"
 _TELLS_TIME_ZH = re.compile(
     rf"昨天|今天|明天|前天|后天|後天|昨晚|今晚|明晚|今早|明早|今年|去年|明年|前年"
     rf"|[上下这這本]个?[周週月]|[上下这這本]个?星期|[周週]末|[周週星期礼拜禮拜][一二三四五六日天]"
-    rf"|{_N}+\s*[月号號日点點]|{_N}+\s*年|年[初底]|月[初底]|早上|上午|中午|下午|晚上|傍晚|凌晨"
-    rf"|最近|前几天|前幾天|{_N}+\s*(?:天|周|週|个月|個月|年)(?:前|后|後|以前|以后|以後)"
-    rf"|春节|春節|国庆|國慶|元旦|中秋|暑假|寒假")
+    rf"|{_N}+\s*月|{_N}+\s*[号號日](?![楼樓线線房室])|{_N}+\s*[点點](?![也儿兒都])"
+    rf"|{_N}+\s*年|年[初底]|月[初底]|早上|上午|中午|下午|晚上|傍晚|凌晨|每天|每周|每週"
+    rf"|最近|前几天|前幾天|{_N}+\s*(?:个|個)?(?:小时|小時|分钟|分鐘|天|周|週|星期|月)"
+    rf"|春节|春節|国庆|國慶|元旦|中秋|暑假|寒假|圣诞|聖誕")
 
 
 def asks_when(query: str) -> bool:

@@ -80,22 +80,28 @@ def with_evidence(ranked: list[Hit], floor: Floor, time_named: bool, query: str)
             or (h.memory.slot is not None and slot_touched(h.memory.slot, query))}
 
 
-def floor_cut(hits: list[Hit], evidence: set[str], floor: Floor
+def floor_cut(hits: list[Hit], evidence: set[str], floor: Floor, answer_weight: float = 0.0
               ) -> tuple[list[Hit], list[Hit]]:
     """(kept, unrelated), order kept. Nothing ranks above the first hit with evidence;
     after it, a hit stays if it has evidence, says a query word (or a near one), scores
     at least `floor.relative` of that hit, or is `floor.tail_similarity` similar: the
-    first hit must be about the query, the rest may be on its edges, as before."""
+    first hit must be about the query, the rest may be on its edges, as before. Scores
+    are compared without the `answer` part (its weight: `answer_weight`): naming a time
+    makes a memory a likelier answer to a when-question, not one about the question."""
     first = next((h for h in hits if h.memory.id in evidence), None)
     if first is None:
         return [], list(hits)
-    bar = floor.relative * first.score
+
+    def earned(h: Hit) -> float:
+        return h.score - answer_weight * h.parts.answer
+
+    bar = floor.relative * earned(first)
     kept, dropped = [], []
     seen = False
     for h in hits:
         seen = seen or h is first
         ok = h.memory.id in evidence or (seen and (
-            h.parts.bm25 > 0 or h.parts.coverage > 0 or h.score >= bar
+            h.parts.bm25 > 0 or h.parts.coverage > 0 or earned(h) >= bar
             or _similarity(h) >= floor.tail_similarity))
         (kept if ok else dropped).append(h)
     return kept, dropped
@@ -232,7 +238,8 @@ class Reader:
             live = [h for h in ranked if h.memory.is_live(now, valid)]
             evidence = with_evidence(live, r.floor, named is not None
                                      and not out.time_range_ignored, q)
-            allowed = {h.memory.id for h in floor_cut(live, evidence, r.floor)[0]}
+            allowed = {h.memory.id for h in floor_cut(live, evidence, r.floor,
+                                                      r.weights.answer)[0]}
         kept: list[Hit] = []
         unrecalled = agentpolicy.unrecalled(core.strategy.agents)
         for h in ranked:
