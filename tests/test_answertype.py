@@ -37,6 +37,8 @@ def strategy(**weights: float) -> Strategy:
     ("What pets does Melanie have?", False),
     ("Whenever I travel, what do I pack?", False),
     ("What did I say when I was angry?", False),
+    ("What time zone is Lisbon in?", False),
+    ("Which day care does Mia go to?", False),
     ("Where did I park?", False),
     ("我喜欢什么电影？", False),
 ])
@@ -66,6 +68,7 @@ def test_what_asks_when(query: str, asks: bool) -> None:
     ("The clinic is at 1234 Elm Street.", False),
     ("我住在3号楼", False),
     ("我一点也不喜欢牙医", False),
+    ("我儿子上三年级", False),
     ("I love my car, it's super smooth.", False),
     ("我不喜欢看牙医，太贵了", False),
     # A transcript header dates every turn: only the turn's own words count.

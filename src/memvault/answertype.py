@@ -33,6 +33,7 @@ _ASKS_WHEN_EN = re.compile(
     r"|\bwhen (?:did|do|does|is|was|were|will|are|am|have|has|had|should|can|could)\b"
     r"|\b(?:remember|recall|tell me|remind me|know|forgot|forget|find out|check) when\b"
     r"|\b(?:what|which) (?:year|month|date|day|days|time|weekend|week)\b"
+    r"(?! (?:zone|care|trip|off|pass|job|shift|school)s?\b)"
     r"|\bwhat(?:'s| is| was) the (?:date|day|time|year)\b"
     r"|\bhow long\b|\bsince when\b", re.IGNORECASE)
 _ASKS_WHEN_ZH = re.compile(
@@ -56,7 +57,7 @@ _TELLS_TIME_ZH = re.compile(
     rf"昨天|今天|明天|前天|后天|後天|昨晚|今晚|明晚|今早|明早|今年|去年|明年|前年"
     rf"|[上下这這本]个?[周週月]|[上下这這本]个?星期|[周週]末|[周週星期礼拜禮拜][一二三四五六日天]"
     rf"|{_N}+\s*月|{_N}+\s*[号號日](?![楼樓线線房室])|{_N}+\s*[点點](?![也儿兒都])"
-    rf"|{_N}+\s*年|年[初底]|月[初底]|早上|上午|中午|下午|晚上|傍晚|凌晨|每天|每周|每週"
+    rf"|{_N}+\s*年(?![级級纪紀])|年[初底]|月[初底]|早上|上午|中午|下午|晚上|傍晚|凌晨|每天|每周|每週"
     rf"|最近|前几天|前幾天|{_N}+\s*(?:个|個)?(?:小时|小時|分钟|分鐘|天|周|週|星期|月)"
     rf"|春节|春節|国庆|國慶|元旦|中秋|暑假|寒假|圣诞|聖誕")
 
