@@ -34,6 +34,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Protocol
 
 import jieba
@@ -196,6 +197,7 @@ def check_erasures(stored: StoredWords, tenant: str) -> None:
         forget(tenant)
 
 
+@lru_cache(maxsize=1024)  # asked three times a recall (read path, query_vector, coverage)
 def query_words(query: str) -> tuple[str, ...]:
     """The query's content words that coverage measures: () when it has none or more
     than MAX_QUERY_WORDS (then a recall has no coverage part, and reads no word cache)."""
