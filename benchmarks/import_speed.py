@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from machine import src_hash  # noqa: E402
-from scale import CachedEmbedder, build_records  # noqa: E402
+from scale import CachedEmbedder, build_records, stored_texts  # noqa: E402
 
 FIGURE_SPECS = [("import_per_s", "bulk import /s (excluding embedding)", "/s", "higher")]
 
@@ -45,12 +45,9 @@ def main() -> int:
     import memvault
     from memvault import Vault
     from memvault.embed import load_embedder
-    from memvault.wordmatch import MAX_MEMORY_WORDS, content_words
 
     lines = build_records(args.memories, args.users, args.seed)
-    contents = {json.loads(line)["memory"]["content"] for line in lines[1:]}
-    words = {w for c in contents for w in content_words(c, MAX_MEMORY_WORDS)}
-    texts = sorted(contents | words)
+    texts = sorted(stored_texts(lines))
     emb = load_embedder("use-m3")
     cache = {}
     for i in range(0, len(texts), 1024):

@@ -136,6 +136,14 @@ def build_records(memories: int, users: int, seed: int) -> list[str]:
     return lines
 
 
+def stored_texts(lines: list[str]) -> set[str]:
+    """What an import of `lines` embeds: each distinct content, and the words a write
+    stores vectors of (the word_vectors table), so a load fed these beforehand stays
+    "excluding embedding"."""
+    contents = {json.loads(line)["memory"]["content"] for line in lines[1:]}
+    return contents | {w for c in contents for w in content_words(c, MAX_MEMORY_WORDS)}
+
+
 def du(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() \
         else sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
@@ -248,11 +256,7 @@ def main() -> None:
     con.print(f"generated {len(lines) - 1:,} memories in {time.perf_counter() - t:.0f} s")
     queries = make_queries(args.seed, args.queries, args.users)
 
-    contents = {json.loads(line)["memory"]["content"] for line in lines[1:]}
-    # The words a write stores vectors of (the word_vectors table) are precomputed too, so
-    # the load stays "excluding embedding".
-    words = {w for c in contents for w in content_words(c, MAX_MEMORY_WORDS)}
-    texts = sorted(contents | words | {q for _, q in queries})
+    texts = sorted(stored_texts(lines) | {q for _, q in queries})
     emb = load_embedder("use-m3")
     cache: dict[str, np.ndarray] = {}
     t = time.perf_counter()
