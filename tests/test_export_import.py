@@ -140,6 +140,10 @@ def _mutations(header: str, record: str) -> dict[str, list[str]]:
         "scope_without_user": [header, json.dumps(bad_scope)],
         "revision_of_other_memory": [header, json.dumps(foreign_rev)],
         "empty_content": [header, json.dumps(empty_content)],
+        "header_scope_without_user": [json.dumps({**json.loads(header),
+                                                  "scope": {"tenant": "acme"}}), record],
+        "header_scope_not_an_object": [json.dumps({**json.loads(header), "scope": "acme"}),
+                                       record],
     }
 
 
@@ -148,7 +152,8 @@ def _mutations(header: str, record: str) -> dict[str, list[str]]:
     "a_list", "memory_without_kind", "revision_without_op", "revision_with_unknown_field",
     "id_mismatch", "scope_without_user", "revision_of_other_memory", "empty_content",
     "bad_kind", "bad_status", "negative_version", "date_as_text", "nan_confidence",
-    "frozen_as_text", "same_memory_twice"])
+    "frozen_as_text", "same_memory_twice", "header_scope_without_user",
+    "header_scope_not_an_object"])
 def test_malformed_input_imports_nothing(source: tuple[Vault, dict[str, str]],
                                          make_vault: Callable[..., Vault], case: str) -> None:
     src, ids = source

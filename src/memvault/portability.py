@@ -328,6 +328,13 @@ def parse_numbered(lines: Iterable[str], within: Scope | None = None
                               f'with "format": "{EXPORT_FORMAT}")')
     if header.get("format_version") not in READABLE_VERSIONS:
         raise ValidationError(f"import: unsupported format_version {header.get('format_version')}")
+    if header.get("scope") is not None:
+        # Not used to place the lines (each names its own scope), but a header that
+        # cannot be read is a file that was not written by export.
+        try:
+            v.scope(header["scope"])
+        except ValidationError as e:
+            raise ValidationError(f"import: line 1: {e.message}") from None
     seen: set[Any] = set()
     scopes: dict[tuple[Any, ...], Scope] = {}
 
