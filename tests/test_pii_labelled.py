@@ -90,3 +90,77 @@ def test_a_labelled_number_is_in_no_table(vault: Vault) -> None:
     for table, text in all_text(vault).items():
         for n in (IBAN, IBAN.replace(" ", ""), CARD, CARD.replace(" ", "")):
             assert n not in text, table
+
+
+# Written before the change that finds them: the forms chat puts between a label and
+# its value, labels of other identity papers, and credentials. Fresh wording, none of it
+# from benchmarks/generalisation.
+@pytest.mark.parametrize("text, value, kind", [
+    # filler up to a colon: the colon says what follows is the value
+    ("my debit card number, just in case you need it: 4929 1111 2222 3334",
+     "4929 1111 2222 3334", "card"),
+    ("身份证号码你帮我存一下：510104 19870923 0041", "510104 19870923 0041", "id_number"),
+    ("passport number for the booking form: K83920114", "K83920114", "id_number"),
+    # other papers and accounts
+    ("driving licence number MORGA657054SM9IJ", "MORGA657054SM9IJ", "id_number"),
+    ("my NI number's AB 12 34 56 C", "AB 12 34 56 C", "id_number"),
+    ("港澳通行证号码C60418837，下个月要用", "C60418837", "id_number"),
+    ("居住证号 440300201900123", "440300201900123", "id_number"),
+    ("pay it into account 31926819 please", "31926819", "card"),
+    # credentials: a password is whatever token follows, when it is not a plain word
+    ("my email password is Tr0ub4dor&3", "Tr0ub4dor&3", "secret"),
+    ("wifi password: hunter22", "hunter22", "secret"),
+    ("我的支付宝密码是Qz@881204，帮我记住", "Qz@881204", "secret"),
+    ("银行卡密码 665544", "665544", "secret"),
+    ("the PIN is 4821", "4821", "secret"),
+])
+def test_a_labelled_value_in_chat_forms_is_redacted(text: str, value: str, kind: str) -> None:
+    out, found = redact(text)
+    assert [f.kind for f in found] == [kind]
+    assert value not in out and f"[{kind.upper()}]" in out
+    assert out.replace(f"[{kind.upper()}]", value) == text
+
+
+@pytest.mark.parametrize("text", [
+    "I changed my password yesterday", "my password is on a sticky note",
+    "the wifi password is the same as before", "密码忘了怎么办", "PIN reset took 3 days",
+    "order number, in case you need it: 48213377", "my account has 120000 followers",
+    "our account manager: Tom", "the card game: 2024 edition is out",
+    "my password is correct, it's the site", "passport photos cost 15 pounds",
+    "驾照考了三次才过", "通行证办好了，下周去香港",
+])
+def test_a_label_without_a_value_or_a_value_without_a_label_is_left_alone(text: str) -> None:
+    assert find_pii(text) == []
+
+
+def test_a_password_reaches_no_stored_memory(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content":
+                        "my email password is Tr0ub4dor&3, and I prefer window seats"}])
+    for table, text in all_text(vault).items():
+        assert "Tr0ub4dor&3" not in text, table
+    assert any("window" in m.content for m in vault.list(ME) if m.kind != "turn")
+
+
+def test_a_value_found_in_the_source_is_removed_from_what_was_made_of_it() -> None:
+    """An extractor may keep the number and drop the label that made it sensitive
+    ("account no. 0012… at Chase" -> "0012… at Chase"): the content is cleaned of what
+    the line it came from showed, spaced or not."""
+    from memvault.gate import Candidate, screen
+
+    s = screen(Candidate(content="Banks at Lakeside with 0093 4418 2271 (and 009344182271)",
+                         source_text="acct no. 0093 4418 2271 at Lakeside, statements by post"))
+    assert "0093" not in s.content and s.content.count("[CARD]") == 2
+    assert s.source_text is not None and "0093" not in s.source_text
+    # Nothing sensitive in the source: the content keeps its numbers.
+    plain = screen(Candidate(content="Order 00934418 ships Friday",
+                             source_text="order 00934418 ships Friday"))
+    assert plain.content == "Order 00934418 ships Friday"
+
+
+def test_a_labelled_number_the_extractor_unlabels_is_in_no_table(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content":
+                        "account no. 700212345678 at Lakeside, and I'd like paper statements"}])
+    kept = [m for m in vault.list(ME) if m.kind != "turn"]
+    assert any("paper statements" in m.content for m in kept)
+    for table, text in all_text(vault).items():
+        assert "700212345678" not in text, table

@@ -227,6 +227,7 @@ class Pii(_Strict):
     id_number: PiiAction = "redact"
     card: PiiAction = "redact"
     email: PiiAction = "redact"
+    secret: PiiAction = "redact"  # a password or PIN the user gives (safety/pii.py)
 
 
 class Matching(_Strict):

@@ -64,7 +64,7 @@ from .gatetypes import (
 )
 from .model import Kind, Source
 from .safety.instructions import InstructionFinding, scan
-from .safety.pii import PiiFinding, find_pii, redact
+from .safety.pii import PiiFinding, find_pii, redact, sensitive_values, value_in
 from .understand.relate import Match, Related, Relation, adds_to, relate, says_again
 
 __all__ = ["SOURCE_RANK", "STAGE_REASONS", "Action", "Candidate", "Decision", "GatePolicy",
@@ -110,13 +110,14 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def _redact_value(value: Any, kinds: frozenset[str]) -> Any:
+def _redact_value(value: Any, kinds: frozenset[str],
+                  known: list[tuple[str, str]]) -> Any:
     if isinstance(value, str):
-        return redact(value, kinds)[0]
+        return redact(value, kinds, known)[0]
     if isinstance(value, list | tuple):
-        return [_redact_value(v, kinds) for v in value]
+        return [_redact_value(v, kinds, known) for v in value]
     if isinstance(value, dict):
-        return {k: _redact_value(v, kinds) for k, v in value.items()}
+        return {k: _redact_value(v, kinds, known) for k, v in value.items()}
     return value
 
 
@@ -134,13 +135,19 @@ class Screened:
 def screen(candidate: Candidate, policy: GatePolicy | None = None) -> Screened:
     """Apply the sensitive-data policy to content, value and source_text (source_text ends
     up in revisions as trigger text, so it is redacted too). Callers use the returned
-    content to look up duplicates before calling `decide`."""
+    content to look up duplicates before calling `decide`. A value sensitive in the
+    messages the candidate was read from (`carried_pii`) is sensitive here, though the
+    label that made it so was left behind ("account no. 0012… at Chase" -> "0012… at
+    Chase")."""
     policy = policy or GatePolicy()
     in_content = find_pii(candidate.content)
     texts = [*_strings(candidate.value)]
     if candidate.source_text is not None:
         texts.append(candidate.source_text)
-    kinds = {f.kind for f in in_content} | {f.kind for t in texts for f in find_pii(t)}
+    carried = [(k, v) for k, v in candidate.carried_pii
+               if any(value_in(v, t) for t in (candidate.content, *texts))]
+    kinds = ({f.kind for f in in_content} | {f.kind for t in texts for f in find_pii(t)}
+             | {k for k, _ in carried})
     actions = {policy.pii_action(k) for k in kinds}
     redact_kinds = frozenset(k for k in kinds if policy.pii_action(k) == "redact")
     reasons: list[Reason] = []
@@ -151,10 +158,15 @@ def screen(candidate: Candidate, policy: GatePolicy | None = None) -> Screened:
     if not redact_kinds:
         return Screened(candidate.content, candidate.value, candidate.source_text,
                         tuple(in_content), tuple(reasons))
-    source_text = (redact(candidate.source_text, redact_kinds)[0]
+    # What was found in any of them is removed from all: the content an extractor made
+    # from "account no. 0012…" may hold the number without its label.
+    known = sorted({*sensitive_values([candidate.content, *texts], redact_kinds),
+                    *((k, v) for k, v in carried if k in redact_kinds)},
+                   key=lambda kv: (-len(kv[1]), kv))
+    source_text = (redact(candidate.source_text, redact_kinds, known)[0]
                    if candidate.source_text is not None else None)
-    return Screened(redact(candidate.content, redact_kinds)[0],
-                    _redact_value(candidate.value, redact_kinds), source_text,
+    return Screened(redact(candidate.content, redact_kinds, known)[0],
+                    _redact_value(candidate.value, redact_kinds, known), source_text,
                     tuple(in_content), tuple(reasons))
 
 

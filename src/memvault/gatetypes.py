@@ -166,6 +166,9 @@ class Candidate:
     # memory it names; the gate checks the memory is one the lookup matched.
     intent: str | None = None
     intent_target: str | None = None
+    # (kind, value) sensitive in the messages it was read from (safety.sensitive_values):
+    # sensitive here too, though the label that made it so stayed behind (gate.screen).
+    carried_pii: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +237,8 @@ class GatePolicy:
     inferred_confidence_discount: multiplier for system_inferred confidence (models
       overrate themselves: "the user likes coffee" at 0.98 from a shared article).
     stage_below_confidence: effective confidence below this is staged, for every source.
-    pii: per kind (phone, id_number, card, email): "redact" (default), "stage" or "allow".
+    pii: per kind (phone, id_number, card, email, secret): "redact" (default), "stage"
+        or "allow".
     max_content_chars: longer content is rejected.
     operator_roles: actor roles allowed to write source admin_manual.
     stage_sources: sources whose candidates always go to review (e.g. {"tool"}).

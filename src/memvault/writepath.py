@@ -28,7 +28,7 @@ from .errors import ConflictError, ValidationError
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
-from .safety.pii import redact
+from .safety.pii import redact, sensitive_values
 from .store import ListFilter
 from .threadtopic import LINES, THREAD_MS, Line, named, thread_lines
 from .timeutil import MAX_MS, duration_ms
@@ -149,8 +149,11 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             result.turns.append(r.memory.id)
     # Every candidate's vectors, and those of its core (what the lookup compares), in one
     # embedding batch: an embedder answers a batch far faster than one text at a time.
+    # What the messages hold that is sensitive, found once for every candidate.
+    carried = tuple(sensitive_values([m.content for m in msgs])) if candidates else ()
     screened = [gate.screen(gate.Candidate(content=c.content, value=c.value,
-                                           source_text=c.source_text), policy)
+                                           source_text=c.source_text, carried_pii=carried),
+                            policy)
                 for c in candidates]
     embedded = _embedded(eng, [s.content for s in screened],
                          [_said(c, s.source_text) for c, s in zip(candidates, screened,
@@ -182,7 +185,8 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             goes_on = thread[-1:]
         o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
                          policy=policy, metadata={"turn_id": turn} if turn else None,
-                         continues=goes_on, embedded=pre, screened=seen, thread=lines)
+                         continues=goes_on, embedded=pre, screened=seen, thread=lines,
+                         carried_pii=carried)
         if o.action == "updated" and o.memory_id:
             changed.setdefault(turn, []).append(o.memory_id)
             thread = [*(i for i in thread if i != o.memory_id), o.memory_id]
@@ -299,7 +303,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                  continues: list[str] | None = None,
                  embedded: tuple[dict[str, Any], Any] | None = None,
                  screened: gate.Screened | None = None,
-                 thread: list[Line] | None = None) -> Outcome:
+                 thread: list[Line] | None = None,
+                 carried_pii: tuple[tuple[str, str], ...] = ()) -> Outcome:
     """`continues`: memories earlier sentences of the same message changed; a later
     sentence that announces a change goes on with them ("Dropped Spanish. It's Japanese
     on Duolingo now"). `embedded`, `screened`: what the caller's batch already computed
@@ -327,7 +332,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           topic=getattr(c, "topic", None), retraction=retraction,
                           tentative=bool(getattr(c, "tentative", False)),
                           intent=getattr(c, "intent", None),
-                          intent_target=getattr(c, "intent_target", None))
+                          intent_target=getattr(c, "intent_target", None),
+                          carried_pii=carried_pii)
     # Redaction reads content, value and source_text only, so it (and the embedding of
     # what will be stored) can run before the transaction.
     screened = screened if screened is not None else gate.screen(cand, policy)

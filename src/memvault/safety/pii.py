@@ -1,8 +1,8 @@
-"""Sensitive data in memory text: phone numbers, Chinese resident ID numbers, payment card
-numbers and e-mail addresses.
+"""Sensitive data in memory text: phone numbers, identity document numbers, payment card
+and account numbers, e-mail addresses and credentials (a password or PIN the user gives).
 
 `find_pii(text)` reports where they are; `redact(text)` replaces each with a typed
-placeholder ("[PHONE]", "[ID_NUMBER]", "[CARD]", "[EMAIL]"). Detection runs on an NFKC,
+placeholder ("[PHONE]", "[ID_NUMBER]", "[CARD]", "[EMAIL]", "[SECRET]"). Detection runs on an NFKC,
 invisible-stripped copy with every script's digits read as ASCII digits, so full-width
 ("１３８…") or Arabic-Indic digits and zero-width characters inside a number do not hide
 it; spans index the original text, so redaction removes the whole original run including
@@ -12,32 +12,35 @@ Findings carry the kind and the span, never the matched value: they travel into 
 decisions, review queues and logs, which must not become a second copy of the data.
 Unlabelled numbers are validated (ID checksum and date, Luhn for cards) to keep ordinary
 numbers (order ids, amounts, dates) out of the result; a number the user labels ("card
-number", "身份证号", "passport", "IBAN", "手机号" …) is sensitive whatever its checksum.
+number", "身份证号", "passport", "IBAN", "手机号" …) is sensitive whatever its checksum, and
+a value the user labels as a password or PIN is a secret when it is not a plain word.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from .instructions import normalize_with_map
 
-__all__ = ["PLACEHOLDERS", "PiiFinding", "find_pii", "luhn_ok", "redact", "resident_id_ok"]
+__all__ = ["PLACEHOLDERS", "PiiFinding", "find_pii", "luhn_ok", "redact", "resident_id_ok",
+           "sensitive_values", "value_in"]
 
 PLACEHOLDERS: dict[str, str] = {
     "phone": "[PHONE]",
     "id_number": "[ID_NUMBER]",
     "card": "[CARD]",
     "email": "[EMAIL]",
+    "secret": "[SECRET]",
 }
 
 
 @dataclass(frozen=True, slots=True)
 class PiiFinding:
-    kind: str    # phone | id_number | card | email
+    kind: str    # phone | id_number | card | email | secret
     start: int   # span in the original text
     end: int
 
@@ -113,9 +116,12 @@ _LABELS: dict[str, tuple[str, ...]] = {
              r"(?:credit|debit|bank|payment)\s+card(?:\s+(?:number|no\.?|#))?",
              r"card\s+(?:number|no\.?|#)", r"(?:bank\s+)?account\s+(?:number|no\.?|#)",
              r"acct\.?\s*(?:number|no\.?|#)?", r"iban", r"routing\s+number",
-             r"sort\s+code", r"(?:my|the|this|a)\s+card"),
+             r"sort\s+code", r"(?:my|the|this|a)\s+card", r"account"),
     "id_number": ("身份证号码", "身份证号", "身份证", "护照号码", "护照号", "护照", "证件号码",
-                  "证件号", "社保号", "社保卡号", "驾驶证号", "驾照号", "税号",
+                  "证件号", "社保号", "社保卡号", "驾驶证号", "驾照号", "税号", "通行证号码",
+                  "通行证号", "通行证", "居住证号码", "居住证号", "居住证",
+                  r"driving\s+licen[cs]e(?:\s+(?:number|no\.?|#))?",
+                  r"licen[cs]e\s+(?:number|no\.?|#)", r"ni\s+(?:number|no\.?)",
                   r"passport(?:\s+(?:number|no\.?|#))?", r"social\s+security(?:\s+number)?",
                   r"ssn", r"(?:national|social)\s+(?:id|insurance)(?:\s+(?:number|no\.?))?",
                   r"id\s+(?:number|no\.?|#)", r"driver'?s\s+licen[cs]e(?:\s+number)?",
@@ -125,33 +131,74 @@ _LABELS: dict[str, tuple[str, ...]] = {
     "phone": ("手机号码", "手机号", "电话号码", "联系电话", "电话", "手机",
               r"(?:phone|mobile|cell)(?:\s+(?:number|no\.?|#))?"),
 }
-_LABEL_ALTS = r"(?i:(?P<label>" + "|".join(
-    f"(?P<{kind}>" + "|".join(
-        f"(?<![A-Za-z]){alt}(?![A-Za-z])" if alt[:1].isascii() else alt
-        for alt in alts) + ")"
-    for kind, alts in _LABELS.items()) + r"))"
+# Labels too general to name a value at a distance ("the card game: 2024 edition"): they
+# only name a number right after them.
+_NEAR_ONLY = frozenset({r"(?:my|the|this|a)\s+card", r"account"})
+
+
+def _label_alts(far: bool = False) -> str:
+    return r"(?i:(?P<label>" + "|".join(
+        f"(?P<{kind}>" + "|".join(
+            f"(?<![A-Za-z]){alt}(?![A-Za-z])" if alt[:1].isascii() else alt
+            for alt in alts if not (far and alt in _NEAR_ONLY)) + ")"
+        for kind, alts in _LABELS.items()) + r"))"
+
+
+_LABEL_ALTS = _label_alts()
 _NUMBER = r"(?P<number>[A-Z0-9](?:[ -]?[A-Z0-9]){5,40})(?![0-9A-Za-z])"
 # The label before the number, with the filler people put between ("social insurance
 # number, it's 260 189 554"), or after it ("4190-… (that's my debit card number)").
 _LABEL_RX = re.compile(
     _LABEL_ALTS +
     r"(?i:\s*(?:is|was|are|=|:|：|#|是|为|：|号|no\.?|number|of|of\s+mine|就是|,|，|"
-    r"it'?s|it\s+is|which\s+is|that'?s)?\s*){0,4}" + _NUMBER)
+    r"it'?s|it\s+is|which\s+is|that'?s|'s|’s)?\s*){0,4}" + _NUMBER)
+# Or further on, up to a colon, which says what follows is the value ("passport number
+# for the booking form: K8…", "身份证号码你帮我存一下：5101…"): a clause with no digit and
+# no sentence end between them.
+_COLON_RX = re.compile(_label_alts(far=True) + r"[^0-9\n.!?。！？:：]{1,40}?[:：]\s*" + _NUMBER)
 _AFTER_RX = re.compile(
     r"(?<![0-9A-Za-z])" + _NUMBER +
     r"(?i:\s*[(,，–—-]?\s*(?:that'?s|that\s+is|which\s+is|is|是|为|就是)\s*"
     r"(?:my|our|the|我的?)\s*(?:[A-Za-z]+\s+){0,2})" + _LABEL_ALTS)
 
 
-def _labelled(norm: str) -> list[tuple[str, int, int]]:
-    """(kind, start, end) of the numbers a label names, in the normalised text."""
+# A credential the user gives: the token after a password or PIN label. A plain word
+# after the label is not one ("my password is correct", "密码忘了"): a secret holds a
+# digit or a symbol, and a PIN four digits or more.
+_SECRET_RX = re.compile(
+    r"(?i:(?<![A-Za-z])(?:(?P<pin>pin(?:\s+(?:code|number))?|pin码|cvv2?|cvc|security\s+code)"
+    r"|pass(?:word|code|phrase)|passwd|pwd)(?![A-Za-z])|支付密码|取款密码|登录密码|密码|口令)"
+    r"(?i:\s*(?:is|was|=|:|：|是|为|就是|it'?s|it\s+is)?\s*){0,2}"
+    r"(?P<number>[!-~]{4,64})")
+_SECRET_TRAILING = ".,;:!?)]}'\""
+
+
+def _secrets(norm: str) -> list[tuple[str, int, int]]:
     out = []
-    for m in [*_LABEL_RX.finditer(norm), *_AFTER_RX.finditer(norm)]:
+    for m in _SECRET_RX.finditer(norm):
+        value = m.group("number").rstrip(_SECRET_TRAILING)
+        digits = sum(ch.isdigit() for ch in value)
+        symbols = any(not ch.isalnum() for ch in value)
+        if len(value) < 4 or not (digits or symbols) or (m.group("pin") and digits < 4):
+            continue
+        out.append(("secret", m.start("number"), m.start("number") + len(value)))
+    return out
+
+
+def _labelled(norm: str) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of the values a label names, in the normalised text: secrets
+    first (a card's PIN is not its number), then labelled numbers."""
+    out = _secrets(norm)
+    for m in [*_LABEL_RX.finditer(norm), *_COLON_RX.finditer(norm),
+              *_AFTER_RX.finditer(norm)]:
         number = m.group("number")
         if sum(ch.isdigit() for ch in number) < 6:
             continue
+        lo, hi = m.start("number"), m.end("number")
+        if any(a < hi and lo < b for _, a, b in out):
+            continue
         kind = next(k for k in _LABELS if m.group(k))
-        out.append((kind, m.start("number"), m.end("number")))
+        out.append((kind, lo, hi))
     return out
 
 
@@ -205,12 +252,40 @@ def find_pii(text: str) -> list[PiiFinding]:
     return sorted(taken, key=lambda f: f.start)
 
 
-def redact(text: str, kinds: frozenset[str] | set[str] | None = None
-           ) -> tuple[str, list[PiiFinding]]:
+def redact(text: str, kinds: frozenset[str] | set[str] | None = None,
+           known: Sequence[tuple[str, str]] = ()) -> tuple[str, list[PiiFinding]]:
     """`text` with every finding (of `kinds`, default all) replaced by its placeholder,
-    and the findings that were replaced (spans refer to the input text)."""
+    and the findings that were replaced (spans refer to the input text). `known`:
+    (kind, value) found in the text this one was derived from (`sensitive_values`),
+    replaced wherever they appear, spaced or not: a statement made from "account no.
+    0012…" may keep the number without the label that made it sensitive."""
     findings = [f for f in find_pii(text) if kinds is None or f.kind in kinds]
     out = text
     for f in reversed(findings):  # right to left: earlier spans stay valid
         out = out[:f.start] + f.placeholder + out[f.end:]
+    for kind, value in known:
+        if kinds is None or kind in kinds:
+            out = _spaced(value).sub(lambda _, p=PLACEHOLDERS[kind]: p, out)
     return out, findings
+
+
+def sensitive_values(texts: Iterable[str], kinds: frozenset[str] | set[str] | None = None
+                     ) -> list[tuple[str, str]]:
+    """(kind, value) of every finding in `texts` (of `kinds`, default all), longest
+    first: what `redact(..., known=…)` removes from text derived from them."""
+    found = {(f.kind, t[f.start:f.end]) for t in texts for f in find_pii(t)
+             if kinds is None or f.kind in kinds}
+    return sorted(found, key=lambda kv: (-len(kv[1]), kv))
+
+
+def value_in(value: str, text: str) -> bool:
+    """Does `text` hold `value`, spaced or not?"""
+    return bool(_spaced(value).search(text))
+
+
+def _spaced(value: str) -> re.Pattern[str]:
+    # The value's characters in order, with or without the spaces and dashes between
+    # them, not inside a longer run of letters or digits.
+    chars = [ch for ch in value if not ch.isspace() and ch != "-"]
+    return re.compile(r"(?<![0-9A-Za-z])" + r"[\s-]?".join(re.escape(ch) for ch in chars)
+                      + r"(?![0-9A-Za-z])")
