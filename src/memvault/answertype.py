@@ -14,6 +14,7 @@ left out (BENCHMARKS.md, "What a question asks for").
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .turncues import without_header
 
@@ -67,7 +68,18 @@ def asks_when(query: str) -> bool:
     return bool(_ASKS_WHEN_EN.search(query) or _ASKS_WHEN_ZH.search(query))
 
 
+# Every Chinese rule holds a CJK character: text without one skips them (a third of the
+# cost on English turns).
+_CJK = re.compile("[\u4e00-\u9fff]")
+_CACHED_CHARS = 1000  # a recall asks about the same stored turns again and again
+
+
 def tells_time(text: str) -> bool:
     """The memory's own words (a transcript header left out) name a time or a span."""
     own = without_header(text)
-    return bool(_TELLS_TIME_EN.search(own) or _TELLS_TIME_ZH.search(own))
+    return _tells(own) if len(own) <= _CACHED_CHARS else _tells.__wrapped__(own)
+
+
+@lru_cache(maxsize=8192)
+def _tells(own: str) -> bool:
+    return bool(_TELLS_TIME_EN.search(own) or (_CJK.search(own) and _TELLS_TIME_ZH.search(own)))

@@ -245,10 +245,9 @@ def word_vectors(tenant: str, emb: Embedder, words: Sequence[str],
         fresh = dict(zip(rest, unit_vectors(emb, rest), strict=True))
         _keep(tenant, emb, fresh, purges)
         known.update(fresh)
-    out = np.zeros((len(words), emb.dim), dtype=np.float32)
-    for i, w in enumerate(words):
-        out[i] = known[w]
-    return out
+    if not words:
+        return np.zeros((0, emb.dim), dtype=np.float32)
+    return np.array([known[w] for w in words], dtype=np.float32)
 
 
 def query_vector(tenant: str, emb: Embedder, query: str,
