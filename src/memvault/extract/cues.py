@@ -83,7 +83,11 @@ QUESTION = any_of(
     r"^\s*(?:what|which|how|why|when|where|who)\b(?!\s+(?:I|I'm|we|we're|my|our)\b)",
     r"^\s*(?:can|could|would|will|do|does|did|is|are|should|may|shall)\b", r"[吗呢么]\s*$",
     # "不怎么" is "not much", not a question
-    r"什么(?![^，。,.？?]{0,8}?[都也])|(?<!不)怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
+    r"什么(?![^，。,.？?]{0,8}?[都也])|(?<!不)怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以",
+    # any A-not-A question: "会不会", "行不行", "喜不喜欢", "有没有"
+    r"(?P<a_not_a>[\u4e00-\u9fff])[不没](?P=a_not_a)")
+# An if-clause ("if …", "要是…的话"): asked as a question, it asks what would happen.
+IF_CLAUSE = any_of(r"^\s*if\b", r"如果|假如|假设|要是|万一|的话")
 PAST = any_of(r"\bI\s+(?:was|used\s+to\s+be|used\s+to)\b", r"我(?:以前|之前|曾经|过去|原来)",
               r"^\s*(?:以前|之前|曾经|过去|原来)[，,\s]*我")
 # A childhood story is the past even when it tells of a move ("we moved to Texas when I
@@ -102,6 +106,13 @@ DENIAL = any_of(r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|
 HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
                       r"^\s*(?:suppose|imagine|say|let's say|let us say)\b",
                       r"^\s*if\s+I\s+(?:moved|lived|were|was|had|went|switched)\b",
+                      # a second conditional, either way round: "if I got the job I'd…",
+                      # "I'd quit tomorrow if I won the lottery"
+                      r"^\s*if\b[^.!?;]*?\b(?:I|we)(?:'d|\s+would|\s+could|\s+might)\s+"
+                      r"(?!like\b|prefer\b|rather\b)",
+                      r"\b(?:I|we)(?:'d|\s+would)\s+(?!like\b|prefer\b|rather\b|love\b)"
+                      r"[^.!?;]*\bif\s+(?:I|we)\s+(?:won|had|got|were|was|could|lived|moved|"
+                      r"went|did|didn'?t)\b",
                       r"^\s*if\s+(?:I|we)\b.*\bwould\s+(?:I|we|it|that)\b",
                       r"^\s*(?:if|would)\b.*\?",
                       r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"

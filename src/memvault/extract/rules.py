@@ -77,6 +77,7 @@ from .cues import (
     GUESS,
     HEDGE,
     HYPOTHETICAL,
+    IF_CLAUSE,
     IMPERATIVE,
     IS_AFTER,
     MOVE,
@@ -192,10 +193,12 @@ class RuleExtractor:
         if not command:
             if REPORTED.search(body) or DENIAL.search(body):
                 return []  # someone else's claim, or the user denying one: not a wish
-            if HYPOTHETICAL.search(body):
-                return []
+            if HYPOTHETICAL.search(body) or (question and IF_CLAUSE.search(body)
+                                             and not REQUEST.search(body)):
+                return []  # imagining, or asking what would happen ("万一…，…怎么办？")
             # "can you switch to answering in Spanish?": a change asked for as a question
             if (question or QUESTION.search(body)) and not standing \
+                    and not _tag_request(body) \
                     and not CHANGE_REQUEST.search(body):
                 return self._beside_ask(msg, at, body)
             if ONCE.search(body) and not (standing or RECURRING.search(body)):
@@ -505,6 +508,16 @@ _CONDITION = re.compile(r"\s*(?:if|when|whenever|unless|once|as\s+soon\s+as|in\s
 # A change asked for as a question: the verb asked for is the change ("can you switch to
 # answering in Spanish?", "能不能以后改成英文"), not a task that mentions one ("can you
 # explain how to switch to Linux?").
+# A request with a question tag ("用中文回答我好不好", "发PDF给我行吗"): the tag asks for
+# agreement, the clause before it says what is wanted.
+_TAG = re.compile(r"[，,]?\s*(?:好不好|行不行|好吗|行吗|可以吗|成吗)\s*[?？]?\s*$")
+
+
+def _tag_request(body: str) -> bool:
+    tag = _TAG.search(body)
+    return bool(tag) and bool(IMPERATIVE.search(body[:tag.start()]))
+
+
 CHANGE_REQUEST = re.compile(
     r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+|pls\s+)?(?:switch|change|move|"
     r"start|stop)\s+(?:to|over|from|using|answering|replying|writing|calling|sending|"

@@ -1,0 +1,65 @@
+"""Lines whose grammar says they state nothing about how things are (issue 18): a
+question asked in the A-not-A form ("会不会", "喜不喜欢"), a conditional that asks or
+imagines ("万一…，…？", "if I got the job I'd…", "I'd … if I won …"), and the words that
+introduce a quotation ("我同事在群里说：“…”"). Written before the rules that read them,
+in wording of its own (not from benchmarks/generalisation); beside each, a line of the
+same shape that does state something, which must still be read."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault.extract import Message
+from memvault.extract.rules import RuleExtractor
+
+
+def _read(line: str) -> list[str]:
+    return [c.content for c in RuleExtractor().extract([Message("user", line, id="m1")])]
+
+
+@pytest.mark.parametrize("line", [
+    # A-not-A questions
+    "这个方案我改了三遍了，你看行不行",
+    "周末去爬山的话，你觉得会不会下雨",
+    # a conditional that asks
+    "万一以后换工作的话，公积金怎么处理？",
+    "要是明年搬去深圳，房租大概多少？",
+    "if I switch teams next year, what happens to my bonus?",
+    # a conditional that imagines
+    "if I got the Berlin job I'd learn German properly",
+    "if we had a bigger flat we would get a second cat",
+    "I'd quit tomorrow if I won the lottery",
+    "I would move to the coast if I could work remotely",
+    # the words before a quotation are not a statement of their own
+    "我同事在群里说：“周五之前把报告交上来”，我该怎么回",
+    "my boss emailed me: \"keep the summary under one page\", is that reasonable?",
+    "我给客户回了一句“收到，马上处理”，是不是太随便了",
+])
+def test_a_line_that_asks_or_imagines_states_nothing(line: str) -> None:
+    assert _read(line) == []
+
+
+@pytest.mark.parametrize("line, word", [
+    ("我不吃香菜", "香菜"),
+    ("I'd like my reports in PDF from now on", "PDF"),
+    ("if it rains I take the bus to work", "bus"),
+    ("I always take the train if the weather is bad", "train"),
+    ("我每天跑五公里", "五公里"),
+    ("以后周报都发PDF", "PDF"),
+])
+def test_a_statement_of_the_same_shape_is_still_read(line: str, word: str) -> None:
+    assert any(word.lower() in c.lower() for c in _read(line))
+
+
+# A clause that states something keeps its own reading beside the question (the rule
+# extractor reads "我下周去上海出差" alone as a statement too); the question is not read.
+@pytest.mark.parametrize("line, kept, asked", [
+    ("我每天跑五公里，膝盖受不受得了", "五公里", "膝盖"),
+    ("我下周去上海出差，那边会不会很冷", "上海", "冷"),
+    ("我想给我妈买个按摩椅，她喜不喜欢这种东西啊", "按摩椅", "喜不喜欢"),
+    ("I'm vegetarian, would a mushroom risotto work for the party?", "vegetarian", "risotto"),
+])
+def test_a_statement_beside_a_question_is_read_without_it(line: str, kept: str,
+                                                          asked: str) -> None:
+    got = _read(line)
+    assert any(kept in c for c in got) and not any(asked in c for c in got)
