@@ -168,7 +168,7 @@ class Candidate:
     intent_target: str | None = None
     # (kind, value) sensitive in the messages it was read from (safety.sensitive_values):
     # sensitive here too, though the label that made it so stayed behind (gate.screen).
-    carried_pii: tuple[tuple[str, str], ...] = ()
+    carried_pii: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,11 +126,14 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     # Raw turns first, verbatim: they are records of what was said, not beliefs.
     origin = {"user": "user_explicit", "tool": "tool"}
     # The sensitive-data policy applies to raw turns too: "redact" kinds never reach the
-    # store, not even verbatim in a turn.
-    hide = {k for k, a in policy.pii.items() if a == "redact"}
+    # store, not even verbatim in a turn; nor do "stage" kinds, whose value waits for a
+    # reviewer in the staged candidate, not in a turn every read serves. A value found in
+    # one message is hidden in all of them (the assistant's reply that echoes it).
+    hide = {k for k, a in policy.pii.items() if a in ("redact", "stage")}
+    carried = tuple(sensitive_values([m.content for m in msgs]))
 
     def kept(text: str) -> str:
-        return redact(text, hide)[0] if hide else text
+        return redact(text, hide, carried)[0] if hide else text
 
     turn_items = [{"scope": sc, "content": kept(m.content), "kind": "turn",
                    "source": origin.get(m.role, "system_inferred"),
@@ -149,8 +152,6 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             result.turns.append(r.memory.id)
     # Every candidate's vectors, and those of its core (what the lookup compares), in one
     # embedding batch: an embedder answers a batch far faster than one text at a time.
-    # What the messages hold that is sensitive, found once for every candidate.
-    carried = tuple(sensitive_values([m.content for m in msgs])) if candidates else ()
     screened = [gate.screen(gate.Candidate(content=c.content, value=c.value,
                                            source_text=c.source_text, carried_pii=carried),
                             policy)
@@ -343,7 +344,10 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     # transaction and read again inside it. A memory of the user's other sessions counts:
     # a change of mind is about the user, whichever conversation it was said in.
     user = Scope(sc.tenant, sc.user, sc.agent)
-    topic = c.topic or (topic_of(screened.content) if c.slot is None else None)
+    # An extractor's own topic is text like the content: the same policy applies to it.
+    topic = (redact(c.topic, {k for k, a in policy.pii.items() if a == "redact"},
+                    carried_pii)[0] if c.topic else None) \
+        or (topic_of(screened.content) if c.slot is None else None)
     found = eng.reads.related(sc, screened.content, vectors, topic=topic, slot=c.slot,
                               gist_vector=gist)
     # Named too little to match, but continuing or settling a change: what the same

@@ -33,6 +33,7 @@ from ..recall import (
     snapshot_candidates,
 )
 from ..rerank import choose, rerank
+from ..safety.pii import redact
 from ..store import ListFilter
 from ..textindex import query_terms
 from ..timeexpr import named_range
@@ -298,6 +299,12 @@ class Reader:
         at = core.clock()
         trace = build_trace(tid, kind, outcome, strategy_hash=core.strategy.hash, at=at,
                             injected=injected)
+        # A query is what the user said, kept for weeks: the write policy's hidden kinds
+        # stay out of it as they stay out of a turn (a replay reads the placeholder).
+        hide = {k for k, a in core.strategy.write.pii.model_dump().items()
+                if a in ("redact", "stage")}
+        if hide and isinstance(trace.get("query"), str):
+            trace["query"] = redact(trace["query"], hide)[0]
         keep_after = at - int(cfg.retention_days * 86_400_000)
         if trace_id is None:  # a new id: written after the recall answers (tracequeue.py)
             core.store.write_trace_later(outcome.scope, trace, keep_after=keep_after,

@@ -118,8 +118,8 @@ _LABELS: dict[str, tuple[str, ...]] = {
              r"acct\.?\s*(?:number|no\.?|#)?", r"iban", r"routing\s+number",
              r"sort\s+code", r"(?:my|the|this|a)\s+card", r"account"),
     "id_number": ("身份证号码", "身份证号", "身份证", "护照号码", "护照号", "护照", "证件号码",
-                  "证件号", "社保号", "社保卡号", "驾驶证号", "驾照号", "税号", "通行证号码",
-                  "通行证号", "通行证", "居住证号码", "居住证号", "居住证",
+                  "证件号", "社保号", "社保卡号", "驾驶证号码", "驾驶证号", "驾照号码", "驾照号",
+                  "税号", "通行证号码", "通行证号", "通行证", "居住证号码", "居住证号", "居住证",
                   r"driving\s+licen[cs]e(?:\s+(?:number|no\.?|#))?",
                   r"licen[cs]e\s+(?:number|no\.?|#)", r"ni\s+(?:number|no\.?)",
                   r"passport(?:\s+(?:number|no\.?|#))?", r"social\s+security(?:\s+number)?",
@@ -131,8 +131,8 @@ _LABELS: dict[str, tuple[str, ...]] = {
     "phone": ("手机号码", "手机号", "电话号码", "联系电话", "电话", "手机",
               r"(?:phone|mobile|cell)(?:\s+(?:number|no\.?|#))?"),
 }
-# Labels too general to name a value at a distance ("the card game: 2024 edition"): they
-# only name a number right after them.
+# Labels too general to name a value at a distance ("the card game: 2024 edition", "that's
+# the account balance"): they only name a number right after them.
 _NEAR_ONLY = frozenset({r"(?:my|the|this|a)\s+card", r"account"})
 
 
@@ -153,36 +153,102 @@ _LABEL_RX = re.compile(
     r"(?i:\s*(?:is|was|are|=|:|：|#|是|为|：|号|no\.?|number|of|of\s+mine|就是|,|，|"
     r"it'?s|it\s+is|which\s+is|that'?s|'s|’s)?\s*){0,4}" + _NUMBER)
 # Or further on, up to a colon, which says what follows is the value ("passport number
-# for the booking form: K8…", "身份证号码你帮我存一下：5101…"): a clause with no digit and
-# no sentence end between them.
-_COLON_RX = re.compile(_label_alts(far=True) + r"[^0-9\n.!?。！？:：]{1,40}?[:：]\s*" + _NUMBER)
+# for the booking form: K8…", "身份证号码你帮我存一下：5101…"): a label that names a number
+# ("… number", "…号码"; not "phone bill: …", "手机流量剩余：…"), then a clause with no
+# digit and no sentence end, then the colon.
+_COLON_RX = re.compile(
+    _label_alts(far=True) + r"(?i:(?<=number)|(?<=no)|(?<=no\.)|(?<=#)|(?<=号)|(?<=号码)|"
+    r"\s*(?:number|no\.?|#)|号码|号)" + r"[^0-9\n.!?。！？:：]{0,40}?[:：]\s*" + _NUMBER)
 _AFTER_RX = re.compile(
     r"(?<![0-9A-Za-z])" + _NUMBER +
     r"(?i:\s*[(,，–—-]?\s*(?:that'?s|that\s+is|which\s+is|is|是|为|就是)\s*"
-    r"(?:my|our|the|我的?)\s*(?:[A-Za-z]+\s+){0,2})" + _LABEL_ALTS)
+    r"(?:my|our|the|我的?)\s*(?:[A-Za-z]+\s+){0,2})" + _label_alts(far=True))
+# An amount, not an identifier: a currency or a unit right after the number ("account:
+# 250000 dollars", "150000 in the red", "1500000 VND"), or a currency sign before it.
+_AMOUNT_AFTER = re.compile(
+    r"\s*(?:dollars?|usd|eur|euros?|gbp|pounds?|quid|vnd|dong|yen|jpy|rmb|cny|yuan|rupees?|"
+    r"inr|won|krw|元|块|万|千|百|k\b|m\b|upvotes?|followers?|likes?|views?|points?|steps?|"
+    r"subscribers?|in\s+(?:the\s+)?(?:red|debt|black|savings)|saved|spent|owed|left|"
+    r"remaining|overdrawn)(?![A-Za-z])", re.I)
+_AMOUNT_BEFORE = re.compile(r"[$£€¥₹₩]\s*$")
 
 
-# A credential the user gives: the token after a password or PIN label. A plain word
-# after the label is not one ("my password is correct", "密码忘了"): a secret holds a
-# digit or a symbol, and a PIN four digits or more.
+def _amount(norm: str, lo: int, hi: int) -> bool:
+    return bool(_AMOUNT_AFTER.match(norm, hi) or _AMOUNT_BEFORE.search(norm, 0, lo))
+
+
+# A credential the user gives: what follows a password or PIN label. A secret holds a
+# digit or a symbol (a PIN four digits, a card's CVV three), or is one word that ends
+# the clause after "is", ":", "是" ("my password is sunshine!") and does not say what the
+# password is like ("my password is correct", "…is weak"); "my password is on a sticky
+# note", "密码忘了" name none. The postal "PIN code" is an address.
+_SECRET_LABEL = (r"(?i:(?<![A-Za-z])(?:(?P<pin>(?<!postal\s)(?<!zip\s)(?<!area\s)pin"
+                 r"(?:\s+(?:code|number))?|pin码)|(?P<cvv>cvv2?|cvc|security\s+code)"
+                 r"|pass(?:word|code|phrase)|passwd|pwd|pw)(?![A-Za-z])|支付密码|取款密码|登录密码|"
+                 r"开机密码|密码|口令)")
 _SECRET_RX = re.compile(
-    r"(?i:(?<![A-Za-z])(?:(?P<pin>pin(?:\s+(?:code|number))?|pin码|cvv2?|cvc|security\s+code)"
-    r"|pass(?:word|code|phrase)|passwd|pwd)(?![A-Za-z])|支付密码|取款密码|登录密码|密码|口令)"
-    r"(?i:\s*(?:is|was|=|:|：|是|为|就是|it'?s|it\s+is)?\s*){0,2}"
-    r"(?P<number>[!-~]{4,64})")
+    _SECRET_LABEL +
+    r"(?i:(?P<filler>(?:\s*(?:is|was|=|:|：|是|为|就是|it'?s|it\s+is|'s|’s|to|-|–|"
+    r"for\s+(?:the\s+|my\s+|our\s+)?[a-z]+)){0,3})\s*)"
+    r"(?:\"(?P<quoted>[^\"\n]{1,64})\"|“(?P<quoted2>[^”\n]{1,64})”|"
+    r"(?P<number>[^\s,，。;；！!？?、\"“”]{1,64}))")
+# The value first: "hunter22 is my password", "Qz@88是我的密码".
+_SECRET_BEFORE_RX = re.compile(
+    r"(?<![^\s(\"“：:，,])(?P<number>[!-~]{4,64}?)\s*(?i:(?:is|was)\s+(?:my|our|the)\s+"
+    r"(?:[a-z]+\s+)?|是(?:我的?|我们的?)?(?:\w{0,4}?)?)" + _SECRET_LABEL)
 _SECRET_TRAILING = ".,;:!?)]}'\""
+_PLAIN_VALUE_MARK = re.compile(r"(?:is|was|=|:|：|是|为|就是|it'?s|it\s+is|'s|’s|-|–)\s*$", re.I)
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?。，；！？)\]]|and\b|but\b|so\b|don'?t\b|please\b|"
+                         r"[，。！？]|帮|别|不要|记)", re.I)
+# What a password is like, said after "is": not the password.
+_NOT_A_SECRET = frozenset("""
+correct wrong incorrect right same different easy hard simple complex weak strong long short
+secure insecure safe unsafe old new expired changed reset fine ok okay good bad saved stored
+required needed invalid valid set blank empty lost forgotten gone here there below above
+attached mine yours his hers theirs too
+忘了 错了 对的 不对 一样 没变 改了 对 错 过期了 丢了
+""".split())
+_PLACEHOLDER_RX = re.compile(r"\[(?:" + "|".join(v[1:-1] for v in PLACEHOLDERS.values())
+                             + r")\]")
 
 
 def _secrets(norm: str) -> list[tuple[str, int, int]]:
     out = []
     for m in _SECRET_RX.finditer(norm):
-        value = m.group("number").rstrip(_SECRET_TRAILING)
-        digits = sum(ch.isdigit() for ch in value)
-        symbols = any(not ch.isalnum() for ch in value)
-        if len(value) < 4 or not (digits or symbols) or (m.group("pin") and digits < 4):
-            continue
-        out.append(("secret", m.start("number"), m.start("number") + len(value)))
+        group = next(g for g in ("quoted", "quoted2", "number") if m.group(g) is not None)
+        lo, value = m.start(group), m.group(group)
+        if group == "number":
+            value = value.rstrip(_SECRET_TRAILING)
+        if _is_secret(value, m, quoted=group != "number", end=lo + len(value), norm=norm):
+            out.append(("secret", lo, lo + len(value)))
+    for m in _SECRET_BEFORE_RX.finditer(norm):
+        value = m.group("number").lstrip("(\"“")
+        lo = m.end("number") - len(value)
+        if _symbolic(value) and not _PLACEHOLDER_RX.search(value) \
+                and not any(a < m.end("number") and lo < b for _, a, b in out):
+            out.append(("secret", lo, m.end("number")))
     return out
+
+
+def _symbolic(value: str) -> bool:
+    return len(value) >= 4 and any(ch.isdigit() or not ch.isalnum() for ch in value)
+
+
+def _is_secret(value: str, m: re.Match[str], *, quoted: bool, end: int, norm: str) -> bool:
+    if not value or _PLACEHOLDER_RX.search(norm, end - len(value), end + 1):
+        return False  # already redacted: redact() is idempotent
+    digits = sum(ch.isdigit() for ch in value)
+    if m.group("cvv"):
+        return digits >= 3
+    if m.group("pin"):
+        return digits >= 4
+    if quoted or _symbolic(value):
+        return True
+    # One plain word: a secret when the label said what follows is the value and the word
+    # ends the clause.
+    return (bool(_PLAIN_VALUE_MARK.search(m.group("filler") or ""))
+            and value.lower() not in _NOT_A_SECRET and len(value) >= 3
+            and bool(_CLAUSE_END.match(norm, end)))
 
 
 def _labelled(norm: str) -> list[tuple[str, int, int]]:
@@ -195,7 +261,7 @@ def _labelled(norm: str) -> list[tuple[str, int, int]]:
         if sum(ch.isdigit() for ch in number) < 6:
             continue
         lo, hi = m.start("number"), m.end("number")
-        if any(a < hi and lo < b for _, a, b in out):
+        if any(a < hi and lo < b for _, a, b in out) or _amount(norm, lo, hi):
             continue
         kind = next(k for k in _LABELS if m.group(k))
         out.append((kind, lo, hi))
@@ -269,12 +335,19 @@ def redact(text: str, kinds: frozenset[str] | set[str] | None = None,
     return out, findings
 
 
+# A value shorter than this is not looked for in other text: a PIN "1990" is a year
+# elsewhere ("born in 1990").
+CARRIED_MIN_CHARS = 6
+
+
 def sensitive_values(texts: Iterable[str], kinds: frozenset[str] | set[str] | None = None
                      ) -> list[tuple[str, str]]:
-    """(kind, value) of every finding in `texts` (of `kinds`, default all), longest
-    first: what `redact(..., known=…)` removes from text derived from them."""
+    """(kind, value) of every finding in `texts` (of `kinds`, default all) that is long
+    enough to be found elsewhere, longest first: what `redact(..., known=…)` removes from
+    text derived from them."""
     found = {(f.kind, t[f.start:f.end]) for t in texts for f in find_pii(t)
              if kinds is None or f.kind in kinds}
+    found = {(k, v) for k, v in found if sum(ch.isalnum() for ch in v) >= CARRIED_MIN_CHARS}
     return sorted(found, key=lambda kv: (-len(kv[1]), kv))
 
 
