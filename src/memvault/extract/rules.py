@@ -524,6 +524,15 @@ CHANGE_REQUEST = re.compile(
     r"giving|using)\b|(?:能不能|可不可以|能否)(?:以后|今后|往后|改|换)", re.I)
 
 
+# A verb of saying or writing right before a quotation: the clause introduces it.
+_INTRODUCES = re.compile(
+    r"(?:说|写|写了|回|回了|发|发了|问|问了|道|讲|留言|评论|回复|发我|发给我|跟我说|告诉我)"
+    r"(?:了)?(?:一?句|一?段|一?条)?(?:话)?\s*[:：,，]?\s*$"
+    r"|\b(?:said|says|wrote|writes|texted|messaged|emailed|replied|asked|told\s+(?:me|us|him|"
+    r"her|them)|(?:texted|messaged|emailed|wrote\s+to)\s+(?:me|us|him|her|them))"
+    r"(?:\s+(?:this|back))?\s*[:,]?\s*$", re.I)
+
+
 def _spans(text: str) -> list[tuple[int, int, bool]]:
     """The sentences of a message to read: not those inside quotation marks; a sentence
     that names nothing but what came before ("I hate them.") joins the one before."""
@@ -532,8 +541,12 @@ def _spans(text: str) -> list[tuple[int, int, bool]]:
     for start, end, question in sentences(text):
         if any(q0 <= start < q1 for q0, q1 in quoted):
             continue
-        # What is said before a quotation is the user's; the quotation is not.
-        end = min([end, *(q0 for q0, _ in quoted if start < q0 < end)])
+        # What is said before a quotation is the user's; the quotation is not, nor are the
+        # words that only introduce it ("我同事在群里说：", "my boss emailed me:").
+        cut = min([end, *(q0 for q0, _ in quoted if start < q0 < end)])
+        if cut < end and _INTRODUCES.search(text, start, cut):
+            continue
+        end = cut
         if not text[start:end].strip(" \t,，:：\"'“‘「『"):
             continue
         if out and not out[-1][2] and not content_words(
