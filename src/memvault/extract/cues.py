@@ -83,11 +83,37 @@ QUESTION = any_of(
     r"^\s*(?:what|which|how|why|when|where|who)\b(?!\s+(?:I|I'm|we|we're|my|our)\b)",
     r"^\s*(?:can|could|would|will|do|does|did|is|are|should|may|shall)\b", r"[吗呢么]\s*$",
     # "不怎么" is "not much", not a question
-    r"什么(?![^，。,.？?]{0,8}?[都也])|(?<!不)怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以",
-    # any A-not-A question: "会不会", "行不行", "喜不喜欢", "有没有"
-    r"(?P<a_not_a>[\u4e00-\u9fff])[不没](?P=a_not_a)")
+    r"什么(?![^，。,.？?]{0,8}?[都也])|(?<!不)怎么|为什么|为何|哪|多少|是否|是不是|能不能|可不可以")
+
+# A-not-A ("会不会", "喜不喜欢", "有没有") asks, unless it is a set phrase (时不时, 动不动,
+# 爱理不理), a "whether or not" (不管累不累都…, 有没有空都…) or a choice the sentence talks
+# about (还没决定去不去, 只在乎香不香); a tag at the end (…好不好, …行吗) asks for
+# agreement with what comes before, so it does not make a request a question, unless it
+# asks for an opinion (你看行不行).
+_A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1")
+_NOT_ASKING_BEFORE = re.compile(r"(?:不管|无论|不论|管他|决定|考虑|在乎|取决于|确定|纠结|看看|"
+                                r"知道|记得|忘了|一)[^，。,.？?！!]{0,6}$")
+_WHETHER_AFTER = re.compile(r"[^，。,.？?！!]{0,8}?[都也]")
+_TAG_END = re.compile(r"[\u4e00-\u9fff]?\s*[呀啊嘛吧哈呢]*\s*[?？!！。.]*\s*$")
+_OPINION = re.compile(r"(?:你看|你觉得|你说|你认为)[^，。,.]{0,4}$")
+
+
+def asks_a_not_a(text: str) -> bool:
+    """Does `text` ask an A-not-A question?"""
+    for m in _A_NOT_A.finditer(text):
+        if m.group(1) in "时动" or text[max(0, m.start() - 1):m.start()] in ("爱", "一"):
+            continue
+        if _NOT_ASKING_BEFORE.search(text, 0, m.start()) or _WHETHER_AFTER.match(text, m.end()):
+            continue
+        if m.group(1) in "好行对成" and _TAG_END.match(text, m.end()) \
+                and not _OPINION.search(text, 0, m.start()):
+            continue  # a tag: "用中文回答我好不好"
+        return True
+    return False
 # An if-clause ("if …", "要是…的话"): asked as a question, it asks what would happen.
-IF_CLAUSE = any_of(r"^\s*if\b", r"如果|假如|假设|要是|万一|的话")
+IF_CLAUSE = re.compile(
+    r"^\s*(?!if\s+(?:possible|you\s+(?:can|could|don'?t\s+mind|wouldn'?t\s+mind|like|"
+    r"want|prefer))|如果可以|如果方便)(?:if\b|如果|假如|假设|要是|万一)", re.I)
 PAST = any_of(r"\bI\s+(?:was|used\s+to\s+be|used\s+to)\b", r"我(?:以前|之前|曾经|过去|原来)",
               r"^\s*(?:以前|之前|曾经|过去|原来)[，,\s]*我")
 # A childhood story is the past even when it tells of a move ("we moved to Texas when I
@@ -103,16 +129,21 @@ DENIAL = any_of(r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|
                 r"(?:让|叫|被)[^，。,.]{1,6}(?:打我|给我打|发我|给我发)")
 # Thinking aloud about a choice is not making it: "what if we always used XLSX?",
 # "如果以后都用 XLSX 会怎样".
+# The if-clause of a second conditional: the past for what is not so ("if I won…").
+_PAST_IF = (r"(?:won|had|got|were|was|could|lived|moved|went|did|didn'?t|lost|knew|owned|"
+            r"quit|retired|left|found|bought|sold|married|inherited)\b")
+# "I'd like / prefer / appreciate … if …" is a wish, however it is put.
+_WISH = (r"(?:(?:always|really|much|also|definitely)\s+)?(?:like|love|prefer|rather|"
+         r"appreciate|want|be\s+grateful|be\s+happy|be\s+glad|welcome)\b")
 HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
                       r"^\s*(?:suppose|imagine|say|let's say|let us say)\b",
                       r"^\s*if\s+I\s+(?:moved|lived|were|was|had|went|switched)\b",
                       # a second conditional, either way round: "if I got the job I'd…",
                       # "I'd quit tomorrow if I won the lottery"
-                      r"^\s*if\b[^.!?;]*?\b(?:I|we)(?:'d|\s+would|\s+could|\s+might)\s+"
-                      r"(?!like\b|prefer\b|rather\b)",
-                      r"\b(?:I|we)(?:'d|\s+would)\s+(?!like\b|prefer\b|rather\b|love\b)"
-                      r"[^.!?;]*\bif\s+(?:I|we)\s+(?:won|had|got|were|was|could|lived|moved|"
-                      r"went|did|didn'?t)\b",
+                      rf"^\s*if\s+(?:I|we)\s+{_PAST_IF}[^.!?;]*?\b(?:I|we)(?:'d|\s+would|"
+                      rf"\s+could|\s+might)\s+(?!{_WISH})",
+                      rf"\b(?:I|we)(?:'d|\s+would)\s+(?!{_WISH})[^.!?;]*\bif\s+(?:I|we)\s+"
+                      rf"{_PAST_IF}",
                       r"^\s*if\s+(?:I|we)\b.*\bwould\s+(?:I|we|it|that)\b",
                       r"^\s*(?:if|would)\b.*\?",
                       r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"

@@ -106,6 +106,7 @@ from .cues import (
     TO,
     TTL,
     UNIVERSAL,
+    asks_a_not_a,
     is_affirmation,
     sentences,
 )
@@ -197,7 +198,7 @@ class RuleExtractor:
                                              and not REQUEST.search(body)):
                 return []  # imagining, or asking what would happen ("万一…，…怎么办？")
             # "can you switch to answering in Spanish?": a change asked for as a question
-            if (question or QUESTION.search(body)) and not standing \
+            if (question or QUESTION.search(body) or asks_a_not_a(body)) and not standing \
                     and not _tag_request(body) \
                     and not CHANGE_REQUEST.search(body):
                 return self._beside_ask(msg, at, body)
@@ -437,6 +438,7 @@ class RuleExtractor:
         for a, b in zip(starts, ends, strict=True):
             clause = body[a:b]
             if clause.strip() and not is_task(clause) and not QUESTION.search(clause) \
+                    and not asks_a_not_a(clause) \
                     and not ONCE.search(clause) and not HYPOTHETICAL.search(clause) \
                     and not _CONDITION.match(clause) and (
                     is_statement(clause) or CHANGE.search(clause)):
@@ -510,7 +512,8 @@ _CONDITION = re.compile(r"\s*(?:if|when|whenever|unless|once|as\s+soon\s+as|in\s
 # explain how to switch to Linux?").
 # A request with a question tag ("用中文回答我好不好", "发PDF给我行吗"): the tag asks for
 # agreement, the clause before it says what is wanted.
-_TAG = re.compile(r"[，,]?\s*(?:好不好|行不行|好吗|行吗|可以吗|成吗)\s*[?？]?\s*$")
+_TAG = re.compile(r"[，,]?\s*(?:好不好|行不行|可不可以|好吗|行吗|可以吗|成吗|行么|好么)"
+                  r"\s*[呀啊嘛吧哈]*\s*[?？]?\s*$")
 
 
 def _tag_request(body: str) -> bool:
@@ -524,10 +527,11 @@ CHANGE_REQUEST = re.compile(
     r"giving|using)\b|(?:能不能|可不可以|能否)(?:以后|今后|往后|改|换)", re.I)
 
 
+_CLAUSE_OR_AND = re.compile(CLAUSE.pattern + r"|\band\b|\bso\b|然后|而且|结果", re.I)
 # A verb of saying or writing right before a quotation: the clause introduces it.
 _INTRODUCES = re.compile(
-    r"(?:说|写|写了|回|回了|发|发了|问|问了|道|讲|留言|评论|回复|发我|发给我|跟我说|告诉我)"
-    r"(?:了)?(?:一?句|一?段|一?条)?(?:话)?\s*[:：,，]?\s*$"
+    r"(?:(?<![小常])说|写了?|回了|(?<!开)发了?|问了?|道|讲|留言|评论|回复|发我|发给我|跟我说|"
+    r"告诉我)(?:了)?(?:一?句|一?段|一?条)?(?:话)?\s*[:：,，]?\s*$"
     r"|\b(?:said|says|wrote|writes|texted|messaged|emailed|replied|asked|told\s+(?:me|us|him|"
     r"her|them)|(?:texted|messaged|emailed|wrote\s+to)\s+(?:me|us|him|her|them))"
     r"(?:\s+(?:this|back))?\s*[:,]?\s*$", re.I)
@@ -545,7 +549,8 @@ def _spans(text: str) -> list[tuple[int, int, bool]]:
         # words that only introduce it ("我同事在群里说：", "my boss emailed me:").
         cut = min([end, *(q0 for q0, _ in quoted if start < q0 < end)])
         if cut < end and _INTRODUCES.search(text, start, cut):
-            continue
+            # Only the clause that introduces it goes; what the sentence said before stays.
+            cut = max([start, *(m.end() for m in _CLAUSE_OR_AND.finditer(text, start, cut))])
         end = cut
         if not text[start:end].strip(" \t,，:：\"'“‘「『"):
             continue
