@@ -172,7 +172,7 @@ def test_a_labelled_number_the_extractor_unlabels_is_in_no_table(vault: Vault) -
     "My savings account: 250000 dollars saved so far", "my account is 150000 in the red",
     "passport photos and visa fee, total: 1250000 VND", "电话费一共：150000",
     "We raised 2500000, that's the account balance", "Account: 123456 upvotes",
-    "the postal PIN code is 560001", "my password is weak.",
+    "the postal PIN code is 560001", "my password is weak.", "密码是我自己设置的，应该没问题",
     "my password is easy to remember", "I forgot the password for the wifi again",
 ])
 def test_amounts_and_words_about_a_password_are_left_alone(text: str) -> None:

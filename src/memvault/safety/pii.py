@@ -245,8 +245,8 @@ def _is_secret(value: str, m: re.Match[str], *, quoted: bool, end: int, norm: st
     if quoted or _symbolic(value):
         return True
     # One plain word: a secret when the label said what follows is the value and the word
-    # ends the clause.
-    return (bool(_PLAIN_VALUE_MARK.search(m.group("filler") or ""))
+    # ends the clause. Not a Chinese phrase ("密码是我自己设置的"): it says what it is like.
+    return (value.isascii() and bool(_PLAIN_VALUE_MARK.search(m.group("filler") or ""))
             and value.lower() not in _NOT_A_SECRET and len(value) >= 3
             and bool(_CLAUSE_END.match(norm, end)))
 
