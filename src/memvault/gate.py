@@ -64,7 +64,7 @@ from .gatetypes import (
 )
 from .model import Kind, Source
 from .safety.instructions import InstructionFinding, scan
-from .safety.pii import PiiFinding, find_pii, redact, sensitive_values, value_in
+from .safety.pii import PiiFinding, find_pii, redact, value_in, values_found
 from .understand.relate import Match, Related, Relation, adds_to, relate, says_again
 
 __all__ = ["SOURCE_RANK", "STAGE_REASONS", "Action", "Candidate", "Decision", "GatePolicy",
@@ -140,14 +140,12 @@ def screen(candidate: Candidate, policy: GatePolicy | None = None) -> Screened:
     label that made it so was left behind ("account no. 0012… at Chase" -> "0012… at
     Chase")."""
     policy = policy or GatePolicy()
-    in_content = find_pii(candidate.content)
-    texts = [*_strings(candidate.value)]
-    if candidate.source_text is not None:
-        texts.append(candidate.source_text)
-    carried = [(k, v) for k, v in candidate.carried_pii
-               if any(value_in(v, t) for t in (candidate.content, *texts))]
-    kinds = ({f.kind for f in in_content} | {f.kind for t in texts for f in find_pii(t)}
-             | {k for k, _ in carried})
+    texts = [candidate.content, *_strings(candidate.value),
+             *([candidate.source_text] if candidate.source_text is not None else [])]
+    found = [(t, find_pii(t)) for t in texts]
+    in_content = found[0][1]
+    carried = [(k, v) for k, v in candidate.carried_pii if any(value_in(v, t) for t in texts)]
+    kinds = {f.kind for _, fs in found for f in fs} | {k for k, _ in carried}
     actions = {policy.pii_action(k) for k in kinds}
     redact_kinds = frozenset(k for k in kinds if policy.pii_action(k) == "redact")
     reasons: list[Reason] = []
@@ -160,9 +158,8 @@ def screen(candidate: Candidate, policy: GatePolicy | None = None) -> Screened:
                         tuple(in_content), tuple(reasons))
     # What was found in any of them is removed from all: the content an extractor made
     # from "account no. 0012…" may hold the number without its label.
-    known = sorted({*sensitive_values([candidate.content, *texts], redact_kinds),
-                    *((k, v) for k, v in carried if k in redact_kinds)},
-                   key=lambda kv: (-len(kv[1]), kv))
+    known = [*(kv for t, fs in found for kv in values_found(t, fs, redact_kinds)),
+             *((k, v) for k, v in carried if k in redact_kinds)]
     source_text = (redact(candidate.source_text, redact_kinds, known)[0]
                    if candidate.source_text is not None else None)
     return Screened(redact(candidate.content, redact_kinds, known)[0],

@@ -28,7 +28,7 @@ from .errors import ConflictError, ValidationError
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
-from .safety.pii import redact, sensitive_values
+from .safety.pii import hidden_kinds, redact, sensitive_values
 from .store import ListFilter
 from .threadtopic import LINES, THREAD_MS, Line, named, thread_lines
 from .timeutil import MAX_MS, duration_ms
@@ -129,7 +129,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     # store, not even verbatim in a turn; nor do "stage" kinds, whose value waits for a
     # reviewer in the staged candidate, not in a turn every read serves. A value found in
     # one message is hidden in all of them (the assistant's reply that echoes it).
-    hide = {k for k, a in policy.pii.items() if a in ("redact", "stage")}
+    hide = hidden_kinds(policy.pii)
     carried = tuple(sensitive_values([m.content for m in msgs]))
 
     def kept(text: str) -> str:

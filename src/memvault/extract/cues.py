@@ -101,7 +101,7 @@ _OPINION = re.compile(r"(?:你看|你觉得|你说|你认为)[^，。,.]{0,4}$")
 def asks_a_not_a(text: str) -> bool:
     """Does `text` ask an A-not-A question?"""
     for m in _A_NOT_A.finditer(text):
-        if m.group(1) in "时动" or text[max(0, m.start() - 1):m.start()] in ("爱", "一"):
+        if m.group(1) in "时动" or text[max(0, m.start() - 1):m.start()] == "爱":
             continue
         if _NOT_ASKING_BEFORE.search(text, 0, m.start()) or _WHETHER_AFTER.match(text, m.end()):
             continue

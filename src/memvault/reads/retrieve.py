@@ -33,7 +33,7 @@ from ..recall import (
     snapshot_candidates,
 )
 from ..rerank import choose, rerank
-from ..safety.pii import redact
+from ..safety.pii import hidden_kinds, redact
 from ..store import ListFilter
 from ..textindex import query_terms
 from ..timeexpr import named_range
@@ -301,8 +301,7 @@ class Reader:
                             injected=injected)
         # A query is what the user said, kept for weeks: the write policy's hidden kinds
         # stay out of it as they stay out of a turn (a replay reads the placeholder).
-        hide = {k for k, a in core.strategy.write.pii.model_dump().items()
-                if a in ("redact", "stage")}
+        hide = hidden_kinds(dict(core.strategy.write.pii))
         if hide and isinstance(trace.get("query"), str):
             trace["query"] = redact(trace["query"], hide)[0]
         keep_after = at - int(cfg.retention_days * 86_400_000)

@@ -20,14 +20,24 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from .instructions import normalize_with_map
 
-__all__ = ["PLACEHOLDERS", "PiiFinding", "find_pii", "luhn_ok", "redact", "resident_id_ok",
-           "sensitive_values", "value_in"]
+__all__ = [
+    "PLACEHOLDERS",
+    "PiiFinding",
+    "find_pii",
+    "hidden_kinds",
+    "luhn_ok",
+    "redact",
+    "resident_id_ok",
+    "sensitive_values",
+    "value_in",
+    "values_found",
+]
 
 PLACEHOLDERS: dict[str, str] = {
     "phone": "[PHONE]",
@@ -329,7 +339,8 @@ def redact(text: str, kinds: frozenset[str] | set[str] | None = None,
     out = text
     for f in reversed(findings):  # right to left: earlier spans stay valid
         out = out[:f.start] + f.placeholder + out[f.end:]
-    for kind, value in known:
+    # Longest first: a value inside a longer one is not left behind as its remainder.
+    for kind, value in sorted(set(known), key=lambda kv: (-len(kv[1]), kv)):
         if kinds is None or kind in kinds:
             out = _spaced(value).sub(lambda _, p=PLACEHOLDERS[kind]: p, out)
     return out, findings
@@ -343,12 +354,24 @@ CARRIED_MIN_CHARS = 6
 def sensitive_values(texts: Iterable[str], kinds: frozenset[str] | set[str] | None = None
                      ) -> list[tuple[str, str]]:
     """(kind, value) of every finding in `texts` (of `kinds`, default all) that is long
-    enough to be found elsewhere, longest first: what `redact(..., known=…)` removes from
-    text derived from them."""
-    found = {(f.kind, t[f.start:f.end]) for t in texts for f in find_pii(t)
-             if kinds is None or f.kind in kinds}
-    found = {(k, v) for k, v in found if sum(ch.isalnum() for ch in v) >= CARRIED_MIN_CHARS}
-    return sorted(found, key=lambda kv: (-len(kv[1]), kv))
+    enough to be found elsewhere: what `redact(..., known=…)` removes from text derived
+    from them."""
+    return sorted({kv for t in texts for kv in values_found(t, find_pii(t), kinds)})
+
+
+def values_found(text: str, findings: Iterable[PiiFinding],
+                 kinds: frozenset[str] | set[str] | None = None) -> list[tuple[str, str]]:
+    """sensitive_values of one text whose findings are known already."""
+    picked = [(f.kind, text[f.start:f.end]) for f in findings
+              if kinds is None or f.kind in kinds]
+    return [(k, v) for k, v in picked if sum(ch.isalnum() for ch in v) >= CARRIED_MIN_CHARS]
+
+
+def hidden_kinds(actions: Mapping[str, str]) -> set[str]:
+    """The kinds whose values no verbatim text keeps (a raw turn, a traced query): those
+    the policy (`write.pii`, kind -> action) redacts, and those it stages, whose value
+    waits for a reviewer in the staged candidate."""
+    return {k for k, a in actions.items() if a in ("redact", "stage")}
 
 
 def value_in(value: str, text: str) -> bool:
