@@ -1,10 +1,11 @@
 """Two mechanisms of the write path's semantic match (issue 18), on both backends:
 
 - a replacement ("switched to…", "换成…") or a retraction that shares no word with its
-  memory finds it by rank: the closest memory, clearly ahead of every other. Rank alone
-  is a guess, so the change is staged against that memory (approve applies it as the
-  memory's next version), never applied unreviewed, and a memory no closer than the rest
-  is left alone;
+  memory finds it by rank: the closest memory, clearly ahead of every other. A change so
+  found is applied as that memory's next version (or, with `write.matching.apply_ranked:
+  false`, staged against it, and approving applies it there); a retraction so found is
+  always staged (forgetting the wrong memory is the costly mistake); a memory no closer
+  than the rest is left alone;
 - a thread: within one exchange, a later message that announces a change goes on with
   what an earlier message changed, so the final choice is what is stored; and a change
   that names only the new thing updates what the thread before it named, unless that
@@ -13,12 +14,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from memvault import Scope, Vault
-from memvault.understand.relate import Match, Relation, relate
+from memvault.config import Strategy
+from memvault.understand.relate import Match, Relation, Thresholds, relate
 
 ME = Scope("acme", "carol")
 OTHER_EN = ["I keep bees in the garden", "I go climbing on Sundays", "My sister lives in Oslo"]
@@ -39,23 +42,48 @@ def live(vault: Vault) -> list[Any]:
     return [m for m in vault.list(ME, status="active", limit=100) if m.kind != "turn"]
 
 
-# (the memory meant, the new line, the reason the gate stages it)
+# (the memory meant, the new line, the other memories of the user)
 BY_RANK = [
     ("I bank with Lloyds", "moved my savings over to a Revolut account", OTHER_EN),
     ("我平时用支付宝付钱", "现在改用微信了", OTHER_ZH),
-    ("我每天晚上吃一片褪黑素", "睡眠那条删了吧", OTHER_ZH),
 ]
+RETRACT_BY_RANK = ("我每天晚上吃一片褪黑素", "睡眠那条删了吧", OTHER_ZH)
+
+
+def staging_ranked(make_vault: Callable[..., Vault]) -> Vault:
+    return make_vault(strategy=Strategy.model_validate(
+        {"write": {"matching": {"apply_ranked": False}}}))
 
 
 @pytest.mark.parametrize("meant, line, others", BY_RANK, ids=[r[1][:20] for r in BY_RANK])
-def test_a_change_that_shares_no_word_is_staged_against_the_closest_memory(
+def test_a_change_that_shares_no_word_updates_the_clearly_closest_memory(
         vault: Vault, meant: str, line: str, others: list[str]) -> None:
+    target = stored(vault, meant)
+    rest = [stored(vault, t) for t in others]
+    (o,) = observe(vault, line).outcomes
+    assert (o.action, o.memory_id) == ("updated", target)
+    now = vault.get(ME, target)
+    assert now.status == "active" and now.version == 2 and now.content != meant
+    assert all(vault.get(ME, i).version == 1 for i in rest)
+    assert vault.review_list(ME) == []
+    # The old value is the memory's previous version: rollback brings it back.
+    vault.rollback(ME, target, to_version=1)
+    assert vault.get(ME, target).content == meant
+
+
+@pytest.mark.parametrize("meant, line, others", [*BY_RANK, RETRACT_BY_RANK],
+                         ids=[r[1][:20] for r in [*BY_RANK, RETRACT_BY_RANK]])
+def test_a_guess_by_rank_is_staged_when_the_policy_says_so_and_always_for_a_retraction(
+        make_vault: Callable[..., Vault], vault: Vault, meant: str, line: str,
+        others: list[str]) -> None:
+    if (meant, line, others) != RETRACT_BY_RANK:
+        vault = staging_ranked(make_vault)
     target = stored(vault, meant)
     rest = [stored(vault, t) for t in others]
     before = {m.id: (m.content, m.version) for m in live(vault)}
     (o,) = observe(vault, line).outcomes
     assert (o.action, o.reasons) == ("stage", ["ranked_target"])
-    # Nothing changed unreviewed: a guess is never a silent overwrite.
+    # Nothing changed unreviewed.
     assert {m.id: (m.content, m.version) for m in live(vault)} == before
     (staged,) = vault.review_list(ME)
     assert staged.metadata["review"]["target_id"] == target
@@ -101,10 +129,14 @@ def test_in_a_thread_the_final_choice_wins(vault: Vault, given: str, thread: lis
 
 def test_rank_is_what_relate_reads_when_no_word_is_shared() -> None:
     """The pure decision: the closest memory, at least `floor` and ahead of the rest by
-    `lead`, is the target, marked as a guess (`sure` False); no clear leader, no target."""
+    `lead`, is the target; a change so found is applied (`sure`) unless the thresholds
+    say to stage guesses, a retraction so found never is; no clear leader, no target."""
     ahead = [Match("a", "I bank with Lloyds", 0.31, 0.31), Match("b", "I keep bees", 0.2, 0.2)]
     level = [Match("a", "I bank with Lloyds", 0.31, 0.31), Match("b", "I keep bees", 0.29, 0.29)]
     r = relate("moved my savings over to Revolut", ahead)
+    assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", True)
+    careful = Thresholds(apply_ranked=False)
+    r = relate("moved my savings over to Revolut", ahead, thresholds=careful)
     assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", False)
     assert relate("moved my savings over to Revolut", level).relation == Relation.NEW
     # a time word alone ("now") says nothing is replaced
@@ -113,11 +145,12 @@ def test_rank_is_what_relate_reads_when_no_word_is_shared() -> None:
                               Match("b", "我养了一只鹦鹉", 0.13, 0.13)], retraction="睡眠")
     assert (r.relation, r.target_id, r.sure) == (Relation.FORGET, "a", False)
     zh = [Match("a", "我平时用支付宝付钱", 0.3, 0.3), Match("b", "我养了一只鹦鹉", 0.17, 0.17)]
-    r = relate("现在改用微信了", zh)
+    r = relate("现在改用微信了", zh, thresholds=careful)
     assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", False)
+    assert relate("现在改用微信了", zh).sure
     assert relate("我现在用微信", zh).relation == Relation.NEW  # no word of replacing
     # a memory that shares a word is not a guess
-    r = relate("switched from Lloyds to Revolut", ahead)
+    r = relate("switched from Lloyds to Revolut", ahead, thresholds=careful)
     assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", True)
 
 
@@ -145,3 +178,30 @@ def test_a_line_that_stated_its_own_memory_names_nothing_for_the_next(vault: Vau
     (o,) = observe(vault, "ok I signed up for cello lessons, first one is next week").outcomes
     assert o.memory_id != piano
     assert vault.get(ME, piano).version == 1
+
+
+@pytest.mark.parametrize("given, change, value", [
+    # stored as a rewrite that lost "rent": the words it was said in still name it
+    ("My rent budget is about 900 pounds a month", "I can stretch to 1100 a month on rent now",
+     "1100"),
+    ("我的房租预算是每月3000元", "房租现在最多可以到4000了", "4000"),
+])
+def test_a_change_finds_a_memory_by_the_words_it_was_said_in(
+        vault: Vault, given: str, change: str, value: str) -> None:
+    mid = stored(vault, given)
+    assert vault.get(ME, mid).content != given  # the slot's rewrite
+    (o,) = observe(vault, change).outcomes
+    assert (o.action, o.memory_id) == ("updated", mid)
+    (m,) = live(vault)
+    assert m.id == mid and m.version == 2 and value in m.content
+
+
+def test_what_stays_does_not_make_a_replacement_a_restatement() -> None:
+    """"still" says what stays; with an explicit replacement the statement is a change."""
+    old = [Match("a", "I cycle to work four days a week", 0.62, 0.55)]
+    changed = "my bike got stolen so I take the bus instead now, still four days a week"
+    assert relate(changed, old).relation == Relation.UPDATE
+    assert relate("I still cycle to work four days a week", old).relation == Relation.SAME
+    zh = [Match("a", "我每周游泳两次", 0.6, 0.56)]
+    assert relate("膝盖好了，改成跑步了，还是每周两次", zh).relation == Relation.UPDATE
+    assert relate("我还是每周游泳两次", zh).relation == Relation.SAME

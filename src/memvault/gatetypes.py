@@ -191,6 +191,7 @@ class MemoryView:
     # time): "newer" compares what was said when, not when it reached the store.
     said_at: int | None = None
     topic: str | None = None
+    source_text: str | None = None  # the words it was said in
 
     @classmethod
     def of(cls, m: Memory, subject: str | None = None) -> MemoryView:
@@ -201,7 +202,8 @@ class MemoryView:
                    frozen=m.frozen, source=m.source, recorded_at=m.recorded_at,
                    updated_at=m.updated_at, expires_at=m.expires_at,
                    said_at=said if isinstance(said := m.metadata.get("said_at"), int)
-                   and not isinstance(said, bool) else None, topic=m.topic)
+                   and not isinstance(said, bool) else None, topic=m.topic,
+                   source_text=m.source_text)
 
 
 @dataclass(frozen=True, slots=True)

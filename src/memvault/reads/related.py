@@ -76,6 +76,10 @@ def related(core: Core, scope: Scope, text: str, vectors: dict[str, np.ndarray],
         if m.kind in NOT_MATCHED or m.status != Status.ACTIVE.value or not m.is_live(now):
             continue
         lex = _overlap(words, set(content_words(stance_core(m.content))))
+        if m.source_text and m.source_text != m.content:
+            # A rewrite ("The user's budget is 100 EUR") keeps fewer of the words it was
+            # said in ("my hotel budget is around 100 euros a night").
+            lex = max(lex, _overlap(words, set(content_words(stance_core(m.source_text)))))
         same_key = (slot is not None and m.slot == slot) or (
             topic is not None and m.topic == topic)
         score = dense[m.id] + LEXICAL_WEIGHT * lex + (TOPIC_BONUS if same_key else 0.0)
