@@ -205,3 +205,35 @@ def test_what_stays_does_not_make_a_replacement_a_restatement() -> None:
     zh = [Match("a", "我每周游泳两次", 0.6, 0.56)]
     assert relate("膝盖好了，改成跑步了，还是每周两次", zh).relation == Relation.UPDATE
     assert relate("我还是每周游泳两次", zh).relation == Relation.SAME
+
+
+@pytest.mark.parametrize("given, change, word", [
+    ("I don't drink alcohol", "I've started having a glass of wine with dinner these days",
+     "wine"),
+    ("我不喝咖啡", "最近开始每天早上喝一杯拿铁了", "拿铁"),
+])
+def test_a_time_word_changes_the_one_memory_plainly_close(
+        vault: Vault, given: str, change: str, word: str) -> None:
+    mid = stored(vault, given)
+    rest = [stored(vault, t) for t in (OTHER_ZH if word == "拿铁" else OTHER_EN)]
+    (o,) = observe(vault, change).outcomes
+    assert (o.action, o.memory_id) == ("updated", mid)
+    assert word in vault.get(ME, mid).content
+    assert all(vault.get(ME, i).version == 1 for i in rest)
+
+
+def test_a_time_word_needs_more_closeness_than_a_replacement_and_no_word_of_keeping() -> None:
+    """A time word says less than "switched": the memory must be `match` close, ahead of
+    the rest; "keep it on…" keeps, "新开了张卡" adds one more of the kind."""
+    digest = [Match("a", "I want my weekly report on Mondays", 0.45, 0.45),
+              Match("b", "I keep bees", 0.1, 0.1)]
+    r = relate("I get it on Tuesdays now", digest)
+    assert (r.relation, r.target_id) == (Relation.UPDATE, "a")
+    assert relate("I get it on Tuesdays now", digest,
+                  thresholds=Thresholds(apply_ranked=False)).sure is False
+    assert relate("nah, keep it on Mondays actually", digest).relation != Relation.UPDATE
+    gym = [Match("a", "I'd like my news briefing at 7am", 0.27, 0.27)]
+    assert relate("I've started going to the gym first thing", gym).relation == Relation.NEW
+    cards = [Match("a", "我的信用卡是招行的", 0.5, 0.5)]
+    assert relate("我在中信新开了张卡，以后网购用这张", cards).relation == Relation.NEW
+    assert relate("以后网购用中信的卡", cards).relation == Relation.UPDATE

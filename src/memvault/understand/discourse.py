@@ -118,7 +118,10 @@ _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）�
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
 
 _ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|"
-                   r"on\s+top\s+of\s+that)\b|\btoo\b(?=\s*(?:[.!,;)]|$))"
+                   r"on\s+top\s+of\s+that)\b"
+                   r"|\btoo\b(?=\s*(?:[.!,;)]|$))"
+                   # one more of the kind: "又办了张卡", "新开了张卡", "多养了一只"
+                   r"|又(?=买|开|办|养|报|加|添|订)|新[开办添]了?[一两]?[张个只台]|多[办开买养]了"
                    r"|也(?=喜欢|爱|想|用|会|养|学|玩|看|听|吃|喝|挺|蛮|很|有|在|要|是|常|经常)"
                    r"|还(?=喜欢|爱|想|用|会|养|学|玩|看|听|吃|喝|挺|蛮|有)|另外|同时|以及", re.I)
 
@@ -128,7 +131,9 @@ _RESTATE = re.compile(
     r"^\s*again\b|\b(?:as\s+i\s+(?:said|mentioned|told\s+you)|like\s+i\s+(?:said|mentioned|"
     r"told\s+you)|"
     r"as\s+(?:always|usual|before|ever)|same\s+as\s+(?:always|before|ever|usual)|"
-    r"still|always\s+(?:have|has|had)\s+been|as\s+i\s+always|reminder)\b"
+    r"still|always\s+(?:have|has|had)\s+been|as\s+i\s+always|reminder|"
+    r"keep\s+(?:it|that|them|things)\s+(?:on|at|as|the\s+same|how)|leave\s+(?:it|that)\s+(?:on|at|as))\b"
+    r"|保持不变|不用改了?|不改了|别改了"
     r"|我说过|之前说过|说过了|一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
     r"老规矩|老习惯|雷打不动|一如既往|[再在]强调|强调一下|重申|再说一遍|再说一次|提醒一下(?=[，,\s])|"
     r"to\s+repeat|just\s+to\s+be\s+clear|once\s+again", re.I)

@@ -164,6 +164,13 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         strong, target = True, naming[0]
     elif changes_mind(statement) and naming and naming[0].score >= t.match:
         weak, target = True, naming[0]
+    elif (changes_mind(statement) and not restating(statement) and best.dense >= t.match
+          and _leads(ranked, t)):
+        # A time word ("now", "these days", "最近开始") about the one memory plainly close
+        # in meaning and clearly ahead of the rest: "I've started drinking coffee again"
+        # and "I avoid caffeine", "现在 9 点半就睡" and "我一般晚上 11 点睡觉". Closer than a
+        # replacement needs (`match`, not `floor`): a time word says less.
+        weak = by_rank = True
     elif replaces(statement) and _leads(ranked, t):
         # Replacing something, and one memory is clearly the closest (a new city and
         # "I live in Porto", "Kotlin all day now" and "my main language is Java" share
