@@ -34,12 +34,16 @@ SELF_SUBJECT = any_of(
     r"\b(?:my|our)\s+(?:\w+\s+){0,2}(?:is|are|was|were|has|have)\b",
     r"(?:^|[，,；;：:])\s*(?:其实|对了|顺便说一下|顺便|补充一下|另外|还有|记一下|说一下|跟你说|"
     r"告诉你|哦|嗯|诶|对|是这样|现在|最近)?[，,：:]?\s*(?:我|我们|我家|咱们|咱|俺)",
+    # Chinese drops the subject when it is the speaker: "最近迷上了韩餐", "现在 10 点就睡"
+    r"(?:^|[，,；;：:])\s*(?:最近|现在|平时|一般|这阵子|这段时间|这几天|目前|如今|向来|从小)"
+    r"[^，。！？,.!?：:]{0,6}?(?:迷上|爱上|喜欢|开始|习惯|改|换|吃|喝|看|听|玩|睡|起|住|学|练|"
+    r"跑|骑|戒)",
     # Chinese puts the topic first: "新海诚的片子我也挺爱看的", "早饭我一直都不吃"
     r"(?:我|我们|咱们|咱)[^，。！？,.!?：:]{0,4}?(?:爱|喜欢|讨厌|用|吃|喝|看|听|玩|去|会|要|想|"
     r"在|是|有|养|住|做|打|买|学|开|坐|穿|读|写|练|跑|骑|睡|起|戴|习惯|偏好|受不了)")
 # Thinking aloud about the conversation, not a statement about oneself.
 MUSING = any_of(
-    r"^\s*(?:I|we)\s+(?:think|guess|suppose|know|see|mean|agree|understand|hope|wonder|bet|"
+    r"^\s*(?:I|we)\s+(?:think|guess|suppose|know|see(?!\s+(?:a|an|my|him|her|them)\b)|mean|agree|understand|hope|wonder|bet|"
     r"doubt|forgot|believe|feel\s+like|was\s+wondering|am\s+wondering|just\s+(?:wanted|"
     r"realized|realised|saw|got|came|remembered)|can'?t\s+(?:decide|remember|believe)|"
     r"have\s+a\s+question|need\s+(?:help|advice|some\s+help|a\s+hand))\b",
@@ -62,7 +66,7 @@ TASK = any_of(
     r"(?:explanation|answer|summary|overview|breakdown|list|example|version|copy|draft|"
     r"review|help|advice|info|information|details|opinion|feedback)\b",
     r"\b(?:I|we)\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b", r"\blet'?s\b",
-    r"能不能|能否|可不可以|你能|你可以|帮忙",
+    r"能不能|能否|可不可以|你能|你可以(?!叫我|称呼我|喊我)|帮忙",
     r"帮我(?![^。]*(?:的时候|每次|以后|一般|总是|优先|都))")
 _VERBS_EN = (r"use|show|give|address|call|sign|reply|respond|answer|write|send|remind|keep|"
              r"format|put|list|include|avoid|stop|start|tell|notify|text|email|ping|message|"
@@ -76,11 +80,24 @@ STANDING_IMPERATIVE = any_of(
     r"优先|先)",
     r"^\s*(?:请|麻烦)?帮我[^。！？]*(?:的时候|每次|以后|一般|总是|优先)",
     r"(?:每天|每周|每月|每晚|每早|每个?(?:周|星期|礼拜)[一二三四五六日天]|工作日)[^。！？]*?"
-    r"(?:发给我|给我发|提醒我|告诉我|通知我|推送给我|给我推送)")
+    r"(?:发给我|给我发|提醒我|告诉我|通知我|推送给我|给我推送)",
+    # How to reach or remind the user, on a condition that recurs: "开会前 10 分钟提醒我",
+    # "有事用微信找我就行", "每个新订单都要通知我"
+    r"(?:有(?:事|问题|情况|消息|更新)|随时|每[个次天周月晚早]?|[前后]\s*\d+\s*分钟|之前|以后|今后|"
+    r"所有|一律)[^。！？]*?"
+    r"(?:提醒我|通知我|告诉我|找我|联系我|发给我|给我发|发我)",
+    # A thing, then how it should be done (topic first, no subject): "报表发 PDF 给我",
+    # "通知请发邮件", "周报要用正式的书面语", "日历同步用 Outlook"
+    # ("手机用久了就卡" says how a thing behaves; "把这个文件发给我" is a task now).
+    r"^\s*(?!(?:你|您|他|她|它|有人|别人|大家))(?:(?![把这那])[\u4e00-\u9fff]){2,6}\s*"
+    r"(?:(?:请|要|都要|得|一律|统一)\s*(?:用|发|交|按)\s*[^，。！？]{1,16}?(?:给我|发我|格式|"
+    r"就行|就好|吧|$)|(?:用|发|按)\s*(?:[^，。！？]{0,8}?(?:给我|发我)|[A-Za-z][\w .-]*$))")
 
 
 # For now, not from now on.
-_FROM_NOW_ON = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|always|every|whenever)\b|"
+_FROM_NOW_ON = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|always|every|whenever|"
+                          r"in\s+(?:your\s+|all\s+)?(?:replies|answers|responses|messages)|"
+                          r"when(?:ever)?\s+you\s+(?:reply|answer|respond|write))\b|"
                           r"以后|今后|往后|每次|每天|每周|总是|一直", re.I)
 
 

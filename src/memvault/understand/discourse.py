@@ -267,6 +267,22 @@ def _named(text: str) -> str:
     return words
 
 
+# What may hold, not what holds: a condition ("if the iPhone gets cheaper…", "如果华为出新款，
+# 我就换华为") or a possibility ("I might switch", "我可能会搬去上海"). Such a line says
+# nothing has changed yet.
+_SUPPOSES = re.compile(
+    r"\b(?:if|unless|in\s+case|once|might|may\s+(?:be\s+)?(?:switch|move|change|go|get|"
+    r"start|stop|try)|could|would|thinking\s+(?:of|about)|considering|planning\s+to|"
+    r"plan\s+to|hoping\s+to|want\s+to\s+try)\b"
+    r"|如果|要是|假如|假设|万一|的话|可能|也许|或许|说不定|打算|考虑|想要?换|想要?搬", re.I)
+
+
+def supposes(text: str) -> bool:
+    """Does the statement say what may hold (a condition, a possibility, a plan), rather
+    than what holds now?"""
+    return bool(_SUPPOSES.search(text))
+
+
 def adds(text: str) -> bool:
     """Does the statement present itself as one more thing beside what is known?"""
     return bool(_ALSO.search(text))

@@ -37,6 +37,7 @@ from .discourse import (
     one_time,
     replaces,
     restating,
+    supposes,
 )
 from .stance import core, polarity
 from .topics import content_words
@@ -187,8 +188,19 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # "as I mentioned", "一直都…"; but "running is out, I swim laps instead now, still
         # 3x a week" replaces, and its "still" is about what stays.
         return Related(Relation.SAME, best.id)
+    if (flip or strong or weak) and supposes(statement):
+        # "If the iPhone gets cheaper I might switch to it", "要是明年工资涨了，我可能会搬去
+        # 上海": nothing has changed yet.
+        return Related(Relation.NEW)
+    if (by_rank or weak) and restates(statement, target.content):
+        return Related(Relation.SAME, target.id)  # "我现在还是住在长沙"
     if flip or strong or weak:
-        return Related(Relation.UPDATE, target.id, sure=not by_rank or t.apply_ranked)
+        # A guess by rank is applied only when the memory is plainly close in meaning
+        # (`match`): below it, sentence vectors put unrelated statements of the same shape
+        # as close ("我换了一家理发店" / "我养了一只猫" .35 against "I bank with Barclays" /
+        # "Moved all my accounts over to Monzo" .30), so a person confirms.
+        sure = not by_rank or (t.apply_ranked and target.dense >= t.match)
+        return Related(Relation.UPDATE, target.id, sure=sure)
     if changes_mind(statement) and not restates(statement, best.content):
         return Related(Relation.NEW)  # "now…" about something else it resembles
     if restates(statement, best.content):
@@ -256,6 +268,7 @@ def restates(new: str, old: str) -> bool:
 _FILLER = frozenset(
     "most usually generally normally mostly typically basically really still always "
     "pretty quite just mainly main around side part here there thing stuff lot bit "
+    "now currently 现在 目前 如今 "
     "一直 都 是 的 还是 平时 一般 通常 基本 基本上 大多 大多数 主要 总是 老是 经常 也 还 就 "
     "这边 那边 这里 那里 附近 一带 左右 差不多 挺 蛮 很 比较 真的 确实 其实 用户".split())
 
