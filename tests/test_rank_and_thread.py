@@ -240,3 +240,17 @@ def test_a_time_word_needs_more_closeness_than_a_replacement_and_no_word_of_keep
     cards = [Match("a", "我的信用卡是招行的", 0.5, 0.5)]
     assert relate("我在中信新开了张卡，以后网购用这张", cards).relation == Relation.NEW
     assert relate("以后网购用中信的卡", cards).relation == Relation.UPDATE
+
+
+@pytest.mark.parametrize("line, says", [
+    ("ditched my old bank for a credit union", True),
+    ("I'm back on black tea after a month of coffee", True),
+    ("sold the motorbike, walking everywhere now", True),
+    ("摩托车卖了，现在都走路", True),
+    ("I dropped by the bakery", False),  # "dropped by" is a visit
+    ("I'm back from Lisbon", False),
+    ("I sold out of lemonade at the fair", False),
+])
+def test_words_of_replacing_include_leaving_and_returning(line: str, says: bool) -> None:
+    from memvault.understand.discourse import replaces
+    assert replaces(line) is says

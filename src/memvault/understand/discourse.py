@@ -220,8 +220,9 @@ def changes_mind(text: str) -> bool:
 _REPLACES = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|relocat\w*|migrat\w*|"
     r"swap(?:ped|ping)?|replac\w*|trad(?:e|ed|ing)\s+in|instead|no\s+longer|any\s*more|"
-    r"not\s+any\s+more)\b"
-    r"|还是.{0,12}吧|换|改(?!善|进|革)|搬|转到|转成|调到|调成|变成|不再", re.I)
+    r"not\s+any\s+more|ditch(?:ed|ing)?|dropped(?!\s+(?:by|in|off))|went\s+back\s+to|switched\s+back|"
+    r"(?:i'?m|i\s+am)\s+back\s+(?:to|on)|sold\s+(?:my|the|our))\b"
+    r"|还是.{0,12}吧|换|改(?!善|进|革)|搬|转到|转成|调到|调成|变成|不再|卖了|卖掉|弃用", re.I)
 
 
 def replaces(text: str) -> bool:
