@@ -1,7 +1,8 @@
 """Statements whose subject is not said (issue 18): Chinese drops the subject when it is
 the speaker ("最近爱上了爬山"), puts the thing first and says how it should be done ("合同请用
 PDF 发给我", "文档用 Markdown"), names the user's child without "我" ("娃在读二年级"), and
-asks to be reached or reminded on a recurring condition ("每次发版之前提醒我"). English
+asks to be reached or reminded on a recurring condition ("每次发版之前提醒我"); chat
+English drops "I" before what the speaker did or does ("started a pottery class"). English
 "I see a physio" is a statement, not "I see (what you mean)"; "I want you to … in your
 replies" is a standing wish, not a task now. What says how a thing behaves, asks for a
 task now, or thinks aloud stays out."""
@@ -32,6 +33,10 @@ def _kept(line: str) -> list[str]:
     ("I see a physio every Monday", "physio"),
     ("I want you to call me Sam in your replies", "Sam"),
     ("你可以叫我阿杰", "阿杰"),
+    ("今年在阳台种了辣椒", "辣椒"),
+    ("started a pottery class on Thursdays", "pottery"),
+    ("growing chillies on the windowsill this summer", "chillies"),
+    ("been learning Welsh on Duolingo", "Welsh"),
 ])
 def test_a_statement_with_its_subject_unsaid_is_read(line: str, word: str) -> None:
     kept = _kept(line)
@@ -46,6 +51,9 @@ def test_a_statement_with_its_subject_unsaid_is_read(line: str, word: str) -> No
     "写个总结",
     "今天用了一下午",
     "你可以帮我查一下吗",
+    "Running late, sorry",
+    "been thinking about the trip",
+    "started reading your answer",
 ])
 def test_what_is_not_a_standing_statement_stays_out(line: str) -> None:
     assert _kept(line) == []

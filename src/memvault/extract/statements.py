@@ -34,10 +34,20 @@ SELF_SUBJECT = any_of(
     r"\b(?:my|our)\s+(?:\w+\s+){0,2}(?:is|are|was|were|has|have)\b",
     r"(?:^|[，,；;：:])\s*(?:其实|对了|顺便说一下|顺便|补充一下|另外|还有|记一下|说一下|跟你说|"
     r"告诉你|哦|嗯|诶|对|是这样|现在|最近)?[，,：:]?\s*(?:我|我们|我家|咱们|咱|俺)",
-    # Chinese drops the subject when it is the speaker: "最近迷上了韩餐", "现在 10 点就睡"
-    r"(?:^|[，,；;：:])\s*(?:最近|现在|平时|一般|这阵子|这段时间|这几天|目前|如今|向来|从小)"
+    # Chinese drops the subject when it is the speaker: "最近迷上了韩餐", "现在 10 点就睡",
+    # "今年在阳台种了番茄"
+    # (not 每天: "每天都应该喝咖啡" is what an article says anyone should do)
+    r"(?:^|[，,；;：:])\s*(?:最近|现在|平时|一般|这阵子|这段时间|这几天|目前|如今|向来|从小|今年|"
+    r"这个月|这周)"
     r"[^，。！？,.!?：:]{0,6}?(?:迷上|爱上|喜欢|开始|习惯|改|换|吃|喝|看|听|玩|睡|起|住|学|练|"
-    r"跑|骑|戒)",
+    r"跑|骑|戒|种|养)",
+    # So does chat English, with a verb of what the speaker did or does: "started an
+    # audiobook on the side", "growing tomatoes on my balcony", "been living in VS Code"
+    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|finally\s+|recently\s+|also\s+)?"
+    r"(?:(?:have\s+|'ve\s+)?been\s+(?!(?:thinking|wondering|meaning|trying|going)\b)\w+ing|started|stopped|switched|moved|traded|bought|sold|"
+    r"adopted|joined|signed\s+up|took\s+up|picked\s+up|gave\s+up|quit|began|caved|"
+    r"(?:growing|learning|training|studying|living\s+in)\s+(?!(?:it|this|that|late|now|"
+    r"around|up)\b))\b(?![^.!?]*\byou(?:r)?\b)",
     # Chinese puts the topic first: "新海诚的片子我也挺爱看的", "早饭我一直都不吃"
     r"(?:我|我们|咱们|咱)[^，。！？,.!?：:]{0,4}?(?:爱|喜欢|讨厌|用|吃|喝|看|听|玩|去|会|要|想|"
     r"在|是|有|养|住|做|打|买|学|开|坐|穿|读|写|练|跑|骑|睡|起|戴|习惯|偏好|受不了)")
