@@ -33,7 +33,7 @@ from .store import ListFilter
 from .threadtopic import LINES, THREAD_MS, Line, named, thread_lines
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
-from .understand.discourse import corrects, marks_change, replaces, settles
+from .understand.discourse import changes_mind, corrects, marks_change, replaces, settles
 from .understand.relate import Thresholds
 from .understand.stance import core as stance_core
 from .understand.topics import topic_of
@@ -354,8 +354,15 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     # message changed, else what the conversation changed last ("changed my mind again:
     # Inverness"). Offered as a match: only a statement of change takes it.
     offered = list(continues or [])
-    if not offered and settles(c.source_text or c.content):
+    said = c.source_text or c.content
+    if not offered and settles(said):
         offered = _last_changed(eng, user, now)
+    elif not offered and changes_mind(said) and found and found[0].dense >= \
+            policy.thresholds.floor and _last_changed(eng, user, now) == [found[0].memory.id]:
+        # A change of mind whose closest memory is the one the conversation changed last
+        # (within three days): recency and meaning agree on what it goes on changing ("现在
+        # 迷上泰餐了" … "其实越南菜才是我最近的心头好").
+        offered = [found[0].memory.id]
     if not offered and thread:
         # A change whose own words match nothing: what the thread before it named ("trello
         # is getting messy…" / "went with Todoist").

@@ -37,17 +37,32 @@ SELF_SUBJECT = any_of(
     # Chinese drops the subject when it is the speaker: "最近迷上了韩餐", "现在 10 点就睡",
     # "今年在阳台种了番茄"
     # (not 每天: "每天都应该喝咖啡" is what an article says anyone should do)
-    r"(?:^|[，,；;：:])\s*(?:最近|现在|平时|一般|这阵子|这段时间|这几天|目前|如今|向来|从小|今年|"
-    r"这个月|这周)"
+    # (not 平时/一般: "平时多喝水对身体好" is advice; nor "…的人": "今年种番茄的人特别多")
+    r"(?:^|[，,；;：:])\s*(?:最近|现在|这阵子|这段时间|这几天|目前|如今|向来|从小|今年|"
+    r"这个月|这周)(?![^，。！？,.!?：:]*的人)"
     r"[^，。！？,.!?：:]{0,6}?(?:迷上|爱上|喜欢|开始|习惯|改|换|吃|喝|看|听|玩|睡|起|住|学|练|"
     r"跑|骑|戒|种|养)",
-    # So does chat English, with a verb of what the speaker did or does: "started an
-    # audiobook on the side", "growing tomatoes on my balcony", "been living in VS Code"
+    # So does chat English, for what the speaker has been doing: "been learning Welsh"
+    # (a verb of one event, "bought milk", "started raining", is read only as a possible
+    # change: _DID below)
+    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|also\s+)?(?:have\s+|'ve\s+)?been\s+"
+    r"(?!(?:thinking|wondering|meaning|trying)\b)\w+ing\b(?![^.!?]*\byou(?:r)?\b)",
+    # a habit begun or ended ("started doing yoga", "quit smoking", "stopped eating meat";
+    # not the weather, "started raining")
     rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|finally\s+|recently\s+|also\s+)?"
-    r"(?:(?:have\s+|'ve\s+)?been\s+(?!(?:thinking|wondering|meaning|trying|going)\b)\w+ing|started|stopped|switched|moved|traded|bought|sold|"
-    r"adopted|joined|signed\s+up|took\s+up|picked\s+up|gave\s+up|quit|began|caved|"
-    r"(?:growing|learning|training|studying|living\s+in)\s+(?!(?:it|this|that|late|now|"
-    r"around|up)\b))\b(?![^.!?]*\byou(?:r)?\b)",
+    r"(?:started|stopped|quit|gave\s+up|took\s+up|picked\s+up|began)\s+"
+    r"(?!(?:raining|snowing|pouring|getting|to)\b)\w+ing\b(?![^.!?]*\byou(?:r)?\b)",
+    # what the speaker did or does, with a word that says it lasts ("signed up for a
+    # Spanish class on Tuesdays", "living in Toronto these days", "learning Rust in my
+    # spare time"); "growing concerns about the budget" says nothing lasts
+    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|finally\s+|recently\s+|also\s+)?"
+    r"(?:started|stopped|switched|moved|bought|sold|adopted|joined|signed\s+up|took\s+up|"
+    r"picked\s+up|gave\s+up|quit|growing|learning|training|studying|living)\b"
+    r"(?![^.!?]*\b(?:you|your|is|are|was|were)\b)"
+    r"(?=[^.!?]*\b(?:every|each|daily|weekly|twice|once\s+a|a\s+(?:day|week|month)|"
+    r"on\s+\w+days|on\s+(?:weekends|weekdays)|completely|for\s+good|these\s+days|nowadays|"
+    r"in\s+my\s+spare\s+time|full[\s-]time|at\s+the\s+moment|since|this\s+(?:year|summer|"
+    r"spring|autumn|fall|winter|season|term|semester))\b)",
     # Chinese puts the topic first: "新海诚的片子我也挺爱看的", "早饭我一直都不吃"
     r"(?:我|我们|咱们|咱)[^，。！？,.!?：:]{0,4}?(?:爱|喜欢|讨厌|用|吃|喝|看|听|玩|去|会|要|想|"
     r"在|是|有|养|住|做|打|买|学|开|坐|穿|读|写|练|跑|骑|睡|起|戴|习惯|偏好|受不了)")
@@ -93,15 +108,16 @@ STANDING_IMPERATIVE = any_of(
     r"(?:发给我|给我发|提醒我|告诉我|通知我|推送给我|给我推送)",
     # How to reach or remind the user, on a condition that recurs: "开会前 10 分钟提醒我",
     # "有事用微信找我就行", "每个新订单都要通知我"
-    r"(?:有(?:事|问题|情况|消息|更新)|随时|每[个次天周月晚早]?|[前后]\s*\d+\s*分钟|之前|以后|今后|"
+    r"(?:有(?:事|问题|情况|消息|更新)|随时|每[个次天周月晚早]?|[前后]\s*\d+\s*分钟|以后|今后|"
     r"所有|一律)[^。！？]*?"
     r"(?:提醒我|通知我|告诉我|找我|联系我|发给我|给我发|发我)",
     # A thing, then how it should be done (topic first, no subject): "报表发 PDF 给我",
     # "通知请发邮件", "周报要用正式的书面语", "日历同步用 Outlook"
     # ("手机用久了就卡" says how a thing behaves; "把这个文件发给我" is a task now).
     r"^\s*(?!(?:你|您|他|她|它|有人|别人|大家))(?:(?![把这那])[\u4e00-\u9fff]){2,6}\s*"
-    r"(?:(?:请|要|都要|得|一律|统一)\s*(?:用|发|交|按)\s*[^，。！？]{1,16}?(?:给我|发我|格式|"
-    r"就行|就好|吧|$)|(?:用|发|按)\s*(?:[^，。！？]{0,8}?(?:给我|发我)|[A-Za-z][\w .-]*$))")
+    r"(?:(?:请|要|都要|得|一律|统一)\s*(?:用|发|交|按)(?!的|完)\s*[^，。！？]{1,16}?(?:给我|发我|格式|"
+    r"就行|就好|吧|$)|(?:用|发|按)(?!的|完)\s*(?:[^，。！？]{0,8}?(?:给我|发我)|"
+    r"[A-Za-z][A-Za-z0-9 .+#-]*$))")
 
 
 # For now, not from now on.
@@ -150,13 +166,23 @@ def open_statement(text: str) -> bool:
         return False
     if one_time(text) and not _FROM_NOW_ON.search(text):
         return False
-    if _SELF_ANYWHERE.search(text):
+    if _SELF_ANYWHERE.search(text) or _DID.search(text):
         return True
     if not OTHER_SUBJECT.search(text):
         return settles(text) or changes_mind(text)
     # A thing, not a person, said to change in so many words ("the gym is putting the
     # membership up", "the standup moved to 10"): it may be what a memory is about.
     return marks_change(text) and bool(_THING.search(text))
+
+
+# What the speaker did, "I" unsaid ("traded in the civic for a tesla", "started an audiobook
+# on the side"): one event as often as a lasting change ("bought milk on the way home",
+# "moved the meeting to 3pm"), so it is kept only if it changes a memory it matches.
+_DID = re.compile(
+    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|finally\s+|recently\s+|also\s+)?"
+    r"(?:started|stopped|switched|moved|traded|bought|sold|adopted|joined|signed\s+up|"
+    r"took\s+up|picked\s+up|gave\s+up|quit|began|caved|growing|learning)\b"
+    r"(?![^.!?]*\byou(?:r)?\b)", re.I)
 
 
 # A thing named with a determiner ("the gym", "this plan"), not a pronoun ("there are no
