@@ -254,3 +254,33 @@ def test_a_time_word_needs_more_closeness_than_a_replacement_and_no_word_of_keep
 def test_words_of_replacing_include_leaving_and_returning(line: str, says: bool) -> None:
     from memvault.understand.discourse import replaces
     assert replaces(line) is says
+
+
+DAY = 86_400_000
+
+
+@pytest.mark.parametrize("lines, last", [
+    (["I'm really into Korean food", "now I'm into Thai food",
+      "honestly Vietnamese dishes are my obsession lately"], "vietnamese"),
+    (["我喜欢吃韩餐", "现在迷上泰餐了", "其实越南菜才是我最近的心头好"], "越南菜"),
+])
+def test_a_change_goes_on_changing_what_was_changed_last_when_it_is_also_the_closest(
+        clocked_vault: Vault, clock: Any, lines: list[str], last: str) -> None:
+    outs = []
+    for line in lines:
+        clock.advance(DAY)
+        outs += observe(clocked_vault, line).outcomes
+    (m,) = live(clocked_vault)  # one memory, at its third version
+    assert m.version == 3 and last in m.content.casefold()
+    assert [o.action for o in outs] == ["added", "updated", "updated"]
+
+
+def test_what_was_changed_last_is_not_taken_by_a_change_about_something_else(
+        clocked_vault: Vault, clock: Any) -> None:
+    for line in ["我喜欢吃韩餐", "我的车是丰田", "现在迷上泰餐了"]:
+        clock.advance(DAY)
+        observe(clocked_vault, line)
+    food = next(m for m in live(clocked_vault) if "泰餐" in m.content)
+    clock.advance(DAY)
+    observe(clocked_vault, "其实最近更喜欢开电动车")
+    assert clocked_vault.get(ME, food.id).version == 2
