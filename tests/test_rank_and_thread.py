@@ -284,3 +284,20 @@ def test_what_was_changed_last_is_not_taken_by_a_change_about_something_else(
     clock.advance(DAY)
     observe(clocked_vault, "其实最近更喜欢开电动车")
     assert clocked_vault.get(ME, food.id).version == 2
+
+
+@pytest.mark.parametrize("line, may", [
+    ("If the iPhone gets cheaper I might switch to it", True),
+    ("如果华为出新款，我就换华为", True),
+    ("thinking of moving to Leeds", True),
+    # a polite frame or a frequency is not a condition
+    ("I would like replies in French from now on", False),
+    ("if possible, reply in French from now on", False),
+    ("I swim once a week now", False),
+    ("如果可以的话以后用英文回复", False),
+    ("如果方便，以后周一发", False),
+])
+def test_what_may_hold_is_a_condition_or_a_possibility_not_a_polite_frame(
+        line: str, may: bool) -> None:
+    from memvault.understand.discourse import supposes
+    assert supposes(line) is may

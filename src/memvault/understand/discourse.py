@@ -271,11 +271,15 @@ def _named(text: str) -> str:
 # What may hold, not what holds: a condition ("if the iPhone gets cheaper…", "如果华为出新款，
 # 我就换华为") or a possibility ("I might switch", "我可能会搬去上海"). Such a line says
 # nothing has changed yet.
+# Not a polite frame ("if possible", "如果可以的话", "I would like…", "could you…"), nor a
+# frequency ("once a week").
 _SUPPOSES = re.compile(
-    r"\b(?:if|unless|in\s+case|once|might|may\s+(?:be\s+)?(?:switch|move|change|go|get|"
-    r"start|stop|try)|could|would|thinking\s+(?:of|about)|considering|planning\s+to|"
-    r"plan\s+to|hoping\s+to|want\s+to\s+try)\b"
-    r"|如果|要是|假如|假设|万一|的话|可能|也许|或许|说不定|打算|考虑|想要?换|想要?搬", re.I)
+    r"\b(?:if(?!\s+(?:possible|you\s+(?:can|could|don'?t\s+mind)|that'?s\s+(?:ok|okay|"
+    r"alright|fine)|so))|unless|in\s+case|might|may\s+(?:be\s+)?(?:switch|move|change|go|get|"
+    r"start|stop|try)|thinking\s+(?:of|about)|considering|planning\s+to|plan\s+to|"
+    r"hoping\s+to|want\s+to\s+try)\b"
+    r"|如果(?!可以|方便|可能的话)|要是(?!可以|方便)|假如|假设|万一|(?<!可以)(?<!方便)(?<!可能)的话|"
+    r"可能(?!的话)|也许|或许|说不定|打算|考虑|想要?换|想要?搬", re.I)
 
 
 def supposes(text: str) -> bool:

@@ -94,10 +94,8 @@ class Thresholds:
     second: float = 0.15
     lead: float = 0.1
     floor: float = 0.25
-    # A change whose memory only its rank names is applied (True) or staged for a person
-    # (False). Measured on the generalisation set's development half: applying fixed 17
-    # cases and overwrote one (a budget said again as 三千 for 3000); with 20 unrelated
-    # memories per user, it overwrote none that staging did not.
+    # A change whose memory only its rank names, and that memory plainly close (`match`):
+    # applied (True) or staged for a person (False). Below `match` it is always staged.
     apply_ranked: bool = True
 
 
