@@ -85,3 +85,16 @@ def test_a_statement_beside_a_question_is_read_without_it(line: str, kept: str,
 ])
 def test_what_the_mood_rules_must_leave_alone(line: str, word: str) -> None:
     assert any(word.lower() in c.lower() for c in _read(line)), _read(line)
+
+
+@pytest.mark.parametrize("line, kept", [
+    ("要是公司离家近一点，我肯定每天走路上班", False),
+    ("以后要是换了大房子，我想养一只金毛", False),
+    ("要是那家健身房便宜点我就办卡了，可惜太贵", False),
+    # a condition on what the assistant should do, or a habit, is kept
+    ("如果我没回消息，就打我电话", True),
+    ("如果加班，我就不吃晚饭", True),
+])
+def test_a_chinese_condition_with_what_the_speaker_would_do_is_imagined(
+        line: str, kept: bool) -> None:
+    assert bool(_read(line)) is kept

@@ -161,6 +161,15 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"\w+en)\b", r"\b(?:would|could|might)'?ve\b",
                       r"\b(?:I|we)\s+wish\s+(?:I|we)\b",
                       r"下辈子|要不是|(?:要是|如果|假如)[^。！？]{0,20}就好了",
+                      # a condition with what the speaker would then surely or gladly do
+                      # ("要是住得近一点，我肯定天天骑车上班", "以后要是…买了房，我想养几只鸡"), or
+                      # would have done ("要是利率高点我就转过去了，可惜没有"); not a condition
+                      # on what the assistant should do ("如果我没回消息，就打我电话"), nor a
+                      # habit ("如果加班，我就不吃晚饭")
+                      r"(?:如果|要是|假如|万一)(?!可以|方便)(?![^。！？]*(?:你|给我|叫我|提醒我|"
+                      r"告诉我|通知我|打我|发我|找我))[^。！？]{1,24}?(?:(?:我|那我|[，,\s])\s*)"
+                      r"(?:肯定|一定|准|大概|估计|想|可能)",
+                      r"(?:如果|要是|假如)[^。！？]{1,24}?就[^。！？]{0,12}了[，,\s]*(?:可惜|但是?|不过)",
                       r"\bday\s*dream\w*|\bfantasi[sz]\w*|\bdream(?:s|ing)?\s+(?:of|about)\b|"
                       r"\bpart\s+of\s+me\s+(?:wants|wishes|thinks)\b|幻想|白日梦|做梦都想")
 ONCE = any_of(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
