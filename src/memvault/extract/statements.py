@@ -25,6 +25,8 @@ from .cues import any_of
 _OPENER_EN = (r"(?:oh|btw|fyi|also|and|so|well|ok|okay|honestly|actually|anyway|plus|"
               r"just\s+so\s+you\s+know|for\s+the\s+record|note\s+that|remember\s+that|"
               r"by\s+the\s+way|heads\s+up|for\s+context|quick\s+note)")
+# The start of a sentence whose "I" chat English leaves out: "oh finally started…"
+_LEAD_EN = rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|finally\s+|recently\s+|also\s+)?"
 SELF_SUBJECT = any_of(
     # "I"/"we" as the subject, anywhere in the sentence ("For diagrams I also use …")
     r"\b(?:I|I'm|I've|I'd|I'll|Im|we|we're|we've|we'd)\b(?!['’]\w)|\bi'm\b",
@@ -49,13 +51,13 @@ SELF_SUBJECT = any_of(
     r"(?!(?:thinking|wondering|meaning|trying)\b)\w+ing\b(?![^.!?]*\byou(?:r)?\b)",
     # a habit begun or ended ("started doing yoga", "quit smoking", "stopped eating meat";
     # not the weather, "started raining")
-    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|finally\s+|recently\s+|also\s+)?"
+    _LEAD_EN +
     r"(?:started|stopped|quit|gave\s+up|took\s+up|picked\s+up|began)\s+"
     r"(?!(?:raining|snowing|pouring|getting|to)\b)\w+ing\b(?![^.!?]*\byou(?:r)?\b)",
     # what the speaker did or does, with a word that says it lasts ("signed up for a
     # Spanish class on Tuesdays", "living in Toronto these days", "learning Rust in my
     # spare time"); "growing concerns about the budget" says nothing lasts
-    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|finally\s+|recently\s+|also\s+)?"
+    _LEAD_EN +
     r"(?:started|stopped|switched|moved|bought|sold|adopted|joined|signed\s+up|took\s+up|"
     r"picked\s+up|gave\s+up|quit|growing|learning|training|studying|living)\b"
     r"(?![^.!?]*\b(?:you|your|is|are|was|were)\b)"
@@ -179,7 +181,7 @@ def open_statement(text: str) -> bool:
 # on the side"): one event as often as a lasting change ("bought milk on the way home",
 # "moved the meeting to 3pm"), so it is kept only if it changes a memory it matches.
 _DID = re.compile(
-    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|finally\s+|recently\s+|also\s+)?"
+    _LEAD_EN +
     r"(?:started|stopped|switched|moved|traded|bought|sold|adopted|joined|signed\s+up|"
     r"took\s+up|picked\s+up|gave\s+up|quit|began|caved|growing|learning)\b"
     r"(?![^.!?]*\byou(?:r)?\b)", re.I)
