@@ -301,3 +301,65 @@ def test_what_may_hold_is_a_condition_or_a_possibility_not_a_polite_frame(
         line: str, may: bool) -> None:
     from memvault.understand.discourse import supposes
     assert supposes(line) is may
+
+
+# (the memory, a change staged against it by rank, a later change that names the staged
+# change's new thing, a word of the final value)
+GOES_ON = [
+    ("I bank with Lloyds", "moved my savings over to a Revolut account",
+     "Revolut froze my card twice, so everything sits at Monzo now", "monzo"),
+    ("我平时用支付宝付钱", "现在改用微信了", "微信老是限额，后来又换成云闪付了", "云闪付"),
+]
+DAY = 86_400_000
+
+
+@pytest.mark.parametrize("meant, first, then, final", GOES_ON, ids=["en", "zh"])
+def test_a_change_that_goes_on_from_a_staged_one_changes_its_memory(
+        make_vault: Callable[..., Vault], clock: Any, meant: str, first: str, then: str,
+        final: str) -> None:
+    """The second line names what the staged change moved to: the thread is about the
+    memory that change was staged against, so the final choice is applied there (the
+    user tied it in their own words, even where guesses by rank are staged) and the
+    staged change, now out of date, is rejected with the reason."""
+    vault = make_vault(clock=clock, strategy=Strategy.model_validate(
+        {"write": {"matching": {"apply_ranked": False}}}))
+    target = stored(vault, meant)
+    rest = [stored(vault, t) for t in (OTHER_EN if meant.isascii() else OTHER_ZH)]
+    clock.advance(DAY)
+    (o,) = observe(vault, first).outcomes
+    assert (o.action, o.reasons) == ("stage", ["ranked_target"])
+    staged = o.memory_id
+    clock.advance(DAY)
+    (o,) = observe(vault, then).outcomes
+    assert (o.action, o.memory_id) == ("updated", target)
+    m = vault.get(ME, target)
+    assert m.version == 2 and final in m.content.casefold()
+    assert vault.review_list(ME) == []
+    gone = vault.get(ME, staged)
+    assert gone.status == "rejected"
+    (last,) = [r for r in vault.history(ME, staged) if r.to_version == gone.version]
+    assert f"{target} changed again" in (last.reason or "")
+    assert all(vault.get(ME, i).version == 1 for i in rest)
+
+
+def test_a_staged_change_is_gone_on_from_only_by_a_line_naming_its_new_thing_in_time(
+        make_vault: Callable[..., Vault], clock: Any) -> None:
+    vault = make_vault(clock=clock, strategy=Strategy.model_validate(
+        {"write": {"matching": {"apply_ranked": False}}}))
+    target = stored(vault, "I bank with Lloyds")
+    climbing = stored(vault, "I go climbing on Sundays")
+    for t in OTHER_EN[:1] + OTHER_EN[2:]:
+        stored(vault, t)
+    (o,) = observe(vault, "moved my savings over to a Revolut account").outcomes
+    assert o.action == "stage"
+    # A change about something else takes neither the staged change nor its memory.
+    clock.advance(DAY)
+    observe(vault, "switched my climbing to Saturdays")
+    assert vault.get(ME, climbing).version == 2
+    assert vault.get(ME, target).version == 1
+    assert [p.id for p in vault.review_list(ME)] == [o.memory_id]
+    # Four days on, the staged change is no longer the thread's.
+    clock.advance(4 * DAY)
+    observe(vault, "Revolut froze my card twice, so everything sits at Monzo now")
+    assert vault.get(ME, target).version == 1
+    assert o.memory_id in [p.id for p in vault.review_list(ME)]

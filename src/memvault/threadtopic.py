@@ -20,7 +20,7 @@ from typing import Any
 from .understand.relate import Thresholds, shares_words
 
 # How long a conversation stays one thread (the window of "what the conversation
-# changed last", writepath.LAST_CHANGE_MS, too).
+# changed last", threadlinks.LAST_CHANGE_MS, too).
 THREAD_MS = 3 * 86_400_000
 # The messages read back: the one just before, and the one before it.
 LINES = 2

@@ -21,16 +21,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from . import agentpolicy, gate
+from . import agentpolicy, gate, threadlinks
 from . import validate as v
 from .engine import Engine
 from .errors import ConflictError, ValidationError
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
-from .reads.related import NOT_MATCHED
 from .safety.pii import hidden_kinds, redact, sensitive_values
 from .store import ListFilter
-from .threadtopic import LINES, THREAD_MS, Line, named, thread_lines
+from .threadtopic import Line, thread_lines
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
 from .understand.discourse import changes_mind, corrects, marks_change, replaces, settles
@@ -175,7 +174,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             # A replacement or a decision ("went with…", "定了"): what the conversation
             # named before this line may be what it replaces (threadtopic.py).
             if stored is None:
-                stored = _stored_lines(eng, sc, result.turns)
+                stored = threadlinks.stored_lines(eng, sc, result.turns)
             at = result.turns.index(turn) if turn in result.turns else len(msgs)
             lines = thread_lines([(result.turns[i], m.content) for i, m in
                                   enumerate(msgs[:at]) if m.role == "user"], stored)
@@ -356,19 +355,26 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     offered = list(continues or [])
     said = c.source_text or c.content
     if not offered and settles(said):
-        offered = _last_changed(eng, user, now)
+        offered = threadlinks.last_changed(eng, user, now)
     elif not offered and changes_mind(said) and found and found[0].dense >= \
-            policy.thresholds.floor and _last_changed(eng, user, now) == [found[0].memory.id]:
+            policy.thresholds.floor and \
+            threadlinks.last_changed(eng, user, now) == [found[0].memory.id]:
         # A change of mind whose closest memory is the one the conversation changed last
         # (within three days): recency and meaning agree on what it goes on changing ("现在
         # 迷上泰餐了" … "其实越南菜才是我最近的心头好").
         offered = [found[0].memory.id]
+    followed: list[str] = []
+    if not offered and changes_mind(said):
+        # Going on with a change still waiting for review ("我换到语雀了", staged against
+        # "我记笔记用印象笔记", then "语雀要收费了，又换成了飞书文档"): the line names the new
+        # thing of that change, so it is about the memory that change was staged against.
+        offered, followed = threadlinks.continued(eng, user, now, said, found, policy.thresholds)
     if not offered and thread:
         # A change whose own words match nothing: what the thread before it named ("trello
         # is getting messy…" / "went with Todoist").
         mine = [r for r in found if r.score >= policy.thresholds.match]
         if not mine:
-            offered = _named_in(eng, sc, thread, policy.thresholds)
+            offered = threadlinks.named_in(eng, sc, thread, policy.thresholds)
     if getattr(c, "intent_target", None):
         # What the extractor's own reading named (an LLM's: checked against what the
         # lookup offered it): read again inside the user's scope, like every match.
@@ -439,6 +445,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
             if d.action == gate.Action.UPDATE and target is not None:
                 m = eng.writes.update_in(tx, target, req, vectors, actor=actor, reason=why,
                                          trigger_text=screened.source_text)
+                if target.id in offered:
+                    threadlinks.overtake(eng, tx, user, followed, m, now, actor)
                 return Outcome("updated", reasons, d.content, m.id, m.version, d.message)
             r = eng.writes.remember_in(tx, req, vectors, actor=actor, reason=why,
                                        trigger_text=screened.source_text, trace_id=None,
@@ -492,39 +500,6 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                                                                 extra.get("turn_id")))
                 return Outcome("noop", reasons, d.content, kept.id, kept.version, d.message)
         return Outcome(d.action.value, reasons, d.content, d.target_id, None, d.message)
-
-
-# How long "what the conversation changed last" stays the thing a settling line is about.
-LAST_CHANGE_MS = 3 * 86_400_000
-
-
-def _last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
-    """The user's statement changed most recently (within LAST_CHANGE_MS), if any."""
-    for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value, limit=200)):
-        if m.updated_at < now - LAST_CHANGE_MS:
-            break
-        if m.kind not in NOT_MATCHED and m.version > 1:
-            return [m.id]
-    return []
-
-
-def _stored_lines(eng: Engine, sc: Scope, skip: list[str]) -> list[Line]:
-    """The user's turns in `sc` stored before this call (not `skip`), latest first,
-    within threadtopic.THREAD_MS."""
-    turns = eng.reads.list(sc, ListFilter(kind=Kind.TURN.value,
-                                          since=eng.core.clock() - THREAD_MS,
-                                          limit=4 * LINES))
-    return [(t.id, t.content) for t in turns if t.id not in skip
-            and t.metadata.get("role") == "user"][:LINES]
-
-
-def _named_in(eng: Engine, sc: Scope, lines: list[Line], t: Thresholds) -> list[str]:
-    """The memory the thread's latest line that names one names (threadtopic.named)."""
-    vectors = eng.core.vectors([text for _, text in lines])
-    for (turn, line), vec in zip(lines, vectors, strict=True):
-        if (mid := named(turn, line, eng.reads.related(sc, line, vec), t)) is not None:
-            return [mid]
-    return []
 
 
 def _said(c: Any, source_text: str | None) -> str | None:

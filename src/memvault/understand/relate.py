@@ -225,14 +225,17 @@ def shares_words(a: str, b: str) -> bool:
     """Do the two statements name a thing in common: a specific content word of their
     cores (not a stance or a change marker, not a lone Chinese character such as 卡,
     which is a card in one sentence and lag in another)?"""
-    def specific(text: str) -> set[str]:
-        return {w for w in content_words(beyond_change(core(text) or text), grams=True)
-                if len(w) >= (2 if w[0] >= "\u2e80" else 3)}
-    x, y = specific(a) | _joined(a), specific(b) | _joined(b)
+    x, y = named_words(a), named_words(b)
     # A clipped word names the same thing ("temps" / "temperatures", "meds" / "medication").
     return bool(x & y) or any(
         len(short) >= 4 and long_.startswith(short) for u in x for v in y
         if u[0] < "\u2e80" for short, long_ in (sorted((u, v), key=len),))
+
+
+def named_words(text: str) -> set[str]:
+    """The specific words a statement names things by (what `shares_words` compares)."""
+    return {w for w in content_words(beyond_change(core(text) or text), grams=True)
+            if len(w) >= (2 if w[0] >= "\u2e80" else 3)} | _joined(text)
 
 
 def _joined(text: str) -> set[str]:

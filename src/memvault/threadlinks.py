@@ -1,0 +1,103 @@
+"""Which memory a change of mind goes on changing, when its own words do not say it.
+
+A conversation changes one thing over several lines: "我换到语雀了" … "语雀要收费了，又换成
+了飞书文档"; "trello is getting messy…" … "went with Todoist"; "changed my mind again:
+Inverness". The write path (writepath.py) asks here, before the gate decides, for the
+memory such a line is tied to, and offers it as a linked match (understand/relate.py:
+only a statement of change takes it):
+
+- `last_changed`: the user's memory the conversation changed last (LAST_CHANGE_MS);
+- `continued`: the memory a change still waiting for review was staged against, when
+  the line names that change's new thing; `overtake` then rejects the staged change once
+  the later one is applied, so approving it cannot put back a value the user left;
+- `stored_lines` and `named_in`: what the thread's earlier lines named (threadtopic.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .engine import Engine
+from .model import Kind, Memory, Op, Scope, Status
+from .reads.related import NOT_MATCHED
+from .store import ListFilter
+from .threadtopic import LINES, THREAD_MS, Line, named
+from .understand.relate import Thresholds, named_words
+
+# How long "what the conversation changed last" stays the thing a settling line is about.
+LAST_CHANGE_MS = 3 * 86_400_000
+
+
+def last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
+    """The user's statement changed most recently (within LAST_CHANGE_MS), if any."""
+    for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value, limit=200)):
+        if m.updated_at < now - LAST_CHANGE_MS:
+            break
+        if m.kind not in NOT_MATCHED and m.version > 1:
+            return [m.id]
+    return []
+
+
+def continued(eng: Engine, user: Scope, now: int, said: str, found: list[Any],
+               t: Thresholds) -> tuple[list[str], list[str]]:
+    """The memory a change goes on changing when it names the new thing of a change
+    staged against that memory (within LAST_CHANGE_MS), and those staged changes: ([], [])
+    when none, or when the line plainly matches another memory."""
+    mine = named_words(said)
+    if not mine:
+        return [], []
+    target, pending = None, []
+    for p in eng.reads.list(user, ListFilter(status=Status.PENDING.value,
+                                             since=now - LAST_CHANGE_MS, limit=50)):
+        rec = p.metadata.get("review") or {}
+        aim = rec.get("target_id")
+        if not aim or rec.get("retract") or aim != (target or aim):
+            continue
+        goal = eng.reads.get(user, aim)
+        if goal is None or goal.status != Status.ACTIVE:
+            continue
+        # The words of the staged change that its target does not say: its new thing.
+        new = named_words(p.source_text or p.content) - named_words(goal.content) \
+            - named_words(goal.source_text or "")
+        if mine & new:
+            target = aim
+            pending.append(p.id)
+    if target is None or any(r.memory.id != target and r.score >= t.match for r in found):
+        return [], []
+    return [target], pending
+
+
+def overtake(eng: Engine, tx: Any, user: Scope, pending: list[str], into: Memory,
+              now: int, actor: str | None) -> None:
+    """Staged changes that a later change of the same memory went past are rejected, with
+    the reason: approving one would put back a value the user has moved on from."""
+    for pid in pending:
+        p = tx.get(user, pid, for_update=True)
+        if p is None or p.status != Status.PENDING:
+            continue
+        done = replace(p, status=Status.REJECTED.value, version=p.version + 1,
+                       updated_at=max(now, p.updated_at))
+        eng.writes.write_version(tx, done, Op.REJECT, p.version, terms=None, vectors=None,
+                                 actor=actor, trigger_text=None,
+                                 reason=f"overtaken: {into.id} changed again to "
+                                        f"version {into.version}")
+
+
+def stored_lines(eng: Engine, sc: Scope, skip: list[str]) -> list[Line]:
+    """The user's turns in `sc` stored before this call (not `skip`), latest first,
+    within threadtopic.THREAD_MS."""
+    turns = eng.reads.list(sc, ListFilter(kind=Kind.TURN.value,
+                                          since=eng.core.clock() - THREAD_MS,
+                                          limit=4 * LINES))
+    return [(t.id, t.content) for t in turns if t.id not in skip
+            and t.metadata.get("role") == "user"][:LINES]
+
+
+def named_in(eng: Engine, sc: Scope, lines: list[Line], t: Thresholds) -> list[str]:
+    """The memory the thread's latest line that names one names (threadtopic.named)."""
+    vectors = eng.core.vectors([text for _, text in lines])
+    for (turn, line), vec in zip(lines, vectors, strict=True):
+        if (mid := named(turn, line, eng.reads.related(sc, line, vec), t)) is not None:
+            return [mid]
+    return []
