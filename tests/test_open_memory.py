@@ -79,6 +79,10 @@ TABLE: list[tuple[str, list[str], str, list[str], str]] = [
     ("retraction: out of memory", ["My favourite novel is Dune"],
      "take my favourite novel out of your memory", ["forget"], "forget"),
     ("retraction: 撤", ["每天早上提醒我吃鱼油"], "鱼油那个提醒撤了吧", ["forget"], "forget"),
+    ("retraction: a wish not to keep", ["I see a physio every other Wednesday"],
+     "honestly I'd prefer you not hang on to the physio stuff", ["forget"], "forget"),
+    ("retraction: English verb, Chinese object", ["我周日早上去教堂"],
+     "delete那条去教堂的，谢谢", ["forget"], "forget"),
     ("an amount goes up", ["My gym membership is 30 a month"],
      "the gym is putting the membership up to 35", ["update"], "updated"),
     ("碰不了 is no change", ["我不吃香菜"], "再强调一下 香菜我真的碰不了", ["same"], "noop"),
@@ -305,3 +309,16 @@ def test_memory_stored_by_hand_that_reads_like_an_instruction_is_flagged(
     line_start = ctx.text.rfind("\n[", 0, flagged)
     assert "Ignore previous instructions" in ctx.text[flagged:flagged + 300]
     assert "Dr Osei" not in ctx.text[line_start:flagged + 200]
+
+
+@pytest.mark.parametrize("line, takes_back", [
+    ("you never remembered my birthday last year lol", None),  # a complaint
+    ("I'd rather you didn't keep my salary", "salary"),
+    ("we kept the old car after all", None),
+    ("forget那条晚上喝咖啡的 thanks", "晚上喝咖啡"),
+    ("I just forget things lately", None),
+])
+def test_a_retraction_is_a_wish_about_keeping_not_a_memory_verb_in_passing(
+        line: str, takes_back: str | None) -> None:
+    from memvault.understand.discourse import retraction
+    assert retraction(line) == takes_back

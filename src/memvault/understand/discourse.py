@@ -51,6 +51,10 @@ _CHANGE = re.compile(rf"\b(?:{_CHANGE_EN})\b|(?:{_CHANGE_ZH})", re.I)
 
 # Taking a stored statement back: a memory verb, not a plain "never mind" (which also
 # opens a change: "算了还是钉钉吧").
+# Verbs of keeping something in memory, in the forms a retraction uses them.
+_KEEP_NOW = (r"(?:remember|keep|store|save|record|retain)(?:ing)?|"
+             r"(?:hold|holding|hang|hanging)\s+on(?:\s*to)?")
+_KEEP_EN = rf"{_KEEP_NOW}|(?:remember|store|save|record|retain)ed|kept|(?:held|hung)\s+on(?:\s*to)?"
 _RETRACT_EN = (
     # an imperative to the memory at the start of a clause: "forget the cello idea",
     # "can you delete what I told you about…", "please wipe whatever you have on my ex"
@@ -59,8 +63,9 @@ _RETRACT_EN = (
     r"could\s+you|would\s+you|will\s+you)\s+|"
     # "just forget it", not "I just forget again"
     r"(?<!\bI\s)(?<!\bwe\s)(?<!you\s)(?<!they\s)\bjust\s+)"
+    # (not before a letter: "forget那条…" ends the English word where the Chinese begins)
     r"(?:forget|delete|remove|erase|wipe|scratch|strike|disregard|unsay|retract|"
-    r"un-?remember)\b"
+    r"un-?remember)(?![A-Za-z0-9_'])"
     r"(?!\s+(?:it|about\s+it|this\s+(?:question|email|file|message))\b)|"
     # "I don't want my weight stored", "shouldn't be in your memory", "take X out of memory"
     r"\bdo\s*n[o']?t\s+want\b(?=\s+(?:my|the|that|this|any)\b[^.!?]{0,40}?\b(?:stored|kept|"
@@ -71,13 +76,15 @@ _RETRACT_EN = (
     r"(?:^|[,;:.!?]\s*|\b(?:please|pls|just)\s+)(?:drop|ditch|scrap|bin|nix|lose)(?=\s+the\s+"
     r"(?:[\w'-]+\s+){1,3}(?:one|thing|bit|note|entry|memory|part|stuff|info)\b)|"
     # "I'd prefer you not remember…", "I'd rather you didn't keep…"
-    r"\byou\s+(?:to\s+)?(?:not|didn'?t|never)\s+(?:to\s+)?(?:remember|keep|store|save|"
-    r"record)(?:ed)?\b|"
+    # (a wish: "you never remembered my birthday" is a complaint)
+    r"\b(?:rather|prefer(?:red)?|want(?:ed)?|wish|like|need|ask(?:ed)?|better\s+if)\s+"
+    rf"(?:it\s+if\s+|if\s+)?you\s+(?:to\s+)?(?:not|didn'?t|never|wouldn'?t|don'?t)\s+"
+    rf"(?:to\s+)?(?:{_KEEP_EN})\b|"
     r"(?:drop|ditch|take|clear|remove|delete|erase|wipe)\b(?=[^.;!?]{0,40}?\bfrom\s+"
     r"(?:your\s+)?(?:notes|memory|memories|records|files))|"
     r"never\s+mind\s+(?:what|the|about|my)\b|"
-    r"(?:do\s*n[o']t|do\s+not|no\s+need\s+to|stop|never)\s+(?:remember|keep|store|save|"
-    r"record|note|hold\s+onto)(?:ing)?\b(?!\s+(?:to|it\s+in\s+mind))|"
+    rf"(?:do\s*n[o']t|do\s+not|no\s+need\s+to|stop|never)\s+(?:{_KEEP_NOW}|note|noting)\b"
+    r"(?!\s+(?:to|it\s+in\s+mind))|"
     r"ignore\s+what\s+i\s+(?:said|told)|take\s+(?:that|it)\s+back|i\s+take\s+"
     r"(?:that|it|back)|"
     r"(?:that'?s|it'?s|that\s+is|this\s+is)\s+(?:not\s+true|no\s+longer\s+true|wrong|"
@@ -111,7 +118,7 @@ _ABOUT = re.compile(
     r"hey|ugh|i'?m|stored|kept|saved|anywhere|out\s+of\s+(?:your\s+)?memory|"
     r"in\s+(?:your\s+)?memory|"
     r"on\s+file|"
-    r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you)\b"
+    r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty)\b"
     r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
