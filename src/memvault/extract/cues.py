@@ -364,6 +364,9 @@ NEG = any_of(
 # "短信通知就不要了": the negation follows the value in Chinese.
 NEG_AFTER = any_of(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订|"
                    + _NOT_READ + r"|别(?:再)?发)",
+                   # the value, then the user not handling it: "电话我基本不接", "邮件从来不回"
+                   r"^\s*(?:我|也|都)?(?:基本|从来|一般|平时|几乎|根本|很少)?(?:都|也)?"
+                   r"(?:不|没|很少)(?:怎么)?(?:接|回|看|用|听|读|收|查|开)",
                    r"^\s*(?:is|are)?\s*not\b")
 # "所有通知都关了吧": the universal word first, then the negation
 ANY_THEN_OFF = any_of(r"(?:所有|全部|一切|任何)的?(?:通知|提醒|消息|推送)[^，。,.]{0,4}?(?:都|全)"

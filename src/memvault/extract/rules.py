@@ -239,6 +239,13 @@ class RuleExtractor:
                                  for c in CLAUSE.split(body)):
             wish = False
         decisions = self._decide(body, matches) if wish else []
+        if decisions and all(d.value is None for d in decisions) \
+                and _replaced_in_words(body, matches):
+            # "I quit keto, I'm doing Mediterranean now", "我不吃素了，现在荤素都吃": the
+            # value given up, and what holds now in words no slot value names. The whole
+            # sentence is the statement (the gate matches it by meaning); the slot's
+            # negation alone would lose the half that says what the user does now.
+            decisions = []
         third = THIRD.match(body)
         # Any topic: the user speaking of themselves now, or asking how things should
         # be done from now on (statements.py), unless it only complains.
@@ -514,6 +521,19 @@ _CONDITION = re.compile(r"\s*(?:if|when|whenever|unless|once|as\s+soon\s+as|in\s
 # agreement, the clause before it says what is wanted.
 _TAG = re.compile(r"[，,]?\s*(?:好不好|行不行|可不可以|好吗|行吗|可以吗|成吗|行么|好么)"
                   r"\s*[呀啊嘛吧哈]*\s*[?？]?\s*$")
+
+
+def _replaced_in_words(body: str, matches: list[SlotMatch]) -> bool:
+    """Does a clause of `body` that names no slot value say what holds now ("I'm doing
+    Mediterranean now", "现在荤素都吃")?"""
+    at = 0
+    for part in CLAUSE.split(body):
+        start = body.find(part, at)
+        at = start + len(part)
+        if part.strip() and NOW.search(part) and is_statement(part) \
+                and not any(start <= m.start < at for m in matches):
+            return True
+    return False
 
 
 def _tag_request(body: str) -> bool:

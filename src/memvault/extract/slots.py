@@ -150,7 +150,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
                        "de": "德语", "es": "西班牙语"},
                 "en": {"zh": "Chinese", "en": "English", "ja": "Japanese", "ko": "Korean",
                        "fr": "French", "de": "German", "es": "Spanish"}},
-        templates={"en": "The user wants replies in {value}", "zh": "用户希望用{value}回复"}),
+        templates={"en": "The user wants replies in {value}", "zh": "用户希望用{value}回复",
+                   "en:negative": "The user does not want replies in {replaces}",
+                   "zh:negative": "用户不希望用{replaces}回复"}),
     SlotSpec(
         "reply.verbosity", "how long and detailed replies should be",
         values={"concise": ("简洁", "简短", "简明", "简单点", "短一点", "少废话", "言简意赅",
@@ -169,7 +171,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
         needs_cue=True,
         labels={"zh": {"concise": "简洁", "detailed": "详细"},
                 "en": {"concise": "concise", "detailed": "detailed"}},
-        templates={"en": "The user prefers {value} answers", "zh": "用户希望回答{value}"},
+        templates={"en": "The user prefers {value} answers", "zh": "用户希望回答{value}",
+                   "en:negative": "The user does not want {replaces} answers",
+                   "zh:negative": "用户不希望回答{replaces}"},
         clashes={"concise": (("reply.background", "first"),)}),
     SlotSpec(
         "reply.background", "whether answers should explain the background first",
@@ -179,7 +183,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
               "walk me through", "cover", "include"),
         needs_cue=True,
         labels={"zh": {"first": "先解释背景"}, "en": {"first": "explain the background first"}},
-        templates={"en": "The user wants answers to {value}", "zh": "用户希望回答{value}"},
+        templates={"en": "The user wants answers to {value}", "zh": "用户希望回答{value}",
+                   "en:negative": "The user does not want answers to {replaces}",
+                   "zh:negative": "用户不希望回答{replaces}"},
         clashes={"first": (("reply.verbosity", "concise"),)}),
     SlotSpec(
         "user.location", "where the user lives", kind=Kind.PROFILE.value,
@@ -209,7 +215,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
             rf"(?P<value>{_EN_PLACE})",
         ),
         parse=parse_place, transient=False,
-        templates={"en": "The user lives in {value}", "zh": "用户住在{value}"}),
+        templates={"en": "The user lives in {value}", "zh": "用户住在{value}",
+                   "en:negative": "The user no longer lives in {replaces}",
+                   "zh:negative": "用户已不住在{replaces}"}),
     SlotSpec(
         "user.name", "what the user is called", kind=Kind.PROFILE.value,
         patterns=(r"我(?:的名字)?叫(?![了过]|外卖|车|醒|人|餐)(?:做)?\s*"
@@ -220,7 +228,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
                   r"\bmy name(?: is|'s|’s)\s+(?P<value>(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}))",
                   r"\bcall me\s+(?P<value>(?-i:[A-Z][\w'-]*))"),
         parse=parse_name, transient=False,
-        templates={"en": "The user's name is {value}", "zh": "用户叫{value}"}),
+        templates={"en": "The user's name is {value}", "zh": "用户叫{value}",
+                   "en:negative": "The user does not want to be called {replaces}",
+                   "zh:negative": "用户不希望被叫作{replaces}"}),
     SlotSpec(
         "user.budget", "how much the user can or wants to spend", kind=Kind.FACT.value,
         patterns=(
@@ -242,7 +252,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
             rf"(?P<value>{AMOUNT}(?:\s*(?:per|a|/|each)\s*(?:month|year|week|day|mo|yr))?)",
         ),
         parse=parse_money, display=show_money,
-        templates={"en": "The user's budget is {value}", "zh": "用户的预算是 {value}"}),
+        templates={"en": "The user's budget is {value}", "zh": "用户的预算是 {value}",
+                   "en:negative": "The user's budget is no longer {replaces}",
+                   "zh:negative": "用户的预算不再是 {replaces}"}),
     SlotSpec(
         "medication.time", "when the user takes their medication", kind=Kind.FACT.value,
         patterns=(
@@ -260,7 +272,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
         ),
         parse=parse_time, transient=False,
         templates={"en": "The user takes their medication at {value}",
-                   "zh": "用户每天{value}服药"}),
+                   "zh": "用户每天{value}服药",
+                   "en:negative": "The user no longer takes their medication at {replaces}",
+                   "zh:negative": "用户不再在{replaces}服药"}),
     SlotSpec(
         "work.hours", "the user's working hours", kind=Kind.PROFILE.value,
         patterns=(
@@ -278,7 +292,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
             rf"\s*{TIME_EN})",
         ),
         parse=parse_time_range, transient=False,
-        templates={"en": "The user works {value}", "zh": "用户的工作时间是 {value}"}),
+        templates={"en": "The user works {value}", "zh": "用户的工作时间是 {value}",
+                   "en:negative": "The user no longer works {replaces}",
+                   "zh:negative": "用户的工作时间不再是 {replaces}"}),
     SlotSpec(
         "diet.restriction", "what the user eats or avoids", kind=Kind.PROFILE.value,
         values={"vegetarian": ("素食", "吃素", "素食者", "素食主义", "vegetarian", "veggie"),
@@ -296,7 +312,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
                        "kosher": "kosher", "gluten_free": "gluten-free",
                        "lactose_free": "lactose-free", "low_carb": "low-carb",
                        "keto": "keto"}},
-        templates={"en": "The user follows a {value} diet", "zh": "用户的饮食：{value}"}),
+        templates={"en": "The user follows a {value} diet", "zh": "用户的饮食：{value}",
+                   "en:negative": "The user no longer follows a {replaces} diet",
+                   "zh:negative": "用户的饮食不再是{replaces}"}),
     SlotSpec(
         "diet.goal", "what the user is currently trying to achieve with food and exercise",
         kind=Kind.PROFILE.value,
@@ -306,7 +324,9 @@ BUILTIN: tuple[SlotSpec, ...] = (
         stative=True, default_ttl="90d",
         labels={"zh": {"weight_loss": "减肥", "muscle_gain": "增肌"},
                 "en": {"weight_loss": "lose weight", "muscle_gain": "build muscle"}},
-        templates={"en": "The user is trying to {value}", "zh": "用户最近在{value}"}),
+        templates={"en": "The user is trying to {value}", "zh": "用户最近在{value}",
+                   "en:negative": "The user is no longer trying to {replaces}",
+                   "zh:negative": "用户不再{replaces}"}),
 )
 
 SLOTS = SlotRegistry(BUILTIN)

@@ -101,10 +101,12 @@ class SlotSpec:
     def render(self, value: Any, lang: str, *, replaces: Any = None) -> str:
         """The memory's content, in the language the user spoke."""
         if value is None:
+            # A slot without its own wording names what it holds by its description,
+            # never by its key ("diet.restriction" is not for the prompt).
             tpl = self.templates.get(f"{lang}:negative") or (
-                "用户不希望 {slot} 是 {replaces}" if lang == "zh"
-                else "The user does not want {slot} to be {replaces}")
-            return tpl.format(slot=self.key, replaces=self.label(replaces, lang))
+                "用户不希望是 {replaces}（{what}）" if lang == "zh"
+                else "The user does not want {replaces} ({what})")
+            return tpl.format(what=self.description, replaces=self.label(replaces, lang))
         if isinstance(value, str) and f"{lang}:{value}" in self.templates:
             return self.templates[f"{lang}:{value}"]
         tpl = self.templates.get(lang) or (

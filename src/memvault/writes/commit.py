@@ -237,8 +237,10 @@ class Writer:
                 slot = None
         new = self.next_version(
             current, req, now, slot=slot, value=req["value"] if slot is not None else None,
-            # The key stays with the memory: a change found by meaning keeps its topic.
-            topic=current.topic or req.get("topic") or current.slot,
+            # The key stays with the memory: a change found by meaning keeps its topic, and
+            # a slot it drops becomes the topic.
+            topic=current.topic or (current.slot if slot != current.slot else None)
+            or req.get("topic") or current.slot,
             updated_at=max(now, current.updated_at))
         changed_text = new.content != current.content
         return self.write_version(
