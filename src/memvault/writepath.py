@@ -27,6 +27,7 @@ from .engine import Engine
 from .errors import ConflictError, ValidationError
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
+from .reads.related import NOT_MATCHED
 from .safety.pii import hidden_kinds, redact, sensitive_values
 from .store import ListFilter
 from .threadtopic import Line, thread_lines
@@ -394,15 +395,26 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                 f"slot {slot or '(none)'} is at version "
                 f"{active.version if active else '(no current value)'}, the write expected "
                 f"{expected_version}; re-read and retry")
-        if slot and c.value is None and active is None:
+        fresh = [(m, r.score, r.dense) for r in found
+                 if (m := tx.get(user, r.memory.id)) is not None and m.status == Status.ACTIVE]
+        holder = active
+        if slot and holder is None:
+            from .extract.slotreading import sets_slot
+
+            # No memory holds the slot, but one the statement matched says its value in
+            # words of its own ("我希望你叫我小林", stored by hand): that is the slot's
+            # current value (extract/slotreading.py), changed, restated or frozen as one.
+            holder = next((m for m, score, _ in fresh
+                           if m.slot is None and m.kind not in NOT_MATCHED
+                           and score >= policy.thresholds.second
+                           and sets_slot(m.source_text or m.content, slot)), None)
+        if slot and c.value is None and holder is None:
             # "I don't want SMS any more" with nothing to change: keep it as a fact, do not
             # set the slot to an empty value.
             slot = None
         kind = c.kind or ("preference" if slot else "fact")
         cand = replace(cand, slot=slot, kind=kind)
         dup = tx.find_duplicate(sc, content_hash(screened.content, slot, screened.value), kind)
-        fresh = [(m, r.score, r.dense) for r in found
-                 if (m := tx.get(user, r.memory.id)) is not None and m.status == Status.ACTIVE]
         # The discourse links these ("…, then:", "final answer"): offered as about the
         # same thing, so a change said in so many words applies to them.
         floor = policy.thresholds.match
@@ -412,7 +424,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                 fresh = [x for x in fresh if x[0].id != mid]
                 fresh.insert(0, (m, max([floor, *(x[1] for x in known)]),
                                  max([floor, *(x[2] for x in known)])))
-        state = gate.GateState(current=gate.MemoryView.of(active) if active and slot else None,
+        state = gate.GateState(current=gate.MemoryView.of(holder) if holder and slot else None,
                                duplicate_id=dup.id if dup else None, now=now,
                                scope_key=sc.key(),
                                matches=tuple((gate.MemoryView.of(m), sc_, dn)

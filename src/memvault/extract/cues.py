@@ -42,6 +42,11 @@ PREF = any_of(
     r"\bI(?:'d| would) rather\b", r"\bI\s+(?:don't|do not|never)\s+(?:like|want|need|use)\b",
     r"\bremember (?:that|this)\b", r"\bkeep in mind\b",
     r"\bmake sure (?:to|you)\b", r"\bmy preference\b",
+    # what is preferred, named ("my preferred language is German", "my go-to editor is…")
+    # or labelled the way apps store it ("Preferred contact: phone", "首选联系方式：电话")
+    r"\bmy\s+(?:preferred|favou?rite|go-to)\s+[\w\s-]{1,30}?\s+(?:is|are)\b",
+    r"^\s*(?:(?:preferred|favou?rite)\s+[\w\s-]{1,30}|[\w\s-]{1,30}\s+preferences?)\s*[:：]",
+    r"^\s*(?:首选|偏好|常用|喜欢的)[^，。：:]{0,8}[:：]",
     r"\bstop (?:sending|using|emailing|texting|calling)\b",
     # "WhatsApp is the best way to reach me", "telegram works way better for me"
     r"\b(?:best|easiest|quickest|fastest) way to (?:reach|contact|notify|get (?:hold of|in touch "
