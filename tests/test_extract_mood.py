@@ -94,7 +94,19 @@ def test_what_the_mood_rules_must_leave_alone(line: str, word: str) -> None:
     # a condition on what the assistant should do, or a habit, is kept
     ("如果我没回消息，就打我电话", True),
     ("如果加班，我就不吃晚饭", True),
+    # a plan for something the user would first have to get, named by a pronoun
+    ("要是我领养一只猫，就叫它年糕", False),
+    ("我养了只猫，给它起名叫咪咪", True),
 ])
 def test_a_chinese_condition_with_what_the_speaker_would_do_is_imagined(
+        line: str, kept: bool) -> None:
+    assert bool(_read(line)) is kept
+
+
+@pytest.mark.parametrize("line, kept", [
+    ("if we ever adopt a greyhound we'll call him Dash", False),
+    ("we adopted a greyhound and call him Dash", True),
+])
+def test_a_plan_for_what_the_user_would_first_have_to_get_is_imagined(
         line: str, kept: bool) -> None:
     assert bool(_read(line)) is kept

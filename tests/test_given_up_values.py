@@ -50,7 +50,7 @@ def test_a_value_given_up_alone_is_staged_as_incomplete(vault: Vault) -> None:
     say(vault, "I'm on a low-carb diet")
     (o,) = say(vault, "I quit low-carb")
     assert (o["action"], o["reasons"]) == ("stage", ["incomplete_update"])
-    assert o["content"] == "The user no longer follows a low-carb diet"
+    assert o["content"] == "The user's diet is no longer low-carb"
 
 
 @pytest.mark.parametrize("line, value", [

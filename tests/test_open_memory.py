@@ -79,6 +79,11 @@ TABLE: list[tuple[str, list[str], str, list[str], str]] = [
     ("retraction: out of memory", ["My favourite novel is Dune"],
      "take my favourite novel out of your memory", ["forget"], "forget"),
     ("retraction: 撤", ["每天早上提醒我吃鱼油"], "鱼油那个提醒撤了吧", ["forget"], "forget"),
+    ("a denial: the memory said with a not", ["I'm a night owl"],
+     "I'm not a night owl at all", ["update"], "updated"),
+    ("a denial: 不是", ["我是左撇子"], "我其实不是左撇子", ["update"], "updated"),
+    ("a not about something else", ["I drink coffee every morning"],
+     "I don't drink coffee after 3pm", ["same"], "added"),
     ("retraction: a wish not to keep", ["I see a physio every other Wednesday"],
      "honestly I'd prefer you not hang on to the physio stuff", ["forget"], "forget"),
     ("retraction: English verb, Chinese object", ["我周日早上去教堂"],
@@ -322,3 +327,12 @@ def test_a_retraction_is_a_wish_about_keeping_not_a_memory_verb_in_passing(
         line: str, takes_back: str | None) -> None:
     from memvault.understand.discourse import retraction
     assert retraction(line) == takes_back
+
+
+def test_that_after_a_change_in_the_same_message_is_what_it_changed(vault: Vault) -> None:
+    mid = stored(vault, "I'm allergic to latex")
+    res = say(vault, "hang on, I had that wrong - I'm not allergic to latex at all. "
+                     "please forget that")
+    assert [(o.action, o.memory_id) for o in res.outcomes] == [("updated", mid),
+                                                              ("forget", mid)]
+    assert vault.get(ME, mid).status == "deleted"

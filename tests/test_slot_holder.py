@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from memvault import Scope, Vault
-from memvault.extract.slotreading import sets_slot
+from memvault.extract.readback import sets_slot
 
 ME = Scope("acme", "erin")
 
@@ -33,6 +33,8 @@ def active(vault: Vault) -> list[str]:
     ("首选联系方式：电话", "notify.channel", True),
     ("Dietary preference: keto", "diet.restriction", True),
     ("I write emails in English at work", "reply.language", False),
+    ("我在公司写邮件都用英文", "reply.language", False),  # a habit, not a wish
+    ("以后都用英文", "reply.language", True),
     ("我希望你叫我小林", "reply.language", False),
 ])
 def test_what_a_stored_statement_would_set(text: str, slot: str, sets: bool) -> None:

@@ -345,11 +345,19 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     # a change of mind is about the user, whichever conversation it was said in.
     user = Scope(sc.tenant, sc.user, sc.agent)
     # An extractor's own topic is text like the content: the same policy applies to it.
+    in_words = "replaced_in_words" in (getattr(c, "flags", None) or [])
     topic = (redact(c.topic, {k for k, a in policy.pii.items() if a == "redact"},
                     carried_pii)[0] if c.topic else None) \
-        or (topic_of(screened.content) if c.slot is None else None)
+        or (topic_of(screened.content) if c.slot is None or in_words else None)
     found = eng.reads.related(sc, screened.content, vectors, topic=topic, slot=c.slot,
                               gist_vector=gist)
+    if c.subject in (None, "user") and retraction is None:
+        from .extract.readback import about_someone_else, speaks_of_self
+
+        # What the user says of themselves changes nothing stored about someone else ("我
+        # 不吃素了" and "我女儿喜欢吃素", "call me instead" and "My manager prefers email").
+        if speaks_of_self(c.source_text or c.content):
+            found = [r for r in found if not about_someone_else(r.memory)]
     # Named too little to match, but continuing or settling a change: what the same
     # message changed, else what the conversation changed last ("changed my mind again:
     # Inverness"). Offered as a match: only a statement of change takes it.
@@ -399,19 +407,24 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                  if (m := tx.get(user, r.memory.id)) is not None and m.status == Status.ACTIVE]
         holder = active
         if slot and holder is None:
-            from .extract.slotreading import sets_slot
+            from .extract.readback import sets_slot
 
             # No memory holds the slot, but one the statement matched says its value in
             # words of its own ("我希望你叫我小林", stored by hand): that is the slot's
-            # current value (extract/slotreading.py), changed, restated or frozen as one.
+            # current value (extract/readback.py), changed, restated or frozen as one.
             holder = next((m for m, score, _ in fresh
                            if m.slot is None and m.kind not in NOT_MATCHED
                            and score >= policy.thresholds.second
                            and sets_slot(m.source_text or m.content, slot)), None)
-        if slot and c.value is None and holder is None:
+        if slot and c.value is None and (holder is None or in_words):
             # "I don't want SMS any more" with nothing to change: keep it as a fact, do not
-            # set the slot to an empty value.
-            slot = None
+            # set the slot to an empty value. A value given up with what holds now said in
+            # words ("I quit keto, I'm doing Mediterranean now") changes the memory that
+            # holds the slot, found by the slot, not by meaning: offered as linked, so the
+            # change takes it (and a frozen one blocks it); the slot is dropped there.
+            if holder is not None:
+                offered = [holder.id, *(i for i in offered if i != holder.id)]
+            slot, holder, active = None, None, None
         kind = c.kind or ("preference" if slot else "fact")
         cand = replace(cand, slot=slot, kind=kind)
         dup = tx.find_duplicate(sc, content_hash(screened.content, slot, screened.value), kind)

@@ -46,7 +46,7 @@ PREF = any_of(
     # or labelled the way apps store it ("Preferred contact: phone", "首选联系方式：电话")
     r"\bmy\s+(?:preferred|favou?rite|go-to)\s+[\w\s-]{1,30}?\s+(?:is|are)\b",
     r"^\s*(?:(?:preferred|favou?rite)\s+[\w\s-]{1,30}|[\w\s-]{1,30}\s+preferences?)\s*[:：]",
-    r"^\s*(?:首选|偏好|常用|喜欢的)[^，。：:]{0,8}[:：]",
+    r"^\s*[^，。：:\s]{0,6}(?:首选|偏好|常用|喜欢的)[^，。：:]{0,8}[:：]",
     r"\bstop (?:sending|using|emailing|texting|calling)\b",
     # "WhatsApp is the best way to reach me", "telegram works way better for me"
     r"\b(?:best|easiest|quickest|fastest) way to (?:reach|contact|notify|get (?:hold of|in touch "
@@ -54,7 +54,11 @@ PREF = any_of(
     r"我(?:自己)?(?:比较|更|很|也|还是|一直|最|非常|真的|特别|就|总是?|一向|向来|始终|通常|平时)?"
     r"(?:喜欢|偏好|偏爱|倾向于?|希望|想要|要|"
     r"习惯|爱|讨厌|不喜欢|不想|不要|受不了|需要)",
-    r"记住|记得|别忘了")
+    r"记住|记得|别忘了",
+    # "X 就行/就好" ends a wish ("有事打我电话就行"), as does an instruction under a
+    # condition ("联系我的话发微信")
+    r"(?:就|即)(?:行|好|可以|成)(?:了|啦|哈|吧)?\s*[。！!~]?\s*$|即可",
+    r"(?:我|我们)的话[，,]?\s*(?:就|请)?(?:发|打|用|找|走)")
 # A polite request: a standing wish when it names a slot value ("请用中文回答"), a task
 # when it points at the thing at hand ("帮我看看这个报表").
 POLITE = any_of(r"^\s*(?:please|pls|kindly)\b", r"^\s*(?:请|麻烦|劳驾|帮我|给我)(?!问)")
@@ -175,6 +179,14 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"告诉我|通知我|打我|发我|找我))[^。！？]{1,24}?(?:(?:我|那我|[，,\s])\s*)"
                       r"(?:肯定|一定|准|大概|估计|想|可能)",
                       r"(?:如果|要是|假如)[^。！？]{1,24}?就[^。！？]{0,12}了[，,\s]*(?:可惜|但是?|不过)",
+                      # a plan for something the user would first have to get: the plan
+                      # names it by a pronoun ("如果我养狗，就给它起名叫馒头", "if I ever
+                      # have a daughter I'd call her Maya")
+                      r"(?:如果|要是|假如|万一)[^。！？，,]{0,12}(?:养|买|有|生|领养|收养|捡)"
+                      r"[^。！？]{0,16}?(?:给|叫|让|带|陪|把)(?:它|她|他)",
+                      r"\bif\s+(?:I|we)\s+(?:ever\s+)?(?:get|have|adopt|buy|got|had|adopted|"
+                      r"bought)\s+(?:a|an|another)\b[^.!?]{0,40}?\b(?:name|call)\s+(?:it|her|him|"
+                      r"them)\b",
                       r"\bday\s*dream\w*|\bfantasi[sz]\w*|\bdream(?:s|ing)?\s+(?:of|about)\b|"
                       r"\bpart\s+of\s+me\s+(?:wants|wishes|thinks)\b|幻想|白日梦|做梦都想")
 ONCE = any_of(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
@@ -186,7 +198,11 @@ ONCE = any_of(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|repor
               r"版本|pdf|csv|xlsx|excel|word|json)",
               # sending something to someone else ("帮我给王经理发邮件通知一下进度")
               r"给(?:我(?=[妈爸哥姐弟妹爷奶姥老儿女])|(?!我|你|出))[^，。,.\s]{1,8}(?:发|寄|打|回)",
-              r"发(?:短信|微信|邮件|消息)给(?!我)",
+              r"(?:发(?:短信|微信|邮件|消息)|打(?:个)?电话)给(?!我(?![妈爸哥姐弟妹爷奶姥老儿女爱]))",
+              # a reminder of one thing to do ("别忘了打电话给我妈", "don't forget to text me
+              # the address tomorrow"); "别忘了我不吃辣" is a fact to keep
+              r"别忘了(?:要|去|帮我|给|发|打|买|带|叫|交|订|回|提醒)",
+              r"\b(?:don['’]?t|do\s+not)\s+forget\s+to\b",
               # one thing, once: "发一下昨天的纪要", "写个自我介绍", "导出成PDF发我",
               # "给我导一个 CSV"
               r"发一下|发个|打一下|写个|写篇|写封|给我导(?:一|个)|(?:昨天|今天|上周|这周|刚才)的",
@@ -335,7 +351,8 @@ TTL: tuple[tuple[re.Pattern[str], str], ...] = (
 
 # --- clause-level cues (which value a negation or a change marker applies to) -------------
 
-BOUNDARY = any_of(r"[，,；;:：]", r"\b(?:but|though|however)\b", r"\binstead\b(?!\s+of)",
+BOUNDARY = any_of(r"[，,；;:：]", r"\s[-–—]+\s|—", r"\b(?:but|though|however)\b",
+                  r"\binstead\b(?!\s+of)",
                   r"\bswitch(?:ed|ing)? (?:it |over |back )?to\b", r"\bchange(?:d)? (?:it )?to\b",
                   r"而是|但是|但|改成|换成|改为|换为|改用|换用|改到",
                   # chat often separates Chinese clauses with a space, not a comma
@@ -369,6 +386,8 @@ NEG = any_of(
 # "短信通知就不要了": the negation follows the value in Chinese.
 NEG_AFTER = any_of(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订|"
                    + _NOT_READ + r"|别(?:再)?发)",
+                   # "生酮不搞了", "PDF 不弄了": the value, then stopping it
+                   r"^\s*(?:就|也|都|我)?(?:不|不再)[^，,。；;了\s]{1,2}了",
                    # the value, then the user not handling it: "电话我基本不接", "邮件从来不回"
                    r"^\s*(?:我|也|都)?(?:基本|从来|一般|平时|几乎|根本|很少)?(?:都|也)?"
                    r"(?:不|没|很少)(?:怎么)?(?:接|回|看|用|听|读|收|查|开)",

@@ -57,6 +57,7 @@ from ..understand.stance import core
 from ..understand.stance import core as stance_core
 from ..understand.topics import content_words
 from .candidate import CandidateMemory
+from .clauses import own_habit, replaced_in_words, tag_request
 from .commands import CMD_PREFIX, CMD_TAG, command_reason
 from .cues import (
     ANY_THEN_OFF,
@@ -185,7 +186,7 @@ class RuleExtractor:
             return []
         reason = command_reason(raw) or command_reason(body)
         command = reason is not None
-        standing = bool(STANDING.search(body))
+        standing = bool(STANDING.search(body)) and not own_habit(body)
         taken_back = retraction(body)
         if taken_back is not None and not command and not HYPOTHETICAL.search(body) \
                 and not corrects(body) \
@@ -199,7 +200,7 @@ class RuleExtractor:
                 return []  # imagining, or asking what would happen ("万一…，…怎么办？")
             # "can you switch to answering in Spanish?": a change asked for as a question
             if (question or QUESTION.search(body) or asks_a_not_a(body)) and not standing \
-                    and not _tag_request(body) \
+                    and not tag_request(body) \
                     and not CHANGE_REQUEST.search(body):
                 return self._beside_ask(msg, at, body)
             if ONCE.search(body) and not (standing or RECURRING.search(body)):
@@ -239,13 +240,16 @@ class RuleExtractor:
                                  for c in CLAUSE.split(body)):
             wish = False
         decisions = self._decide(body, matches) if wish else []
+        given_up: str | None = None
         if decisions and all(d.value is None for d in decisions) \
-                and _replaced_in_words(body, matches):
+                and replaced_in_words(body, matches):
             # "I quit keto, I'm doing Mediterranean now", "我不吃素了，现在荤素都吃": the
             # value given up, and what holds now in words no slot value names. The whole
-            # sentence is the statement (the gate matches it by meaning); the slot's
-            # negation alone would lose the half that says what the user does now.
-            decisions = []
+            # sentence is the statement; the slot's negation alone would lose the half
+            # that says what the user does now. The slot stays as a pointer, value None,
+            # flagged `replaced_in_words`: the write path changes the memory that holds
+            # the slot with it (and drops the slot there), else matches it by meaning.
+            given_up, decisions = decisions[0].spec.key, []
         third = THIRD.match(body)
         # Any topic: the user speaking of themselves now, or asking how things should
         # be done from now on (statements.py), unless it only complains.
@@ -335,9 +339,11 @@ class RuleExtractor:
             return []
         kind = (Kind.PREFERENCE.value if (pref or standing or emphasis) and not fact
                 and not (complaint and not wish) else Kind.FACT.value)
-        return [CandidateMemory(content=content, kind=kind, slot=None, value=None,
+        return [CandidateMemory(content=content, kind=kind, slot=given_up, value=None,
                                 confidence=round(conf, 3), subject="user",
-                                ttl=ttl_cue[1] if ttl_cue else None, flags=flags, **common)]
+                                ttl=ttl_cue[1] if ttl_cue else None,
+                                flags=[*flags, "replaced_in_words"] if given_up else flags,
+                                **common)]
 
     # --- what no rule names -------------------------------------------------------------
     def _retraction(self, msg: Message, start: int, end: int, body: str,
@@ -419,6 +425,11 @@ class RuleExtractor:
                 owned = [m for m in pos if MY_THING.search(text, 0, m.start)
                          and IS_AFTER.match(text, m.end)]
                 pos = [m for m in pos if m not in owned] or pos
+            said_no = {_key(m.value) for m in neg}
+            if any(_key(m.value) not in said_no for m in pos):
+                # "别发微信了，我微信消息太多看不过来，发邮件吧": a value refused is not also
+                # asked for by naming it again while asking for another
+                pos = [m for m in pos if _key(m.value) not in said_no]
             values = list({_key(m.value): m.value for m in pos}.values())
             rejected = [x for x in {_key(m.value): m.value for m in neg}.values()
                         if _key(x) not in {_key(y) for y in values}]
@@ -517,30 +528,6 @@ _CONDITION = re.compile(r"\s*(?:if|when|whenever|unless|once|as\s+soon\s+as|in\s
 # A change asked for as a question: the verb asked for is the change ("can you switch to
 # answering in Spanish?", "能不能以后改成英文"), not a task that mentions one ("can you
 # explain how to switch to Linux?").
-# A request with a question tag ("用中文回答我好不好", "发PDF给我行吗"): the tag asks for
-# agreement, the clause before it says what is wanted.
-_TAG = re.compile(r"[，,]?\s*(?:好不好|行不行|可不可以|好吗|行吗|可以吗|成吗|行么|好么)"
-                  r"\s*[呀啊嘛吧哈]*\s*[?？]?\s*$")
-
-
-def _replaced_in_words(body: str, matches: list[SlotMatch]) -> bool:
-    """Does a clause of `body` that names no slot value say what holds now ("I'm doing
-    Mediterranean now", "现在荤素都吃")?"""
-    at = 0
-    for part in CLAUSE.split(body):
-        start = body.find(part, at)
-        at = start + len(part)
-        if part.strip() and NOW.search(part) and is_statement(part) \
-                and not any(start <= m.start < at for m in matches):
-            return True
-    return False
-
-
-def _tag_request(body: str) -> bool:
-    tag = _TAG.search(body)
-    return bool(tag) and bool(IMPERATIVE.search(body[:tag.start()]))
-
-
 CHANGE_REQUEST = re.compile(
     r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+|pls\s+)?(?:switch|change|move|"
     r"start|stop)\s+(?:to|over|from|using|answering|replying|writing|calling|sending|"

@@ -313,7 +313,7 @@ BUILTIN: tuple[SlotSpec, ...] = (
                        "lactose_free": "lactose-free", "low_carb": "low-carb",
                        "keto": "keto"}},
         templates={"en": "The user follows a {value} diet", "zh": "用户的饮食：{value}",
-                   "en:negative": "The user no longer follows a {replaces} diet",
+                   "en:negative": "The user's diet is no longer {replaces}",
                    "zh:negative": "用户的饮食不再是{replaces}"}),
     SlotSpec(
         "diet.goal", "what the user is currently trying to achieve with food and exercise",

@@ -245,6 +245,9 @@ _PATTERNS: list[tuple[str, str, str]] = [
     ("injection", "note_to_assistant",
      r"(?:备注|提示|注意|留言)(?:给|:)\s*(?:ai|助手|机器人|模型)|给(?:ai|助手|机器人)的(?:备注|提示|留言)"
      r"|(?:ai|助手|机器人)[,，:：]?请(?:记住|注意|更新|记录|把)"
+     # addressed to the assistant with a standing order, as "assistant, from now on …"
+     r"|(?:ai|助手|机器人)\s*[,，:：]\s*(?:从现在(?:起|开始)|从今(?:天|以后)(?:起|开始)?|"
+     r"从此(?:以后)?|今后|以后)"
      r"|(?:记录|记下|记住|更新)(?:一下)?用户(?:的)?(?:偏好|信息|资料|喜好|住址|地址|身份)?"),
     *_FORGERY_PATTERNS,
 ]

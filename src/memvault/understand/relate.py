@@ -131,6 +131,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         top = named[0]
         close = [m for m in ranked[:5] if m is top or top.score - m.score < t.margin
                  or m.dense >= max(t.second, t.ratio * top.dense)]
+        if not retraction.strip() and top.linked:
+            # "…I'm not allergic to penicillin at all. please forget that": what the same
+            # message just changed is what "that" is.
+            return Related(Relation.FORGET, top.id)
         if len(close) > 1 or not retraction.strip():
             # Nothing named ("那条不用记了"), or two as close: a person picks.
             return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in close[:5]))
@@ -149,7 +153,9 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # The opposite stance counts only on the same thing ("I love quiet cafés" / "I can't
     # stand quiet cafés"): both name it, and they are close.
     flip = bool(mine and theirs and mine != theirs and best in naming
-                and best.score >= t.match)
+                and best.score >= t.match) or (best.score >= t.match and (
+                    denies(statement, best.content)
+                    or (bool(best.said) and denies(statement, best.said))))
     target = best
     # A change said in so many words ("switched to", "改成", "final answer") or a time
     # word ("now", "最近"): a change of a plainly close memory, or of one that names the
@@ -180,8 +186,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         strong = by_rank = True
     if best.score < t.match and not (flip or strong or weak):
         return Related(Relation.NEW)
-    if adds(statement) and not flip:
-        return Related(Relation.NEW)  # "I also…", "我也…": beside it
+    if adds(statement) and not flip and not (best.linked and (strong or weak)):
+        # "I also…", "我也…": beside it; but what the conversation tied it to it changes
+        # ("我不吃素了，现在也吃肉" and the diet it gives up)
+        return Related(Relation.NEW)
     if restating(statement) and not by_rank and not (strong and replaces(statement)):
         # "as I mentioned", "一直都…"; but "running is out, I swim laps instead now, still
         # 3x a week" replaces, and its "still" is about what stays.
@@ -230,6 +238,29 @@ def shares_words(a: str, b: str) -> bool:
     return bool(x & y) or any(
         len(short) >= 4 and long_.startswith(short) for u in x for v in y
         if u[0] < "\u2e80" for short, long_ in (sorted((u, v), key=len),))
+
+
+# A clause's not, and the words that only stress it ("at all", "根本").
+_NOT = re.compile(r"\b(?:not|never|no\s+longer)\b|\b\w+n['’]t\b|不是|并不|不再|没有|"
+                  r"不(?=[\u4e00-\u9fff])|没(?=[\u4e00-\u9fff])", re.I)
+_STRESS = re.compile(r"\b(?:at\s+all|any\s*more|actually|really|honestly|wait|after\s+all|"
+                     r"in\s+fact|(?:the\s+)?user(?:['’]s)?)\b|根本|一点也|一点都|其实|并|用户",
+                     re.I)
+_CLAUSE = re.compile(r"\s[-—–]+\s|[,，;；。!！?？]|\.(?:\s|$)")
+
+
+def denies(statement: str, memory: str) -> bool:
+    """Does a clause of `statement` say `memory` with a not, or `memory` say it with one
+    ("I'm not allergic to penicillin at all" / "I'm allergic to penicillin", "我不是素食者"
+    / "我是素食者")? The same content words, only the not differs: "I don't drink coffee
+    after 3pm" does not deny "I drink coffee every morning"."""
+    def words(text: str) -> frozenset[str]:
+        return frozenset(terms(_STRESS.sub(" ", _NOT.sub(" ", text))))
+    said = words(memory)
+    if not said:
+        return False
+    return any(bool(_NOT.search(part)) != bool(_NOT.search(memory)) and words(part) == said
+               for part in _CLAUSE.split(statement) if part.strip())
 
 
 def named_words(text: str) -> set[str]:

@@ -1,0 +1,81 @@
+"""What an audit of the write path found (issue 18), each as the class it stands for:
+
+- a reminder of one thing to do ("别忘了给我爸打个电话", "don't forget to email me the
+  slides") is a task, not a way to be reached;
+- a value refused is not asked for by naming it again while asking for another, and a
+  dash ends a clause as a comma does;
+- "X 不搞了" refuses X; "…就行" and "…的话发…" are wishes;
+- "scrub … from your memory" and "drop what you know about …" take a memory back;
+- what the user says of themselves changes nothing stored about someone else, while a
+  retraction still reaches it;
+- a value given up with what holds now changes the memory that holds the slot, found by
+  the slot: a frozen one blocks it, and an "also" in it does not make it an addition.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Scope, Vault
+from memvault.extract import as_messages
+from memvault.extract.rules import RuleExtractor
+from memvault.understand.discourse import retraction
+
+ME = Scope("acme", "fay")
+
+
+def read(line: str) -> list[tuple[str | None, object]]:
+    return [(c.slot, c.value) for c in
+            RuleExtractor().extract(as_messages([{"role": "user", "content": line}]))]
+
+
+def say(vault: Vault, line: str) -> list[dict]:
+    return [o.to_dict() for o in vault.observe(ME, [{"role": "user", "content": line}]).outcomes]
+
+
+@pytest.mark.parametrize("line", ["别忘了给我爸打个电话", "别忘了发邮件给我姐说一声",
+                                  "don't forget to email me the slides tonight"])
+def test_a_reminder_of_one_thing_is_not_a_way_to_be_reached(line: str) -> None:
+    assert not any(slot == "notify.channel" for slot, _ in read(line))
+
+
+@pytest.mark.parametrize("line, value", [
+    ("Don't bother texting, I never look at it — email me instead.", "email"),
+    ("别发短信了，我短信都被拦截了，发微信吧", "wechat"),
+    ("微信不搞了，以后发邮件", "email"),
+    ("有进度发我邮件就行", "email"),
+    ("找我的话打电话", "phone"),
+])
+def test_the_value_asked_for_is_the_one_kept(line: str, value: str) -> None:
+    (got,) = [v for slot, v in read(line) if slot is not None]
+    assert got == value
+
+
+@pytest.mark.parametrize("line, what", [
+    ("please scrub the IVF stuff from your memory", "IVF"),
+    ("can you drop what you know about my landlord", "landlord"),
+    ("I scrub the bathroom every Saturday", None),
+])
+def test_scrub_and_drop_take_a_memory_back(line: str, what: str | None) -> None:
+    got = retraction(line)
+    assert (got is None) if what is None else (what in (got or ""))
+
+
+def test_what_the_user_says_of_themselves_leaves_someone_elses_memory(vault: Vault) -> None:
+    theirs = vault.remember(ME, "My husband prefers phone calls").memory.id
+    outcomes = say(vault, "call me instead of emailing from now on")
+    assert theirs not in [o["memory_id"] for o in outcomes]
+    assert vault.get(ME, theirs).version == 1
+    # A retraction still reaches it.
+    (o,) = say(vault, "forget what I said about my husband")
+    assert (o["action"], o["memory_id"]) == ("forget", theirs)
+
+
+def test_a_value_given_up_with_what_holds_now_is_blocked_by_a_frozen_holder(
+        vault: Vault) -> None:
+    mid = vault.remember(ME, "饮食偏好：纯素").memory.id
+    vault.freeze(ME, mid, reason="confirmed by the user")
+    (o,) = say(vault, "我不吃纯素了，现在也吃鸡蛋")
+    assert (o["action"], o["memory_id"]) == ("block", mid)
+    assert [m.content for m in vault.list(ME, status="active", limit=50)
+            if m.kind != "turn"] == ["饮食偏好：纯素"]
