@@ -45,6 +45,9 @@ def test_a_reminder_of_one_thing_is_not_a_way_to_be_reached(line: str) -> None:
     ("微信不搞了，以后发邮件", "email"),
     ("有进度发我邮件就行", "email"),
     ("找我的话打电话", "phone"),
+    # a cue word inflected ("replies", "answering") is the cue
+    ("I like getting replies in French", "fr"),
+    ("stop answering in German, Japanese is fine", "ja"),
 ])
 def test_the_value_asked_for_is_the_one_kept(line: str, value: str) -> None:
     (got,) = [v for slot, v in read(line) if slot is not None]
@@ -79,3 +82,14 @@ def test_a_value_given_up_with_what_holds_now_is_blocked_by_a_frozen_holder(
     assert (o["action"], o["memory_id"]) == ("block", mid)
     assert [m.content for m in vault.list(ME, status="active", limit=50)
             if m.kind != "turn"] == ["饮食偏好：纯素"]
+
+
+def test_a_cue_matches_its_inflections_and_only_them() -> None:
+    import re
+
+    from memvault.extract.slotspec import cue_regex
+    rx = re.compile(cue_regex(["reply", "write", "talk"]), re.I)
+    for word in ["replies", "replied", "replying", "writes", "writing", "talked", "Talks"]:
+        assert rx.fullmatch(word), word
+    for word in ["replica", "writer", "talkative", "unreply"]:
+        assert not rx.search(word), word

@@ -33,6 +33,24 @@ def word_regex(words: Iterable[str]) -> str:
     return "|".join(alts) if alts else r"(?!x)x"
 
 
+def cue_regex(words: Iterable[str]) -> str:
+    """`word_regex` for cue words, which are verbs and nouns as often inflected as not:
+    "reply" also matches "replies", "replied", "replying"; "write" "writes", "writing"."""
+    alts = []
+    for w in sorted({w.lower() for w in words if w}, key=len, reverse=True):
+        if not (w.isascii() and w.isalpha()):
+            alts.append(word_regex([w]))
+            continue
+        if len(w) > 2 and w.endswith("y") and w[-2] not in "aeiou":
+            body = rf"{w[:-1]}(?:y|ies|ied|ying)"
+        elif w.endswith("e"):
+            body = rf"{w[:-1]}(?:e|es|ed|ing)"
+        else:
+            body = rf"{w}(?:s|es|ed|ing|{w[-1]}ed|{w[-1]}ing)?"
+        alts.append(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+    return "|".join(alts) if alts else r"(?!x)x"
+
+
 @dataclass(frozen=True)
 class SlotSpec:
     """One slot: its key, its kind of memory, how values are said and how to phrase it."""
@@ -211,7 +229,7 @@ class SlotRegistry:
         got = self._regex.get(spec.key)
         if got is None:
             smap = spec.surface_map()
-            got = (re.compile(word_regex(smap), re.I), re.compile(word_regex(spec.cues), re.I),
+            got = (re.compile(word_regex(smap), re.I), re.compile(cue_regex(spec.cues), re.I),
                    smap)
             self._regex[spec.key] = got
         return got
