@@ -8,8 +8,9 @@ only a statement of change takes it):
 
 - `last_changed`: the user's memory the conversation changed last (LAST_CHANGE_MS);
 - `continued`: the memory a change still waiting for review was staged against, when
-  the line names that change's new thing; `overtake` then rejects the staged change once
-  the later one is applied, so approving it cannot put back a value the user left;
+  the line names that change's new thing, or goes on from a change that named no new
+  value; `overtake` rejects the staged changes of a memory once a later change of it is
+  applied, so approving one cannot put back a value the user left;
 - `stored_lines` and `named_in`: what the thread's earlier lines named (threadtopic.py).
 """
 
@@ -40,40 +41,48 @@ def last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
 
 
 def continued(eng: Engine, user: Scope, now: int, said: str, found: list[Any],
-               t: Thresholds) -> tuple[list[str], list[str]]:
-    """The memory a change goes on changing when it names the new thing of a change
-    staged against that memory (within LAST_CHANGE_MS), and those staged changes: ([], [])
-    when none, or when the line plainly matches another memory."""
+              t: Thresholds) -> list[str]:
+    """The memory a change goes on changing when a change staged against it (within
+    LAST_CHANGE_MS) left it open: the line names that change's new thing ("我换到语雀了" …
+    "语雀要收费了，又换成了飞书文档"), or that change named no new value and the line's
+    closest memory is its target ("我已经不吃素了" … "现在开始吃鱼了"). [] when none, or
+    when the line plainly matches another memory."""
     mine = named_words(said)
-    if not mine:
-        return [], []
-    target, pending = None, []
+    target = None
     for p in eng.reads.list(user, ListFilter(status=Status.PENDING.value,
                                              since=now - LAST_CHANGE_MS, limit=50)):
         rec = p.metadata.get("review") or {}
         aim = rec.get("target_id")
-        if not aim or rec.get("retract") or aim != (target or aim):
+        if not aim or rec.get("retract") or target is not None:
             continue
         goal = eng.reads.get(user, aim)
         if goal is None or goal.status != Status.ACTIVE:
+            continue
+        if "incomplete_update" in (rec.get("reasons") or []):
+            if found and found[0].memory.id == aim and found[0].dense >= t.floor:
+                target = aim
             continue
         # The words of the staged change that its target does not say: its new thing.
         new = named_words(p.source_text or p.content) - named_words(goal.content) \
             - named_words(goal.source_text or "")
         if mine & new:
             target = aim
-            pending.append(p.id)
     if target is None or any(r.memory.id != target and r.score >= t.match for r in found):
-        return [], []
-    return [target], pending
+        return []
+    return [target]
 
 
-def overtake(eng: Engine, tx: Any, user: Scope, pending: list[str], into: Memory,
-              now: int, actor: str | None) -> None:
-    """Staged changes that a later change of the same memory went past are rejected, with
-    the reason: approving one would put back a value the user has moved on from."""
-    for pid in pending:
-        p = tx.get(user, pid, for_update=True)
+def overtake(eng: Engine, tx: Any, user: Scope, into: Memory, now: int,
+             actor: str | None) -> None:
+    """Changes of `into` the conversation staged (within LAST_CHANGE_MS) and a later change
+    went past are rejected, with the reason: approving one would put back a value the user
+    has moved on from. A staged retraction stays for a person."""
+    for p in eng.reads.list(user, ListFilter(status=Status.PENDING.value,
+                                             since=now - LAST_CHANGE_MS, limit=50)):
+        rec = p.metadata.get("review") or {}
+        if rec.get("target_id") != into.id or rec.get("retract") or not rec.get("extractor"):
+            continue
+        p = tx.get(user, p.id, for_update=True)
         if p is None or p.status != Status.PENDING:
             continue
         done = replace(p, status=Status.REJECTED.value, version=p.version + 1,

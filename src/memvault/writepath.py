@@ -372,12 +372,11 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         # (within three days): recency and meaning agree on what it goes on changing ("现在
         # 迷上泰餐了" … "其实越南菜才是我最近的心头好").
         offered = [found[0].memory.id]
-    followed: list[str] = []
     if not offered and changes_mind(said):
         # Going on with a change still waiting for review ("我换到语雀了", staged against
         # "我记笔记用印象笔记", then "语雀要收费了，又换成了飞书文档"): the line names the new
         # thing of that change, so it is about the memory that change was staged against.
-        offered, followed = threadlinks.continued(eng, user, now, said, found, policy.thresholds)
+        offered = threadlinks.continued(eng, user, now, said, found, policy.thresholds)
     if not offered and thread:
         # A change whose own words match nothing: what the thread before it named ("trello
         # is getting messy…" / "went with Todoist").
@@ -470,13 +469,14 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
             if d.action == gate.Action.UPDATE and target is not None:
                 m = eng.writes.update_in(tx, target, req, vectors, actor=actor, reason=why,
                                          trigger_text=screened.source_text)
-                if target.id in offered:
-                    threadlinks.overtake(eng, tx, user, followed, m, now, actor)
+                threadlinks.overtake(eng, tx, user, m, now, actor)
                 return Outcome("updated", reasons, d.content, m.id, m.version, d.message)
             r = eng.writes.remember_in(tx, req, vectors, actor=actor, reason=why,
                                        trigger_text=screened.source_text, trace_id=None,
                                        expected_version=expected_version,
                                        sources_checked=True)
+            if r.action == "updated":  # the slot's memory: what was staged on it is past
+                threadlinks.overtake(eng, tx, user, r.memory, now, actor)
             if r.action == "staged":  # the slot's memory is at the version cap
                 review = r.memory.metadata.get("review") or {}
                 return Outcome("stage", [*reasons, *review.get("reasons", [])], d.content,

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 
+from ..understand.discourse import beyond_change, changes_mind
+from ..understand.stance import core
+from ..understand.topics import content_words
 from .cues import CLAUSE, IMPERATIVE, NOW, STANDING
 from .slotspec import SlotMatch
-from .statements import standing as is_statement
 
 # A request with a question tag ("用中文回答我好不好", "发PDF给我行吗"): the tag asks for
 # agreement, the clause before it says what is wanted.
@@ -33,13 +35,15 @@ def own_habit(body: str) -> bool:
 
 
 def replaced_in_words(body: str, matches: list[SlotMatch]) -> bool:
-    """Does a clause of `body` that names no slot value say what holds now ("I'm doing
-    Mediterranean now", "现在荤素都吃")?"""
+    """Does a clause of `body` that names no slot value say what holds now, with a word of
+    change and something it names ("I'm doing Mediterranean now", "doing intermittent
+    fasting instead", "现在荤素都吃", "最近开始吃鱼")?"""
     at = 0
     for part in CLAUSE.split(body):
         start = body.find(part, at)
         at = start + len(part)
-        if part.strip() and NOW.search(part) and is_statement(part) \
+        if part.strip() and (NOW.search(part) or changes_mind(part)) \
+                and content_words(beyond_change(core(part))) \
                 and not any(start <= m.start < at for m in matches):
             return True
     return False

@@ -57,7 +57,10 @@ PREF = any_of(
     r"记住|记得|别忘了",
     # "X 就行/就好" ends a wish ("有事打我电话就行"), as does an instruction under a
     # condition ("联系我的话发微信")
-    r"(?:就|即)(?:行|好|可以|成)(?:了|啦|哈|吧)?\s*[。！!~]?\s*$|即可",
+    # (not "按你说的来就行", which leaves it to the assistant, nor "能睡个懒觉就好了", a
+    # hope)
+    r"^(?![^。！？]*你)[^。！？]*?(?:(?:就|即)(?:行|可以|成)(?:了|啦|哈|吧)?|就好(?![了啦]))"
+    r"\s*[。！!~]?\s*$|即可",
     r"(?:我|我们)的话[，,]?\s*(?:就|请)?(?:发|打|用|找|走)")
 # A polite request: a standing wish when it names a slot value ("请用中文回答"), a task
 # when it points at the thing at hand ("帮我看看这个报表").
@@ -203,6 +206,12 @@ ONCE = any_of(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|repor
               # the address tomorrow"); "别忘了我不吃辣" is a fact to keep
               r"别忘了(?:要|去|帮我|给|发|打|买|带|叫|交|订|回|提醒)",
               r"\b(?:don['’]?t|do\s+not)\s+forget\s+to\b",
+              # a reminder for one day ("记得提醒我周五交报告", "remind me to email the
+              # landlord on Friday"); "every Friday" is standing (RECURRING)
+              r"(?:记得|别忘了)?提醒我(?=[^。！？]{0,12}(?:周[一二三四五六日天]|星期.|明天|今天|今晚|"
+              r"后天|下周|\d+[号日点]))",
+              r"\bremind\s+me\s+to\b(?=[^.!?]*\b(?:on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)"
+              r"day|tomorrow|tonight|today|later|next\s+\w+|at\s+\d))",
               # one thing, once: "发一下昨天的纪要", "写个自我介绍", "导出成PDF发我",
               # "给我导一个 CSV"
               r"发一下|发个|打一下|写个|写篇|写封|给我导(?:一|个)|(?:昨天|今天|上周|这周|刚才)的",
@@ -297,6 +306,7 @@ THIRD = re.compile(
     r"kids?|child(?:ren)?|mom|mother|dad|father|parents|brother|sister|friend|boss|colleague|"
     r"coworker|manager|girlfriend|boyfriend|team|flatmate|roommate|housemate|in-laws|"
     r"cousin|aunt|uncle|grandma|grandpa|grandmother|grandfather|niece|nephew|neighbou?r|"
+    r"mum|mummy|mam|mama|papa|hubby|bf|gf|wifey|missus|mate|"
     r"fianc[ée]e?|landlord|landlady|tenant|client|assistant)\b|我的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
     r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
     r"女朋友|对象|妈|爸|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|室友|舍友|同学|邻居|房东)"
@@ -375,8 +385,12 @@ NEG = any_of(
     r"\b(?:don't|do not|doesn't|does not|never)\b" + _NOT_NEG_EN,
     r"\b(?:no|not|stop|no longer|hate|dislike|without|avoid|blocks?|blocked)\b",
     # giving something up: "I quit keto", "gave up on vegetarianism"
-    r"\b(?:quit|quitting|stopped|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|giving\s+up(?:\s+on)?)"
-    r"\s*$",
+    # ("gave up being vegetarian", "dropped keto", "stopped eating vegan")
+    r"\b(?:quit|quitting|stopped|stopping|dropped|ditched|gave\s+up(?:\s+on)?|"
+    r"given\s+up(?:\s+on)?|giving\s+up(?:\s+on)?|moved\s+(?:away\s+)?from|"
+    r"no\s+longer)\s+(?:being\s+|eating\s+|doing\s+|going\s+|following\s+)?(?:an?\s+|the\s+)?$",
+    r"\b(?:quit|quitting|stopped|dropped|ditched|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|"
+    r"giving\s+up(?:\s+on)?)\s*$",
     r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b" + _NOT_NEG_EN,
     r"\binstead of\b", r"\brather than\b",
     _NOT_READ + r"|很少用|不常用|不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|"

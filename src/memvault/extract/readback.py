@@ -49,4 +49,6 @@ _SELF = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|myself)\b"
 def speaks_of_self(text: str) -> bool:
     """Does the statement speak of the user themselves ("call me…", "我不吃素了"), not of
     someone of theirs ("娃九月份上一年级了", "我女儿…")?"""
-    return bool(_SELF.search(text))
+    # "send my reports as Excel": the user's own things, unless "my" opens a person
+    return bool(_SELF.search(text) or (re.search(r"\bmy\b", text, re.I)
+                                       and not THIRD.search(text)))

@@ -38,7 +38,9 @@ _CHANGE_EN = (
     r"(?:go(?:es|ing)?|went|gone|put(?:s|ting)?)\s+(?:\w+\s+){0,3}?(?:up|down)|raising|"
     r"increas\w*|decreas\w*|cut(?:ting)?\s+(?:\w+\s+){0,5}?(?:to|down)|"
     r"push(?:ed)?\b[^.,;]{0,30}?\b(?:back|forward)|"
-    r"change[ds]?\s+my\s+mind|final\s+answer|scratch\s+that|on\s+second\s+thoughts?"
+    r"change[ds]?\s+my\s+mind|final\s+answer|scratch\s+that|on\s+second\s+thoughts?|"
+    # "stop sending me the summaries": what was asked for, called off
+    r"stop\s+(?!by\b|raining\b|snowing\b)\w+ing"
 )
 # "不…了" is "no longer"; "碰不了", "吃不了" (can't) is no change.
 _CHANGE_ZH = (r"还是.{0,12}吧|算了|改(?!善|进|革)|换|不再|已经不|不[^了，。,.！!？?、；;]{1,6}了|"

@@ -26,7 +26,9 @@ _NEG_EN_WORDS = (r"hate[sd]?|hating|dislike[sd]?|detest[s]?|loathe[sd]?|despise[
                  r"bores?\s+me|annoy(?:s|ing)?|irritat\w*|gross|awful|terrible|the\s+worst|"
                  # asking for a thing to be left out: "skip the links", "leave out the recap"
                  r"skip(?:s|ped|ping)?|omit|leave\s+out|cut\s+out|no\s+need\s+for|"
-                 r"gave\s+up|give\s+up|quit")
+                 r"gave\s+up|give\s+up|quit|"
+                 # "stop sending me…": a request called off
+                 r"stop\s+(?!by\b|raining\b|snowing\b)\w+ing")
 _POS_EN = (r"love[sd]?|loving|like[sd]?|liking|enjoy(?:s|ed)?|prefer(?:s|red)?|adore[sd]?|"
            r"fond\s+of|into|a\s+(?:big\s+|huge\s+)?fan\s+of|keen\s+on|want[s]?|need[s]?|"
            r"would\s+like|'d\s+like|'d\s+love|would\s+love|crave[s]?|dig|obsessed\s+with|"

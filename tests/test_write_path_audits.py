@@ -93,3 +93,40 @@ def test_a_cue_matches_its_inflections_and_only_them() -> None:
         assert rx.fullmatch(word), word
     for word in ["replica", "writer", "talkative", "unreply"]:
         assert not rx.search(word), word
+
+
+@pytest.mark.parametrize("line", ["Gave up being vegan last month", "stopped eating keto",
+                                  "dropped low-carb"])
+def test_giving_up_a_value_is_not_taking_it(line: str) -> None:
+    assert all(value is None for slot, value in read(line) if slot == "diet.restriction")
+
+
+@pytest.mark.parametrize("line, kept", [
+    ("记得提醒我周三交房租", False),
+    ("remind me to call the plumber tomorrow", False),
+    ("每周三提醒我交房租", True),
+    ("按你的意思来就行", False),
+    ("要是能天天睡到自然醒就好了", False),
+])
+def test_a_reminder_for_one_day_a_deferral_and_a_hope_are_not_kept(line: str,
+                                                                  kept: bool) -> None:
+    assert bool(read(line)) is kept
+
+
+def test_a_request_about_my_things_leaves_what_my_boss_wants(vault: Vault) -> None:
+    boss = vault.remember(ME, "My boss wants the weekly reports in PDF").memory.id
+    outcomes = say(vault, "send my weekly reports as Excel files from now on")
+    assert boss not in [o["memory_id"] for o in outcomes]
+    assert vault.get(ME, boss).version == 1
+
+
+def test_a_value_named_after_a_give_up_left_open_completes_it(vault: Vault) -> None:
+    (first,) = say(vault, "我吃纯素")
+    (o,) = say(vault, "我已经不吃纯素了")
+    assert (o["action"], o["reasons"]) == ("stage", ["incomplete_update"])
+    staged = o["memory_id"]
+    (o2,) = say(vault, "现在开始吃鸡蛋和牛奶了")
+    assert (o2["action"], o2["memory_id"]) == ("updated", first["memory_id"])
+    assert "鸡蛋" in vault.get(ME, first["memory_id"]).content
+    assert vault.get(ME, staged).status == "rejected"  # approving it would undo this
+    assert vault.review_list(ME) == []
