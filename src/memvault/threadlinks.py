@@ -72,15 +72,23 @@ def continued(eng: Engine, user: Scope, now: int, said: str, found: list[Any],
     return [target]
 
 
+# Why a change was staged when what it leaves open is only which memory it changes, or
+# to what: a later change of that memory answers it. A change staged for what it is (a
+# command, an injection, a conflict, a secret) stays for a person.
+_OPEN_QUESTIONS = frozenset({"ranked_target", "incomplete_update", "ambiguous_target"})
+
+
 def overtake(eng: Engine, tx: Any, user: Scope, into: Memory, now: int,
              actor: str | None) -> None:
-    """Changes of `into` the conversation staged (within LAST_CHANGE_MS) and a later change
-    went past are rejected, with the reason: approving one would put back a value the user
-    has moved on from. A staged retraction stays for a person."""
+    """Changes of `into` the conversation staged (within LAST_CHANGE_MS) only because it
+    was unclear which memory they change or to what, and that a later change of it went
+    past, are rejected with the reason: approving one would put back a value the user has
+    moved on from. A staged retraction stays for a person."""
     for p in eng.reads.list(user, ListFilter(status=Status.PENDING.value,
                                              since=now - LAST_CHANGE_MS, limit=50)):
         rec = p.metadata.get("review") or {}
-        if rec.get("target_id") != into.id or rec.get("retract") or not rec.get("extractor"):
+        if rec.get("target_id") != into.id or rec.get("retract") or not rec.get("extractor") \
+                or not set(rec.get("reasons") or ()) <= _OPEN_QUESTIONS:
             continue
         p = tx.get(user, p.id, for_update=True)
         if p is None or p.status != Status.PENDING:

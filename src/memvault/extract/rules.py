@@ -240,7 +240,7 @@ class RuleExtractor:
                                  for c in CLAUSE.split(body)):
             wish = False
         decisions = self._decide(body, matches) if wish else []
-        given_up: str | None = None
+        given_up: _Decision | None = None
         if decisions and all(d.value is None for d in decisions) \
                 and replaced_in_words(body, matches):
             # "I quit keto, I'm doing Mediterranean now", "我不吃素了，现在荤素都吃": the
@@ -249,7 +249,7 @@ class RuleExtractor:
             # that says what the user does now. The slot stays as a pointer, value None,
             # flagged `replaced_in_words`: the write path changes the memory that holds
             # the slot with it (and drops the slot there), else matches it by meaning.
-            given_up, decisions = decisions[0].spec.key, []
+            given_up, decisions = decisions[0], []
         third = THIRD.match(body)
         # Any topic: the user speaking of themselves now, or asking how things should
         # be done from now on (statements.py), unless it only complains.
@@ -339,7 +339,9 @@ class RuleExtractor:
             return []
         kind = (Kind.PREFERENCE.value if (pref or standing or emphasis) and not fact
                 and not (complaint and not wish) else Kind.FACT.value)
-        return [CandidateMemory(content=content, kind=kind, slot=given_up, value=None,
+        return [CandidateMemory(content=content, kind=kind,
+                                slot=given_up.spec.key if given_up else None, value=None,
+                                replaces=given_up.replaces if given_up else None,
                                 confidence=round(conf, 3), subject="user",
                                 ttl=ttl_cue[1] if ttl_cue else None,
                                 flags=[*flags, "replaced_in_words"] if given_up else flags,
