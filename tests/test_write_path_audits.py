@@ -47,6 +47,9 @@ def test_a_reminder_of_one_thing_is_not_a_way_to_be_reached(line: str) -> None:
     ("找我的话打电话", "phone"),
     # a cue word inflected ("replies", "answering") is the cue
     ("I like getting replies in French", "fr"),
+    # the user unable to handle a value ("接不到", "看不过来") refuses it
+    ("以后打电话通知我，微信消息老是看不过来", "phone"),
+    ("以后发短信就行，邮件我经常收不到", "SMS"),
     ("stop answering in German, Japanese is fine", "ja"),
 ])
 def test_the_value_asked_for_is_the_one_kept(line: str, value: str) -> None:
@@ -130,3 +133,22 @@ def test_a_value_named_after_a_give_up_left_open_completes_it(vault: Vault) -> N
     assert "鸡蛋" in vault.get(ME, first["memory_id"]).content
     assert vault.get(ME, staged).status == "rejected"  # approving it would undo this
     assert vault.review_list(ME) == []
+
+
+@pytest.mark.parametrize("line, diet", [
+    ("popped into the vegan bakery on my way home", None),
+    ("去了一家素食餐厅，味道还行", None),
+    ("I'm vegan", "vegan"),
+])
+def test_a_diet_word_that_describes_a_place_is_not_the_users_diet(
+        line: str, diet: str | None) -> None:
+    assert [v for slot, v in read(line) if slot == "diet.restriction"] == \
+        ([diet] if diet else [])
+
+
+def test_the_issues_channel_thread_ends_on_one_channel(vault: Vault) -> None:
+    say(vault, "有事打我电话就行")
+    (o,) = say(vault, "还是发邮件吧，电话经常接不到")
+    assert o["action"] == "updated"
+    (m,) = [m for m in vault.list(ME, status="active", limit=50) if m.kind != "turn"]
+    assert (m.slot, m.value) == ("notify.channel", "email")

@@ -374,6 +374,10 @@ OFF = re.compile(rf"\b(?:turning\s+off|{_SWITCH_OFF}|scrap|ditch|get\s+rid\s+of|
 OFF_WHAT = re.compile(r"(?:\s*(?:notifications?|alerts?|messages?|reminders?|calls?|reports?|"
                       r"exports?)\b|\s*(?:[,;.!]|$))", re.I)
 MOVE = re.compile(r"\b(?:switch|chang|mov|go|migrat)\w*\b", re.I)
+# "dropped by the vegan cafe", "素食餐厅": the value describes a place, not the user
+DESCRIBES = re.compile(r"^\s*(?:cafe|café|restaurant|place|spot|bakery|bar|shop|store|"
+                       r"festival|market|deli|diner|joint)s?\b|^(?:餐厅|餐馆|馆|店|饭店|自助)",
+                       re.I)
 # "no more phone calls from the bank": someone else's calls, not the user's channel
 FROM_SOMEONE = re.compile(r"^\s*(?:calls?|messages?|texts?|emails?|notifications?)?\s*from\s+"
                           r"(?!you\b|this app\b|the app\b|here\b|now\b|today\b|tomorrow\b|then\b|"
@@ -402,6 +406,10 @@ NEG_AFTER = any_of(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关�
                    + _NOT_READ + r"|别(?:再)?发)",
                    # "生酮不搞了", "PDF 不弄了": the value, then stopping it
                    r"^\s*(?:就|也|都|我)?(?:不|不再)[^，,。；;了\s]{1,2}了",
+                   # the value, then the user unable to handle it: "电话经常接不到",
+                   # "邮件老是看不过来", "微信根本回不了"
+                   r"^\s*[^，,。；;\s]{0,3}?(?:我)?(?:经常|老是|总是|常常|基本|根本|一直|都|也)?"
+                   r"[^，,。；;\s]{0,2}?[接看回收听读用打][不没](?:到|了|过来|上|进|着)",
                    # the value, then the user not handling it: "电话我基本不接", "邮件从来不回"
                    r"^\s*(?:我|也|都)?(?:基本|从来|一般|平时|几乎|根本|很少)?(?:都|也)?"
                    r"(?:不|没|很少)(?:怎么)?(?:接|回|看|用|听|读|收|查|开)",

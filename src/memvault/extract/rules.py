@@ -70,6 +70,7 @@ from .cues import (
     CONDITION,
     DEMONSTRATIVE,
     DENIAL,
+    DESCRIBES,
     EMPHASIS,
     FACT,
     FIRST,
@@ -404,8 +405,11 @@ class RuleExtractor:
                 seg_end = min((b_start for b_start, _ in bounds if b_start >= m.end),
                               default=len(text))
                 before, after = text[seg_start:m.start], text[m.end:seg_end]
-                if THIRD.match(before.lstrip(" 但是而且不过")) or FROM_SOMEONE.match(after):
-                    continue  # "…，但我老婆吃素", "calls from the bank": someone else's
+                if THIRD.match(before.lstrip(" 但是而且不过")) or FROM_SOMEONE.match(after) \
+                        or (spec.stative and DESCRIBES.match(after)):
+                    # "…，但我老婆吃素", "calls from the bank": someone else's; "the vegan
+                    # cafe": a place described, not the user
+                    continue
                 negated = bool(NEG.search(before) or NEG_AFTER.search(after)
                                # "switch my reports from xlsx to csv"
                                or (FROM.search(before) and TO.match(after)
