@@ -51,4 +51,4 @@ def speaks_of_self(text: str) -> bool:
     someone of theirs ("娃九月份上一年级了", "我女儿…")?"""
     # "send my reports as Excel": the user's own things, unless "my" opens a person
     return bool(_SELF.search(text) or (re.search(r"\bmy\b", text, re.I)
-                                       and not THIRD.search(text)))
+                                       and not THIRD.match(text)))

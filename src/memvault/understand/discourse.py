@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .stance import CALLED_OFF
+
 # Time and discourse words that often, not always, mark a change ("now", "these days",
 # "其实", "最近"): a change only when the memory is clearly about the same thing.
 _WEAK_EN = (r"now|nowadays|these\s+days|lately|actually|at\s+this\s+point|started|starting|"
@@ -39,8 +41,7 @@ _CHANGE_EN = (
     r"increas\w*|decreas\w*|cut(?:ting)?\s+(?:\w+\s+){0,5}?(?:to|down)|"
     r"push(?:ed)?\b[^.,;]{0,30}?\b(?:back|forward)|"
     r"change[ds]?\s+my\s+mind|final\s+answer|scratch\s+that|on\s+second\s+thoughts?|"
-    # "stop sending me the summaries": what was asked for, called off
-    r"stop\s+(?!by\b|raining\b|snowing\b)\w+ing"
+    + CALLED_OFF
 )
 # "不…了" is "no longer"; "碰不了", "吃不了" (can't) is no change.
 _CHANGE_ZH = (r"还是.{0,12}吧|算了|改(?!善|进|革)|换|不再|已经不|不[^了，。,.！!？?、；;]{1,6}了|"

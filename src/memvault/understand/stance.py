@@ -18,6 +18,9 @@ _NEG_EN = (r"(?:do\s*n[o']t|does\s*n[o']t|did\s*n[o']t|can\s*n[o']t|cannot|can't
            r"wouldn't|never|no\s+longer|not)\s+(?:really\s+|much\s+|even\s+|ever\s+)?"
            r"(?:like|love|enjoy|want|need|care\s+for|fancy|do|eat|drink|use|prefer|dig|"
            r"stand|bear|stomach|handle|tolerate)")
+# "stop sending me the summaries": what was asked for, called off (a stance against it,
+# and a change: discourse.py uses it too); not "stop by", nor the weather.
+CALLED_OFF = r"stop\s+(?!by\b|raining\b|snowing\b)\w+ing"
 _NEG_EN_WORDS = (r"hate[sd]?|hating|dislike[sd]?|detest[s]?|loathe[sd]?|despise[sd]?|"
                  r"abhor|can't\s+stand|cannot\s+stand|not\s+(?:a\s+)?(?:big\s+)?fan\s+of|"
                  r"not\s+into|not\s+keen\s+on|sick\s+of|tired\s+of|fed\s+up\s+with|"
@@ -26,9 +29,7 @@ _NEG_EN_WORDS = (r"hate[sd]?|hating|dislike[sd]?|detest[s]?|loathe[sd]?|despise[
                  r"bores?\s+me|annoy(?:s|ing)?|irritat\w*|gross|awful|terrible|the\s+worst|"
                  # asking for a thing to be left out: "skip the links", "leave out the recap"
                  r"skip(?:s|ped|ping)?|omit|leave\s+out|cut\s+out|no\s+need\s+for|"
-                 r"gave\s+up|give\s+up|quit|"
-                 # "stop sending me…": a request called off
-                 r"stop\s+(?!by\b|raining\b|snowing\b)\w+ing")
+                 r"gave\s+up|give\s+up|quit|" + CALLED_OFF)
 _POS_EN = (r"love[sd]?|loving|like[sd]?|liking|enjoy(?:s|ed)?|prefer(?:s|red)?|adore[sd]?|"
            r"fond\s+of|into|a\s+(?:big\s+|huge\s+)?fan\s+of|keen\s+on|want[s]?|need[s]?|"
            r"would\s+like|'d\s+like|'d\s+love|would\s+love|crave[s]?|dig|obsessed\s+with|"
