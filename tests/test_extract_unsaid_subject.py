@@ -82,3 +82,58 @@ def test_what_the_speaker_did_is_kept_only_if_it_changes_a_memory(line: str) -> 
     """One event as often as a lasting change: a tentative candidate."""
     got = RuleExtractor().extract([Message("user", line, id="m1")])
     assert got and all(c.tentative for c in got)
+
+
+# Chinese chat leaves the speaker unsaid in any statement about them, not only after a
+# word of time: the line opens with a predicate one says of oneself, or with a thing and
+# what the speaker does with it. Lines written for this test, not taken from an audit.
+@pytest.mark.parametrize("line, word", [
+    ("对芒果过敏 一吃嘴就肿", "芒果"),
+    ("养了两只仓鼠", "仓鼠"),
+    ("在准备雅思 目标7分", "雅思"),
+    ("每周四晚上去打羽毛球", "羽毛球"),
+    ("每天早上七点半出门", "七点半"),
+    ("不吃香菜 一点都不行", "香菜"),
+    ("会说一点法语", "法语"),
+    ("住的是公司宿舍", "宿舍"),
+    ("茶只喝绿茶", "绿茶"),
+    ("本人设计师 做UI的", "设计师"),
+    ("周末一般在家打游戏", "打游戏"),
+    ("上初二了 数学有点跟不上", "初二"),
+    # English with its "I" unsaid, or "my" after the verb
+    ("Rust is my main language these days", "Rust"),
+    ("usually cycle to the office", "cycle"),
+    ("been a nurse for twenty years", "nurse"),
+    ("doing a pottery course on Saturdays", "pottery"),
+])
+def test_a_statement_about_the_speaker_with_no_subject_is_read(line: str, word: str) -> None:
+    kept = _kept(line)
+    assert kept and word in kept[0], kept
+
+
+@pytest.mark.parametrize("line", [
+    "养生专家说晚上别吃水果",       # 养 begins another word
+    "上海这两天好热",               # so does 上
+    "看到一个新闻说咖啡致癌",
+    "有个同事天天迟到",             # someone
+    "中午想吃点清淡的",             # today's lunch
+    "正在开会呢",                   # this moment
+    "在地铁上排队呢",
+    "长城有两千多年的历史",         # a thing as the subject
+    "Give me three ideas for a team lunch",  # something to make now
+    "write a limerick about a cat",
+    "recommend a good thriller",
+    "this is my friend's laptop",
+])
+def test_what_is_not_said_of_the_speaker_stays_out(line: str) -> None:
+    assert _kept(line) == []
+
+
+def test_something_to_make_from_now_on_is_a_standing_wish() -> None:
+    assert _kept("give me a one-line summary at the end of every answer")
+
+
+def test_a_colleague_first_is_someone_else_not_the_speaker() -> None:
+    """"我们经理只喝黑咖啡" was read as the user's own habit."""
+    (c,) = RuleExtractor().extract([Message("user", "我们经理只喝黑咖啡", id="m1")])
+    assert c.subject == "经理" and "third_party" in c.flags

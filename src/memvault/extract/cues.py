@@ -332,7 +332,7 @@ THIRD = re.compile(
     # a person's hours or budget ("我们经理的上班时间是…"); a company's are the user's too
     r"(?=(?<!公司)(?<!团队)(?<!部门)(?<!小组)的(?:上班时间|工作时间|作息|预算|地址|饮食)(?:是|为|在)"
     r"|(?:的(?:报表|报告|文件|通知|数据|账单|周报|月报|上班时间|工作时间|作息|预算|地址))?(?:说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直|"
-    r"总是|老是|经常|常常|"
+    r"总是|老是|经常|常常|只|从来|从不|天天|每天|爱|"
     r"每次|平时|通常|一般)))",
     re.I)
 # After someone else's wish, a clause in the user's own voice ("…, but I prefer PDF").

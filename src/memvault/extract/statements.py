@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import re
 
+import jieba
+
 from ..understand.discourse import changes_mind, marks_change, one_time, settles
 from ..understand.stance import core
 from ..understand.topics import content_words
-from .cues import any_of
+from .cues import THIRD, any_of
 
 _OPENER_EN = (r"(?:oh|btw|fyi|also|and|so|well|ok|okay|honestly|actually|anyway|plus|"
               r"just\s+so\s+you\s+know|for\s+the\s+record|note\s+that|remember\s+that|"
@@ -34,6 +36,15 @@ SELF_SUBJECT = any_of(
     rf"(?:^|[,;:–—-]\s*|\b(?:and|but|so)\s+)(?:{_OPENER_EN}[,:!-]?\s+)*(?:my|our|"
     r"me\s+and\s+my)\b",
     r"\b(?:my|our)\s+(?:\w+\s+){0,2}(?:is|are|was|were|has|have)\b",
+    # "Python is my main language at work", "Tuesdays are my gym days" (not "this is my
+    # friend's car", not "that's my point")
+    r"^\s*(?!(?:this|that|it|he|she|they|there|these|those|what|who|which|where|here)\b)"
+    r"[^,.;!?]{1,40}?\b(?:is|are|was|were)\s+(?:\w+\s+)?(?:my|our)\s+(?!\w+['’]s\b)\w",
+    # a habit with its "I" unsaid: "usually hit the gym at 6:30", "never drink before noon"
+    r"^\s*(?:usually|normally|generally|mostly|typically|rarely|seldom|never)\s+"
+    r"(?!(?:mind|you|your|the|this|that|it|a|an)\b)[a-z]{3,}\b",
+    # what the speaker has been: "been a software tester for 11 years"
+    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:have\s+|'ve\s+)?been\s+(?:a|an)\s+\w+",
     r"(?:^|[，,；;：:])\s*(?:其实|对了|顺便说一下|顺便|补充一下|另外|还有|记一下|说一下|跟你说|"
     r"告诉你|哦|嗯|诶|对|是这样|现在|最近)?[，,：:]?\s*(?:我|我们|我家|咱们|咱|俺)",
     # Chinese drops the subject when it is the speaker: "最近迷上了韩餐", "现在 10 点就睡",
@@ -59,7 +70,7 @@ SELF_SUBJECT = any_of(
     # spare time"); "growing concerns about the budget" says nothing lasts
     _LEAD_EN +
     r"(?:started|stopped|switched|moved|bought|sold|adopted|joined|signed\s+up|took\s+up|"
-    r"picked\s+up|gave\s+up|quit|growing|learning|training|studying|living)\b"
+    r"picked\s+up|gave\s+up|quit|growing|(?!getting\b|going\b)[a-z]{2,}ing)\b"
     r"(?![^.!?]*\b(?:you|your|is|are|was|were)\b)"
     r"(?=[^.!?]*\b(?:every|each|daily|weekly|twice|once\s+a|a\s+(?:day|week|month)|"
     r"on\s+\w+days|on\s+(?:weekends|weekdays)|completely|for\s+good|these\s+days|nowadays|"
@@ -135,15 +146,161 @@ def is_task(text: str) -> bool:
     return bool(TASK.search(text)) and not _FROM_NOW_ON.search(text) and not marks_change(text)
 
 
+# Something to make or find now: "Give me three names for a bakery", "Write a haiku about
+# autumn", "recommend a book" (a thing counted out), unless it is asked for from now on.
+_MAKE_NOW = re.compile(
+    r"^\s*(?:please\s+|pls\s+|now\s+)?(?:give|write|list|send|suggest|recommend|tell|show|draft|"
+    r"make|find|name|translate|summari[sz]e|explain|create|generate|compose|plan|pick|"
+    r"come\s+up\s+with)\s+(?:me\s+|us\s+)?(?:a|an|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|\d+|some|a\s+few|several)\b"
+    # "给我写首关于秋天的诗", "帮我起三个名字" (not "给我推荐书的时候别推成功学")
+    r"|^\s*(?:请|麻烦)?(?:给我|帮我|替我)?(?:写|编|起|画|列|出|做|想|翻译|总结|推荐)"
+    r"[一两三四五六七八九十几]?[首个篇段份张条句道](?![^。！？]*的时候)", re.I)
+
+
 def standing(text: str) -> bool:
     """A statement about the user or a standing wish, of any topic."""
     if MUSING.search(text) or TASK.search(text):
+        return False
+    if _MAKE_NOW.search(text) and not _FROM_NOW_ON.search(text):
         return False
     if one_time(text) and not _FROM_NOW_ON.search(text):
         return False
     if not names_something(text):
         return False  # "I love it!", "我也是": about what came before
-    return bool(SELF_SUBJECT.search(text) or STANDING_IMPERATIVE.search(text))
+    return bool(SELF_SUBJECT.search(text) or STANDING_IMPERATIVE.search(text)
+                or unsaid_self(text) or self_label(text))
+
+
+# A line that opens with what the speaker is, no verb and no subject: "Wheelchair user, so
+# accessibility matters", "Retired history teacher, 68", "Job: ICU nurse", "Insomnia for
+# years; …", "甲减 每天早上吃优甲乐", "二型糖尿病 控糖中". The label is the user's own (a
+# chat line to an assistant that opens with a bare noun phrase and goes on about it), unless
+# it is a reaction or a greeting ("Great question, thanks", "好的 谢谢啦") or names a time
+# ("Long day, finally home").
+_LABEL_EN = re.compile(
+    r"^\s*(?P<label>(?!(?:great|good|nice|cool|perfect|awesome|sure|ok|okay|thanks|thank|wow|"
+    r"yes|yeah|yep|no|nope|hmm+|hi|hello|hey|sorry|oops|interesting|right|exactly|true|fair|"
+    r"lol|haha\w*|damn|ugh|oh|ah|well|fine|alright|agreed|long|busy|rough|crazy|quick|bad|"
+    r"hot|fun|weird|funny|same|congrats|cheers|morning|afternoon|evening|night|happy|merry|"
+    r"welcome|bye|done|noted|yay|wait|whoa|huh|meh|lovely|brilliant|amazing|excellent|"
+    r"question|note|edit|update|error|warning|ps|fyi|re|subject|todo|task|answer|example|"
+    r"step|tip|reminder|context|summary|title|translation|input|output|result|q|a|the|this|"
+    r"that|these|those|it|there|here|what|which|who|why|how|when|where|if|so|and|but|or|"
+    r"today|tonight|tomorrow|yesterday|now|just|also|please|pls|maybe|probably|not\s+sure|"
+    r"my|our|your|his|her|their)\b)"
+    r"(?:not\s+a\s+)?[\w'-]+(?:\s+[\w'-]+){0,4}?)\s*"
+    r"(?:(?P<sep>[,;:—–]|\s-\s)\s*\S|\s+(?:since|for\s+(?:\d+|years|months|ages|a\s+decade|"
+    r"most\s+of\s+my\s+life))\b)", re.I)
+# What would make the label a sentence of its own ("Paris is lovely, …"), or someone
+# else's ("Sarah, my sister, …" is still the user's; "he said, …" is not).
+_VERBISH_EN = re.compile(
+    r"\b(?:is|are|am|was|were|be|been|being|has|have|had|do|does|did|will|would|can|could|"
+    r"should|may|might|must|shall|i|i'm|you|he|she|it|we|they|said|says|told|went|got|"
+    r"\w+'s|\w+'re|\w+'ve|\w+'ll|\w+'d)\b", re.I)
+# A request, not a label: "Make this deck light-themed, …", "Go deep: how do …"
+_ACTS_EN = re.compile(rf"(?:{_VERBS_EN}|make|go|let|try|get|do|see|look|check|find|help|"
+                      r"keep|turn|set|add|remove|fix|explain|describe|compare|note|"
+                      # what one is doing: "Running late, sorry", "Heading out, bye"
+                      r"(?!(?:wedding|spring|king|ring|thing|nothing|something|anything|"
+                      r"everything|evening|morning|ceiling|building|sibling|string|swing)\b)"
+                      r"[a-z]{2,}ing|"
+                      # an event: "tried ticktick for a week, love it"
+                      r"tried|finished|watched|bought|went|got|saw|had|made|took|did|"
+                      r"booked|ordered|visited|played|cooked|ate|drank|ran|walked|met|"
+                      r"called|texted|sent|spent|found|lost|left|heard|read\s+(?:a|an|the))\b|"
+                      r".*\b(?:this|that|these|those|me|us)\b", re.I)
+_ASKS_EN = re.compile(r"(?:is|are|was|were|do|does|did|can|could|would|will|should|what|"
+                      r"how|why|when|where|who|which)\b", re.I)
+_LABEL_ZH = re.compile(
+    r"^\s*(?P<label>(?!好的|谢谢|哈哈|嗯|哇|早上好|晚安|收到|行|可以|不错|厉害|好吧|对|是的|没事|"
+    r"今天|明天|昨天|刚才|现在|这|那|你|他|她|它|我)[\u4e00-\u9fffA-Za-z0-9]{2,10})"
+    r"[\s，,]+(?P<rest>\S.*)$")
+_ZH_STATUS = re.compile(r"^[\u4e00-\u9fff]{2,4}中\s*$")
+
+
+def self_label(text: str) -> bool:
+    """Does the line open with a label of the speaker ("Vegetarian, 8 years now", "素食 但吃
+    鸡蛋和牛奶")?"""
+    m = _LABEL_EN.match(text)
+    if m and not _VERBISH_EN.search(m.group("label")) and not text.rstrip().endswith("?") \
+            and not _ACTS_EN.match(m.group("label")) \
+            and not _ASKS_EN.match(text[m.end("label"):].lstrip(" ,;:—–-")):
+        return True
+    m = _LABEL_ZH.match(text)
+    if not m or re.search(r"[是有在说要会想去来吗呢了用写做发买打吃喝看听玩]", m.group("label")):
+        return False
+    # the rest says more of the speaker: "甲减 每天早上吃优甲乐", "二型糖尿病 控糖中"
+    return any(unsaid_self(part) or _ZH_STATUS.match(part)
+               for part in re.split(r"[\s，,]+", m.group("rest")) if part)
+
+
+# Chinese chat leaves the speaker unsaid whenever it is the speaker: "对花生过敏", "每周二晚上
+# 去游泳", "在读研 方向是NLP", "咖啡只喝美式". A line that opens with a predicate (after
+# openers and words of when or how often) has the speaker as its subject; one that opens
+# with a noun has that noun ("猫一天要睡十几个小时", "长城有两千多年的历史"). Two forms only:
+# a predicate of the kind one says of oneself (having, being, doing, using, living,
+# learning, not doing …), and a thing first with what the speaker does with it
+# ("笔记都用Notion记"). What happens at this moment ("正在吃午饭呢", "在机场等飞机呢") is
+# not a lasting fact.
+_ZH_OPEN = (r"^\s*(?:(?:其实|对了|顺便说一下|顺便|补充一下|另外|还有|哦|嗯|诶|说一下|跟你说|"
+            r"告诉你|是这样|但是?|不过|而且)[，,：:\s]*)?")
+_ZH_WHEN = (r"(?:平时|平常|一般|通常|基本上?|每天|每晚|每早|每周[一二三四五六日天]?|每个?月|"
+            r"每年|每个?(?:星期|礼拜)[一二三四五六日天]?|周末|工作日|下班后?|"
+            r"从小|一直|向来|从来|目前|现在|最近|今年|这几年|这些年|已经|早就|还|也|都|就|"
+            r"只|常|经常|老是|总是|偶尔|一周|一年|长期|天天)")
+_ZH_SAYS_OF_SELF = (
+    r"有(?!人|点|些|个|一个|位|次|没有|一说)|没有|没(?!事|关系|问题|想到)|不(?!好意思|客气|过|然|知道|用谢)|"
+    r"在(?!这|那|哪|吗)|会(?!不会)|不会|爱|怕|恐|用|吃|喝|住|养|开|骑|坐|做|干|学|读|考|练|"
+    r"出门|回家|到家|出发|下班|打算|准备|计划|想(?!问|知道)|信|戒|攒|减|备|喜欢|讨厌|习惯|偏好|受不了|去|上|带|送|"
+    r"打|跑|游|睡|起|穿|戴|看|听|玩|写|教|当|属|来自|老家|家在|家里|人在|本人|自己|已婚|"
+    r"未婚|单身|离异|独居|近视|远视|晕车|失眠|对[^，。！？,.!?\s]{1,8}过敏|"
+    r"[^，。！？,.!?\s]{1,6}过敏")
+_UNSAID_SELF_ZH = re.compile(
+    # (a part of the day only after a word of how often: "每天早上六点半跑步", not "中午想吃
+    # 顿好的", which is today's lunch)
+    _ZH_OPEN + rf"(?:(?:(?:{_ZH_WHEN})[一二三四五六日天]?\s*)+"
+    r"(?:(?:早上|晚上|中午|上午|下午)\s*)?)?"
+    r"(?:(?:[零一二两三四五六七八九十\d]{1,3}点(?:半|[零一二三四五\d]{1,2}分?)?|\d{1,2}[:：]\d{2})"
+    r"(?:左右)?\s*)?"
+    rf"(?P<says>{_ZH_SAYS_OF_SELF})"
+    # a thing first, then what the speaker does with it: "咖啡只喝美式", "笔记都用Notion记"
+    r"|^\s*(?![我你您他她它咱俺])[\u4e00-\u9fffA-Za-z]{1,6}(?:只|都|一般|基本|从来|从不|一直|也|就|向来|平时|主要|"
+    r"一律|全)+(?:不|没)?(?:喝|吃|用|看|听|玩|买|穿|开|坐|去|住|记|写|读|学|练|打|骑|戴|碰|选)")
+# A question ("…会不会下雨", "…吗") or a condition ("周末去爬山的话", "要是…") says nothing
+# that holds.
+_ZH_ASKS_OR_IMAGINES = re.compile(r"([\u4e00-\u9fff])不\1|的话|如果|要是|假如|万一|[吗么？?]|"
+                                  r"什么|怎么|哪|多少|几[个点号天]")
+_ZH_MOMENT = re.compile(r"^\s*(?:正在|在[^，。！？,.!?\s]{0,6}(?:等|排队)|刚)|呢\s*[~～!！。]*\s*$")
+
+
+def unsaid_self(text: str) -> bool:
+    """Chinese with the speaker unsaid: a line that opens with a predicate one says of
+    oneself ("对花生过敏", "在学吉他 自学了半年了")."""
+    if not re.search(r"[\u4e00-\u9fff]", text[:8]) or _ZH_MOMENT.search(text) \
+            or THIRD.match(text) or _ZH_ASKS_OR_IMAGINES.search(text):
+        return False
+    m = _UNSAID_SELF_ZH.match(text)
+    if not m:
+        return False
+    if m.group("says") is None:
+        return True
+    # The predicate must not be the first character of another word: 上 in "上海", 看 in
+    # "看到个段子", 养 in "养生节目" ("跑步", "上班", "养猫" are the predicate with its object).
+    rest = text[m.start("says"):]
+    first = next(iter(jieba.cut(rest, HMM=False)), "")
+    # A word followed by what is said of it is its subject: "开销太大了", "上班好累".
+    return first not in _NOT_A_PREDICATE and not (
+        len(first) > 1 and _SAID_OF_IT.match(rest[len(first):]))
+
+
+_SAID_OF_IT = re.compile(r"\s*(?:的|太|很|挺|真|特别|好|比较|非常|也太|是|有)")
+
+
+_NOT_A_PREDICATE = frozenset(
+    "上海 上面 上次 上周 上个月 上午 下午 用户 学校 学生 玩具 会议 会员 去年 当年 当时 当然 "
+    "看到 看见 看看 看法 听说 听到 养生 开心 爱心 用餐 信息 信用 起来 不过 不错 不如 不管 不少 "
+    "在于 有的 有时 有些 有点 没想到".split())
 
 
 # Someone or something else as the subject: "There are no more emails", "The explanation
