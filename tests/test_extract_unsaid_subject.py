@@ -137,3 +137,28 @@ def test_a_colleague_first_is_someone_else_not_the_speaker() -> None:
     """"我们经理只喝黑咖啡" was read as the user's own habit."""
     (c,) = RuleExtractor().extract([Message("user", "我们经理只喝黑咖啡", id="m1")])
     assert c.subject == "经理" and "third_party" in c.flags
+
+
+# Found by an audit whose lines were written before it read the code (2026-12-04).
+@pytest.mark.parametrize("line", [
+    "她对猫毛过敏",                     # someone else's allergy, not the user's
+    "不喜欢这个方案，换一个",            # the answer at hand
+    "终于考完了",                        # an event just over
+    "Gorgeous beach, the water was so clear",  # a comment on a place
+    "Stunning view, the mountains were unreal",
+    "Usually people leave a tip here",   # people, not the speaker
+])
+def test_what_the_audit_found_stored_stays_out(line: str) -> None:
+    assert _kept(line) == []
+
+
+@pytest.mark.parametrize("line, word", [
+    ("Left-handed, so most scissors are awkward", "Left-handed"),
+    ("usually go to bed around midnight", "bed"),
+    ("职业：护士", "护士"),
+    ("母语是闽南话", "闽南话"),
+    ("Go是我的主力语言", "主力语言"),
+])
+def test_what_the_audit_found_dropped_is_read(line: str, word: str) -> None:
+    kept = _kept(line)
+    assert kept and word in kept[0], kept

@@ -42,11 +42,14 @@ SELF_SUBJECT = any_of(
     r"[^,.;!?]{1,40}?\b(?:is|are|was|were)\s+(?:\w+\s+)?(?:my|our)\s+(?!\w+['’]s\b)\w",
     # a habit with its "I" unsaid: "usually hit the gym at 6:30", "never drink before noon"
     r"^\s*(?:usually|normally|generally|mostly|typically|rarely|seldom|never)\s+"
-    r"(?!(?:mind|you|your|the|this|that|it|a|an)\b)[a-z]{3,}\b",
+    r"(?!(?:mind|you|your|the|this|that|it|a|an|people|kids|children|men|women|folks|"
+    r"everyone|everybody|most|some|they|we|he|she|there)\b)[a-z]{2,}\b",
     # what the speaker has been: "been a software tester for 11 years"
     rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:have\s+|'ve\s+)?been\s+(?:a|an)\s+\w+",
     r"(?:^|[，,；;：:])\s*(?:其实|对了|顺便说一下|顺便|补充一下|另外|还有|记一下|说一下|跟你说|"
     r"告诉你|哦|嗯|诶|对|是这样|现在|最近)?[，,：:]?\s*(?:我|我们|我家|咱们|咱|俺)",
+    # "Java是我的主力语言"
+    r"^[^，。！？,.!?]{1,12}是(?:我|咱)的",
     # Chinese drops the subject when it is the speaker: "最近迷上了韩餐", "现在 10 点就睡",
     # "今年在阳台种了番茄"
     # (not 每天: "每天都应该喝咖啡" is what an article says anyone should do)
@@ -188,7 +191,9 @@ _LABEL_EN = re.compile(
     r"step|tip|reminder|context|summary|title|translation|input|output|result|q|a|the|this|"
     r"that|these|those|it|there|here|what|which|who|why|how|when|where|if|so|and|but|or|"
     r"today|tonight|tomorrow|yesterday|now|just|also|please|pls|maybe|probably|not\s+sure|"
-    r"my|our|your|his|her|their)\b)"
+    r"my|our|your|his|her|their|beautiful|gorgeous|terrible|horrible|awful|boring|stunning|"
+    r"delicious|tasty|cute|ugly|fantastic|wonderful|incredible|annoying|disgusting|gross|sad|"
+    r"scary|stupid|silly|insane|epic|solid|decent|typical|classic|fantastic|great)\b)"
     r"(?:not\s+a\s+)?[\w'-]+(?:\s+[\w'-]+){0,4}?)\s*"
     r"(?:(?P<sep>[,;:—–]|\s-\s)\s*\S|\s+(?:since|for\s+(?:\d+|years|months|ages|a\s+decade|"
     r"most\s+of\s+my\s+life))\b)", re.I)
@@ -208,15 +213,21 @@ _ACTS_EN = re.compile(rf"(?:{_VERBS_EN}|make|go|let|try|get|do|see|look|check|fi
                       # an event: "tried ticktick for a week, love it"
                       r"tried|finished|watched|bought|went|got|saw|had|made|took|did|"
                       r"booked|ordered|visited|played|cooked|ate|drank|ran|walked|met|"
-                      r"called|texted|sent|spent|found|lost|left|heard|read\s+(?:a|an|the))\b|"
+                      r"called|texted|sent|spent|found|lost|left|heard|read\s+(?:a|an|the))"
+                      r"(?![\w-])|"
                       r".*\b(?:this|that|these|those|me|us)\b", re.I)
+# A comment on a thing: "Beautiful city, the old town is gorgeous"
+_OWN_SUBJECT_EN = re.compile(r"(?:the|this|that|it|its|it's|they|there|he|she)\b", re.I)
 _ASKS_EN = re.compile(r"(?:is|are|was|were|do|does|did|can|could|would|will|should|what|"
                       r"how|why|when|where|who|which)\b", re.I)
 _LABEL_ZH = re.compile(
     r"^\s*(?P<label>(?!好的|谢谢|哈哈|嗯|哇|早上好|晚安|收到|行|可以|不错|厉害|好吧|对|是的|没事|"
     r"今天|明天|昨天|刚才|现在|这|那|你|他|她|它|我)[\u4e00-\u9fffA-Za-z0-9]{2,10})"
-    r"[\s，,]+(?P<rest>\S.*)$")
-_ZH_STATUS = re.compile(r"^[\u4e00-\u9fff]{2,4}中\s*$")
+    r"(?:(?P<colon>\s*[：:]\s*)|[\s，,]+)(?P<rest>\S.*)$")
+_ZH_STATUS = re.compile(r"^(?:[\u4e00-\u9fff]{2,4}中|今年[\d一二三四五六七八九十]+岁?|"
+                        r"[\d一二三四五六七八九十]{1,3}岁)\s*$")
+_NOT_A_FIELD = re.compile(r"注意|提醒|备注|问题|总结|标题|翻译|原文|例子|答案|更新|通知|公告|重点|"
+                          r"结论|原因|结果|比如|例如|补充")
 
 
 def self_label(text: str) -> bool:
@@ -225,11 +236,15 @@ def self_label(text: str) -> bool:
     m = _LABEL_EN.match(text)
     if m and not _VERBISH_EN.search(m.group("label")) and not text.rstrip().endswith("?") \
             and not _ACTS_EN.match(m.group("label")) \
-            and not _ASKS_EN.match(text[m.end("label"):].lstrip(" ,;:—–-")):
+            and not _ASKS_EN.match(text[m.end("label"):].lstrip(" ,;:—–-")) \
+            and not _OWN_SUBJECT_EN.match(text[m.end("label"):].lstrip(" ,;:—–-")):
         return True
     m = _LABEL_ZH.match(text)
     if not m or re.search(r"[是有在说要会想去来吗呢了用写做发买打吃喝看听玩]", m.group("label")):
         return False
+    if m.group("colon"):
+        # "职业：产品经理", "体重：75公斤" (not "注意：…", "问题：…")
+        return len(m.group("label")) <= 4 and not _NOT_A_FIELD.search(m.group("label"))
     # the rest says more of the speaker: "甲减 每天早上吃优甲乐", "二型糖尿病 控糖中"
     return any(unsaid_self(part) or _ZH_STATUS.match(part)
                for part in re.split(r"[\s，,]+", m.group("rest")) if part)
@@ -254,7 +269,9 @@ _ZH_SAYS_OF_SELF = (
     r"在(?!这|那|哪|吗)|会(?!不会)|不会|爱|怕|恐|用|吃|喝|住|养|开|骑|坐|做|干|学|读|考|练|"
     r"出门|回家|到家|出发|下班|打算|准备|计划|想(?!问|知道)|信|戒|攒|减|备|喜欢|讨厌|习惯|偏好|受不了|去|上|带|送|"
     r"打|跑|游|睡|起|穿|戴|看|听|玩|写|教|当|属|来自|老家|家在|家里|人在|本人|自己|已婚|"
-    r"未婚|单身|离异|独居|近视|远视|晕车|失眠|对[^，。！？,.!?\s]{1,8}过敏|"
+    r"未婚|单身|离异|独居|近视|远视|晕车|失眠|通勤|"
+    # a noun that names what is one's own: "母语是粤语", "专业是土木"
+    r"(?:母语|老家|家乡|专业|职业|血型|星座|生日|身高|体重|属相|学历)(?:是|在|为)|对[^，。！？,.!?\s]{1,8}过敏|"
     r"[^，。！？,.!?\s]{1,6}过敏")
 _UNSAID_SELF_ZH = re.compile(
     # (a part of the day only after a word of how often: "每天早上六点半跑步", not "中午想吃
@@ -262,7 +279,7 @@ _UNSAID_SELF_ZH = re.compile(
     _ZH_OPEN + rf"(?:(?:(?:{_ZH_WHEN})[一二三四五六日天]?\s*)+"
     r"(?:(?:早上|晚上|中午|上午|下午)\s*)?)?"
     r"(?:(?:[零一二两三四五六七八九十\d]{1,3}点(?:半|[零一二三四五\d]{1,2}分?)?|\d{1,2}[:：]\d{2})"
-    r"(?:左右)?\s*)?"
+    r"(?:左右)?\s*(?:才|就)?)?"
     rf"(?P<says>{_ZH_SAYS_OF_SELF})"
     # a thing first, then what the speaker does with it: "咖啡只喝美式", "笔记都用Notion记"
     r"|^\s*(?![我你您他她它咱俺])[\u4e00-\u9fffA-Za-z]{1,6}(?:只|都|一般|基本|从来|从不|一直|也|就|向来|平时|主要|"
@@ -271,6 +288,10 @@ _UNSAID_SELF_ZH = re.compile(
 # that holds.
 _ZH_ASKS_OR_IMAGINES = re.compile(r"([\u4e00-\u9fff])不\1|的话|如果|要是|假如|万一|[吗么？?]|"
                                   r"什么|怎么|哪|多少|几[个点号天]")
+# Someone else ("他对花生过敏"), the thing at hand ("不喜欢这个答案，再来一个"), or an event
+# just over ("考试终于考完了").
+_ZH_NOT_SELF = re.compile(r"^\s*(?:他|她|它|你|您|ta|TA)|这个|那个|这些|那些|这篇|这段|这份|这次|"
+                          r"这版|完了\s*$|完啦\s*$")
 _ZH_MOMENT = re.compile(r"^\s*(?:正在|在[^，。！？,.!?\s]{0,6}(?:等|排队)|刚)|呢\s*[~～!！。]*\s*$")
 
 
@@ -278,7 +299,8 @@ def unsaid_self(text: str) -> bool:
     """Chinese with the speaker unsaid: a line that opens with a predicate one says of
     oneself ("对花生过敏", "在学吉他 自学了半年了")."""
     if not re.search(r"[\u4e00-\u9fff]", text[:8]) or _ZH_MOMENT.search(text) \
-            or THIRD.match(text) or _ZH_ASKS_OR_IMAGINES.search(text):
+            or THIRD.match(text) or _ZH_ASKS_OR_IMAGINES.search(text) \
+            or _ZH_NOT_SELF.search(re.split(r"[，,。！!？?；;]", text)[0]):
         return False
     m = _UNSAID_SELF_ZH.match(text)
     if not m:
@@ -290,8 +312,9 @@ def unsaid_self(text: str) -> bool:
     rest = text[m.start("says"):]
     first = next(iter(jieba.cut(rest, HMM=False)), "")
     # A word followed by what is said of it is its subject: "开销太大了", "上班好累".
+    said = m.end("says") - m.start("says")
     return first not in _NOT_A_PREDICATE and not (
-        len(first) > 1 and _SAID_OF_IT.match(rest[len(first):]))
+        said <= len(first) > 1 and _SAID_OF_IT.match(rest[len(first):]))
 
 
 _SAID_OF_IT = re.compile(r"\s*(?:的|太|很|挺|真|特别|好|比较|非常|也太|是|有)")
@@ -300,7 +323,7 @@ _SAID_OF_IT = re.compile(r"\s*(?:的|太|很|挺|真|特别|好|比较|非常|�
 _NOT_A_PREDICATE = frozenset(
     "上海 上面 上次 上周 上个月 上午 下午 用户 学校 学生 玩具 会议 会员 去年 当年 当时 当然 "
     "看到 看见 看看 看法 听说 听到 养生 开心 爱心 用餐 信息 信用 起来 不过 不错 不如 不管 不少 "
-    "在于 有的 有时 有些 有点 没想到".split())
+    "在于 有的 有时 有些 有点 没想到 考试".split())
 
 
 # Someone or something else as the subject: "There are no more emails", "The explanation
