@@ -162,3 +162,20 @@ def test_what_the_audit_found_stored_stays_out(line: str) -> None:
 def test_what_the_audit_found_dropped_is_read(line: str, word: str) -> None:
     kept = _kept(line)
     assert kept and word in kept[0], kept
+
+
+@pytest.mark.parametrize("line, slot, value", [
+    ("上个月搬到成都了，现在天天吃火锅", "user.location", "成都"),
+    ("去年搬到了苏州", "user.location", "苏州"),
+])
+def test_a_slot_said_with_the_speaker_unsaid_is_read(line: str, slot: str,
+                                                    value: str) -> None:
+    """The slots' patterns name the speaker ("我…搬到…"); Chinese leaves it unsaid."""
+    got = RuleExtractor().extract([Message("user", line, id="m1")])
+    assert [(c.slot, c.value) for c in got if c.slot] == [(slot, value)]
+
+
+@pytest.mark.parametrize("line", ["公司搬到望京了", "我妈去年搬到了苏州", "他搬到成都了"])
+def test_someone_else_moving_sets_no_slot_of_the_user(line: str) -> None:
+    got = RuleExtractor().extract([Message("user", line, id="m1")])
+    assert not [c for c in got if c.slot == "user.location" and c.subject == "user"]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..model import Kind
@@ -114,7 +114,7 @@ from .cues import (
 )
 from .messages import Message, as_messages
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
-from .statements import is_task, open_statement, quoted_spans
+from .statements import is_task, open_statement, quoted_spans, with_speaker
 from .statements import standing as is_statement
 
 
@@ -216,6 +216,12 @@ class RuleExtractor:
         emphasis = bool(EMPHASIS.search(body) and not DEMONSTRATIVE.search(body)
                         and not (ttl_cue and ttl_cue[1] == "1d"))
         matches = self.registry.find(body)
+        if not any(m.via == "pattern" for m in matches) and (said := with_speaker(body)):
+            # "上个月搬到成都了": the slot patterns name the speaker; Chinese leaves it unsaid
+            matches = sorted(matches + [
+                replace(m, start=m.start - 1, end=m.end - 1)
+                for m in self.registry.find(said) if m.via == "pattern" and m.start >= 1],
+                key=lambda m: (m.start, -m.end))
         if (not command and not pref and not standing and not fact and imperative
                 and not any(m.via == "pattern" for m in matches)
                 and DEMONSTRATIVE.search(body) and not is_statement(body)

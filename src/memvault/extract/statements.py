@@ -295,6 +295,16 @@ _ZH_NOT_SELF = re.compile(r"^\s*(?:他|她|它|你|您|ta|TA)|这个|那个|这�
 _ZH_MOMENT = re.compile(r"^\s*(?:正在|在[^，。！？,.!?\s]{0,6}(?:等|排队)|刚)|呢\s*[~～!！。]*\s*$")
 
 
+def with_speaker(text: str) -> str | None:
+    """The Chinese line with its unsaid speaker said ("上个月搬到成都了" -> "我上个月搬到成都了"),
+    for the slots' patterns, which name the speaker; None when the line names whom it is
+    about (anyone: "我…", "他…", "公司…", "我妈…") or is not Chinese."""
+    if not re.match(r"\s*[\u4e00-\u9fff]", text) or re.search(r"[我咱俺你您他她它]", text) \
+            or THIRD.match(text) or OTHER_SUBJECT.search(text):
+        return None
+    return "我" + text
+
+
 def unsaid_self(text: str) -> bool:
     """Chinese with the speaker unsaid: a line that opens with a predicate one says of
     oneself ("对花生过敏", "在学吉他 自学了半年了")."""
