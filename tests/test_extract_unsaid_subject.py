@@ -179,3 +179,19 @@ def test_a_slot_said_with_the_speaker_unsaid_is_read(line: str, slot: str,
 def test_someone_else_moving_sets_no_slot_of_the_user(line: str) -> None:
     got = RuleExtractor().extract([Message("user", line, id="m1")])
     assert not [c for c in got if c.slot == "user.location" and c.subject == "user"]
+
+
+@pytest.mark.parametrize("line, value", [
+    ("moved to Leeds last month", "Leeds"),
+    ("finally living in Bristol now", "Bristol"),
+])
+def test_an_english_slot_with_its_i_unsaid_is_read(line: str, value: str) -> None:
+    got = RuleExtractor().extract([Message("user", line, id="m1")])
+    assert [(c.slot, c.value) for c in got if c.slot] == [("user.location", value)]
+
+
+@pytest.mark.parametrize("line", ["the team moved to Leeds last month",
+                                  "moved to Leeds? is it nice there"])
+def test_a_move_that_is_not_the_speakers_sets_no_slot(line: str) -> None:
+    got = RuleExtractor().extract([Message("user", line, id="m1")])
+    assert not [c for c in got if c.slot == "user.location"]

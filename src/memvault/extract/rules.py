@@ -217,10 +217,11 @@ class RuleExtractor:
                         and not (ttl_cue and ttl_cue[1] == "1d"))
         matches = self.registry.find(body)
         if not any(m.via == "pattern" for m in matches) and (said := with_speaker(body)):
-            # "上个月搬到成都了": the slot patterns name the speaker; Chinese leaves it unsaid
+            # "上个月搬到成都了", "living in Hackney now": the slot patterns name the speaker
+            text, n = said
             matches = sorted(matches + [
-                replace(m, start=m.start - 1, end=m.end - 1)
-                for m in self.registry.find(said) if m.via == "pattern" and m.start >= 1],
+                replace(m, start=m.start - n, end=m.end - n)
+                for m in self.registry.find(text) if m.via == "pattern" and m.start >= n],
                 key=lambda m: (m.start, -m.end))
         if (not command and not pref and not standing and not fact and imperative
                 and not any(m.via == "pattern" for m in matches)

@@ -295,14 +295,30 @@ _ZH_NOT_SELF = re.compile(r"^\s*(?:他|她|它|你|您|ta|TA)|这个|那个|这�
 _ZH_MOMENT = re.compile(r"^\s*(?:正在|在[^，。！？,.!?\s]{0,6}(?:等|排队)|刚)|呢\s*[~～!！。]*\s*$")
 
 
-def with_speaker(text: str) -> str | None:
-    """The Chinese line with its unsaid speaker said ("上个月搬到成都了" -> "我上个月搬到成都了"),
-    for the slots' patterns, which name the speaker; None when the line names whom it is
-    about (anyone: "我…", "他…", "公司…", "我妈…") or is not Chinese."""
-    if not re.match(r"\s*[\u4e00-\u9fff]", text) or re.search(r"[我咱俺你您他她它]", text) \
-            or THIRD.match(text) or OTHER_SUBJECT.search(text):
+def with_speaker(text: str) -> tuple[str, int] | None:
+    """The line with its unsaid speaker said, and how much was put in front, for the slots'
+    patterns, which name the speaker: "上个月搬到成都了" -> "我上个月搬到成都了", "living in
+    Hackney now" -> "I'm living in Hackney now". None when the line names whom it is about
+    (anyone: "我…", "他…", "公司…", "我妈…", "the office moved…") or opens otherwise."""
+    if THIRD.match(text) or OTHER_SUBJECT.search(text):
         return None
-    return "我" + text
+    if re.match(r"\s*[\u4e00-\u9fff]", text):
+        return None if re.search(r"[我咱俺你您他她它]", text) else ("我" + text, 1)
+    m = _SPEAKER_UNSAID_EN.match(text)
+    if not m or _SELF_ANYWHERE.search(text[:m.start("verb")]):
+        return None
+    said = "I'm " if m.group("verb").lower().endswith("ing") else "I "
+    return text[:m.start("verb")] + said + text[m.start("verb"):], len(said)
+
+
+# A line that opens with what the speaker does or did: "living in Hackney now", "moved to
+# Leeds last month" (not "getting late", not a question)
+_SPEAKER_UNSAID_EN = re.compile(
+    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|finally\s+|recently\s+|also\s+|now\s+)?"
+    r"(?P<verb>(?!(?:getting|going|being|nothing|something|anything|everything|morning|"
+    r"evening)\b)[a-z]{2,}(?:ing|ed))\b(?![^.!?]*\?)"
+    # the gerund as a subject: "living in the past is pointless"
+    r"(?![^.!?]*\b(?:is|are|was|were|you|your)\b)", re.I)
 
 
 def unsaid_self(text: str) -> bool:
