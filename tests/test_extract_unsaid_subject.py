@@ -195,3 +195,15 @@ def test_an_english_slot_with_its_i_unsaid_is_read(line: str, value: str) -> Non
 def test_a_move_that_is_not_the_speakers_sets_no_slot(line: str) -> None:
     got = RuleExtractor().extract([Message("user", line, id="m1")])
     assert not [c for c in got if c.slot == "user.location"]
+
+
+@pytest.mark.parametrize("line, value", [("I go by Robin at work", "Robin"),
+                                         ("been going by Liz lately, use that", "Liz")])
+def test_the_name_one_goes_by_is_the_users_name(line: str, value: str) -> None:
+    got = RuleExtractor().extract([Message("user", line, id="m1")])
+    assert [(c.slot, c.value) for c in got if c.slot] == [("user.name", value)]
+
+
+def test_a_thing_that_goes_by_a_place_names_no_one() -> None:
+    got = RuleExtractor().extract([Message("user", "the 73 bus goes by Victoria", id="m1")])
+    assert not [c for c in got if c.slot == "user.name"]

@@ -226,7 +226,10 @@ BUILTIN: tuple[SlotSpec, ...] = (
                   r"我的名字是\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
                   r"(?:请|你可以|以后)?叫我\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
                   r"\bmy name(?: is|'s|’s)\s+(?P<value>(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}))",
-                  r"\bcall me\s+(?P<value>(?-i:[A-Z][\w'-]*))"),
+                  r"\bcall me\s+(?P<value>(?-i:[A-Z][\w'-]*))",
+                  # the name one goes by: "I go by Alex", "going by Katherine now"
+                  r"\b(?:I|I'm|I've\s+been|started|been)\s+(?:go|going|gone)\s+by\s+"
+                  r"(?P<value>(?-i:[A-Z][\w'-]*))"),
         parse=parse_name, transient=False,
         templates={"en": "The user's name is {value}", "zh": "用户叫{value}",
                    "en:negative": "The user does not want to be called {replaces}",
