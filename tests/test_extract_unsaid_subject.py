@@ -204,6 +204,7 @@ def test_the_name_one_goes_by_is_the_users_name(line: str, value: str) -> None:
     assert [(c.slot, c.value) for c in got if c.slot] == [("user.name", value)]
 
 
-def test_a_thing_that_goes_by_a_place_names_no_one() -> None:
-    got = RuleExtractor().extract([Message("user", "the 73 bus goes by Victoria", id="m1")])
+@pytest.mark.parametrize("line", ["the 73 bus goes by Victoria", "I go by Uber to work"])
+def test_going_by_a_place_or_a_ride_names_no_one(line: str) -> None:
+    got = RuleExtractor().extract([Message("user", line, id="m1")])
     assert not [c for c in got if c.slot == "user.name"]

@@ -228,8 +228,10 @@ BUILTIN: tuple[SlotSpec, ...] = (
                   r"\bmy name(?: is|'s|’s)\s+(?P<value>(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}))",
                   r"\bcall me\s+(?P<value>(?-i:[A-Z][\w'-]*))",
                   # the name one goes by: "I go by Alex", "going by Katherine now"
+                  # (not a way to travel: "I go by Uber to work")
                   r"\b(?:I|I'm|I've\s+been|started|been)\s+(?:go|going|gone)\s+by\s+"
-                  r"(?P<value>(?-i:[A-Z][\w'-]*))"),
+                  r"(?!(?:Uber|Lyft|Bolt|Bus|Train|Tube|Metro|Subway|Taxi|Car|Bike|Plane|Air|"
+                  r"Ferry|Boat|Foot|Rail|Road|Sea)\b)(?P<value>(?-i:[A-Z][\w'-]*))"),
         parse=parse_name, transient=False,
         templates={"en": "The user's name is {value}", "zh": "用户叫{value}",
                    "en:negative": "The user does not want to be called {replaces}",

@@ -3,8 +3,9 @@
 A memory does not need a vocabulary: "I bank with Barclays", "我写代码用Vim", "Show me
 temperatures in Celsius", "跟我说话直接点" are lasting facts and wishes whatever they are
 about. What marks them is their form, not their topic: the user speaking about
-themselves in the present (a first-person subject), or asking for how things should be
-done from now on (a standing imperative) — and not asking a question, asking for a task
+themselves in the present (a first-person subject, or none said: "对花生过敏", "Retired
+history teacher, 68"), or asking for how things should be done from now on (a standing
+imperative) — and not asking a question, asking for a task
 to be done now, or musing aloud. These patterns are of that form only; the rule
 extractor's other filters (what-ifs, quotes, someone else, one-offs, the past) run first.
 
@@ -193,7 +194,7 @@ _LABEL_EN = re.compile(
     r"today|tonight|tomorrow|yesterday|now|just|also|please|pls|maybe|probably|not\s+sure|"
     r"my|our|your|his|her|their|beautiful|gorgeous|terrible|horrible|awful|boring|stunning|"
     r"delicious|tasty|cute|ugly|fantastic|wonderful|incredible|annoying|disgusting|gross|sad|"
-    r"scary|stupid|silly|insane|epic|solid|decent|typical|classic|fantastic|great)\b)"
+    r"scary|stupid|silly|insane|epic|solid|decent|typical|classic)\b)"
     r"(?:not\s+a\s+)?[\w'-]+(?:\s+[\w'-]+){0,4}?)\s*"
     r"(?:(?P<sep>[,;:—–]|\s-\s)\s*\S|\s+(?:since|for\s+(?:\d+|years|months|ages|a\s+decade|"
     r"most\s+of\s+my\s+life))\b)", re.I)
