@@ -152,3 +152,21 @@ def test_the_issues_channel_thread_ends_on_one_channel(vault: Vault) -> None:
     assert o["action"] == "updated"
     (m,) = [m for m in vault.list(ME, status="active", limit=50) if m.kind != "turn"]
     assert (m.slot, m.value) == ("notify.channel", "email")
+
+
+def test_a_thing_that_moves_does_not_move_the_user(vault: Vault) -> None:
+    """"the office moved to Leeds" shares only a name with "The user lives in Leeds": at
+    most a guess for a person, never an applied change (it overwrote the memory)."""
+    say(vault, "I live in Leeds")
+    (home,) = [m for m in vault.list(ME) if m.kind != "turn"]
+    out = say(vault, "the office moved to Leeds")
+    assert not [o for o in out if o["action"] == "updated"]
+    assert vault.get(ME, home.id).content == home.content
+    assert vault.get(ME, home.id).version == home.version
+
+
+def test_a_thing_that_changes_still_changes_the_memory_about_it(vault: Vault) -> None:
+    say(vault, "My gym membership is 30 pounds a month")
+    (gym,) = [m for m in vault.list(ME) if m.kind != "turn"]
+    say(vault, "the gym is putting the membership up to 40 pounds")
+    assert "40" in vault.get(ME, gym.id).content

@@ -149,6 +149,13 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # for obsidian"). When only the word says so, the closest memory that names it is the
     # one meant, not a closer one that merely resembles the statement.
     naming = [m for m in ranked if m.names(statement)]
+    # A thing said to change, the speaker nowhere ("the office moved to Leeds"), that shares
+    # with the closest memory only a name it gives ("The user lives in Leeds"): that memory
+    # is about something else with the same value, at most a guess for a person. One that
+    # shares a thing ("the council is putting the permit up" / "My parking permit costs
+    # 40") is about it.
+    foreign = bool(_THING_FIRST.match(statement)) and not _SPEAKER.search(statement) \
+        and _names_only(statement, best)
     mine, theirs = polarity(statement), polarity(best.content)
     # The opposite stance counts only on the same thing ("I love quiet cafés" / "I can't
     # stand quiet cafés"): both name it, and they are close.
@@ -163,7 +170,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     strong = weak = by_rank = False
     if best.linked and changes_mind(statement):
         strong = True  # "Dropped Spanish. It's Japanese on Duolingo now"
-    elif best.score >= t.close and (marks_change(statement) or changes_mind(statement)):
+    elif best.score >= t.close and not foreign and (marks_change(statement)
+                                                     or changes_mind(statement)):
         strong = True
     elif marks_change(statement) and naming and naming[0].score >= t.second:
         strong, target = True, naming[0]
@@ -205,7 +213,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # (`match`): below it, sentence vectors put unrelated statements of the same shape
         # as close ("我换了一家理发店" / "我养了一只猫" .35 against "I bank with Barclays" /
         # "Moved all my accounts over to Monzo" .30), so a person confirms.
-        sure = not by_rank or (t.apply_ranked and target.dense >= t.match)
+        sure = (not by_rank or (t.apply_ranked and target.dense >= t.match)) and not (
+            foreign and target is best)
         return Related(Relation.UPDATE, target.id, sure=sure)
     if changes_mind(statement) and not restates(statement, best.content):
         return Related(Relation.NEW)  # "now…" about something else it resembles
@@ -215,6 +224,20 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
+
+
+_SPEAKER = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|our|us)\b|我|咱", re.I)
+_THING_FIRST = re.compile(r"^\s*(?:the|this|that)\s+(?!(?:one|ones|week|weekend|month|year|"
+                          r"morning|evening|time)\b)[a-z]", re.I)
+
+
+def _names_only(statement: str, memory: Match) -> bool:
+    """Is every word the statement shares with the memory a name it capitalises ("Leeds")?"""
+    shared = named_words(statement) & (named_words(memory.content)
+                                       | (named_words(memory.said) if memory.said else set()))
+    names = {w.casefold() for w in re.findall(r"\b[A-Z][a-z]+\b", statement[1:])}
+    return bool(shared) and all(any(w.startswith(n[:4]) or n.startswith(w) for n in names)
+                                for w in shared)
 
 
 def _leads(ranked: Sequence[Match], t: Thresholds) -> bool:
