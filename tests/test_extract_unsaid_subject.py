@@ -175,7 +175,8 @@ def test_a_slot_said_with_the_speaker_unsaid_is_read(line: str, slot: str,
     assert [(c.slot, c.value) for c in got if c.slot] == [(slot, value)]
 
 
-@pytest.mark.parametrize("line", ["公司搬到望京了", "我妈去年搬到了苏州", "他搬到成都了"])
+@pytest.mark.parametrize("line", ["公司搬到望京了", "我妈去年搬到了苏州", "他搬到成都了",
+                                  "住在隔壁的阿姨很热心"])
 def test_someone_else_moving_sets_no_slot_of_the_user(line: str) -> None:
     got = RuleExtractor().extract([Message("user", line, id="m1")])
     assert not [c for c in got if c.slot == "user.location" and c.subject == "user"]
@@ -207,4 +208,9 @@ def test_the_name_one_goes_by_is_the_users_name(line: str, value: str) -> None:
 @pytest.mark.parametrize("line", ["the 73 bus goes by Victoria", "I go by Uber to work"])
 def test_going_by_a_place_or_a_ride_names_no_one(line: str) -> None:
     got = RuleExtractor().extract([Message("user", line, id="m1")])
+    assert not [c for c in got if c.slot == "user.name"]
+
+
+def test_calling_someone_over_is_not_the_users_name() -> None:
+    got = RuleExtractor().extract([Message("user", "叫小李来一下", id="m1")])
     assert not [c for c in got if c.slot == "user.name"]

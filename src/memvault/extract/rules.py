@@ -221,7 +221,8 @@ class RuleExtractor:
             text, n = said
             matches = sorted(matches + [
                 replace(m, start=m.start - n, end=m.end - n)
-                for m in self.registry.find(text) if m.via == "pattern" and m.start >= n],
+                for m in self.registry.find(text)
+                if m.via == "pattern" and m.start >= n and "的" not in m.surface],
                 key=lambda m: (m.start, -m.end))
         if (not command and not pref and not standing and not fact and imperative
                 and not any(m.via == "pattern" for m in matches)

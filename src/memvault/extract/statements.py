@@ -304,7 +304,9 @@ def with_speaker(text: str) -> tuple[str, int] | None:
     if THIRD.match(text) or OTHER_SUBJECT.search(text):
         return None
     if re.match(r"\s*[\u4e00-\u9fff]", text):
-        return None if re.search(r"[我咱俺你您他她它]", text) else ("我" + text, 1)
+        # (not "叫小李来一下": calling someone over is a task, not the user's name)
+        return None if re.search(r"[我咱俺你您他她它]", text) or re.match(r"\s*叫", text) \
+            else ("我" + text, 1)
     m = _SPEAKER_UNSAID_EN.match(text)
     if not m or _SELF_ANYWHERE.search(text[:m.start("verb")]):
         return None
