@@ -236,10 +236,10 @@ def self_label(text: str) -> bool:
     鸡蛋和牛奶")?"""
     m = _LABEL_EN.match(text)
     if m and not _VERBISH_EN.search(m.group("label")) and not text.rstrip().endswith("?") \
-            and not _ACTS_EN.match(m.group("label")) \
-            and not _ASKS_EN.match(text[m.end("label"):].lstrip(" ,;:—–-")) \
-            and not _OWN_SUBJECT_EN.match(text[m.end("label"):].lstrip(" ,;:—–-")):
-        return True
+            and not _ACTS_EN.match(m.group("label")):
+        after = text[m.end("label"):].lstrip(" ,;:—–-")
+        if not _ASKS_EN.match(after) and not _OWN_SUBJECT_EN.match(after):
+            return True
     m = _LABEL_ZH.match(text)
     if not m or re.search(r"[是有在说要会想去来吗呢了用写做发买打吃喝看听玩]", m.group("label")):
         return False
@@ -308,7 +308,7 @@ def with_speaker(text: str) -> tuple[str, int] | None:
         return None if re.search(r"[我咱俺你您他她它]", text) or re.match(r"\s*叫", text) \
             else ("我" + text, 1)
     m = _SPEAKER_UNSAID_EN.match(text)
-    if not m or _SELF_ANYWHERE.search(text[:m.start("verb")]):
+    if not m:
         return None
     said = "I'm " if m.group("verb").lower().endswith("ing") else "I "
     return text[:m.start("verb")] + said + text[m.start("verb"):], len(said)
