@@ -138,8 +138,7 @@ class Memory:
     def from_dict(cls, d: dict[str, Any]) -> Memory:
         data = dict(d)
         data["scope"] = Scope(**data["scope"])
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return cls(**{k: v for k, v in data.items() if k in _MEMORY_FIELDS})
 
     def is_live(self, at: int, valid: ValidWindow | None = None) -> bool:
         """Servable at time `at`: active, not expired, and valid in the world then (or,
@@ -154,6 +153,8 @@ class Memory:
             return False
         return not (self.valid_to is not None and self.valid_to <= at)
 
+
+_MEMORY_FIELDS = frozenset(f.name for f in dataclasses.fields(Memory))
 
 # Fields a rollback restores. Bookkeeping (version, timestamps, frozen) is not "state".
 STATE_FIELDS = ("kind", "content", "slot", "value", "tags", "metadata", "source",

@@ -8,7 +8,6 @@ before anything is stored, and never brings rows outside the caller's scope.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
@@ -213,7 +212,7 @@ def load_chunk(eng: Engine, tx: Any, chunk: list[Line], loading: Loading) -> Non
     vectors = eng.core.vectors([m.content for m in mems])
     rows = []
     for m, vec in zip(mems, vectors, strict=True):
-        m = replace(m, embedding_model=eng.core.embedding_model)
+        m.embedding_model = eng.core.embedding_model  # m is this import's own object
         rows.append((m, content_hash(m.content, m.slot, m.value),
                      memory_index_text(m.content, m.valid_from), vec))
     tx.insert_many(rows)
@@ -294,7 +293,11 @@ def _check_revision(r: dict[str, Any], memory_id: str, scope: Scope | None,
 
 
 _LINE_DEPTH = v.MAX_JSON_DEPTH + 8  # a line's own nesting around the metadata
-_LONG_NUMBER = re.compile(r"\d{19}")  # 2**63 has 19 digits; 18 are always inside 64 bits
+# 2**63 has 19 digits; 18 are always inside 64 bits. JSON numbers are ASCII digits only
+# (the parser refuses others), so the line's digits, all mapped to "0", are searched for
+# a run of 19: a regex tried at every position cost 5 % of a bulk import.
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
+_LONG_NUMBER = b"0" * 19
 
 
 def _plain(line: str | bytes, max_depth: int) -> bool:
@@ -304,7 +307,8 @@ def _plain(line: str | bytes, max_depth: int) -> bool:
     64 bits takes 19 digits; nothing nests deeper than the brackets the line opens."""
     return (isinstance(line, str) and "\\u0000" not in line
             and line.count("{") + line.count("[") <= max_depth
-            and not _LONG_NUMBER.search(line))
+            and _LONG_NUMBER not in line.encode("utf-8", "surrogatepass")
+            .translate(_DIGITS_AS_ZERO))
 
 
 def parse_export(lines: Iterable[str], within: Scope | None = None
