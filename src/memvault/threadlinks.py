@@ -11,7 +11,9 @@ only a statement of change takes it):
   the line names that change's new thing, or goes on from a change that named no new
   value; `overtake` rejects the staged changes of a memory once a later change of it is
   applied, so approving one cannot put back a value the user left;
-- `stored_lines` and `named_in`: what the thread's earlier lines named (threadtopic.py).
+- `stored_lines` and `named_in`: what the thread's earlier lines named (threadtopic.py);
+- `reply_change`: a line that gives only a new value ("太早了，15 分钟吧") as the change
+  it makes to the statement just before it (understand/ellipsis.py).
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from dataclasses import replace
 from typing import Any
 
 from .engine import Engine
+from .extract.candidate import CandidateMemory
+from .extract.readback import reading
 from .model import Kind, Memory, Op, Scope, Status
 from .reads.related import NOT_MATCHED
 from .store import ListFilter
 from .threadtopic import LINES, THREAD_MS, Line, named
+from .understand.ellipsis import swap
 from .understand.relate import Thresholds, named_words
 
 # How long "what the conversation changed last" stays the thing a settling line is about.
@@ -38,6 +43,42 @@ def last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
         if m.kind not in NOT_MATCHED and m.version > 1:
             return [m.id]
     return []
+
+
+def last_stated(eng: Engine, user: Scope, now: int) -> Memory | None:
+    """The user's statement stored or changed most recently (within LAST_CHANGE_MS)."""
+    for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value, limit=200)):
+        if m.updated_at < now - LAST_CHANGE_MS:
+            break
+        if m.kind not in NOT_MATCHED:
+            return m
+    return None
+
+
+def reply_change(eng: Engine, sc: Scope, c: CandidateMemory, last: list[str],
+                 now: int) -> CandidateMemory | None:
+    """A bare-value reply (extract/replies.py) as the change of the statement before it:
+    what this call's previous statement stored or changed (`last`), else the user's
+    latest (in any session). That memory with the value swapped, as an update of it (a
+    slot's memory only when the swapped words still set its slot); None when the line
+    swaps nothing there."""
+    user = Scope(sc.tenant, sc.user, sc.agent)
+    target = eng.reads.get(user, last[0]) if last else last_stated(eng, user, now)
+    if target is None or target.status != Status.ACTIVE:
+        return None
+    said = c.source_text or c.content
+    for text in dict.fromkeys(t for t in (target.content, target.source_text) if t):
+        if (swapped := swap(said, text)) is None:
+            continue
+        content, slot, value = swapped[0], None, None
+        if target.slot is not None:
+            read = [r for r in reading(content) if r.slot == target.slot and r.value is not None]
+            if not read:
+                continue
+            content, slot, value = read[0].content, target.slot, read[0].value
+        return replace(c, content=content, slot=slot, value=value, kind=target.kind,
+                       intent="update", intent_target=target.id)
+    return None
 
 
 def continued(eng: Engine, user: Scope, now: int, said: str, found: list[Any],

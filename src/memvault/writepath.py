@@ -25,6 +25,8 @@ from . import agentpolicy, gate, threadlinks
 from . import validate as v
 from .engine import Engine
 from .errors import ConflictError, ValidationError
+from .extract.candidate import candidate_metadata
+from .extract.replies import REPLY, message_of, with_replies
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
@@ -108,7 +110,9 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     if not callable(getattr(ext, "extract", None)):
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")
-    candidates = ext.extract(msgs)
+    # A user line the extractor took nothing from may give only a new value for what was
+    # said before it ("太早了，15 分钟吧"): read below, against that (threadlinks).
+    candidates = with_replies(msgs, ext.extract(msgs))
     # What the extractor made is checked before the turns are stored, so a bad candidate
     # (a bug in a custom extractor) fails the call without writing anything.
     if not isinstance(candidates, list | tuple):
@@ -166,6 +170,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     for c, pre, seen in zip(candidates, embedded, screened, strict=True):
         # The turn it was read from: purging that turn erases what was made from it.
         turn = _turn_of(c, msgs, result.turns)
+        if REPLY in c.flags:  # a bare value: the change of the statement before it
+            c, pre, seen = threadlinks.reply_change(eng, sc, c, last, eng.core.clock()), None, None
+            if c is None:
+                continue
         # A correction ("no wait, scratch that — a cappuccino") is about what was just
         # said, whether that added a memory or changed one.
         said = c.source_text or c.content
@@ -197,19 +205,6 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     return result
 
 
-def candidate_metadata(c: Any, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What a candidate's memory carries in metadata besides the caller's own keys."""
-    extra = {**(metadata or {})}
-    extra |= {k: val for k, val in (("flags", list(getattr(c, "flags", []) or [])),
-                                   ("replaces", getattr(c, "replaces", None)),
-                                   ("change_of_mind", getattr(c, "change_of_mind", False)),
-                                   ("note", getattr(c, "note", None)),
-                                   ("message_id", getattr(c, "message_id", None)),
-                                   ("subject", c.subject),
-                                   ("said_at", getattr(c, "at", None))) if val}
-    return extra
-
-
 def _check_candidate(c: Any, n: int) -> None:
     from .extract import CandidateMemory
 
@@ -234,15 +229,9 @@ def _check_candidate(c: Any, n: int) -> None:
 
 
 def _turn_of(c: Any, msgs: list[Any], turn_ids: list[str]) -> str | None:
-    """The stored turn a candidate came from: the message it names, or else the first
-    whose text holds its source span (an extractor guarantees one does)."""
-    for i, m in enumerate(msgs):
-        if c.message_id is not None and m.id == c.message_id:
-            return turn_ids[i] if i < len(turn_ids) else None
-    for i, m in enumerate(msgs):
-        if c.source_text and c.source_text in m.content:
-            return turn_ids[i] if i < len(turn_ids) else None
-    return None
+    """The stored turn a candidate came from (extract/replies.message_of)."""
+    i = message_of(c, msgs)
+    return turn_ids[i] if i is not None and i < len(turn_ids) else None
 
 
 def propose(eng: Engine, scope: Any, content: Any = None, *, slot: Any = None,

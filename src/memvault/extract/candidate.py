@@ -101,3 +101,15 @@ class Extractor(Protocol):
 
     def extract(self, messages: list[Message]) -> list[CandidateMemory]: ...
 
+
+def candidate_metadata(c: Any, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a candidate's memory carries in metadata besides the caller's own keys."""
+    extra = {**(metadata or {})}
+    extra |= {k: val for k, val in (("flags", list(getattr(c, "flags", []) or [])),
+                                   ("replaces", getattr(c, "replaces", None)),
+                                   ("change_of_mind", getattr(c, "change_of_mind", False)),
+                                   ("note", getattr(c, "note", None)),
+                                   ("message_id", getattr(c, "message_id", None)),
+                                   ("subject", c.subject),
+                                   ("said_at", getattr(c, "at", None))) if val}
+    return extra

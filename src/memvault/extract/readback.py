@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from ..model import Memory
 from .cues import THIRD
@@ -23,13 +24,17 @@ from .rules import RuleExtractor
 _RULES = RuleExtractor()
 
 
+def reading(text: str) -> list[Any]:
+    """The candidates the rule extractor reads in `text` said by the user."""
+    return _RULES.extract(as_messages([{"role": "user", "content": text}]))
+
+
 @lru_cache(maxsize=4096)  # the same stored texts are read again by each candidate
 def sets_slot(text: str, slot: str) -> bool:
     """Would the user saying `text` set `slot` to a value?"""
     if not text.strip():
         return False
-    found = _RULES.extract(as_messages([{"role": "user", "content": text}]))
-    return any(c.slot == slot and c.value is not None for c in found)
+    return any(c.slot == slot and c.value is not None for c in reading(text))
 
 
 def about_someone_else(m: Memory) -> bool:

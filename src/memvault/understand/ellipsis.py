@@ -1,0 +1,146 @@
+"""A reply that gives only the new value: "太早了，15 分钟吧", "hmm, Excel actually", "ugh
+that feels too formal, just Beth", "ok final: Brooks Ghost".
+
+Right after a statement ("改成提前 30 分钟提醒", "send my reports as Word docs from now
+on", "call me Elizabeth"), people correct it by naming the value alone; no extraction
+rule reads such a line, since its subject is the statement before it. The mechanism is
+one of kind, not of wording: a short line that marks a choice or a correction and names
+exactly one value of a kind the earlier statement holds exactly one of (a number with the
+same unit, or a capitalised name) replaces that value there. Anything less certain (two
+values, none, a question, a long line that says more) is not such a reply.
+
+writepath.py offers the line here with the memory the conversation stated or changed
+just before it (threadlinks.last_stated); the result goes to the gate as a change of that
+memory, so a frozen memory still blocks it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..textindex import CJK_RANGES
+from .discourse import one_time
+
+# Words that make a bare value a choice or a correction of what was just said.
+_CHOICE = re.compile(
+    r"吧\s*[。！!~～]*\s*$|吧[，,]|还是|改成|改为|换成|不对|算了|就(?:用|定|选)?|定了|最终|"
+    r"\b(?:actually|instead|rather|make\s+it|let'?s\s+(?:do|go\s+with|say|make\s+it)|"
+    r"final(?:ly)?|just|no\s+wait|wait|nah|scratch\s+that|correction|i\s+mean|"
+    r"change\s+(?:it|that)\s+to|switch(?:ed)?\s+to|go(?:ing)?\s+with|went\s+with|"
+    r"prefer|better)\b", re.I)
+_ASKS = re.compile(r"[?？]|吗\s*$|\b(?:should|could|would|can|do|does|is|are)\s+(?:i|you|we|it)\b",
+                   re.I)
+# "not 15", "不要15分钟": a value refused is not the value chosen.
+_REFUSED = re.compile(r"\b(?:not|no|never)\s+(?:the\s+)?$|(?:不要|不是|别|不用)\s*$", re.I)
+
+_UNITS = {
+    "minute": r"分钟|minutes?|mins?",
+    "hour": r"个?小时|hours?|hrs?",
+    "clock": r"点半?|am|pm|o'?clock",
+    "day": r"天|days?",
+    "week": r"周|个?星期|weeks?",
+    "month": r"个?月|months?",
+    "money": r"块钱?|元|rmb|yuan|dollars?|euros?|pounds?|quid|bucks",
+    "weight": r"公斤|千克|斤|kg|kilos?|lbs?|pounds?",
+    "distance": r"公里|千米|km|kilometers?|kilometres?|miles?",
+    "percent": r"%|percent|per\s*cent",
+}
+_UNIT = "|".join(f"(?P<{k}>{v})" for k, v in _UNITS.items())
+# Bounded by what is not a Latin letter or digit: Chinese writes "提前30分钟提醒".
+_NUMBER = re.compile(rf"(?<![A-Za-z0-9.])[$£€¥]?(\d+(?:[.:]\d+)?)\s*(?:{_UNIT})?(?![A-Za-z0-9])",
+                     re.I)
+# A capitalised name: a run of capitalised words ("Brooks Ghost", "DOCX", "Excel"), not
+# "I" and not the line's first word (a sentence's own capital).
+_NAME = re.compile(r"(?<![A-Za-z0-9'])(?:[A-Z][A-Za-z0-9'&+-]*)(?:\s+[A-Z][A-Za-z0-9'&+-]*)*")
+_NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "i'll", "ok", "okay", "hmm", "ugh", "oh",
+                        "ah", "no", "yes", "yeah", "yep", "nah", "wait", "actually", "final",
+                        "just", "fine", "sorry", "lol", "haha", "also", "the", "a", "an",
+                        "my", "let's", "lets", "make", "go", "please", "thanks", "hi",
+                        "hey", "well", "so", "but", "and", "or", "emmm", "emm", "em"})
+# A line that quotes someone gives their words, not the user's choice.
+_QUOTES = re.compile(r"[\"“”「」『』]")
+_CJK = re.compile(f"[{CJK_RANGES}]")
+_LATIN_WORD = re.compile(r"[A-Za-z][\w'-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    kind: str   # a unit's name, "number" when it has none, or "name"
+    text: str   # as written in its line
+    start: int
+    end: int
+
+
+def _numbers(text: str) -> list[Value]:
+    out = []
+    for m in _NUMBER.finditer(text):
+        unit = next((k for k in _UNITS if m.group(k)), "number")
+        out.append(Value(unit, m.group(1), m.start(1), m.end(1)))
+    return out
+
+
+def _names(text: str, skip_first: bool) -> list[Value]:
+    out = []
+    for m in _NAME.finditer(text):
+        words = m.group(0).split()
+        start = m.start()
+        # Drop leading words that are not names ("Ok Final Brooks" → "Brooks"), and the
+        # sentence's own first word when it is a capitalised common word ("The user…").
+        while words and (words[0].casefold().rstrip(",:") in _NOT_NAMES
+                         or (skip_first and start == _first_word(text))):
+            start += len(words[0])
+            start += len(text[start:]) - len(text[start:].lstrip())
+            words = words[1:]
+        if words:
+            name = " ".join(words)
+            out.append(Value("name", name, start, start + len(name)))
+    return out
+
+
+def _first_word(text: str) -> int:
+    """Where the text's first word starts, when it is a Latin one ("The user…"; not the
+    first Latin word of a Chinese sentence, "我打算买MacBook Pro")."""
+    m = re.match(r"[^\w]*(?=[A-Za-z])", text)
+    return m.end() if m else -1
+
+
+def short(line: str) -> bool:
+    """Says little besides a value: at most 20 CJK characters and 12 Latin words."""
+    return len(_CJK.findall(line)) <= 20 and len(_LATIN_WORD.findall(line)) <= 12
+
+
+def is_reply(line: str) -> bool:
+    """Could `line` be a bare-value correction of what was just said (before knowing what
+    that was)?"""
+    return short(line) and not _ASKS.search(line) and not _QUOTES.search(line) \
+        and bool(_CHOICE.search(line)) and not one_time(line) \
+        and bool(_numbers(line) or _names(line, skip_first=False))
+
+
+def swap(line: str, statement: str) -> tuple[str, str, str] | None:
+    """`statement` with the one value of its kind that `line` names in its place, with the
+    old and the new value; None when `line` is not such a reply to it (not a reply, no
+    single value of one kind on both sides, the same value, or a refused one)."""
+    if not is_reply(line):
+        return None
+    for kind_of in (_numbers, _names):
+        new = kind_of(line) if kind_of is _numbers else _names(line, skip_first=False)
+        if not new:
+            continue
+        old_all = kind_of(statement) if kind_of is _numbers else _names(statement,
+                                                                         skip_first=True)
+        if len(new) != 1:
+            return None
+        mine = new[0]
+        if _REFUSED.search(line[:mine.start]):
+            return None
+        same_kind = [o for o in old_all if o.kind == mine.kind
+                     or (kind_of is _numbers and "number" in (o.kind, mine.kind))]
+        if len(same_kind) != 1:
+            return None
+        old = same_kind[0]
+        if old.text.casefold() == mine.text.casefold():
+            return None
+        return (statement[:old.start] + mine.text + statement[old.end:], old.text, mine.text)
+    return None

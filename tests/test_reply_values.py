@@ -1,0 +1,102 @@
+"""A reply that gives only the new value ("太早了，15 分钟吧", "ugh, too formal, just Beth")
+changes the statement just before it (understand/ellipsis.py, extract/replies.py,
+threadlinks.reply_change): the value of the same kind swapped in, through the gate."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Scope, Vault
+from memvault.understand.ellipsis import is_reply, swap
+
+ME = Scope("acme", "rui")
+
+
+@pytest.mark.parametrize(("line", "statement", "becomes"), [
+    ("太早了，15 分钟吧", "改成提前 30 分钟提醒", "改成提前 15 分钟提醒"),
+    ("还是 9 点吧", "每天早上 8 点提醒我", "每天早上 9 点提醒我"),
+    ("make it 8pm", "Remind me at 7pm every day", "Remind me at 8pm every day"),
+    ("hmm, Excel actually, so I can filter", "The user wants reports exported as DOCX",
+     "The user wants reports exported as Excel"),
+    ("ok final: Brooks Ghost, those actually fit properly", "Switched to Hoka Cliftons",
+     "Switched to Brooks Ghost"),
+    ("还是ThinkPad吧", "我打算买MacBook Pro", "我打算买ThinkPad"),
+])
+def test_the_one_value_of_its_kind_is_swapped(line: str, statement: str, becomes: str) -> None:
+    got = swap(line, statement)
+    assert got is not None and got[0] == becomes
+
+
+@pytest.mark.parametrize(("line", "statement"), [
+    ("not 15 minutes, 20", "30 minutes before"),          # two values: which one?
+    ("just 2 coffees a day", "I drink 3 coffees a day and 1 tea"),  # two to replace
+    ("ok Tuesdays then, Mondays are busy", "Team sync on Mondays"),
+    ("I love Paris", "I live in Rome"),                   # no mark of a choice
+    ("just use Slack", "Send updates by email"),          # nothing of that kind there
+    ("make it 30 minutes", "remind me 2 hours before"),   # another unit
+    ("还是 9 点吧", "每天早上 9 点提醒我"),                 # the same value
+    ("should I make it 8pm?", "Remind me at 7pm every day"),  # a question
+])
+def test_no_single_value_of_one_kind_no_swap(line: str, statement: str) -> None:
+    assert swap(line, statement) is None
+
+
+@pytest.mark.parametrize("line", [
+    "for this email to my cousin just sign it Manny, it's casual",  # one occasion
+    "明天赶早班机，5 点叫我，就明天",
+    'my friend texted "I just moved to Miami!!" and I\'m so jealous',  # a quotation
+    "I moved to Lisbon last year and honestly the weather there is just so much better "
+    "than anywhere I had lived before in my life, 10 out of 10",  # says far more
+])
+def test_not_a_bare_value_reply(line: str) -> None:
+    assert not is_reply(line)
+
+
+def _notes(vault: Vault) -> list[str]:
+    return [m.content for m in vault.list(ME, status="active", limit=50) if m.kind != "turn"]
+
+
+def test_a_reply_in_the_same_exchange_changes_what_was_just_changed(vault: Vault) -> None:
+    mid = vault.remember(ME, "开会前 10 分钟提醒我").memory.id
+    out = vault.observe(ME, [{"role": "user", "content": "改成提前 30 分钟提醒"},
+                             {"role": "assistant", "content": "好的，30 分钟。"},
+                             {"role": "user", "content": "太早了，15 分钟吧"}]).outcomes
+    assert [(o.action, o.memory_id) for o in out] == [("updated", mid), ("updated", mid)]
+    assert _notes(vault) == ["改成提前 15 分钟提醒"]
+    last = vault.history(ME, mid)[-1]
+    assert last.trigger_text == "太早了，15 分钟吧" and last.to_version == 3
+
+
+def test_a_later_reply_changes_the_slot_its_swapped_words_set(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content": "Call me Liz"}])
+    vault.observe(ME, [{"role": "user", "content": "actually call me Elizabeth"}])
+    (o,) = vault.observe(ME, [{"role": "user",
+                               "content": "ugh that feels too formal, just Beth"}]).outcomes
+    assert o.action == "updated"
+    (m,) = [m for m in vault.list(ME, status="active", limit=50) if m.kind != "turn"]
+    assert (m.slot, m.value, m.version) == ("user.name", "Beth", 3)
+
+
+def test_a_reply_to_a_frozen_memory_is_blocked(vault: Vault) -> None:
+    mid = vault.remember(ME, "Remind me at 7pm every day").memory.id
+    vault.freeze(ME, mid, reason="confirmed")
+    (o,) = vault.observe(ME, [{"role": "user", "content": "make it 8pm"}]).outcomes
+    assert (o.action, o.memory_id) == ("block", mid)
+    assert _notes(vault) == ["Remind me at 7pm every day"]
+
+
+@pytest.mark.parametrize("before", [None, "I like green tea"])
+def test_a_reply_with_no_value_to_swap_stores_nothing(vault: Vault, before: str | None) -> None:
+    if before:
+        vault.remember(ME, before)
+    out = vault.observe(ME, [{"role": "user", "content": "make it 8pm"}]).outcomes
+    assert out == []
+    assert _notes(vault) == ([before] if before else [])
+
+
+def test_a_one_off_does_not_touch_the_standing_wish(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content": "Sign my professional emails as Dr. Reyes"}])
+    before = _notes(vault)
+    vault.observe(ME, [{"role": "user",
+                        "content": "for this email to my cousin just sign it Manny, it's casual"}])
+    assert _notes(vault) == before
