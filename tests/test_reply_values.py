@@ -21,6 +21,12 @@ ME = Scope("acme", "rui")
     ("ok final: Brooks Ghost, those actually fit properly", "Switched to Hoka Cliftons",
      "Switched to Brooks Ghost"),
     ("还是ThinkPad吧", "我打算买MacBook Pro", "我打算买ThinkPad"),
+    # a unit of the same kind comes with its number; a bare number keeps the old unit
+    ("8am actually", "Remind me at 7pm every day", "Remind me at 8am every day"),
+    ("i mean 150 lbs", "My target weight is 70 kg", "My target weight is 150 lbs"),
+    ("嗯 9 点半吧", "每天晚上 10 点提醒我写日记", "每天晚上 9 点半提醒我写日记"),
+    ("make it 20", "remind me 30 minutes before", "remind me 20 minutes before"),
+    ("其实是 6 个小时", "我每天睡 7 个小时", "我每天睡 6 个小时"),
 ])
 def test_the_one_value_of_its_kind_is_swapped(line: str, statement: str, becomes: str) -> None:
     got = swap(line, statement)
@@ -36,6 +42,9 @@ def test_the_one_value_of_its_kind_is_swapped(line: str, statement: str, becomes
     ("make it 30 minutes", "remind me 2 hours before"),   # another unit
     ("还是 9 点吧", "每天早上 9 点提醒我"),                 # the same value
     ("should I make it 8pm?", "Remind me at 7pm every day"),  # a question
+    ("20% actually", "I want to save $20 each month"),    # money is not a share
+    ("hmm my wife says 9pm instead", "Remind me at 7pm every day"),  # someone else's
+    ("I just bought 2 new shoes", "I run 5 km every morning"),  # a statement of its own
 ])
 def test_no_single_value_of_one_kind_no_swap(line: str, statement: str) -> None:
     assert swap(line, statement) is None
@@ -50,6 +59,11 @@ def test_no_single_value_of_one_kind_no_swap(line: str, statement: str) -> None:
 ])
 def test_not_a_bare_value_reply(line: str) -> None:
     assert not is_reply(line)
+
+
+def _said(vault: Vault, line: str) -> list[str]:
+    return [o.memory_id for o in vault.observe(ME, [{"role": "user", "content": line}]).outcomes
+            if o.action in ("added", "updated")]
 
 
 def _notes(vault: Vault) -> list[str]:
@@ -77,8 +91,27 @@ def test_a_later_reply_changes_the_slot_its_swapped_words_set(vault: Vault) -> N
     assert (m.slot, m.value, m.version) == ("user.name", "Beth", 3)
 
 
+def test_a_reply_the_extractor_keeps_as_a_line_swaps_the_value_instead(vault: Vault) -> None:
+    """"Hmm make it 8pm" read on its own is a correction whose content is those words; as
+    a reply it changes the value and keeps the rest of what was said."""
+    (mid,) = _said(vault, "Remind me at 7pm every day")
+    (o,) = vault.observe(ME, [{"role": "user", "content": "Hmm make it 8pm"}]).outcomes
+    assert (o.action, o.memory_id) == ("updated", mid)
+    assert _notes(vault) == ["Remind me at 8pm every day"]
+
+
+@pytest.mark.parametrize("line", ["nah, just Beth", "太正式了，Beth 就行"])
+def test_a_reply_cannot_go_around_a_frozen_name(vault: Vault, line: str) -> None:
+    vault.observe(ME, [{"role": "user", "content": "actually call me Elizabeth"}])
+    (m,) = [m for m in vault.list(ME, status="active", limit=50) if m.kind != "turn"]
+    vault.freeze(ME, m.id, reason="confirmed")
+    out = vault.observe(ME, [{"role": "user", "content": line}]).outcomes
+    assert [(o.action, o.memory_id) for o in out] == [("block", m.id)]
+    assert _notes(vault) == [m.content]
+
+
 def test_a_reply_to_a_frozen_memory_is_blocked(vault: Vault) -> None:
-    mid = vault.remember(ME, "Remind me at 7pm every day").memory.id
+    (mid,) = _said(vault, "Remind me at 7pm every day")
     vault.freeze(ME, mid, reason="confirmed")
     (o,) = vault.observe(ME, [{"role": "user", "content": "make it 8pm"}]).outcomes
     assert (o.action, o.memory_id) == ("block", mid)
@@ -88,10 +121,24 @@ def test_a_reply_to_a_frozen_memory_is_blocked(vault: Vault) -> None:
 @pytest.mark.parametrize("before", [None, "I like green tea"])
 def test_a_reply_with_no_value_to_swap_stores_nothing(vault: Vault, before: str | None) -> None:
     if before:
-        vault.remember(ME, before)
+        assert _said(vault, before)
     out = vault.observe(ME, [{"role": "user", "content": "make it 8pm"}]).outcomes
     assert out == []
     assert _notes(vault) == ([before] if before else [])
+
+
+def test_a_reply_is_about_the_line_just_before_it_only(vault: Vault) -> None:
+    """A statement two lines back, or one stored by the app, is not what a bare value
+    replies to."""
+    vault.remember(ME, "Remind me at 7pm every day")
+    assert vault.observe(ME, [{"role": "user", "content": "make it 8pm"}]).outcomes == []
+    (mid,) = _said(vault, "My manager is Tom Baker")
+    vault.observe(ME, [{"role": "user", "content": "what a week"}])
+    out = vault.observe(ME, [{"role": "user", "content": "nah, Anna Lee actually"}]).outcomes
+    assert mid not in [o.memory_id for o in out]
+    assert (vault.get(ME, mid).version, vault.get(ME, mid).content) == (
+        1, "My manager is Tom Baker")
+    assert "Remind me at 7pm every day" in _notes(vault)
 
 
 def test_a_one_off_does_not_touch_the_standing_wish(vault: Vault) -> None:

@@ -55,15 +55,22 @@ def last_stated(eng: Engine, user: Scope, now: int) -> Memory | None:
     return None
 
 
-def reply_change(eng: Engine, sc: Scope, c: CandidateMemory, last: list[str],
-                 now: int) -> CandidateMemory | None:
+def reply_change(eng: Engine, sc: Scope, c: CandidateMemory, last: list[str], now: int,
+                 skip: list[str]) -> CandidateMemory | None:
     """A bare-value reply (extract/replies.py) as the change of the statement before it:
-    what this call's previous statement stored or changed (`last`), else the user's
-    latest (in any session). That memory with the value swapped, as an update of it (a
-    slot's memory only when the swapped words still set its slot); None when the line
-    swaps nothing there."""
+    what this call's previous statement stored or changed (`last`), else what the user's
+    line just before this call (their latest turn in `sc`, not `skip`) stored or changed.
+    That memory with the value swapped, as an update of it (a slot's memory only when the
+    swapped words still set its slot); None when the line swaps nothing there."""
     user = Scope(sc.tenant, sc.user, sc.agent)
-    target = eng.reads.get(user, last[0]) if last else last_stated(eng, user, now)
+    if last:
+        target = eng.reads.get(user, last[0])
+    else:
+        # Only the line just before: "switched to Hoka Cliftons" three lines after "My
+        # manager is Tom Baker" is not about the manager.
+        target, before = last_stated(eng, user, now), stored_lines(eng, sc, skip)
+        if target is not None and (not before or target.metadata.get("turn_id") != before[0][0]):
+            target = None
     if target is None or target.status != Status.ACTIVE:
         return None
     said = c.source_text or c.content

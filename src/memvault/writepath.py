@@ -110,15 +110,16 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     if not callable(getattr(ext, "extract", None)):
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")
-    # A user line the extractor took nothing from may give only a new value for what was
-    # said before it ("太早了，15 分钟吧"): read below, against that (threadlinks).
-    candidates = with_replies(msgs, ext.extract(msgs))
+    candidates = ext.extract(msgs)
     # What the extractor made is checked before the turns are stored, so a bad candidate
     # (a bug in a custom extractor) fails the call without writing anything.
     if not isinstance(candidates, list | tuple):
         raise ValidationError("extractor: extract() must return a list of CandidateMemory")
     for n, c in enumerate(candidates, start=1):
         _check_candidate(c, n)
+    # A user line the extractor read no slot in may give only a new value for what was
+    # said before it ("太早了，15 分钟吧"): read below, against that (threadlinks).
+    candidates = with_replies(msgs, list(candidates))
     policy = policy or gate_policy(eng)
     resolve = getattr(ext, "resolve", None)
     if callable(resolve):
@@ -167,13 +168,18 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     last: list[str] = []  # what the call's previous statement stored or changed
     thread: list[str] = []  # what the call's messages changed, the latest last
     stored: list[Line] | None = None  # the user's turns stored before this call
+    answered: list[str | None] = []  # turns read as a bare-value reply
     for c, pre, seen in zip(candidates, embedded, screened, strict=True):
         # The turn it was read from: purging that turn erases what was made from it.
         turn = _turn_of(c, msgs, result.turns)
         if REPLY in c.flags:  # a bare value: the change of the statement before it
-            c, pre, seen = threadlinks.reply_change(eng, sc, c, last, eng.core.clock()), None, None
+            c = threadlinks.reply_change(eng, sc, c, last, eng.core.clock(), result.turns)
+            pre = seen = None
             if c is None:
                 continue
+            answered += [turn] if turn else []
+        elif turn in answered:
+            continue  # the extractor's own reading of a line read as a reply
         # A correction ("no wait, scratch that — a cappuccino") is about what was just
         # said, whether that added a memory or changed one.
         said = c.source_text or c.content

@@ -2,11 +2,13 @@
 candidates in their place among the extractor's, for the write path to read against
 what was said just before them (understand/ellipsis.py, threadlinks.reply_change).
 
-An extractor reads a line on its own, and such a line says nothing on its own; so these
-candidates are made only for user lines from which the extractor took nothing (what it
-does read, even tentatively, it reads better than a swap: "最后还是决定买ThinkPad X1").
-They carry the flag REPLY and are dropped unless the statement before them holds the
-value they swap.
+An extractor reads a line on its own, and such a line says nothing on its own: it takes
+nothing from it, or keeps the line itself ("Hmm make it 8pm" as a correction whose
+content is those words, which would replace "Remind me at 7pm every day" with them). So
+a REPLY candidate is made for each such user line from which the extractor read no slot,
+placed before the extractor's candidates of the line; the write path drops it unless the
+statement before it holds the value it swaps, and drops the extractor's candidates of the
+line when it does.
 """
 
 from __future__ import annotations
@@ -33,9 +35,10 @@ def message_of(c: Any, msgs: list[Message]) -> int | None:
 
 
 def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
-    """`candidates`, with a REPLY candidate for each user line that gave none and may be
-    a bare-value reply, placed after the candidates of the lines before it."""
-    read = {message_of(c, msgs) for c in candidates}
+    """`candidates`, with a REPLY candidate for each user line that gave no slot and may
+    be a bare-value reply, placed before the candidates of that line and after those of
+    the lines before it."""
+    read = {message_of(c, msgs) for c in candidates if c.slot is not None}
     out = list(candidates)
     for i, m in enumerate(msgs):
         if m.role != "user" or i in read or not is_reply(m.content):
@@ -45,6 +48,6 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
                                 source_text=m.content.strip(), message_id=m.id,
                                 explicit=True, flags=[REPLY], at=m.at)
         at = next((n for n, c in enumerate(out)
-                   if (k := message_of(c, msgs)) is not None and k > i), len(out))
+                   if (k := message_of(c, msgs)) is not None and k >= i), len(out))
         out.insert(at, reply)
     return out

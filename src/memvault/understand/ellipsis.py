@@ -24,7 +24,7 @@ from .discourse import one_time
 
 # Words that make a bare value a choice or a correction of what was just said.
 _CHOICE = re.compile(
-    r"吧\s*[。！!~～]*\s*$|吧[，,]|还是|改成|改为|换成|不对|算了|就(?:用|定|选)?|定了|最终|"
+    r"吧\s*[。！!~～]*\s*$|吧[，,]|还是|其实|改成|改为|换成|不对|算了|就(?:用|定|选)?|定了|最终|"
     r"\b(?:actually|instead|rather|make\s+it|let'?s\s+(?:do|go\s+with|say|make\s+it)|"
     r"final(?:ly)?|just|no\s+wait|wait|nah|scratch\s+that|correction|i\s+mean|"
     r"change\s+(?:it|that)\s+to|switch(?:ed)?\s+to|go(?:ing)?\s+with|went\s+with|"
@@ -41,15 +41,15 @@ _UNITS = {
     "day": r"天|days?",
     "week": r"周|个?星期|weeks?",
     "month": r"个?月|months?",
-    "money": r"块钱?|元|rmb|yuan|dollars?|euros?|pounds?|quid|bucks",
+    "money": r"块钱?|元|rmb|yuan|dollars?|euros?|quid|bucks",
     "weight": r"公斤|千克|斤|kg|kilos?|lbs?|pounds?",
     "distance": r"公里|千米|km|kilometers?|kilometres?|miles?",
     "percent": r"%|percent|per\s*cent",
 }
 _UNIT = "|".join(f"(?P<{k}>{v})" for k, v in _UNITS.items())
 # Bounded by what is not a Latin letter or digit: Chinese writes "提前30分钟提醒".
-_NUMBER = re.compile(rf"(?<![A-Za-z0-9.])[$£€¥]?(\d+(?:[.:]\d+)?)\s*(?:{_UNIT})?(?![A-Za-z0-9])",
-                     re.I)
+_NUMBER = re.compile(rf"(?<![A-Za-z0-9.])(?P<cur>[$£€¥])?(\d+(?:[.:]\d+)?)\s*(?:{_UNIT})?"
+                     r"(?![A-Za-z0-9])", re.I)
 # A capitalised name: a run of capitalised words ("Brooks Ghost", "DOCX", "Excel"), not
 # "I" and not the line's first word (a sentence's own capital).
 _NAME = re.compile(r"(?<![A-Za-z0-9'])(?:[A-Z][A-Za-z0-9'&+-]*)(?:\s+[A-Z][A-Za-z0-9'&+-]*)*")
@@ -61,22 +61,33 @@ _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "i'll", "ok", "okay", "hmm", 
 # A line that quotes someone gives their words, not the user's choice.
 _QUOTES = re.compile(r"[\"“”「」『』]")
 _CJK = re.compile(f"[{CJK_RANGES}]")
+# The clause a value stands in ends at punctuation ("太早了，15 分钟吧", "ok final: Brooks
+# Ghost, those actually fit"); a full stop only where it is not a decimal point.
+_CLAUSE = re.compile(r"[,，。!！;；:：…~～\n—]|\.(?!\d)")
+# What a bare value's clause may hold besides it: marks of a choice, fillers.
+_BARE_EN = frozenset("""hmm hmmm ok okay ugh oh ah nah no yes yeah yep well so then just
+actually instead rather make it that let's lets do go with say final finally wait i mean
+scratch correction change to switch switched going went prefer better is be would will fine
+please lol haha the a an maybe sorry um uh emm emmm er now""".split())
+_BARE_ZH = re.compile(r"还是|改成|改为|换成|不对|算了|其实|好了|那就|就|用|定|选|了|是|嗯|啊|哦|"
+                      r"呢|吧|哈|呀|诶|欸|额|呃|那")
 _LATIN_WORD = re.compile(r"[A-Za-z][\w'-]*")
 
 
 @dataclass(frozen=True, slots=True)
 class Value:
     kind: str   # a unit's name, "number" when it has none, or "name"
-    text: str   # as written in its line
-    start: int
+    text: str   # as written in its line, with its unit
+    start: int  # the span of `text`
     end: int
+    digits: tuple[int, int] = (0, 0)  # a number's own span, without its unit
 
 
 def _numbers(text: str) -> list[Value]:
     out = []
     for m in _NUMBER.finditer(text):
-        unit = next((k for k in _UNITS if m.group(k)), "number")
-        out.append(Value(unit, m.group(1), m.start(1), m.end(1)))
+        unit = "money" if m.group("cur") else next((k for k in _UNITS if m.group(k)), "number")
+        out.append(Value(unit, m.group(0), m.start(), m.end(), (m.start(2), m.end(2))))
     return out
 
 
@@ -110,37 +121,59 @@ def short(line: str) -> bool:
     return len(_CJK.findall(line)) <= 20 and len(_LATIN_WORD.findall(line)) <= 12
 
 
+def _values(line: str) -> list[Value]:
+    return _numbers(line) or _names(line, skip_first=False)
+
+
+def bare(line: str, value: Value) -> bool:
+    """Does the value stand nearly alone in its clause: besides it only marks of a choice
+    and fillers, at most one other word ("其实是 6 个小时", "make it 8pm", "just Beth"; not
+    "I just bought 2 new shoes", "my wife says 9pm instead")?"""
+    cuts = [0, *(m.end() for m in _CLAUSE.finditer(line)), len(line) + 1]
+    lo = max(c for c in cuts if c <= value.start)
+    hi = min(c for c in cuts if c >= value.end)
+    rest = line[lo:value.start] + " " + line[value.end:hi]
+    words = [w for w in _LATIN_WORD.findall(rest) if w.casefold() not in _BARE_EN]
+    return len(words) + len(_CJK.findall(_BARE_ZH.sub("", rest))) // 2 <= 1
+
+
 def is_reply(line: str) -> bool:
     """Could `line` be a bare-value correction of what was just said (before knowing what
     that was)?"""
-    return short(line) and not _ASKS.search(line) and not _QUOTES.search(line) \
-        and bool(_CHOICE.search(line)) and not one_time(line) \
-        and bool(_numbers(line) or _names(line, skip_first=False))
+    if not short(line) or _ASKS.search(line) or _QUOTES.search(line) \
+            or not _CHOICE.search(line) or one_time(line):
+        return False
+    values = _values(line)
+    return len(values) == 1 and bare(line, values[0])
 
 
 def swap(line: str, statement: str) -> tuple[str, str, str] | None:
     """`statement` with the one value of its kind that `line` names in its place, with the
     old and the new value; None when `line` is not such a reply to it (not a reply, no
-    single value of one kind on both sides, the same value, or a refused one)."""
+    single value of that kind in the statement, the same value, or a refused one). A
+    number with a unit replaces one of the same kind with its unit ("7pm" → "8am", "70 kg"
+    → "150 lbs"); a bare number only the digits ("make it 20": "30 minutes" → "20
+    minutes")."""
     if not is_reply(line):
         return None
-    for kind_of in (_numbers, _names):
-        new = kind_of(line) if kind_of is _numbers else _names(line, skip_first=False)
-        if not new:
-            continue
-        old_all = kind_of(statement) if kind_of is _numbers else _names(statement,
-                                                                         skip_first=True)
-        if len(new) != 1:
+    mine = _values(line)[0]
+    if _REFUSED.search(line[:mine.start]):
+        return None
+    if mine.kind == "name":
+        old_all = _names(statement, skip_first=True)
+        same = old_all
+    else:
+        old_all = _numbers(statement)
+        same = [o for o in old_all if o.kind == mine.kind or mine.kind == "number"]
+    if len(same) != 1:
+        return None
+    old = same[0]
+    if mine.kind == "number" and old.kind != "number":
+        a, b = old.digits
+        new_text = line[mine.digits[0]:mine.digits[1]]
+        if statement[a:b] == new_text:
             return None
-        mine = new[0]
-        if _REFUSED.search(line[:mine.start]):
-            return None
-        same_kind = [o for o in old_all if o.kind == mine.kind
-                     or (kind_of is _numbers and "number" in (o.kind, mine.kind))]
-        if len(same_kind) != 1:
-            return None
-        old = same_kind[0]
-        if old.text.casefold() == mine.text.casefold():
-            return None
-        return (statement[:old.start] + mine.text + statement[old.end:], old.text, mine.text)
-    return None
+        return statement[:a] + new_text + statement[b:], statement[a:b], new_text
+    if old.text.casefold().replace(" ", "") == mine.text.casefold().replace(" ", ""):
+        return None
+    return statement[:old.start] + mine.text + statement[old.end:], old.text, mine.text
