@@ -214,3 +214,29 @@ def test_going_by_a_place_or_a_ride_names_no_one(line: str) -> None:
 def test_calling_someone_over_is_not_the_users_name() -> None:
     got = RuleExtractor().extract([Message("user", "叫小李来一下", id="m1")])
     assert not [c for c in got if c.slot == "user.name"]
+
+
+@pytest.mark.parametrize("line, word", [
+    ("贼讨厌开会 能邮件说的非要开会", "开会"),       # a word of degree before the predicate
+    ("特别怕冷 冬天必须开电热毯", "怕冷"),
+    ("绝不吃香菜", "香菜"),
+    ("血压有点高 医生让少吃盐 在吃药", "血压"),     # the speaker's own body and its state
+    ("腰间盘突出 久坐不行", "腰间盘"),
+    ("眼睛不太好 回复里别搞太多表格", "眼睛"),
+    ("learning korean for 2 years now, still can't understand dramas", "korean"),
+    ("been vegan for about 6 yrs", "vegan"),           # what the speaker has been, a span
+    ("saving up to buy a house in the next 3 years", "house"),
+])
+def test_a_fresh_audits_statements_with_no_subject_are_read(line: str, word: str) -> None:
+    kept = _kept(line)
+    assert kept and word in kept[0], kept
+
+
+@pytest.mark.parametrize("line", [
+    "太好了", "挺好的", "有点累", "非常感谢", "很开心", "特别好吃",  # reactions, not facts
+    "他血压有点高",                   # someone else's body
+    "血压高怎么办",                   # a question
+    "raining for 3 days now",         # the weather, not the speaker
+])
+def test_degree_words_and_spans_do_not_make_a_reaction_a_fact(line: str) -> None:
+    assert _kept(line) == []

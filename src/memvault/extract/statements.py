@@ -30,6 +30,10 @@ _OPENER_EN = (r"(?:oh|btw|fyi|also|and|so|well|ok|okay|honestly|actually|anyway|
               r"by\s+the\s+way|heads\s+up|for\s+context|quick\s+note)")
 # The start of a sentence whose "I" chat English leaves out: "oh finally started…"
 _LEAD_EN = rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|finally\s+|recently\s+|also\s+)?"
+# A span of time something has lasted: "for 2 years now", "for about 6 yrs".
+_FOR_A_SPAN = (r"for\s+(?:about\s+|over\s+|almost\s+|nearly\s+|like\s+|the\s+(?:past|last)\s+)?"
+               r"(?:\d+|a|an|two|three|four|five|six|seven|eight|nine|ten|several|many|a\s+few|"
+               r"a\s+couple\s+of)\s+(?:years?|yrs?|months?|decades?)")
 SELF_SUBJECT = any_of(
     # "I"/"we" as the subject, anywhere in the sentence ("For diagrams I also use …")
     r"\b(?:I|I'm|I've|I'd|I'll|Im|we|we're|we've|we'd)\b(?!['’]\w)|\bi'm\b",
@@ -79,7 +83,11 @@ SELF_SUBJECT = any_of(
     r"(?=[^.!?]*\b(?:every|each|daily|weekly|twice|once\s+a|a\s+(?:day|week|month)|"
     r"on\s+\w+days|on\s+(?:weekends|weekdays)|completely|for\s+good|these\s+days|nowadays|"
     r"in\s+my\s+spare\s+time|full[\s-]time|at\s+the\s+moment|since|this\s+(?:year|summer|"
-    r"spring|autumn|fall|winter|season|term|semester))\b)",
+    r"spring|autumn|fall|winter|season|term|semester)|" + _FOR_A_SPAN + r"|next\s+(?:year|"
+    r"summer|spring|autumn|fall|winter)|in\s+the\s+next\s+(?:\d+|few|couple|two|three|"
+    r"five)\s+(?:years?|months?))\b)",
+    # what the speaker has been for a span: "been vegan for about 6 yrs"
+    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:have\s+|'ve\s+)?been\s+[a-z-]+\s+" + _FOR_A_SPAN,
     # Chinese puts the topic first: "新海诚的片子我也挺爱看的", "早饭我一直都不吃"
     r"(?:我|我们|咱们|咱)[^，。！？,.!?：:]{0,4}?(?:爱|喜欢|讨厌|用|吃|喝|看|听|玩|去|会|要|想|"
     r"在|是|有|养|住|做|打|买|学|开|坐|穿|读|写|练|跑|骑|睡|起|戴|习惯|偏好|受不了)")
@@ -265,6 +273,9 @@ _ZH_WHEN = (r"(?:平时|平常|一般|通常|基本上?|每天|每晚|每早|每
             r"每年|每个?(?:星期|礼拜)[一二三四五六日天]?|周末|工作日|下班后?|"
             r"从小|一直|向来|从来|目前|现在|最近|今年|这几年|这些年|已经|早就|还|也|都|就|"
             r"只|常|经常|老是|总是|偶尔|一周|一年|长期|天天)")
+# Words of degree and of how surely (a closed class of adverbs, not topics).
+_ZH_HOW = (r"(?:特别|超级|超|贼|巨|非常|很|挺|比较|十分|相当|极其|有点|有些|不太|太|蛮|"
+           r"必须|只能|只会|绝不|绝对不|决不|从不|从来不|不怎么|尽量|坚持|实在|真的)+")
 _ZH_SAYS_OF_SELF = (
     r"有(?!人|点|些|个|一个|位|次|没有|一说)|没有|没(?!事|关系|问题|想到)|不(?!好意思|客气|过|然|知道|用谢)|"
     r"在(?!这|那|哪|吗)|会(?!不会)|不会|爱|怕|恐|用|吃|喝|住|养|开|骑|坐|做|干|学|读|考|练|"
@@ -273,6 +284,10 @@ _ZH_SAYS_OF_SELF = (
     r"未婚|单身|离异|独居|近视|远视|晕车|失眠|通勤|"
     # a noun that names what is one's own: "母语是粤语", "专业是土木"
     r"(?:母语|老家|家乡|专业|职业|血型|星座|生日|身高|体重|属相|学历)(?:是|在|为)|对[^，。！？,.!?\s]{1,8}过敏|"
+    # the speaker's own body, said with its state: "血压有点高", "眼睛不太好", "腰间盘突出"
+    r"(?:血压|血糖|血脂|尿酸|视力|眼睛|肠胃|胃|腰间盘|腰椎|颈椎|腰|膝盖|牙齿?|皮肤|睡眠|记性|体质|"
+    r"身体|心脏|嗓子|头发)(?:一直|有点|有些|不太|比较|很|特别|偏|也|都)*(?:高|低|差|弱|不太?好|不太?行|"
+    r"敏感|突出|有问题|不舒服)|"
     r"[^，。！？,.!?\s]{1,6}过敏")
 _UNSAID_SELF_ZH = re.compile(
     # (a part of the day only after a word of how often: "每天早上六点半跑步", not "中午想吃
@@ -281,6 +296,8 @@ _UNSAID_SELF_ZH = re.compile(
     r"(?:(?:早上|晚上|中午|上午|下午)\s*)?)?"
     r"(?:(?:[零一二两三四五六七八九十\d]{1,3}点(?:半|[零一二三四五\d]{1,2}分?)?|\d{1,2}[:：]\d{2})"
     r"(?:左右)?\s*(?:才|就)?)?"
+    # how much or how surely, before the predicate: "特别怕冷", "贼讨厌开会", "绝不吃香菜"
+    rf"(?:{_ZH_HOW})?"
     rf"(?P<says>{_ZH_SAYS_OF_SELF})"
     # a thing first, then what the speaker does with it: "咖啡只喝美式", "笔记都用Notion记"
     r"|^\s*(?![我你您他她它咱俺])[\u4e00-\u9fffA-Za-z]{1,6}(?:只|都|一般|基本|从来|从不|一直|也|就|向来|平时|主要|"
