@@ -147,3 +147,19 @@ def test_a_one_off_does_not_touch_the_standing_wish(vault: Vault) -> None:
     vault.observe(ME, [{"role": "user",
                         "content": "for this email to my cousin just sign it Manny, it's casual"}])
     assert _notes(vault) == before
+
+
+def test_another_extractors_reading_stands(vault: Vault) -> None:
+    """A caller's extractor that reads nothing in a line is not second-guessed by the
+    rules' bare-value reading."""
+
+    class Nothing:
+        name = "nothing"
+
+        def extract(self, messages: list) -> list:
+            return []
+
+    (mid,) = _said(vault, "Remind me at 7pm every day")
+    out = vault.observe(ME, [{"role": "user", "content": "make it 8pm"}],
+                        extractor=Nothing()).outcomes
+    assert out == [] and vault.get(ME, mid).version == 1

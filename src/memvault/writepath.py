@@ -27,6 +27,7 @@ from .engine import Engine
 from .errors import ConflictError, ValidationError
 from .extract.candidate import candidate_metadata
 from .extract.replies import REPLY, message_of, with_replies
+from .extract.rules import RuleExtractor
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
@@ -117,9 +118,11 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         raise ValidationError("extractor: extract() must return a list of CandidateMemory")
     for n, c in enumerate(candidates, start=1):
         _check_candidate(c, n)
-    # A user line the extractor read no slot in may give only a new value for what was
-    # said before it ("太早了，15 分钟吧"): read below, against that (threadlinks).
-    candidates = with_replies(msgs, list(candidates))
+    # A user line the rules read no slot in may give only a new value for what was said
+    # before it ("太早了，15 分钟吧"): read below, against that (threadlinks). An LLM or a
+    # caller's extractor reads the conversation its own way; its reading stands.
+    if isinstance(ext, RuleExtractor):
+        candidates = with_replies(msgs, list(candidates))
     policy = policy or gate_policy(eng)
     resolve = getattr(ext, "resolve", None)
     if callable(resolve):
