@@ -234,6 +234,9 @@ def test_a_fresh_audits_statements_with_no_subject_are_read(line: str, word: str
 
 @pytest.mark.parametrize("line", [
     "太好了", "挺好的", "有点累", "非常感谢", "很开心", "特别好吃",  # reactions, not facts
+    "很有意思", "非常有帮助", "很有道理", "真的不行", "实在没办法",
+    "腰间盘突出的原因",               # a topic asked about
+    "been dead for 2 years", "been closed for 3 months",  # someone's or something's
     "他血压有点高",                   # someone else's body
     "血压高怎么办",                   # a question
     "raining for 3 days now",         # the weather, not the speaker

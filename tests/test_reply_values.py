@@ -45,6 +45,14 @@ def test_the_one_value_of_its_kind_is_swapped(line: str, statement: str, becomes
     ("20% actually", "I want to save $20 each month"),    # money is not a share
     ("hmm my wife says 9pm instead", "Remind me at 7pm every day"),  # someone else's
     ("I just bought 2 new shoes", "I run 5 km every morning"),  # a statement of its own
+    ("8点不行吧", "每天早上 7 点提醒我"),                   # refused after it
+    ("8 点太晚了吧", "每天早上 7 点提醒我"),
+    ("Thanks Sam, that's better", "The user's name is Elizabeth"),  # whom it speaks to
+    ("make it 99", "Remind me at 7pm every day"),         # no hour of the day
+    ("make it 0", "Remind me at 7pm every day"),
+    ("make it 20", "I was born in 1990"),                 # not a year's size
+    ("make it 8:30", "改成提前 30 分钟提醒"),               # a time of day, not minutes
+    ("sleep ３ hours actually", "I sleep 7 hours"),       # full-width digits are no value
 ])
 def test_no_single_value_of_one_kind_no_swap(line: str, statement: str) -> None:
     assert swap(line, statement) is None
@@ -163,3 +171,32 @@ def test_another_extractors_reading_stands(vault: Vault) -> None:
     out = vault.observe(ME, [{"role": "user", "content": "make it 8pm"}],
                         extractor=Nothing()).outcomes
     assert out == [] and vault.get(ME, mid).version == 1
+
+
+def test_within_a_call_a_reply_is_about_the_user_line_just_before_it(vault: Vault) -> None:
+    """A line between (even one that stored nothing) cuts a reply off from an older
+    statement, in one call as across calls."""
+    (mid,) = _said(vault, "My manager is Tom Baker")
+    out = vault.observe(ME, [{"role": "user", "content": "what a week"},
+                             {"role": "assistant", "content": "Sounds rough!"},
+                             {"role": "user", "content": "nah, Anna Lee actually"}]).outcomes
+    assert mid not in [o.memory_id for o in out]
+    out = vault.observe(ME, [{"role": "user", "content": "Remind me at 7pm every day"},
+                             {"role": "user", "content": "what a week"},
+                             {"role": "user", "content": "make it 8pm"}]).outcomes
+    assert [o.action for o in out] == ["added"]
+    assert vault.get(ME, mid).version == 1
+    assert "Remind me at 7pm every day" in _notes(vault)
+
+
+def test_a_reply_quoted_by_the_assistant_first_is_the_users_turn(vault: Vault) -> None:
+    """Without message ids, the reply is the user's line, not an assistant line that
+    quotes it: purging the user's turn erases what it changed."""
+    res = vault.observe(ME, [
+        {"role": "user", "content": "Remind me at 7pm every day"},
+        {"role": "assistant", "content": "Done. If that's too early just say: make it 8pm"},
+        {"role": "user", "content": "make it 8pm"}])
+    (mid,) = {o.memory_id for o in res.outcomes}
+    m = vault.get(ME, mid)
+    assert (m.content, m.metadata.get("turn_id")) == ("Remind me at 8pm every day",
+                                                      res.turns[2])

@@ -55,16 +55,17 @@ def last_stated(eng: Engine, user: Scope, now: int) -> Memory | None:
     return None
 
 
-def reply_change(eng: Engine, sc: Scope, c: CandidateMemory, last: list[str], now: int,
-                 skip: list[str]) -> CandidateMemory | None:
+def reply_change(eng: Engine, sc: Scope, c: CandidateMemory, before: list[str] | None,
+                 now: int, skip: list[str]) -> CandidateMemory | None:
     """A bare-value reply (extract/replies.py) as the change of the statement before it:
-    what this call's previous statement stored or changed (`last`), else what the user's
-    line just before this call (their latest turn in `sc`, not `skip`) stored or changed.
-    That memory with the value swapped, as an update of it (a slot's memory only when the
-    swapped words still set its slot); None when the line swaps nothing there."""
+    what the user's line before it in this call stored or changed (`before`; None when
+    it is the call's first user line), else what the user's line just before this call
+    (their latest turn in `sc`, not `skip`) stored or changed. That memory with the value
+    swapped, as an update of it (a slot's memory only when the swapped words still set
+    its slot); None when the line swaps nothing there."""
     user = Scope(sc.tenant, sc.user, sc.agent)
-    if last:
-        target = eng.reads.get(user, last[0])
+    if before is not None:
+        target = eng.reads.get(user, before[-1]) if before else None
     else:
         # Only the line just before: "switched to Hoka Cliftons" three lines after "My
         # manager is Tom Baker" is not about the manager.

@@ -26,7 +26,7 @@ from . import validate as v
 from .engine import Engine
 from .errors import ConflictError, ValidationError
 from .extract.candidate import candidate_metadata
-from .extract.replies import REPLY, message_of, with_replies
+from .extract.replies import REPLY, message_of, previous_user, with_replies
 from .extract.rules import RuleExtractor
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
@@ -118,9 +118,8 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         raise ValidationError("extractor: extract() must return a list of CandidateMemory")
     for n, c in enumerate(candidates, start=1):
         _check_candidate(c, n)
-    # A user line the rules read no slot in may give only a new value for what was said
-    # before it ("太早了，15 分钟吧"): read below, against that (threadlinks). An LLM or a
-    # caller's extractor reads the conversation its own way; its reading stands.
+    # A line that gives only a new value ("太早了，15 分钟吧"), read below against what was
+    # said before it: the rules' reading (an LLM's or a caller's extractor's stands).
     if isinstance(ext, RuleExtractor):
         candidates = with_replies(msgs, list(candidates))
     policy = policy or gate_policy(eng)
@@ -172,11 +171,14 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     thread: list[str] = []  # what the call's messages changed, the latest last
     stored: list[Line] | None = None  # the user's turns stored before this call
     answered: list[str | None] = []  # turns read as a bare-value reply
+    stated: dict[str | None, list[str]] = {}  # turn -> memories it stored or changed
     for c, pre, seen in zip(candidates, embedded, screened, strict=True):
         # The turn it was read from: purging that turn erases what was made from it.
         turn = _turn_of(c, msgs, result.turns)
         if REPLY in c.flags:  # a bare value: the change of the statement before it
-            c = threadlinks.reply_change(eng, sc, c, last, eng.core.clock(), result.turns)
+            j = previous_user(msgs, c)
+            c = threadlinks.reply_change(eng, sc, c, None if j is None else stated.get(
+                result.turns[j], []), eng.core.clock(), result.turns)
             pre = seen = None
             if c is None:
                 continue
@@ -210,6 +212,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             thread = [*(i for i in thread if i != o.memory_id), o.memory_id]
         if o.action in ("added", "updated") and o.memory_id:
             last = [o.memory_id]
+            stated.setdefault(turn, []).append(o.memory_id)
         result.outcomes.append(o)
     return result
 

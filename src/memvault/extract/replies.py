@@ -24,14 +24,23 @@ REPLY = "reply_value"
 
 def message_of(c: Any, msgs: list[Message]) -> int | None:
     """The index of the message a candidate came from: the message it names, or else the
-    first whose text holds its source span (an extractor guarantees one does)."""
+    first whose text holds its source span (an extractor guarantees one does), a user's
+    before any other (an assistant may quote the line: "just say: make it 8pm")."""
     for i, m in enumerate(msgs):
         if c.message_id is not None and m.id == c.message_id:
             return i
-    for i, m in enumerate(msgs):
-        if c.source_text and c.source_text in m.content:
-            return i
+    for user in (True, False):
+        for i, m in enumerate(msgs):
+            if (m.role == "user") == user and c.source_text and c.source_text in m.content:
+                return i
     return None
+
+
+def previous_user(msgs: list[Message], c: Any) -> int | None:
+    """The index of the user message before the one `c` came from, in this call."""
+    i = message_of(c, msgs)
+    return next((j for j in range(i - 1, -1, -1) if msgs[j].role == "user"), None) \
+        if i is not None else None
 
 
 def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:

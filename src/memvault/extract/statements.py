@@ -87,7 +87,9 @@ SELF_SUBJECT = any_of(
     r"summer|spring|autumn|fall|winter)|in\s+the\s+next\s+(?:\d+|few|couple|two|three|"
     r"five)\s+(?:years?|months?))\b)",
     # what the speaker has been for a span: "been vegan for about 6 yrs"
-    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:have\s+|'ve\s+)?been\s+[a-z-]+\s+" + _FOR_A_SPAN,
+    # (not what a thing or someone else has been: "been dead for 2 years", "been closed…")
+    rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:have\s+|'ve\s+)?been\s+(?!(?:dead|gone|closed|"
+    r"broken|empty|open|missing|out|friends|together|here|there)\b)[a-z-]+\s+" + _FOR_A_SPAN,
     # Chinese puts the topic first: "新海诚的片子我也挺爱看的", "早饭我一直都不吃"
     r"(?:我|我们|咱们|咱)[^，。！？,.!?：:]{0,4}?(?:爱|喜欢|讨厌|用|吃|喝|看|听|玩|去|会|要|想|"
     r"在|是|有|养|住|做|打|买|学|开|坐|穿|读|写|练|跑|骑|睡|起|戴|习惯|偏好|受不了)")
@@ -287,7 +289,7 @@ _ZH_SAYS_OF_SELF = (
     # the speaker's own body, said with its state: "血压有点高", "眼睛不太好", "腰间盘突出"
     r"(?:血压|血糖|血脂|尿酸|视力|眼睛|肠胃|胃|腰间盘|腰椎|颈椎|腰|膝盖|牙齿?|皮肤|睡眠|记性|体质|"
     r"身体|心脏|嗓子|头发)(?:一直|有点|有些|不太|比较|很|特别|偏|也|都)*(?:高|低|差|弱|不太?好|不太?行|"
-    r"敏感|突出|有问题|不舒服)|"
+    r"敏感|突出|有问题|不舒服)(?!的)|"
     r"[^，。！？,.!?\s]{1,6}过敏")
 _UNSAID_SELF_ZH = re.compile(
     # (a part of the day only after a word of how often: "每天早上六点半跑步", not "中午想吃
@@ -297,7 +299,8 @@ _UNSAID_SELF_ZH = re.compile(
     r"(?:(?:[零一二两三四五六七八九十\d]{1,3}点(?:半|[零一二三四五\d]{1,2}分?)?|\d{1,2}[:：]\d{2})"
     r"(?:左右)?\s*(?:才|就)?)?"
     # how much or how surely, before the predicate: "特别怕冷", "贼讨厌开会", "绝不吃香菜"
-    rf"(?:{_ZH_HOW})?"
+    # (not before 有/没/不 alone: "很有意思", "真的不行", "实在没办法" are reactions)
+    rf"(?:{_ZH_HOW}(?!有|没|不))?"
     rf"(?P<says>{_ZH_SAYS_OF_SELF})"
     # a thing first, then what the speaker does with it: "咖啡只喝美式", "笔记都用Notion记"
     r"|^\s*(?![我你您他她它咱俺])[\u4e00-\u9fffA-Za-z]{1,6}(?:只|都|一般|基本|从来|从不|一直|也|就|向来|平时|主要|"

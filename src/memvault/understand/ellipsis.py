@@ -31,8 +31,15 @@ _CHOICE = re.compile(
     r"prefer|better)\b", re.I)
 _ASKS = re.compile(r"[?？]|吗\s*$|\b(?:should|could|would|can|do|does|is|are)\s+(?:i|you|we|it)\b",
                    re.I)
-# "not 15", "不要15分钟": a value refused is not the value chosen.
+# "not 15", "不要15分钟", "8点不行吧", "8 点太晚了": a value refused is not the value chosen.
 _REFUSED = re.compile(r"\b(?:not|no|never)\s+(?:the\s+)?$|(?:不要|不是|别|不用)\s*$", re.I)
+_REFUSED_AFTER = re.compile(
+    r"^[^，,。.!！?？;；]{0,4}?(?:不行|不好|不要|不用|不可以|不合适|不方便|太|不太|也不|"
+    r"(?:is|'s|are)\s+(?:too|not|no\s+good)|too\b|won'?t|doesn'?t|isn'?t|not\b|sucks)", re.I)
+# A name right after thanks or a greeting is whom the line speaks to ("Thanks Sam, that's
+# better"), not a value.
+_ADDRESSED = re.compile(r"(?:\b(?:thanks|thank\s+you|thx|ty|cheers|hi|hello|hey|dear|bye|"
+                        r"morning|night)|谢谢|多谢|感谢|你好|嗨)[\s,，!！]*$", re.I)
 
 _UNITS = {
     "minute": r"分钟|minutes?|mins?",
@@ -48,7 +55,7 @@ _UNITS = {
 }
 _UNIT = "|".join(f"(?P<{k}>{v})" for k, v in _UNITS.items())
 # Bounded by what is not a Latin letter or digit: Chinese writes "提前30分钟提醒".
-_NUMBER = re.compile(rf"(?<![A-Za-z0-9.])(?P<cur>[$£€¥])?(\d+(?:[.:]\d+)?)\s*(?:{_UNIT})?"
+_NUMBER = re.compile(rf"(?<![A-Za-z0-9.])(?P<cur>[$£€¥])?([0-9]+(?:[.:][0-9]+)?)\s*(?:{_UNIT})?"
                      r"(?![A-Za-z0-9])", re.I)
 # A capitalised name: a run of capitalised words ("Brooks Ghost", "DOCX", "Excel"), not
 # "I" and not the line's first word (a sentence's own capital).
@@ -86,9 +93,22 @@ class Value:
 def _numbers(text: str) -> list[Value]:
     out = []
     for m in _NUMBER.finditer(text):
-        unit = "money" if m.group("cur") else next((k for k in _UNITS if m.group(k)), "number")
+        unit = "money" if m.group("cur") else next((k for k in _UNITS if m.group(k)), None)
+        if unit is None:  # "8:30" is a time of day without a unit
+            unit = "clock" if ":" in m.group(2) else "number"
         out.append(Value(unit, m.group(0), m.start(), m.end(), (m.start(2), m.end(2))))
     return out
+
+
+def _fits(new: str, old: Value) -> bool:
+    """Can the bare number `new` stand where `old`'s digits are: an hour of the day
+    ("make it 99" is none, nor "0" before "pm"), or a number of about the same size
+    ("make it 20" is no year of birth)?"""
+    digits = old.text[old.digits[0] - old.start:old.digits[1] - old.start]
+    if old.kind == "clock":
+        hour = int(new.split(".")[0])
+        return 1 <= hour <= 12 if re.search(r"[ap]m", old.text, re.I) else hour <= 24
+    return abs(len(new.split(".")[0]) - len(digits.split(".")[0].split(":")[0])) <= 1
 
 
 def _names(text: str, skip_first: bool) -> list[Value]:
@@ -157,7 +177,8 @@ def swap(line: str, statement: str) -> tuple[str, str, str] | None:
     if not is_reply(line):
         return None
     mine = _values(line)[0]
-    if _REFUSED.search(line[:mine.start]):
+    if _REFUSED.search(line[:mine.start]) or _REFUSED_AFTER.search(line[mine.end:]) or (
+            mine.kind == "name" and _ADDRESSED.search(line[:mine.start])):
         return None
     if mine.kind == "name":
         old_all = _names(statement, skip_first=True)
@@ -168,10 +189,10 @@ def swap(line: str, statement: str) -> tuple[str, str, str] | None:
     if len(same) != 1:
         return None
     old = same[0]
-    if mine.kind == "number" and old.kind != "number":
+    if mine.kind == "number":
         a, b = old.digits
         new_text = line[mine.digits[0]:mine.digits[1]]
-        if statement[a:b] == new_text:
+        if statement[a:b] == new_text or not _fits(new_text, old):
             return None
         return statement[:a] + new_text + statement[b:], statement[a:b], new_text
     if old.text.casefold().replace(" ", "") == mine.text.casefold().replace(" ", ""):
