@@ -26,7 +26,7 @@ from . import validate as v
 from .engine import Engine
 from .errors import ConflictError, ValidationError
 from .extract.candidate import candidate_metadata
-from .extract.replies import REPLY, message_of, previous_user, with_replies
+from .extract.replies import REPLY, said_before, turn_of, with_replies
 from .extract.rules import RuleExtractor
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
@@ -174,11 +174,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     stated: dict[str | None, list[str]] = {}  # turn -> memories it stored or changed
     for c, pre, seen in zip(candidates, embedded, screened, strict=True):
         # The turn it was read from: purging that turn erases what was made from it.
-        turn = _turn_of(c, msgs, result.turns)
+        turn = turn_of(c, msgs, result.turns)
         if REPLY in c.flags:  # a bare value: the change of the statement before it
-            j = previous_user(msgs, c)
-            c = threadlinks.reply_change(eng, sc, c, None if j is None else stated.get(
-                result.turns[j], []), eng.core.clock(), result.turns)
+            c = threadlinks.reply_change(eng, sc, c, said_before(msgs, c, result.turns, stated),
+                                         eng.core.clock(), result.turns)
             pre = seen = None
             if c is None:
                 continue
@@ -238,12 +237,6 @@ def _check_candidate(c: Any, n: int) -> None:
         v.metadata(candidate_metadata(c))
     except ValidationError as e:
         raise ValidationError(f"extractor: candidate {n}: {e.message}") from None
-
-
-def _turn_of(c: Any, msgs: list[Any], turn_ids: list[str]) -> str | None:
-    """The stored turn a candidate came from (extract/replies.message_of)."""
-    i = message_of(c, msgs)
-    return turn_ids[i] if i is not None and i < len(turn_ids) else None
 
 
 def propose(eng: Engine, scope: Any, content: Any = None, *, slot: Any = None,

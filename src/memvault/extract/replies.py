@@ -36,11 +36,22 @@ def message_of(c: Any, msgs: list[Message]) -> int | None:
     return None
 
 
-def previous_user(msgs: list[Message], c: Any) -> int | None:
-    """The index of the user message before the one `c` came from, in this call."""
+def turn_of(c: Any, msgs: list[Message], turn_ids: list[str]) -> str | None:
+    """The stored turn (`turn_ids`, one per message) a candidate came from."""
     i = message_of(c, msgs)
-    return next((j for j in range(i - 1, -1, -1) if msgs[j].role == "user"), None) \
+    return turn_ids[i] if i is not None and i < len(turn_ids) else None
+
+
+def said_before(msgs: list[Message], c: Any, turn_ids: list[str],
+                stated: dict[str | None, list[str]]) -> list[str] | None:
+    """What the user message before the one `c` came from stored or changed (`stated`,
+    by turn), in this call; None when it is the call's first user message."""
+    i = message_of(c, msgs)
+    j = next((j for j in range(i - 1, -1, -1) if msgs[j].role == "user"), None) \
         if i is not None else None
+    if j is None:
+        return None
+    return stated.get(turn_ids[j] if j < len(turn_ids) else None, [])
 
 
 def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
