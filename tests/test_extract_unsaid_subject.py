@@ -236,6 +236,10 @@ def test_a_fresh_audits_statements_with_no_subject_are_read(line: str, word: str
     "太好了", "挺好的", "有点累", "非常感谢", "很开心", "特别好吃",  # reactions, not facts
     "很有意思", "非常有帮助", "很有道理", "真的不行", "实在没办法",
     "腰间盘突出的原因",               # a topic asked about
+    "超级喜欢这首歌，再推荐几首类似的",  # the thing at hand
+    "真的很喜欢你的回答", "特别喜欢你刚才说的",  # what the assistant said
+    "比较喜欢第二个",                 # one of the options offered
+    "特别想吃火锅",                   # a craving now
     "been dead for 2 years", "been closed for 3 months",  # someone's or something's
     "他血压有点高",                   # someone else's body
     "血压高怎么办",                   # a question
