@@ -9,9 +9,9 @@ exactly one value of a kind the earlier statement holds exactly one of (a number
 same unit, or a capitalised name) replaces that value there. Anything less certain (two
 values, none, a question, a long line that says more) is not such a reply.
 
-writepath.py offers the line here with the memory the conversation stated or changed
-just before it (threadlinks.last_stated); the result goes to the gate as a change of that
-memory, so a frozen memory still blocks it.
+The write path (threadlinks.reply_change) offers the line here with what the user's line
+just before it stored or changed; the result goes to the gate as a change of that memory,
+so a frozen memory still blocks it.
 """
 
 from __future__ import annotations
