@@ -244,6 +244,8 @@ def test_a_fresh_audits_statements_with_no_subject_are_read(line: str, word: str
     "他血压有点高",                   # someone else's body
     "血压高怎么办",                   # a question
     "raining for 3 days now",         # the weather, not the speaker
+    "been waiting for the bus for ages",  # a span of minutes or hours: this moment
+    "been sitting in traffic for an hour",
 ])
 def test_degree_words_and_spans_do_not_make_a_reaction_a_fact(line: str) -> None:
     assert _kept(line) == []

@@ -67,7 +67,12 @@ SELF_SUBJECT = any_of(
     # (a verb of one event, "bought milk", "started raining", is read only as a possible
     # change: _DID below)
     rf"^\s*(?:{_OPENER_EN}[,:!-]?\s+)*(?:just\s+|also\s+)?(?:have\s+|'ve\s+)?been\s+"
-    r"(?!(?:thinking|wondering|meaning|trying)\b)\w+ing\b(?![^.!?]*\byou(?:r)?\b)",
+    r"(?!(?:thinking|wondering|meaning|trying)\b)\w+ing\b(?![^.!?]*\byou(?:r)?\b)"
+    # (not for a span of minutes or hours: "been waiting for the bus for ages", "been
+    # sitting in traffic for an hour" is this moment, not a habit)
+    r"(?![^.!?]*\b(?:for\s+(?:ages|an?\s+hour|(?:a\s+)?(?:few|couple\s+of)\s+(?:minutes|hours)|"
+    r"\d+\s*(?:minutes?|mins?|hours?|hrs?)|(?:two|three|four|five|ten|twenty)\s+(?:minutes|"
+    r"hours))|all\s+(?:day|morning|afternoon|evening|night))\b)",
     # a habit begun or ended ("started doing yoga", "quit smoking", "stopped eating meat";
     # not the weather, "started raining")
     _LEAD_EN +
