@@ -18,6 +18,7 @@ only a statement of change takes it):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -35,24 +36,23 @@ from .understand.relate import Thresholds, named_words
 LAST_CHANGE_MS = 3 * 86_400_000
 
 
-def last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
-    """The user's statement changed most recently (within LAST_CHANGE_MS), if any."""
+def _recent(eng: Engine, user: Scope, now: int) -> Iterator[Memory]:
+    """The user's active statements (not turns), latest first, within LAST_CHANGE_MS."""
     for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value, limit=200)):
         if m.updated_at < now - LAST_CHANGE_MS:
-            break
-        if m.kind not in NOT_MATCHED and m.version > 1:
-            return [m.id]
-    return []
+            return
+        if m.kind not in NOT_MATCHED:
+            yield m
+
+
+def last_changed(eng: Engine, user: Scope, now: int) -> list[str]:
+    """The user's statement changed most recently (within LAST_CHANGE_MS), if any."""
+    return next(([m.id] for m in _recent(eng, user, now) if m.version > 1), [])
 
 
 def last_stated(eng: Engine, user: Scope, now: int) -> Memory | None:
     """The user's statement stored or changed most recently (within LAST_CHANGE_MS)."""
-    for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value, limit=200)):
-        if m.updated_at < now - LAST_CHANGE_MS:
-            break
-        if m.kind not in NOT_MATCHED:
-            return m
-    return None
+    return next(_recent(eng, user, now), None)
 
 
 def reply_change(eng: Engine, sc: Scope, c: CandidateMemory, before: list[str] | None,
