@@ -20,7 +20,7 @@ import re
 
 import jieba
 
-from ..understand.discourse import changes_mind, marks_change, one_time, settles
+from ..understand.discourse import SPEAKER, changes_mind, marks_change, one_time, settles
 from ..understand.stance import core
 from ..understand.topics import content_words
 from .cues import THIRD, any_of
@@ -392,8 +392,6 @@ OTHER_SUBJECT = any_of(
     r"everyone|everybody|nobody|someone|people)\b",
     r"^\s*(?:你|您|他|她|它|他们|她们|这|那|大家|别人|有人|客户|老板|同事|领导|公司|文章|新闻|"
     r"书上|网上|看看|听说)")
-_SELF_ANYWHERE = any_of(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|us|our)\b|\bi'm\b",
-                        r"我|咱")
 
 
 def open_statement(text: str) -> bool:
@@ -406,7 +404,7 @@ def open_statement(text: str) -> bool:
         return False
     if one_time(text) and not _FROM_NOW_ON.search(text):
         return False
-    if _SELF_ANYWHERE.search(text) or _DID.search(text):
+    if SPEAKER.search(text) or _DID.search(text):
         return True
     if not OTHER_SUBJECT.search(text):
         return settles(text) or changes_mind(text)

@@ -13,6 +13,10 @@ import re
 
 from .stance import CALLED_OFF
 
+# The speaker named anywhere in the line ("I", "my", "we", "我", "咱"): a line without it
+# says something of someone or something else, or leaves its speaker unsaid.
+SPEAKER = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|us|our)\b|我|咱", re.I)
+
 # Time and discourse words that often, not always, mark a change ("now", "these days",
 # "其实", "最近"): a change only when the memory is clearly about the same thing.
 _WEAK_EN = (r"now|nowadays|these\s+days|lately|actually|at\s+this\s+point|started|starting|"

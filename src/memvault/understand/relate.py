@@ -30,6 +30,7 @@ from itertools import pairwise
 
 from ..textindex import STOPWORDS, terms
 from .discourse import (
+    SPEAKER,
     adds,
     beyond_change,
     changes_mind,
@@ -154,7 +155,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # is about something else with the same value, at most a guess for a person. One that
     # shares a thing ("the council is putting the permit up" / "My parking permit costs
     # 40") is about it.
-    foreign = bool(_THING_FIRST.match(statement)) and not _SPEAKER.search(statement) \
+    foreign = bool(_THING_FIRST.match(statement)) and not SPEAKER.search(statement) \
         and _names_only(statement, best)
     mine, theirs = polarity(statement), polarity(best.content)
     # The opposite stance counts only on the same thing ("I love quiet cafés" / "I can't
@@ -226,7 +227,6 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     return Related(Relation.NEW)
 
 
-_SPEAKER = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|our|us)\b|我|咱", re.I)
 _THING_FIRST = re.compile(r"^\s*(?:the|this|that)\s+(?!(?:one|ones|week|weekend|month|year|"
                           r"morning|evening|time)\b)[a-z]", re.I)
 
