@@ -314,14 +314,12 @@ _UNSAID_SELF_ZH = re.compile(
 # that holds.
 _ZH_ASKS_OR_IMAGINES = re.compile(r"([\u4e00-\u9fff])不\1|的话|如果|要是|假如|万一|[吗么？?]|"
                                   r"什么|怎么|哪|多少|几[个点号天]")
-# Someone else ("他对花生过敏"), the thing at hand ("不喜欢这个答案，再来一个"), or an event
-# just over ("考试终于考完了").
-# (the thing at hand: 这/那 and a measure word, "这首歌", "那家店", "这款")
-# what the assistant said or gave ("喜欢你的回答", "特别喜欢你刚才说的"), one of the options
-# offered ("比较喜欢第二个").
-_ZH_NOT_SELF = re.compile(r"^\s*(?:他|她|它|你|您|ta|TA)|[这那](?:个|些|篇|段|份|次|版|首|部|本|"
-                          r"家|款|张|道|条|件|台|双|套|位|只|杯|碗|盘|瓶|句|集|期|场|趟)|"
-                          r"你|您|第[一二三四五六七八九十\d]+|完了\s*$|完啦\s*$")
+# Someone else ("他对花生过敏"), the thing at hand (这/那 and a measure word: "不喜欢这个答案，
+# 再来一个", "超级喜欢这首歌"), the assistant or what it said ("喜欢你的回答"), one of the
+# options offered ("比较喜欢第二个"), or an event just over ("考试终于考完了").
+_ZH_NOT_SELF = re.compile(r"^\s*(?:他|她|它|ta|TA)|[这那](?:个|些|篇|段|份|次|版|首|部|本|家|款|张|"
+                          r"道|条|件|台|双|套|位|只|杯|碗|盘|瓶|句|集|期|场|趟)|你|您|"
+                          r"第[一二三四五六七八九十\d]+|完了\s*$|完啦\s*$")
 _ZH_MOMENT = re.compile(r"^\s*(?:正在|在[^，。！？,.!?\s]{0,6}(?:等|排队)|刚)|呢\s*[~～!！。]*\s*$")
 
 
