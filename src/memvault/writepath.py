@@ -158,14 +158,15 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
                                           batch=256, progress=None):
             result.turns.append(r.memory.id)
     # Every candidate's vectors, and those of its core (what the lookup compares), in one
-    # embedding batch: an embedder answers a batch far faster than one text at a time.
-    screened = [gate.screen(gate.Candidate(content=c.content, value=c.value,
-                                           source_text=c.source_text, carried_pii=carried),
-                            policy)
-                for c in candidates]
-    embedded = _embedded(eng, [s.content for s in screened],
-                         [_said(c, s.source_text) for c, s in zip(candidates, screened,
-                                                                  strict=True)])
+    # embedding batch: an embedder answers a batch far faster than one text at a time. (A
+    # bare-value reply is screened and embedded only once swapped, below.)
+    screened = [None if REPLY in c.flags else gate.screen(gate.Candidate(
+        content=c.content, value=c.value, source_text=c.source_text, carried_pii=carried),
+        policy) for c in candidates]
+    read = [(c, s) for c, s in zip(candidates, screened, strict=True) if s is not None]
+    vectors = iter(_embedded(eng, [s.content for _, s in read],
+                             [_said(c, s.source_text) for c, s in read]))
+    embedded = [None if s is None else next(vectors) for s in screened]
     changed: dict[str | None, list[str]] = {}  # turn -> memories its sentences changed
     last: list[str] = []  # what the call's previous statement stored or changed
     thread: list[str] = []  # what the call's messages changed, the latest last
@@ -178,7 +179,6 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         if REPLY in c.flags:  # a bare value: the change of the statement before it
             c = threadlinks.reply_change(eng, sc, c, said_before(msgs, c, result.turns, stated),
                                          eng.core.clock(), result.turns)
-            pre = seen = None
             if c is None:
                 continue
             answered += [turn] if turn else []
