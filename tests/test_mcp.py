@@ -248,7 +248,7 @@ def test_layer_tools_round_trip(tmp_path: Path) -> None:
             err, r = await call(s, "context", query="what did we just talk about?",
                                 session="s1", budget=600)
             assert not err and turns[-1] in {h["memory"]["id"] for h in r["included"]}
-            before = dump(db)
+            before = dump_once_traced(db, r["trace_id"])
             for tool, args, code in (("expand", {"summary_id": turns[0]}, "invalid_input"),
                                      ("expand", {"summary_id": "m_nope"}, "not_found"),
                                      ("graph_facts", {"entity": "Atlantis"}, "not_found"),
@@ -278,6 +278,19 @@ def test_layer_tools_round_trip(tmp_path: Path) -> None:
             assert not err and r["turns"] == []
 
     run(main)
+
+
+def dump_once_traced(db: Path, trace_id: str, timeout: float = 10.0) -> dict[str, Any]:
+    """The store as it is once the server's queued trace `trace_id` is written: the server
+    writes a recall's trace on its own thread after answering (store/tracequeue.py), so a
+    snapshot taken at once may miss a row that lands later and is no change of ours."""
+    deadline = time.monotonic() + timeout
+    while True:
+        out = dump(db)
+        if any(trace_id in row for row in out.get("traces", [])):
+            return out
+        assert time.monotonic() < deadline, f"trace {trace_id} never written"
+        time.sleep(0.05)
 
 
 # --- errors -------------------------------------------------------------------------------
