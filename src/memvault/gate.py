@@ -227,7 +227,7 @@ def _relation(c: Candidate, cur: MemoryView | None, state: GateState,
                for view, score, dense in state.matches
                if not (c.slot is not None and view.slot is not None)]
     return relate(c.source_text or c.content, matches, retraction=c.retraction,
-                  thresholds=policy.thresholds)
+                  soft=c.soft_retraction, thresholds=policy.thresholds)
 
 
 # --- the decision --------------------------------------------------------------------------

@@ -159,6 +159,9 @@ class Candidate:
     topic: str | None = None
     # What the statement takes back ("" when it names nothing); None: not a retraction.
     retraction: str | None = None
+    # Takes it back only when a memory names it (a plan said to be off:
+    # understand/planoff.py); else an ordinary statement.
+    soft_retraction: bool = False
     # A statement kept only if it changes or takes back a memory it matches ("move my
     # digest to Mondays"): alone it states nothing worth storing.
     tentative: bool = False

@@ -325,6 +325,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           explicit=bool(c.explicit), scope_key=sc.key(), subject=c.subject,
                           expires_at=expires, observed_at=said_at,
                           topic=getattr(c, "topic", None), retraction=retraction,
+                          soft_retraction="plan_off" in (getattr(c, "flags", None) or []),
                           tentative=bool(getattr(c, "tentative", False)),
                           intent=getattr(c, "intent", None),
                           intent_target=getattr(c, "intent_target", None),
@@ -492,10 +493,13 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         if d.action == gate.Action.STAGE:
             review = {"reasons": reasons, "links": list(d.links), "target_id": d.target_id,
                       "message": d.message, "extractor": getattr(c, "extractor", None)}
-            if retraction is not None:
+            # A plan said to be off is a retraction only as the gate read it (soft).
+            retract = retraction is not None and (not cand.soft_retraction or gate.Reason
+                                                  .AMBIGUOUS_TARGET.value in reasons)
+            if retract:
                 review["retract"] = True  # approving it forgets the target, adds nothing
             req = prepare(eng.core.clock, sc, d.content, slot=slot, value=d.value,
-                          kind="note" if retraction is not None else kind,
+                          kind="note" if retract else kind,
                           source=c.source, source_text=d.source_text,
                           source_ref=source_ref, confidence=d.confidence, tags=tags,
                           metadata={**extra, "review": review}, expires_at=expires,

@@ -475,3 +475,7 @@ def is_affirmation(text: str) -> bool:
     return bool(words) and all(_AFFIRM.match(w) for w in words) and not all(
         w.lower() in ("please", "thanks", "thank you", "谢谢") for w in words)
 
+
+# A request put as a question is still a request ("can you forget the divorce stuff?").
+REQUEST = re.compile(r"^\s*(?:can|could|would|will)\s+you\b|能不能|可不可以|能否|可以.{0,10}吗",
+                     re.I)

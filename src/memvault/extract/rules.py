@@ -56,6 +56,7 @@ from ..understand.discourse import (
 from ..understand.stance import core
 from ..understand.stance import core as stance_core
 from ..understand.topics import content_words
+from .calledoff import called_off, carry
 from .candidate import CandidateMemory
 from .clauses import own_habit, replaced_in_words, tag_request
 from .commands import CMD_PREFIX, CMD_TAG, command_reason
@@ -99,6 +100,7 @@ from .cues import (
     QUESTION,
     RECURRING,
     REPORTED,
+    REQUEST,
     SECOND,
     STANDING,
     STRIP_LEAD_EN,
@@ -164,7 +166,10 @@ class RuleExtractor:
                 if whatif and _CONDITIONAL.search(text):
                     continue  # "imagine winning the lottery… first thing I'd do is…"
                 whatif = whatif or bool(HYPOTHETICAL.search(text))
-                found.extend(self._sentence(said, start, end, question))
+                got = self._sentence(said, start, end, question)
+                if (thing := called_off(said.content[start:end], question, got)) is not None:
+                    got = [carry(c, thing) for c in self._open(said, start, end, text)]
+                found.extend(got)
             if any("command_like" in c.flags for c in found) or any(
                     f.kind == "injection" for f in scan(msg.content)):
                 # A message that carries an instruction to the memory: nothing else in it
@@ -503,10 +508,6 @@ class RuleExtractor:
                                            value=None, **common))  # type: ignore[arg-type]
         return out
 
-
-# A request put as a question is still a request ("can you forget the divorce stuff?").
-REQUEST = re.compile(r"^\s*(?:can|could|would|will)\s+you\b|能不能|可不可以|能否|可以.{0,10}吗",
-                     re.I)
 
 
 # The mood of what follows a what-if in the same message: it goes on imagining.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .planoff import plan_off
 from .stance import CALLED_OFF
 
 # The speaker named anywhere in the line ("I", "my", "we", "我", "咱"): a line without it
@@ -69,7 +70,8 @@ _RETRACT_EN = (
     # "can you delete what I told you about…", "please wipe whatever you have on my ex"
     r"(?:(?:^|[,;:.!?]\s*)(?:(?:lol|lmao|haha|oh|ah|ok|okay|so|and|also|actually|hey|yeah|"
     r"nah|no|hmm|um|well|btw|wait|ugh|oops|right)[,!.]?\s+){0,3}|\b(?:please|pls|can\s+you|"
-    r"could\s+you|would\s+you|will\s+you)\s+|"
+    r"could\s+you|would\s+you|will\s+you|you\s+(?:can|may|could)|feel\s+free\s+to|"
+    r"go\s+ahead\s+and)\s+|"
     # "just forget it", not "I just forget again"
     r"(?<!\bI\s)(?<!\bwe\s)(?<!you\s)(?<!they\s)\bjust\s+)"
     # (not before a letter: "forget那条…" ends the English word where the Chinese begins)
@@ -96,7 +98,8 @@ _RETRACT_EN = (
     r"\b(?:drop|ditch|scrap|scrub|purge|clear|lose|bin|toss|dump|nix)\s+(?:what(?:ever)?|"
     r"everything|anything|all)\s+you\s+(?:know|have|remember|stored|saved|noted|kept)\b|"
     r"never\s+mind\s+(?:what|the|about|my)\b|"
-    rf"(?:do\s*n[o']t|do\s+not|no\s+need\s+to|stop|never)\s+(?:{_KEEP_NOW}|note|noting)\b"
+    rf"(?:do\s*n[o']t|do\s+not|no\s+need\s+to|no\s+point(?:\s+in)?|stop|never)\s+"
+    rf"(?:{_KEEP_NOW}|note|noting)\b"
     r"(?!\s+(?:to|it\s+in\s+mind))|"
     r"ignore\s+what\s+i\s+(?:said|told)|take\s+(?:that|it)\s+back|i\s+take\s+"
     r"(?:that|it|back)|"
@@ -105,7 +108,7 @@ _RETRACT_EN = (
     r"was\s+(?:just\s+)?(?:joking|kidding)|don'?t\s+hold\s+(?:me\s+to|onto)|"
     r"pretend\s+i\s+never\s+said"
 )
-_RETRACT_ZH = (r"别再?记|不用再?记|不要再?记|无需记|不必记|不用存|别存|不要存|不用留|别留|"
+_RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|刻意|一直)?(?:记|存|留)|"
                r"清掉|清除|清了|拿掉|移除|忘(?:了|掉|记)(?:吧|它|这|那|我说)|忘掉|删(?:了|掉|除|一下|下|咯)|"
                r"撤(?:了|掉|销|一下|下)|"
                r"去掉|划掉|抹掉|收回|撤回|不算(?:了|数)?|作废|当我没说过?|"
@@ -133,6 +136,7 @@ _ABOUT = re.compile(
     r"on\s+file|"
     r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty)\b"
     r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
+    r"记录|那件事|那事|这事|信息|"
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
@@ -271,6 +275,10 @@ def retraction(text: str) -> str | None:
         start = max((b.end() for b in _CLAUSE.finditer(text, 0, m.start())), default=0)
         end = next((b.start() for b in _CLAUSE.finditer(text, m.end())), len(text))
         named = _named(text[start:m.start()] + " " + text[m.end():end])
+        if not named:
+            # A plan the line calls off names it wherever it is ("考研那事黄了，决定直接
+            # 工作，之前说的那个忘了吧"): not the clause that happens to stand nearest.
+            named = plan_off(text[:start] + "。" + text[end:]) or ""
         if not named and start > 0:
             before = max((b.end() for b in _CLAUSE.finditer(text) if b.end() < start),
                          default=0)

@@ -112,11 +112,23 @@ class Related:
 
 
 def relate(statement: str, matches: Sequence[Match], *, retraction: str | None = None,
-           thresholds: Thresholds | None = None) -> Related:
+           soft: bool = False, thresholds: Thresholds | None = None) -> Related:
     """The relation of `statement` to its matches (best first). `retraction`: what the
-    statement takes back (discourse.retraction), None when it takes nothing back."""
+    statement takes back (discourse.retraction), None when it takes nothing back. `soft`:
+    it takes back only a memory that names the same thing (a plan said to be off:
+    planoff.py); when none does, the statement is related as any other."""
     t = thresholds or Thresholds()
     ranked = sorted(matches, key=lambda m: -m.score)
+    if soft and retraction:
+        # No guess by rank or by closeness alone: "the yoga class got cancelled" must not
+        # forget the dentist appointment because both are appointments.
+        named = [m for m in ranked if m.score >= t.second and m.names(retraction)]
+        if named:
+            close = [m for m in named if named[0].score - m.score < t.margin]
+            if len(close) > 1:
+                return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in close[:5]))
+            return Related(Relation.FORGET, named[0].id)
+        retraction = None
     if retraction is not None:
         # Named by meaning, or by a specific word of what is taken back ("住在哪" / "用户
         # 住在上海浦东").

@@ -1,0 +1,94 @@
+"""A plan said to be off ("the Lisbon trip isn't happening anymore", "成都那趟出差取消了")
+takes back the stored plan it names, and only that one (understand/planoff.py,
+extract/calledoff.py, relate.py's soft retraction); replaced or off for a while, the plan
+is changed or kept, not forgotten."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Scope, Vault
+from memvault.understand.planoff import plan_off
+
+ME = Scope("acme", "mei")
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    ("the Lisbon trip isn't happening anymore, flights got stupid expensive", "lisbon trip"),
+    ("dentist cancelled on me", "dentist"),
+    ("I've pulled out of the Chicago marathon", "chicago marathon"),
+    ("the book club got called off for good", "book club"),
+    ("our house-warming party fell through", "house-warming party"),
+    ("please scrap the 7am alarm", "7am alarm"),
+    ("成都那趟出差取消了", "成都 出差"),
+    ("考研那事黄了", "考研"),
+    ("婚礼泡汤了", "婚礼"),
+    ("下个月的马拉松我不跑了", "下个月 马拉松"),
+])
+def test_the_thing_called_off_is_named(line: str, names: str) -> None:
+    assert (plan_off(line) or "").casefold() == names
+
+
+@pytest.mark.parametrize("line", [
+    "should I cancel the trip?",                          # asked, not done
+    "if the flights stay this expensive the trip might be cancelled",
+    "todoist is cancelled, ticktick it is",               # replaced: a change
+    "雅思我不考了，改成准备托福",
+    "japan's not happening this year, flights are crazy",  # off for a while only
+    "这周六孩子发烧了 游泳先不去了",
+    "I'm off to Paris tomorrow",                          # "off" that calls nothing off
+    "the cancellation fee was 20 euros",
+    "we had a lovely dinner",
+])
+def test_no_plan_is_off(line: str) -> None:
+    assert plan_off(line) is None
+
+
+def _tell(vault: Vault, line: str) -> list[tuple[str, str | None]]:
+    out = vault.observe(ME, [{"role": "user", "content": line}]).outcomes
+    return [(o.action, o.memory_id) for o in out]
+
+
+def _active(vault: Vault) -> list[str]:
+    return sorted(m.content for m in vault.list(ME, status="active", limit=50)
+                  if m.kind != "turn")
+
+
+@pytest.mark.parametrize(("plan", "line"), [
+    ("I'm planning a trip to Lisbon in May",
+     "the Lisbon trip isn't happening anymore, flights got stupid expensive"),
+    ("我下个月要去成都出差", "成都那趟出差取消了"),
+])
+def test_the_named_plan_is_forgotten_and_comes_back_by_rollback(vault: Vault, plan: str,
+                                                                line: str) -> None:
+    keep = vault.remember(ME, "I have a dentist appointment on the 14th").memory.id
+    mid = vault.remember(ME, plan).memory.id
+    assert _tell(vault, line) == [("forget", mid)]
+    assert _active(vault) == ["I have a dentist appointment on the 14th"]
+    last = vault.history(ME, mid)[-1]
+    assert last.trigger_text == line and vault.get(ME, keep).version == 1
+    vault.rollback(ME, mid, to_version=1)
+    assert plan in _active(vault)
+
+
+def test_an_unnamed_plan_is_kept_and_the_line_is_a_statement_again(vault: Vault) -> None:
+    vault.remember(ME, "I have a dentist appointment on the 14th")
+    # Another appointment called off: no stored memory names it, nothing is forgotten,
+    # and the line is kept as what it says, as before.
+    acts = _tell(vault, "I cancelled my gym membership")
+    assert [a for a, _ in acts] == ["added"]
+    assert _active(vault) == ["I cancelled my gym membership",
+                              "I have a dentist appointment on the 14th"]
+
+
+def test_a_plan_off_with_nothing_else_to_read_adds_nothing(vault: Vault) -> None:
+    vault.remember(ME, "I have a dentist appointment on the 14th")
+    assert [a for a, _ in _tell(vault, "the yoga retreat fell through")] == ["noop"]
+    assert _active(vault) == ["I have a dentist appointment on the 14th"]
+
+
+def test_a_retraction_that_points_takes_the_plan_its_line_calls_off(vault: Vault) -> None:
+    mid = vault.remember(ME, "我在准备考研").memory.id
+    vault.remember(ME, "我在学日语")
+    assert _tell(vault, "考研那事黄了，决定直接工作，之前说的那个忘了吧") == [("forget", mid)]
+    assert _active(vault) == ["我在学日语"]
