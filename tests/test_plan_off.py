@@ -23,7 +23,15 @@ ME = Scope("acme", "mei")
     ("成都那趟出差取消了", "成都 出差"),
     ("考研那事黄了", "考研"),
     ("婚礼泡汤了", "婚礼"),
-    ("下个月的马拉松我不跑了", "下个月 马拉松"),
+    # whose or when it is does not name it: the thing owned does
+    ("下个月的马拉松我不跑了", "马拉松"),
+    ("Alex's work trip to Denver got cancelled so he's home all week", "work trip to denver"),
+    ("周日的烧烤因为台风取消了", "烧烤"),
+    # the clause that says it names nothing: the clause before does
+    ("刷墙的计划算了，不搞了", "刷墙 计划"),
+    # what someone said is the thing
+    ("牙医那边打电话说周四的号取消了", "周四 号"),
+    ("考研那事黄了，家里让我先工作", "考研"),                # 先 is the next clause's
 ])
 def test_the_thing_called_off_is_named(line: str, names: str) -> None:
     assert (plan_off(line) or "").casefold() == names
@@ -39,6 +47,10 @@ def test_the_thing_called_off_is_named(line: str, names: str) -> None:
     "I'm off to Paris tomorrow",                          # "off" that calls nothing off
     "the cancellation fee was 20 euros",
     "we had a lovely dinner",
+    "the interview isnt cancelled btw, still on for wednesday",  # not off
+    "字节的面试没取消哈，还是周三",
+    "lol watched a video of a guy who fell through the ice",  # a description
+    "厦门不去了，五一改去青岛",                            # replaced
 ])
 def test_no_plan_is_off(line: str) -> None:
     assert plan_off(line) is None

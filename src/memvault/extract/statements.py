@@ -129,20 +129,28 @@ _VERBS_EN = (r"use|show|give|address|call|sign|reply|respond|answer|write|send|r
              r"format|put|list|include|avoid|stop|start|tell|notify|text|email|ping|message|"
              r"round|convert|quote|display|express|measure|spell|refer\s+to|default\s+to|"
              r"book|order|schedule|suggest|recommend|assume|treat|speak|talk")
+# Sent, told or brought to the user: "发给我", "发到我邮箱", "提醒我", "抄送我".
+_TO_ME = (r"发给我|给我发|发我|(?:发|寄|送|推送?|转)到我(?!们)|推给我|推送给我|给我推送|提醒我|"
+          r"告诉我|通知我|找我|联系我|叫我|抄送我")
 STANDING_IMPERATIVE = any_of(
     rf"^\s*(?:please\s+|pls\s+|kindly\s+)?(?:always\s+|never\s+|don'?t\s+|do\s+not\s+)?"
     rf"(?:{_VERBS_EN})\b(?!\s+(?:me\s+|us\s+)?(?:this|that|these|those|it)\b)",
     r"^\s*(?:请|以后|今后|往后|每次|每天|每周|每月|每晚|每早|平时|一律|所有|回复|回答|跟我|和我|"
     r"给我|发给我|发我|文件|表格|报告|推荐|提醒)[^。！？]*?(?:我|都|别|不要|要|用|发|按|保留|"
     r"优先|先)",
-    r"^\s*(?:请|麻烦)?帮我[^。！？]*(?:的时候|每次|以后|一般|总是|优先)",
+    r"^\s*(?:请|麻烦)?(?:帮我|给我)[^。！？]*(?:的时候|每次|以后|一般|总是|优先)",
     r"(?:每天|每周|每月|每晚|每早|每个?(?:周|星期|礼拜)[一二三四五六日天]|工作日)[^。！？]*?"
-    r"(?:发给我|给我发|提醒我|告诉我|通知我|推送给我|给我推送)",
+    rf"(?:{_TO_ME})",
+    # How to reach the user, said first: "联系我优先发微信", "叫我的话打电话就行"
+    r"^\s*(?:请|以后)?(?:联系|找|通知|提醒|叫)我[^。！？]*?(?:优先|一律|都|就行|就好|最好)",
+    # A request for every one of a kind: "Please CC my assistant on all meeting summaries"
+    r"^\s*(?:please|pls|kindly)\s+[a-z]+\b[^.!?]*?\b(?:on|for|in|to|with|into|from|of)\s+"
+    r"(?:all|every|each|any)\b",
     # How to reach or remind the user, on a condition that recurs: "开会前 10 分钟提醒我",
     # "有事用微信找我就行", "每个新订单都要通知我"
     r"(?:有(?:事|问题|情况|消息|更新)|随时|每[个次天周月晚早]?|[前后]\s*\d+\s*分钟|以后|今后|"
     r"所有|一律)[^。！？]*?"
-    r"(?:提醒我|通知我|告诉我|找我|联系我|发给我|给我发|发我)",
+    rf"(?:{_TO_ME})",
     # A thing, then how it should be done (topic first, no subject): "报表发 PDF 给我",
     # "通知请发邮件", "周报要用正式的书面语", "日历同步用 Outlook"
     # ("手机用久了就卡" says how a thing behaves; "把这个文件发给我" is a task now).

@@ -112,7 +112,7 @@ _RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|
                r"清掉|清除|清了|拿掉|移除|忘(?:了|掉|记)(?:吧|它|这|那|我说)|忘掉|删(?:了|掉|除|一下|下|咯)|"
                r"撤(?:了|掉|销|一下|下)|"
                r"去掉|划掉|抹掉|收回|撤回|不算(?:了|数)?|作废|当我没说过?|"
-               r"别当真|开玩笑的|不记了|不作数")
+               r"别当真|开玩笑的|随口一说|随口说的|随便说说|不记了|不作数")
 _RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
 
 # "delete it", "take it out" take a memory back once the sentence has named one ("that
@@ -136,7 +136,7 @@ _ABOUT = re.compile(
     r"on\s+file|"
     r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty)\b"
     r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
-    r"记录|那件事|那事|这事|信息|"
+    r"记录|那件事|那事|这事|信息|那会儿?|那时候?|当时|上次|"
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")

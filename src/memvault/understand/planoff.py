@@ -19,21 +19,33 @@ import re
 
 _OFF_EN = (
     # said of the thing: "the trip got cancelled", "the wedding's been called off"
-    r"\b(?:cancel(?:l?ed|l?ing)?|called\s+off|call(?:ing)?\s+off|scrapped|axed|shelved)\b|"
+    r"\b(?:cancel(?:l?ed|l?ing)?|called\s+off|call(?:ing)?\s+off|scrapped|axed|shelved|"
+    r"pulled(?!\s+out))\b|"
     r"\b(?:is|are|was|were|'s|'re)\s*n[o']?t\s+happening\b|\bnot\s+happening\b|"
     r"\bno\s+longer\s+(?:happening|on)\b|\bwon'?t\s+be\s+happening\b|"
     r"\bf(?:e|a)ll(?:s|ing)?\s+through\b|"
     r"\b(?:is|are|'s|'re)\s+off\b(?=\s*(?:now|for\s+good|after\s+all|any\s*more|[,.;!]|$))|"
-    # said of the speaker: "I've pulled out of the marathon", "we bailed on the cruise"
+    # said of the speaker: "I've pulled out of the marathon", "we bailed on the cruise",
+    # "quit the pottery class", "not going to the concert anymore"
     r"\b(?:pull|back|drop|bow)(?:s|ed|ing)?\s+out\s+of\b|\bwithdr(?:ew|awn|aw)\s+from\b|"
-    r"\bbail(?:s|ed|ing)?\s+on\b|"
-    # the imperative of an app's setting or a booking: "cancel the 7am alarm",
-    # "scrap that appointment"
-    r"\b(?:scrap|ditch|nix)\b(?=\s+(?:the|that|this|my|our)\b)"
+    r"\bbail(?:s|ed|ing)?\s+on\b|\bquit(?:ting)?\b|"
+    r"\bnot\s+(?:going|doing|taking|attending)\b(?=[^.!?]*\bany\s*more\b)|"
+    # an arrangement no longer wanted: "no need to cc Dana on the summaries anymore",
+    # "you can stop sending the digest"
+    r"\bno\s+(?:need|point)\s+(?:to|in)\b(?=[^.!?]*\bany\s*(?:more|longer)\b)|"
+    r"\b(?:don'?t|do\s+not)\s+need\s+(?:you\s+)?to\b(?=[^.!?]*\bany\s*(?:more|longer)\b)|"
+    r"\byou\s+can\s+stop\b|"
+    # the imperative of an app's setting or a booking: "cancel the 7am alarm", "scrap that
+    # appointment", "drop the sunday reminder" (not "drop the kids at school")
+    r"\b(?:scrap|ditch|nix)\b(?=\s+(?:the|that|this|my|our)\b)|"
+    r"\b(?:drop|delete|remove|kill)\b(?=\s+(?:the|that|this|my|our)\s+(?:[\w'-]+\s+){0,3}"
+    r"(?:reminder|alarm|appointment|booking|reservation|meeting|call|class|subscription)s?\b)"
 )
 _OFF_ZH = (r"取消(?:了|啦|掉|吧|咯|算了)?|黄了|泡汤了?|告吹|吹了|没戏了|作罢|搁浅了?|"
-           r"(?:去|办|考|搞|弄|参加|比|跑)不成了?|去不了了|"
-           r"不(?:去|办|考|参加|比赛|跑|搞|弄|报)了|推掉了?|退出了|退赛了|退掉了?")
+           r"(?:去|办|考|搞|弄|参加|比|跑)不成了?|(?:去|参加)不了了|"
+           r"不(?:去|办|考|参加|比赛|跑|搞|弄|报)了|推掉了?|退出了|退赛了|退掉了?|退了|"
+           # an arrangement no longer wanted: "不用再抄送小王了", "以后不必再提醒了"
+           r"(?:不用|不必|无需|没必要)再(?=[^，。！？]{1,12}了)")
 _OFF = re.compile(rf"(?:{_OFF_EN})|(?:{_OFF_ZH})", re.I)
 
 # Not a plan being off: a question about it, one wished or supposed, or a cancel that is
@@ -42,42 +54,78 @@ _NOT_OFF = re.compile(r"\b(?:if|whether|might|may|should\s+i|could\s+i|would\s+y
                       r"cancellation\s+(?:fee|policy)|in\s+case)\b|如果|要是|万一|会不会|"
                       r"要不要|是不是|能不能|可不可以", re.I)
 
-# Not off but replaced ("todoist is cancelled, ticktick it is", "雅思不考了，改成准备托福",
-# "mornings aren't happening, my runs are in the evening now"): a change of the plan,
-# which the change rules read. Nor off for a while only ("japan's not happening this
-# year", "这周六先不去了"): the plan stands.
-_NOT_GONE = re.compile(
+# Not off but replaced, anywhere in the line ("todoist is cancelled, ticktick it is",
+# "雅思不考了，改成准备托福", "厦门不去了，五一改去青岛", "mornings aren't happening, my
+# runs are in the evening now"): a change of the plan, which the change rules read.
+_REPLACED = re.compile(
     r"\b(?:instead|now|rather|it\s+is|going\s+with|went\s+with|switch\w*|mov(?:e|ed|ing)\s+"
-    r"(?:it\s+)?to|replac\w*|this\s+(?:time|year|week|weekend|month|once)|today|tonight|"
-    r"for\s+now|for\s+the\s+time\s+being|until|till|postpon\w*|reschedul\w*|"
-    r"push\w*\s+(?:it\s+)?back)\b|"
-    r"改成|改为|改到|换成|换到|改用|换了|现在|而是|转(?:成|到|向)|这次|这回|这周|本周|今天|今晚|"
-    r"今年|这个月|先|暂时|延期|推迟|改期", re.I)
+    r"(?:it\s+)?to|replac\w*|postpon\w*|reschedul\w*|push\w*\s+(?:it\s+)?back)\b|"
+    r"改(?!善|进|革)|换成|换到|换了|现在|而是|转(?:成|到|向)|延期|推迟|改期", re.I)
+# Off for a while only, in the clause that says it ("japan's not happening this year",
+# "这周六先不去了"): the plan stands. ("考研那事黄了，家里让我先工作": 先 is the next
+# clause's.)
+_FOR_A_WHILE = re.compile(
+    r"\b(?:this\s+(?:time|year|week|weekend|month|once)|today|tonight|for\s+now|"
+    r"for\s+the\s+time\s+being|until|till)\b|"
+    r"这次|这回|这周|本周|今天|今晚|今年|这个月|先|暂时", re.I)
+
+# Before the verb: a not ("the interview isn't cancelled", "没取消"), or a relative
+# pronoun (a description: "a guy who fell through the ice").
+_NEGATED = re.compile(r"(?:\b(?:not|never|no\s+longer)|n'?t|没有?|未|不是|并没)\s*(?:been\s+|be\s+|"
+                      r"got\s+|被)?$", re.I)
+_RELATIVE = re.compile(r"\b(?:who|that|which|whose)\s*$", re.I)
+# Whose or when it is ("Alex's work trip", "阿杰的出差", "下个月的马拉松") is not the thing:
+# a memory that shares only the owner ("My partner is called Alex") is not the plan.
+_OWNER = re.compile(r"^.*\b(?!(?:it|that|what|there|here|let|he|she|who)'s\b)\w+'s\s+|"
+                    r"^[^，。！？]{0,8}?的(?=[^的]{2,})", re.I)
+# Where the clause stops naming the thing: its reason, what someone said.
+_BECAUSE = re.compile(r"\b(?:so|because|bc|cause|since|as|but)\b|因为|所以|但是|不过", re.I)
+_SAID = re.compile(r".*(?:说|讲)(?:是)?", re.S)
 
 # Words that only point at the thing or frame the clause: what remains names it.
 _POINTING = re.compile(
     r"\b(?:the|that|this|those|these|my|our|whole|entire|so|you|can|could|just|please|pls|"
     r"now|any\s*more|after\s+all|for\s+good|on\s+me|on\s+us|i'?ve|i'?m|i|we'?ve|we'?re|we|"
-    r"has|have|had|been|got|get|is|are|was|were|it'?s|it|also|actually|honestly|well|"
-    r"ok|okay|yeah|so|sadly|unfortunately|officially|totally|completely|already|"
-    r"lol|ugh|oh|hey|btw|idea|plan|plans|thing|stuff)\b|"
-    r"那个|这个|那趟|这趟|那次|这次|那件事|那事|这事|那场|这场|那条|这条|之前说的|之前|"
-    r"我们|我|咱们|的|了|吧|啊|呀|哈|嘛|已经|彻底|终于|还是",
+    r"they|they'?ve|he|she|has|have|had|been|got|get|is|are|was|were|it'?s|it|also|"
+    r"actually|honestly|well|ok|okay|yeah|nah|sadly|unfortunately|officially|totally|"
+    r"completely|already|finally|lol|ugh|oh|hey|btw|tbh|idea|plan|plans|thing|stuff)\b|"
+    r"那个|这个|那趟|这趟|那次|这次|那件事|那事|这事|那场|这场|那条|这条|之前说的|之前|那边|这边|"
+    r"我们|我|咱们|的|了|吧|啊|呀|哈|嘛|已经|彻底|终于|还是|被|算了",
     re.I)
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
 
 
+def _words(text: str) -> str:
+    return _SPACE.sub(" ", _POINTING.sub(" ", text)).strip()
+
+
+def _until_because(text: str) -> str:
+    cut = _BECAUSE.search(text)
+    return (text[:cut.start()] if cut else text).strip()
+
+
 def plan_off(text: str) -> str | None:
     """The thing `text` says is off ("Lisbon trip", "成都 出差"), or None when no clause of
     it calls a plan off or what is left names nothing."""
-    if _NOT_OFF.search(text) or _NOT_GONE.search(text):
+    if _NOT_OFF.search(text) or _REPLACED.search(text):
         return None
+    bounds = [0, *(b.end() for b in _CLAUSE.finditer(text)), len(text)]
     for m in _OFF.finditer(text):
-        start = max((b.end() for b in _CLAUSE.finditer(text, 0, m.start())), default=0)
-        end = next((b.start() for b in _CLAUSE.finditer(text, m.end())), len(text))
-        thing = _SPACE.sub(" ", _POINTING.sub(" ", text[start:m.start()] + " "
-                                             + text[m.end():end])).strip()
+        start = max(b for b in bounds if b <= m.start())
+        end = min((b for b in bounds if b >= m.end()), default=len(text))
+        clause = text[start:end]
+        before = text[start:m.start()]
+        if _FOR_A_WHILE.search(clause) or _NEGATED.search(before) \
+                or _RELATIVE.search(before):
+            continue
+        # The thing is said before the verb ("the Lisbon trip isn't happening", "考研那事
+        # 黄了"), else after it ("cancel the 7am alarm", "pulled out of the marathon");
+        # a clause that names nothing ("不搞了") leaves it to the clause before.
+        thing = (_words(_OWNER.sub("", _until_because(_SAID.sub("", before))))
+                 or _words(_OWNER.sub("", _until_because(text[m.end():end])))
+                 or _words(text[max((b for b in bounds if b < start), default=0):start]
+                           if start else ""))
         if thing:
             return thing
     return None
