@@ -62,9 +62,11 @@ from .clauses import own_habit, replaced_in_words, tag_request
 from .commands import CMD_PREFIX, CMD_TAG, command_reason
 from .cues import (
     ANY_THEN_OFF,
+    ASKS_A_CHANGE,
     BOUNDARY,
     CHANGE,
     CHANGE_IT,
+    CHANGE_REQUEST,
     CHILDHOOD,
     CLAUSE,
     COMPLAINT,
@@ -204,6 +206,11 @@ class RuleExtractor:
             if HYPOTHETICAL.search(body) or (question and IF_CLAUSE.search(body)
                                              and not REQUEST.search(body)):
                 return []  # imagining, or asking what would happen ("万一…，…怎么办？")
+            if question and (ask := ASKS_A_CHANGE.search(body)) is not None:
+                # "can you push the briefing to 8:15?", "…, can the summary come on
+                # Saturday instead?": kept only if it changes a memory it matches (the
+                # clauses before it are its reasons)
+                return self._open(msg, at + ask.start(), end, body[ask.end():].rstrip("?？ "))
             # "can you switch to answering in Spanish?": a change asked for as a question
             if (question or QUESTION.search(body) or asks_a_not_a(body)) and not standing \
                     and not tag_request(body) \
@@ -543,12 +550,6 @@ _CONDITION = re.compile(r"\s*(?:if|when|whenever|unless|once|as\s+soon\s+as|in\s
 # A change asked for as a question: the verb asked for is the change ("can you switch to
 # answering in Spanish?", "能不能以后改成英文"), not a task that mentions one ("can you
 # explain how to switch to Linux?").
-CHANGE_REQUEST = re.compile(
-    r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+|pls\s+)?(?:switch|change|move|"
-    r"start|stop)\s+(?:to|over|from|using|answering|replying|writing|calling|sending|"
-    r"giving|using)\b|(?:能不能|可不可以|能否)(?:以后|今后|往后|改|换)", re.I)
-
-
 _CLAUSE_OR_AND = re.compile(CLAUSE.pattern + r"|\band\b|\bso\b|然后|而且|结果", re.I)
 # A verb of saying or writing right before a quotation: the clause introduces it.
 _INTRODUCES = re.compile(

@@ -181,13 +181,23 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # word ("now", "最近"): a change of a plainly close memory, or of one that names the
     # same thing (close enough for a time word, hardly at all for an explicit marker).
     strong = weak = by_rank = False
-    if best.linked and changes_mind(statement):
-        strong = True  # "Dropped Spanish. It's Japanese on Duolingo now"
+    elsewhere = not best.linked and any(m.linked for m in ranked) and not marks_change(statement)
+    if best.linked and changes_mind(statement) and (
+            marks_change(statement) or best.names(statement) or best.score >= t.match):
+        # "Dropped Spanish. It's Japanese on Duolingo now"; not a reason with a time word
+        # that names nothing of it ("Could focus mode kick in at 8am instead? Early
+        # morning is the only quiet time I get now.")
+        strong = True
     elif best.score >= t.close and not foreign and (marks_change(statement)
                                                      or changes_mind(statement)):
         strong = True
     elif marks_change(statement) and naming and naming[0].score >= t.second:
         strong, target = True, naming[0]
+    elif elsewhere:
+        # The message already changed another memory: a time word in its next sentence is
+        # a reason given for that change, not a change of this one ("Could focus mode kick
+        # in at 8am instead? Early morning is the only quiet time I get now.")
+        pass
     elif changes_mind(statement) and naming and naming[0].score >= t.match:
         weak, target = True, naming[0]
     elif (changes_mind(statement) and not restating(statement) and best.dense >= t.match
@@ -298,10 +308,22 @@ def denies(statement: str, memory: str) -> bool:
                for part in _CLAUSE.split(statement) if part.strip())
 
 
+# When, not what: a part of the day or week names no thing ("Early morning is the only
+# quiet time I get now" is not about "my morning news briefing").
+_WHEN = frozenset(
+    "morning mornings evening evenings afternoon afternoons night nights tonight today "
+    "tomorrow yesterday weekend weekends weekday weekdays week weeks daily weekly monthly "
+    "month months year years early late monday tuesday wednesday thursday friday saturday "
+    "sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays "
+    "早上 上午 中午 下午 晚上 今天 明天 昨天 周末 每天 每周 工作日 凌晨 傍晚 夜里 最近 "
+    "周一 周二 周三 周四 周五 周六 周日 星期一 星期二 星期三 星期四 星期五 星期六 星期天 "
+    "星期日".split())
+
+
 def named_words(text: str) -> set[str]:
     """The specific words a statement names things by (what `shares_words` compares)."""
     return {w for w in content_words(beyond_change(core(text) or text), grams=True)
-            if len(w) >= (2 if w[0] >= "\u2e80" else 3)} | _joined(text)
+            if len(w) >= (2 if w[0] >= "\u2e80" else 3) and w not in _WHEN} | _joined(text)
 
 
 def _joined(text: str) -> set[str]:
