@@ -84,7 +84,7 @@ def test_a_reply_in_the_same_exchange_changes_what_was_just_changed(vault: Vault
                              {"role": "assistant", "content": "好的，30 分钟。"},
                              {"role": "user", "content": "太早了，15 分钟吧"}]).outcomes
     assert [(o.action, o.memory_id) for o in out] == [("updated", mid), ("updated", mid)]
-    assert _notes(vault) == ["改成提前 15 分钟提醒"]
+    assert _notes(vault) == ["开会前 15 分钟提醒我"]  # the statement, its value swapped twice
     last = vault.history(ME, mid)[-1]
     assert last.trigger_text == "太早了，15 分钟吧" and last.to_version == 3
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from . import agentpolicy, gate, threadlinks
+from . import agentpolicy, gate, threadlinks, valueswap
 from . import validate as v
 from .engine import Engine
 from .errors import ConflictError, ValidationError
@@ -38,7 +38,6 @@ from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
 from .understand.discourse import changes_mind, corrects, marks_change, replaces, settles
 from .understand.relate import Thresholds
-from .understand.stance import core as stance_core
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items, versioncap
 
@@ -164,8 +163,8 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         content=c.content, value=c.value, source_text=c.source_text, carried_pii=carried),
         policy) for c in candidates]
     read = [(c, s) for c, s in zip(candidates, screened, strict=True) if s is not None]
-    vectors = iter(_embedded(eng, [s.content for _, s in read],
-                             [_said(c, s.source_text) for c, s in read]))
+    vectors = iter(valueswap.embedded(eng, [s.content for _, s in read],
+                                      [_said(c, s.source_text) for c, s in read]))
     embedded = [None if s is None else next(vectors) for s in screened]
     changed: dict[str | None, list[str]] = {}  # turn -> memories its sentences changed
     last: list[str] = []  # what the call's previous statement stored or changed
@@ -333,7 +332,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     # Redaction reads content, value and source_text only, so it (and the embedding of
     # what will be stored) can run before the transaction.
     screened = screened if screened is not None else gate.screen(cand, policy)
-    vectors, gist = embedded if embedded is not None else _embedded(
+    vectors, gist = embedded if embedded is not None else valueswap.embedded(
         eng, [screened.content], [_said(c, screened.source_text)])[0]
     # The memories it may concern, by meaning (the read core), looked up before the
     # transaction and read again inside it. A memory of the user's other sessions counts:
@@ -384,6 +383,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         offered.append(c.intent_target)
     derived = _made_from(eng, user, [r.memory for r in found]) if retraction is not None \
         else {}
+    swapped = valueswap.prepared(eng, screened.source_text or "", c.slot, found)
     with eng.core.acting_as(actor_role), eng.core.store.transaction() as tx:
         eng.writes.check_sources(tx, sc, extra)
         slot = c.slot
@@ -445,6 +445,9 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         why = with_turn(why, extra.get("turn_id"))
         target = (tx.get(user, d.target_id, for_update=True)
                   if d.target_id and (active is None or d.target_id != active.id) else None)
+        if d.action == gate.Action.UPDATE and swapped and d.target_id == swapped.target_id:
+            d = replace(d, content=swapped.content)  # the statement, its value swapped
+            vectors = swapped.vectors
         if d.action in (gate.Action.ADD, gate.Action.UPDATE):
             req = prepare(eng.core.clock, sc, d.content, slot=slot, value=d.value, kind=kind,
                           source=c.source, source_text=d.source_text,
@@ -529,27 +532,6 @@ def _said(c: Any, source_text: str | None) -> str | None:
     """What a slot candidate was read from: its content is a rewrite ("用户叫林总") that
     may share few words with a memory the user said in their own ("我希望你叫我小林")."""
     return source_text if c.slot is not None and source_text else None
-
-
-def _embedded(eng: Engine, texts: list[str], said: list[str | None] | None = None,
-              ) -> list[tuple[dict[str, Any], Any]]:
-    """(the vectors stored for each text, the first embedder's vector of its core — of
-    what it was said as, when given — or None when the core is the text), in one batch."""
-    if not texts:
-        return []
-    gists = [stance_core(w or t) for t, w in zip(texts, said or [None] * len(texts),
-                                                  strict=True)]
-    extra = [g for g, t in zip(gists, texts, strict=True) if g and g != t]
-    vecs = eng.core.vectors(texts + extra)
-    name = eng.core.embedders[0].name
-    out, k = [], len(texts)
-    for g, t, vec in zip(gists, texts, vecs, strict=False):
-        if g and g != t:
-            out.append((vec, vecs[k][name]))
-            k += 1
-        else:
-            out.append((vec, None))
-    return out
 
 
 def _resolved(eng: Engine, sc: Scope, c: Any, resolve: Callable[..., Any],

@@ -486,14 +486,3 @@ CHANGE_REQUEST = re.compile(
     r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+|pls\s+)?(?:switch|change|move|"
     r"start|stop)\s+(?:to|over|from|using|answering|replying|writing|calling|sending|"
     r"giving|using)\b|(?:能不能|可不可以|能否)(?:以后|今后|往后|改|换)", re.I)
-
-# A question that asks for a standing thing to change and names what to: "can you push the
-# morning briefing to 8:15?", "…, can the spending summary come saturday morning instead?",
-# "Could focus mode kick in at 8am instead?" (not "can you change the tone?", which names
-# nothing new, nor "could I get a refund instead?"). Matches the modal (and "you") that
-# opens the request, at a clause start.
-ASKS_A_CHANGE = re.compile(
-    r"(?:^|(?<=[,;:]))\s*(?:(?:so|and|but|ok|okay|hmm|ugh|also|then|actually|honestly|"
-    r"please|pls)[,!]?\s+)?(?:can|could|would|will)\s+(?!i\b)(?:you\s+(?:please\s+|pls\s+)?)?"
-    r"(?=[^?]*\binstead\b|[^?]*\b(?:switch\w*|chang\w*|mov(?:e|ing)|push\w*|bump\w*|"
-    r"shift\w*)\b[^?]*?\b(?:to|at|on|for|into)\s+\S|[^?]*\bmake\s+it\s+\S)", re.I)

@@ -13,6 +13,7 @@ line when it does.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..understand.ellipsis import is_reply
@@ -20,6 +21,7 @@ from .candidate import CandidateMemory
 from .messages import Message
 
 REPLY = "reply_value"
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s*|\n+")
 
 
 def message_of(c: Any, msgs: list[Message]) -> int | None:
@@ -61,11 +63,19 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
     read = {message_of(c, msgs) for c in candidates if c.slot is not None}
     out = list(candidates)
     for i, m in enumerate(msgs):
-        if m.role != "user" or i in read or not is_reply(m.content):
+        if m.role != "user" or i in read:
             continue
-        reply = CandidateMemory(content=m.content.strip(), kind="fact", slot=None, value=None,
+        # The line, or its last sentence after sentences that give the reason ("30 mins is
+        # too much warning, i just forget again by the time it starts. make it 10 min
+        # before").
+        said = m.content.strip()
+        if not is_reply(said):
+            said = _SENTENCE.split(said)[-1].strip()
+            if said == m.content.strip() or not is_reply(said):
+                continue
+        reply = CandidateMemory(content=said, kind="fact", slot=None, value=None,
                                 source="user_explicit", confidence=0.9,
-                                source_text=m.content.strip(), message_id=m.id,
+                                source_text=said, message_id=m.id,
                                 explicit=True, flags=[REPLY], at=m.at)
         at = next((n for n, c in enumerate(out)
                    if (k := message_of(c, msgs)) is not None and k >= i), len(out))

@@ -62,7 +62,6 @@ from .clauses import own_habit, replaced_in_words, tag_request
 from .commands import CMD_PREFIX, CMD_TAG, command_reason
 from .cues import (
     ANY_THEN_OFF,
-    ASKS_A_CHANGE,
     BOUNDARY,
     CHANGE,
     CHANGE_IT,
@@ -117,6 +116,7 @@ from .cues import (
     sentences,
 )
 from .messages import Message, as_messages
+from .requests import after_request, asked, asked_change
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
 from .statements import is_task, open_statement, quoted_spans, with_speaker
 from .statements import standing as is_statement
@@ -171,7 +171,7 @@ class RuleExtractor:
                 got = self._sentence(said, start, end, question)
                 if (thing := called_off(said.content[start:end], question, got)) is not None:
                     got = [carry(c, thing) for c in self._open(said, start, end, text)]
-                found.extend(got)
+                found.extend(after_request(found, got))
             if any("command_like" in c.flags for c in found) or any(
                     f.kind == "injection" for f in scan(msg.content)):
                 # A message that carries an instruction to the memory: nothing else in it
@@ -206,11 +206,10 @@ class RuleExtractor:
             if HYPOTHETICAL.search(body) or (question and IF_CLAUSE.search(body)
                                              and not REQUEST.search(body)):
                 return []  # imagining, or asking what would happen ("万一…，…怎么办？")
-            if question and (ask := ASKS_A_CHANGE.search(body)) is not None:
-                # "can you push the briefing to 8:15?", "…, can the summary come on
-                # Saturday instead?": kept only if it changes a memory it matches (the
-                # clauses before it are its reasons)
-                return self._open(msg, at + ask.start(), end, body[ask.end():].rstrip("?？ "))
+            if (question or QUESTION.search(body)) and (ask := asked_change(body)):
+                # "can you push the briefing to 8:15?", "周报能不能改到周四发？": kept only
+                # if it changes a memory it matches (the clauses before it: its reasons)
+                return asked(self._open(msg, at + ask[0], end, ask[1]))
             # "can you switch to answering in Spanish?": a change asked for as a question
             if (question or QUESTION.search(body) or asks_a_not_a(body)) and not standing \
                     and not tag_request(body) \

@@ -45,6 +45,7 @@ _CHANGE_EN = (
     r"(?:go(?:es|ing)?|went|gone|put(?:s|ting)?)\s+(?:\w+\s+){0,3}?(?:up|down)|raising|"
     r"increas\w*|decreas\w*|cut(?:ting)?\s+(?:\w+\s+){0,5}?(?:to|down)|"
     r"push(?:ed)?\b[^.,;]{0,30}?\b(?:back|forward)|"
+    r"(?:push|shift)(?:ed|ing)?\b[^.,;?]{0,40}?\bto\s+\S|"
     r"change[ds]?\s+my\s+mind|final\s+answer|scratch\s+that|on\s+second\s+thoughts?|"
     + CALLED_OFF
 )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ..textindex import CJK_RANGES
 from .discourse import one_time
@@ -176,7 +177,10 @@ def swap(line: str, statement: str) -> tuple[str, str, str] | None:
     minutes")."""
     if not is_reply(line):
         return None
-    mine = _values(line)[0]
+    return _swap(line, statement, _values(line)[0])
+
+
+def _swap(line: str, statement: str, mine: Value) -> tuple[str, str, str] | None:
     if _REFUSED.search(line[:mine.start]) or _REFUSED_AFTER.search(line[mine.end:]) or (
             mine.kind == "name" and _ADDRESSED.search(line[:mine.start])):
         return None
@@ -198,3 +202,29 @@ def swap(line: str, statement: str) -> tuple[str, str, str] | None:
     if old.text.casefold().replace(" ", "") == mine.text.casefold().replace(" ", ""):
         return None
     return statement[:old.start] + mine.text + statement[old.end:], old.text, mine.text
+
+
+def swap_in(line: str, statement: str) -> tuple[str, str, str] | None:
+    """`swap` for a line already read as a change of `statement` (the gate decided it): by
+    the last clause that marks the change and names exactly one value ("不对，10分钟不够我
+    准备的，改成提前20分钟": its reason and the value given up are clauses of their own;
+    "Could focus mode kick in at 8am instead?"), bare or not; a number only."""
+    cuts = [0, *(m.end() for m in _CHANGE_CLAUSE.finditer(line)), len(line)]
+    for a, b in reversed(list(pairwise(cuts))):
+        clause = line[a:b]
+        if not (_CHOICE.search(clause) or _MOVED.search(clause)) or _QUOTES.search(clause):
+            continue
+        # Numbers only: a unit types them ("20分钟" for "10分钟"); a name may be of
+        # another kind ("after the move to Seattle" is no timezone).
+        values = _numbers(clause)
+        if len(values) == 1 and (got := _swap(clause, statement, values[0])) is not None:
+            return got
+    return None
+
+
+# Clause bounds that are not inside a time or a number ("9:50", "2.5").
+_CHANGE_CLAUSE = re.compile(r"[,，。!！;；…~～\n—]|[:：](?!\d)|\.(?!\d)")
+# A verb that moves a thing to its new value: "push the briefing to 8:15", "挪到晚上7点".
+_MOVED = re.compile(r"\b(?:push|move|shift|bump|set|change|switch|moved|pushed|shifted|"
+                    r"bumped|changed|switched)\w*\b[^,.;?]*?\b(?:to|at)\b|"
+                    r"(?:改|换|挪|调|推迟|提前|延后|推|移)(?:到|成|为)", re.I)

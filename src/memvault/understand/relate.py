@@ -182,11 +182,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # same thing (close enough for a time word, hardly at all for an explicit marker).
     strong = weak = by_rank = False
     elsewhere = not best.linked and any(m.linked for m in ranked) and not marks_change(statement)
-    if best.linked and changes_mind(statement) and (
-            marks_change(statement) or best.names(statement) or best.score >= t.match):
-        # "Dropped Spanish. It's Japanese on Duolingo now"; not a reason with a time word
-        # that names nothing of it ("Could focus mode kick in at 8am instead? Early
-        # morning is the only quiet time I get now.")
+    if best.linked and changes_mind(statement) and (not _ONE_MORE.match(statement)
+                                                    or best.names(statement)):
+        # "Dropped Spanish. It's Japanese on Duolingo now"; not a sentence that opens as
+        # one more thing ("…instead? also, I started learning the cello")
         strong = True
     elif best.score >= t.close and not foreign and (marks_change(statement)
                                                      or changes_mind(statement)):
@@ -201,11 +200,12 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     elif changes_mind(statement) and naming and naming[0].score >= t.match:
         weak, target = True, naming[0]
     elif (changes_mind(statement) and not restating(statement) and best.dense >= t.match
-          and _leads(ranked, t)):
+          and not best.linked and _leads(ranked, t)):
         # A time word ("now", "these days", "最近开始") about the one memory plainly close
         # in meaning and clearly ahead of the rest: "I've started drinking coffee again"
         # and "I avoid caffeine", "现在 9 点半就睡" and "我一般晚上 11 点睡觉". Closer than a
-        # replacement needs (`match`, not `floor`): a time word says less.
+        # replacement needs (`match`, not `floor`): a time word says less. (A linked
+        # memory's closeness is the link's, decided above.)
         weak = by_rank = True
     elif replaces(statement) and _leads(ranked, t):
         # Replacing something, and one memory is clearly the closest (a new city and
@@ -283,6 +283,10 @@ def shares_words(a: str, b: str) -> bool:
     return bool(x & y) or any(
         len(short) >= 4 and long_.startswith(short) for u in x for v in y
         if u[0] < "\u2e80" for short, long_ in (sorted((u, v), key=len),))
+
+
+_ONE_MORE = re.compile(r"\s*(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus|另外|还有|顺便|"
+                       r"对了)", re.I)
 
 
 # A clause's not, and the words that only stress it ("at all", "根本").

@@ -1,0 +1,72 @@
+"""A change asked for as a question, naming what to: "can you push the morning briefing to
+8:15?", "…, can the spending summary come saturday morning instead?", "Could focus mode kick
+in at 8am instead?", "能不能把周报改到周四发？", "提醒可以改成提前20分钟吗".
+
+Not "can you change the tone?" (it names nothing new), "could I get a refund instead?"
+(the speaker's own ask), "can Tom move our 1:1 to Monday?" (someone else is asked), nor a
+question about the current answer ("能不能换个例子"): the rule extractor keeps what this
+finds only if it changes a memory it matches (a tentative candidate), as the request
+itself, without the modal and the question mark.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .candidate import CandidateMemory
+from .cues import THIRD
+
+ASKED = "asked_change"
+
+# The modal that opens an English request at a clause start (and "you"): what the request
+# is, is what follows, when it names a new value: "instead", or a verb of change with
+# "to/at/on…" and something after it, or "make it …".
+_ASK_EN = re.compile(
+    r"(?:^|(?<=[,;:]))\s*(?:(?:so|and|but|ok|okay|hmm|ugh|also|then|actually|honestly|hey|hi|"
+    r"yo|please|pls)[,!]?\s+)?(?:can|could|would|will)\s+(?!i\b)(?-i:(?![A-Z][a-z]))"
+    r"(?:(?:you|u)\s+(?:please\s+|pls\s+)?)?"
+    r"(?=[^?]*\binstead\b|[^?]*\b(?:switch\w*|chang\w*|mov(?:e|ing)|push\w*|bump\w*|"
+    r"shift\w*)\b[^?]*?\b(?:to|at|on|for|into)\s+\S|[^?]*\bmake\s+it\s+\S)", re.I)
+# A Chinese request: a modal, then a verb of change with where to ("改到周四", "挪到晚上7点半",
+# "调到800", "改成提前20分钟", "换成邮件"); what is asked is the sentence without the
+# modal and the question's end.
+_ASK_ZH = re.compile(r"(?:能不能|可不可以|可以|能否|能)(?=[^，。！？?]{0,20}?(?:改|换|挪|调|推迟|"
+                     r"提前|延后|推到|移)(?:到|成|为|去|在)[^，。！？?]{1,})")
+_OPINION = re.compile(r"你觉得|你说|觉得|知道|会不会|是不是")
+_ZH_END = re.compile(r"(?:吗|呢|吧)?\s*[？?]*\s*$")
+
+
+def asked_change(body: str) -> tuple[int, str] | None:
+    """(where the request starts in `body`, what it asks for) or None."""
+    if (m := _ASK_EN.search(body)) is not None:
+        return m.start(), body[m.end():].rstrip("?？ ")
+    if (m := _ASK_ZH.search(body)) is not None:
+        clause = max((c.end() for c in re.finditer(r"[，,；;：:]", body[:m.start()])),
+                     default=0)
+        if THIRD.match(body[clause:m.start()]) or _OPINION.search(body[clause:m.start()]):
+            return None  # "老王能不能把我们的一对一改到周一？", "你觉得老师能把课改到周四吗"
+        asked = body[clause:m.start()] + body[m.end():]
+        return clause, _ZH_END.sub("", asked).strip()
+    return None
+
+
+def asked(cands: list[CandidateMemory]) -> list[CandidateMemory]:
+    """Mark the candidates of an asked change."""
+    for c in cands:
+        c.flags.append(ASKED)
+    return cands
+
+
+def after_request(before: list[CandidateMemory],
+                  got: list[CandidateMemory]) -> list[CandidateMemory]:
+    """The candidates of a sentence right after an asked change in the same message: its
+    reason ("Can the digest come at 6:30 instead? I leave earlier now.", "睡前提醒可以改成
+    11点吗？我睡得晚"), which neither is a memory of its own nor goes on to change the
+    request's memory; unless it adds something ("Also, I'm vegetarian now") or sets a slot."""
+    if not before or ASKED not in before[-1].flags:
+        return got
+    return [c for c in got if c.slot is not None or _ADDS.match(c.source_text)]
+
+
+_ADDS = re.compile(r"\s*(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus|另外|还有|顺便|对了)",
+                   re.I)
