@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from memvault import Scope, Vault
+from memvault.understand.discourse import one_time, retraction
 from memvault.understand.planoff import plan_off
 
 ME = Scope("acme", "mei")
@@ -104,3 +105,31 @@ def test_a_retraction_that_points_takes_the_plan_its_line_calls_off(vault: Vault
     vault.remember(ME, "我在学日语")
     assert _tell(vault, "考研那事黄了，决定直接工作，之前说的那个忘了吧") == [("forget", mid)]
     assert _active(vault) == ["我在学日语"]
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    # a retraction whose own clause names nothing but where it is kept
+    ("honestly I quit Japanese months ago, no point keeping that in my profile",
+     "Japanese months ago"),
+    # asked not to be brought up: what the line before names
+    ("Jordan and I broke up. Please don't bring them up anymore.", "Jordan broke up"),
+    ("别再提他了", ""),
+])
+def test_what_a_retraction_takes_back(line: str, names: str) -> None:
+    assert retraction(line) == names
+
+
+@pytest.mark.parametrize("line", [
+    "别再提醒我早睡了 听着烦",          # a reminder stopped: a change, not a retraction
+    "don't mention it",               # thanks
+    "I never talk about work on weekends",
+])
+def test_not_a_retraction(line: str) -> None:
+    assert retraction(line) is None
+
+
+@pytest.mark.parametrize("line", ["For this recipe only, give me cups and ounces please",
+                                  "just for this invoice, use the old address",
+                                  "这一条用英文回答吧，我要直接贴给国外同事看"])
+def test_for_this_one_only(line: str) -> None:
+    assert one_time(line)

@@ -107,12 +107,16 @@ _RETRACT_EN = (
     r"(?:that'?s|it'?s|that\s+is|this\s+is)\s+(?:not\s+true|no\s+longer\s+true|wrong|"
     r"outdated|not\s+relevant)\s*(?:any\s*more|now)?|"
     r"was\s+(?:just\s+)?(?:joking|kidding)|don'?t\s+hold\s+(?:me\s+to|onto)|"
+    # "please don't bring them up anymore", "stop mentioning my ex"
+    r"\b(?:do\s*n[o']?t|do\s+not|never|stop)\s+(?:bring(?:ing)?\s+(?:[\w']+\s+){0,3}?up|"
+    r"mention(?:ing)?|talk(?:ing)?\s+about)\b(?=[^.!?]*\b(?:any\s*more|again|ever)\b)|"
     r"pretend\s+i\s+never\s+said"
 )
 _RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|刻意|一直)?(?:记|存|留)|"
                r"清掉|清除|清了|拿掉|移除|忘(?:了|掉|记)(?:吧|它|这|那|我说)|忘掉|删(?:了|掉|除|一下|下|咯)|"
                r"撤(?:了|掉|销|一下|下)|"
                r"去掉|划掉|抹掉|收回|撤回|不算(?:了|数)?|作废|当我没说过?|"
+               r"(?:别|不要|不用)再?提(?:起)?(?![醒前交高出供到议升示])(?=[^，。！？]{0,10}了)|"
                r"别当真|开玩笑的|随口一说|随口说的|随便说说|不记了|不作数")
 _RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
 
@@ -134,10 +138,10 @@ _ABOUT = re.compile(
     r"prefer|rather|lol|haha|oh|so|info|thing|things|one|bit|part|entry|have\s+on|on\s+me|"
     r"hey|ugh|i'?m|stored|kept|saved|anywhere|out\s+of\s+(?:your\s+)?memory|"
     r"in\s+(?:your\s+)?memory|"
-    r"on\s+file|"
+    r"on\s+file|(?:in|on|from)\s+(?:my|your)\s+(?:profile|notes)|them|him|her|"
     r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty)\b"
     r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
-    r"记录|那件事|那事|这事|信息|那会儿?|那时候?|当时|上次|"
+    r"记录|那件事|那事|这事|信息|那会儿?|那时候?|当时|上次|他们|她们|他|她|它|"
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
@@ -167,9 +171,10 @@ _ONCE = re.compile(
     r"\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend|time|once|"
     r"one)|just\s+this\s+once|only\s+today|for\s+now|right\s+now|at\s+the\s+moment|"
     r"for\s+the\s+time\s+being|just\s+for\s+this|for\s+this\s+(?:one|snippet|report|file|"
-    r"email|message|doc|document|project|task|case|trip|meeting|question))\b"
+    r"email|message|doc|document|project|task|case|trip|meeting|question)|"
+    r"for\s+this\s+[a-z]+\s+only|(?:only|just)\s+for\s+this\s+[a-z]+)\b"
     r"|\b(?:only|just)\s+(?:today|tonight|this\s+(?:week|once|time))\b"
-    r"|明天|今天|今晚|后天|这周|本周|这次|这一次|这回|暂时|这两天|这几天|先(?=别|不)"
+    r"|明天|今天|今晚|后天|这周|本周|这次|这一次|这回|暂时|这两天|这几天|先(?=别|不)|这一条|这一单|这单"
     # a request tied to one event: "资料更新后请…", "once it's done, let me know"
     r"|(?<!以)(?<!之)后(?=请|麻烦|记得|告诉|通知)"
     r"|\bonce\s+(?:it|this|that|the\s+\w+)\s+(?:is|are|has|have|gets?)\b", re.I)
