@@ -555,3 +555,26 @@ def test_a_query_gets_line_votes_or_coverage_never_both_nor_neither(
     with_lines = any(h.parts.lines for h in hits)
     with_coverage = any(h.parts.coverage > 0 for h in hits)
     assert (with_lines, with_coverage) == (conversation, not conversation)
+
+
+def test_a_reply_covers_the_query_as_the_question_it_answers(vault: Vault) -> None:
+    """"What are your pets' names?" / "Luna and Oliver!": the reply holds the answer, the
+    question the words; a reply to a turn that tells and asks back does not borrow."""
+    vault.observe(ME, [
+        {"role": "assistant", "content": "Aww, they're adorable! What are your pets' names?"},
+        {"role": "user", "content": "Luna and Oliver!"},
+        {"role": "assistant", "content": "We adopted two rescue pets from the shelter last "
+                                         "spring and named them after old movie stars. "
+                                         "What are your pets' names?"},
+        {"role": "user", "content": "Haha no idea"},
+    ])
+    hits = {h.memory.content: h.parts for h in vault.recall(ME, "what are the pets' names?",
+                                                            top_k=10)}
+    asked = hits["Aww, they're adorable! What are your pets' names?"]
+    assert asked.coverage > 0
+    assert hits["Luna and Oliver!"].coverage == pytest.approx(asked.coverage)
+    told = "We adopted two rescue pets from the shelter last spring and named them after " \
+           "old movie stars. What are your pets' names?"
+    assert hits[told].coverage > 0
+    assert hits.get("Haha no idea") is None or hits["Haha no idea"].coverage < \
+        hits[told].coverage

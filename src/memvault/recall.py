@@ -18,9 +18,10 @@ from . import answertype, bm25, turncues
 from .bm25 import TextCandidates
 from .config import Retrieval, Weights
 from .embed import Embedder, embed_queries, votes_on
-from .model import Hit, Memory, Scope, ScoreParts
+from .model import Hit, Kind, Memory, Scope, ScoreParts
 from .querylines import is_conversation, query_lines
 from .textindex import memory_index_text
+from .turnctx import turn_seq
 from .validtime import ValidWindow
 from .vecsearch import nearest_each
 from .wordmatch import StoredWords, coverage_parts, word_embedder
@@ -132,12 +133,39 @@ def add_coverage(parts: dict[str, ScoreParts], memories: dict[str, Memory], quer
     except Exception:  # a remote embedder's rate limit must not fail the whole recall
         log.warning("coverage skipped: embedder %s failed on words", emb.name, exc_info=True)
         return
+    found = _answers_cover(found, memories)
     norm = _minmax({mid: c for mid, (c, _) in found.items()})
     for mid, p in parts.items():
         p.coverage, p.coverage_distinct = found.get(mid, (0.0, 0.0))
         p.coverage_norm = norm.get(mid, 0.0)
         p.relevance += w * p.coverage_norm
         p.total = p.relevance
+
+
+_ONLY_ASKS = 6  # words told besides the question (turncues.words_told)
+
+
+def _answers_cover(found: dict[str, tuple[float, float]], memories: dict[str, Memory]
+                   ) -> dict[str, tuple[float, float]]:
+    """A turn that replies to a question (the turn just before it in its session, another
+    speaker's, that asks) covers the query as well as that question does: "What are
+    their names?" / "Luna and Oliver!" — the reply holds the answer, the question the
+    words (its index key already carries them: turnctx.py). Both must be candidates."""
+    by_seq = {(m.scope.key(), seq): mid for mid in found if (m := memories.get(mid))
+              is not None and m.kind == Kind.TURN.value and (seq := turn_seq(m)) is not None}
+    out = dict(found)
+    for (key, seq), mid in by_seq.items():
+        ask = by_seq.get((key, seq - 1))
+        if ask is None or found[ask][0] <= found[mid][0]:
+            continue
+        q, r = memories[ask], memories[mid]
+        # Only a question that tells little besides ("Cool! What are their names?"): a
+        # turn that tells and asks back holds its own answer, and the reply may not.
+        if turncues.is_question(q.content) and turncues.words_told(q.content) <= _ONLY_ASKS \
+                and (turncues.speaker_of(q) or q.metadata.get("role")) \
+                != (turncues.speaker_of(r) or r.metadata.get("role")):
+            out[mid] = (found[ask][0], found[mid][1])
+    return out
 
 
 def memory_date(m: Memory) -> int:
