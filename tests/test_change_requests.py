@@ -28,6 +28,12 @@ ME = Scope("acme", "ana")
     ("能不能把周报改到周四发？", True),
     ("提醒可以改成提前20分钟吗", True),
     ("能不能换个例子", False),                                # names nothing new
+    ("智能提醒改到9点了吗？", False),          # 能 in a word, and asking whether it did
+    ("为什么健身课不能改到周五？", False),
+    ("你能帮我查一下周会改到周四了吗？", False),
+    ("can you suggest something I could cook instead of pasta?", False),  # a task
+    ("can my boss move our 1:1 to Monday?", False),
+    ("could they move my flight to Sunday?", False),
 ])
 def test_a_change_asked_for_names_what_to(line: str, asks: bool) -> None:
     assert (asked_change(line) is not None) is asks
@@ -97,6 +103,11 @@ def test_a_change_keeps_its_statement_with_the_value_swapped(line: str, statemen
     ("改成提前20分钟", "每天提醒我喝8杯水，每杯200毫升"),   # two numbers: which one?
     ("make it 30 minutes", "I run 5 km every morning"),      # no value of that kind
     ("我搬家了，从3号楼搬到了5号楼", "我住在3号楼"),          # no clause marks the change
+    ("actually I switched to running 3 times a week", "I run 5 km every morning"),  # unit
+    ("actually I switched to running 3 km in the evenings",  # the time changes too
+     "I run 5 km every morning"),
+    ("can you move the briefing to 8:15 and send it by email instead",  # a second change
+     "Send my morning briefing on Slack at 7:30"),
 ])
 def test_no_swap_without_one_value_of_its_kind(line: str, statement: str) -> None:
     assert swap_in(line, statement) is None
@@ -122,3 +133,15 @@ def test_the_reason_after_an_asked_change_is_no_memory_unless_it_adds(vault: Vau
     got = _active(vault)
     assert got[mid][0] == 3 and "11:30" in got[mid][1]
     assert [c for _, c in got.values() if "cello" in c] == ["I started learning the cello"]
+
+
+def test_only_the_sentence_right_after_an_asked_change_is_its_reason(vault: Vault) -> None:
+    mid = vault.remember(ME, "Send my morning news briefing at 7am").memory.id
+    vault.observe(ME, [{"role": "user", "content":
+                        "can you push the morning briefing to 8:15? I leave earlier now. "
+                        "My sister Anna moved to Berlin last month. I've started learning "
+                        "the cello."}])
+    got = _active(vault)
+    assert got[mid] == (2, "Send my morning news briefing at 8:15")
+    assert sorted(c for i, (_, c) in got.items() if i != mid) == [
+        "I've started learning the cello", "My sister Anna moved to Berlin last month"]

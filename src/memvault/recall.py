@@ -162,10 +162,19 @@ def _answers_cover(found: dict[str, tuple[float, float]], memories: dict[str, Me
         # Only a question that tells little besides ("Cool! What are their names?"): a
         # turn that tells and asks back holds its own answer, and the reply may not.
         if turncues.is_question(q.content) and turncues.words_told(q.content) <= _ONLY_ASKS \
-                and (turncues.speaker_of(q) or q.metadata.get("role")) \
-                != (turncues.speaker_of(r) or r.metadata.get("role")):
+                and _others(q, r):
             out[mid] = (found[ask][0], found[mid][1])
     return out
+
+
+def _others(a: Memory, b: Memory) -> bool:
+    """Said by two different speakers: by name when both have one (case aside), else by
+    role; unknown either way: not known to differ."""
+    x, y = turncues.speaker_of(a), turncues.speaker_of(b)
+    if x and y:
+        return x.casefold() != y.casefold()
+    ra, rb = a.metadata.get("role"), b.metadata.get("role")
+    return bool(ra and rb and ra != rb)
 
 
 def memory_date(m: Memory) -> int:

@@ -37,7 +37,7 @@ from .threadtopic import Line, thread_lines
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
 from .understand.discourse import changes_mind, corrects, marks_change, replaces, settles
-from .understand.relate import Thresholds
+from .understand.relate import Thresholds, shares_words
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items, versioncap
 
@@ -166,7 +166,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     vectors = iter(valueswap.embedded(eng, [s.content for _, s in read],
                                       [_said(c, s.source_text) for c, s in read]))
     embedded = [None if s is None else next(vectors) for s in screened]
-    changed: dict[str | None, list[str]] = {}  # turn -> memories its sentences changed
+    changed: tuple[str | None, list[str]] = (None, [])  # the last statement: turn, changed
     last: list[str] = []  # what the call's previous statement stored or changed
     thread: list[str] = []  # what the call's messages changed, the latest last
     stored: list[Line] | None = None  # the user's turns stored before this call
@@ -186,7 +186,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         # A correction ("no wait, scratch that — a cappuccino") is about what was just
         # said, whether that added a memory or changed one.
         said = c.source_text or c.content
-        goes_on = changed.get(turn, []) or (last if corrects(said) else [])
+        # What the message's previous statement changed: the next may go on with it
+        # ("Dropped Spanish. It's Japanese on Duolingo now"), not one further on.
+        goes_on = (changed if changed[0] == turn else (None, []))[1] \
+            or (last if corrects(said) else [])
         lines: list[Line] = []
         if replaces(said) or settles(said):
             # A replacement or a decision ("went with…", "定了"): what the conversation
@@ -205,8 +208,8 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
                          policy=policy, metadata={"turn_id": turn} if turn else None,
                          continues=goes_on, embedded=pre, screened=seen, thread=lines,
                          carried_pii=carried)
+        changed = (turn, [o.memory_id] if o.action == "updated" and o.memory_id else [])
         if o.action == "updated" and o.memory_id:
-            changed.setdefault(turn, []).append(o.memory_id)
             thread = [*(i for i in thread if i != o.memory_id), o.memory_id]
         if o.action in ("added", "updated") and o.memory_id:
             last = [o.memory_id]
@@ -345,7 +348,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         or (topic_of(screened.content) if c.slot is None or in_words else None)
     found = eng.reads.related(sc, screened.content, vectors, topic=topic, slot=c.slot,
                               gist_vector=gist)
-    if c.subject in (None, "user") and retraction is None:
+    soft = "plan_off" in (getattr(c, "flags", None) or [])
+    if c.subject in (None, "user") and (retraction is None or soft):
         from .extract.readback import about_someone_else, speaks_of_self
 
         # What the user says of themselves changes nothing stored about someone else ("我
@@ -496,9 +500,12 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         if d.action == gate.Action.STAGE:
             review = {"reasons": reasons, "links": list(d.links), "target_id": d.target_id,
                       "message": d.message, "extractor": getattr(c, "extractor", None)}
-            # A plan said to be off is a retraction only as the gate read it (soft).
-            retract = retraction is not None and (not cand.soft_retraction or gate.Reason
-                                                  .AMBIGUOUS_TARGET.value in reasons)
+            # A plan said to be off is a retraction only of a memory that names it (soft):
+            # staged for any reason, approving it forgets what it names, or adds nothing.
+            retract = retraction is not None and (
+                not soft or gate.Reason.AMBIGUOUS_TARGET.value in reasons
+                or any(m.id == d.target_id and shares_words(retraction, m.content)
+                       for m, _, _ in fresh))
             if retract:
                 review["retract"] = True  # approving it forgets the target, adds nothing
             req = prepare(eng.core.clock, sc, d.content, slot=slot, value=d.value,

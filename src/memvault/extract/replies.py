@@ -21,7 +21,8 @@ from .candidate import CandidateMemory
 from .messages import Message
 
 REPLY = "reply_value"
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s*|\n+")
+# Sentence ends, not the point of a decimal ("1.5 hours").
+_SENTENCE = re.compile(r"(?<=[.!?。！？])(?!\d)\s*|\n+")
 
 
 def message_of(c: Any, msgs: list[Message]) -> int | None:
@@ -70,7 +71,7 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
         # before").
         said = m.content.strip()
         if not is_reply(said):
-            said = _SENTENCE.split(said)[-1].strip()
+            said = next((p.strip() for p in reversed(_SENTENCE.split(said)) if p.strip()), "")
             if said == m.content.strip() or not is_reply(said):
                 continue
         reply = CandidateMemory(content=said, kind="fact", slot=None, value=None,

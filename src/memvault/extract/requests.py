@@ -23,16 +23,27 @@ ASKED = "asked_change"
 # "to/at/on…" and something after it, or "make it …".
 _ASK_EN = re.compile(
     r"(?:^|(?<=[,;:]))\s*(?:(?:so|and|but|ok|okay|hmm|ugh|also|then|actually|honestly|hey|hi|"
-    r"yo|please|pls)[,!]?\s+)?(?:can|could|would|will)\s+(?!i\b)(?-i:(?![A-Z][a-z]))"
-    r"(?:(?:you|u)\s+(?:please\s+|pls\s+)?)?"
-    r"(?=[^?]*\binstead\b|[^?]*\b(?:switch\w*|chang\w*|mov(?:e|ing)|push\w*|bump\w*|"
-    r"shift\w*)\b[^?]*?\b(?:to|at|on|for|into)\s+\S|[^?]*\bmake\s+it\s+\S)", re.I)
+    r"yo|please|pls)[,!]?\s+)?(?:can|could|would|will)\s+"
+    # asked of the assistant or of the thing itself, not of someone ("can my boss move…",
+    # "could they move…", "can Tom…")
+    r"(?!(?:i|they|he|she|someone|anyone|people|my\s+(?:boss|manager|wife|husband|partner|"
+    r"mom|mum|dad|friend|team|colleague|doctor|landlord|kids?|son|daughter))\b)"
+    r"(?-i:(?![A-Z][a-z]))(?:(?:you|u)\s+(?:please\s+|pls\s+)?)?+"
+    # not a task ("can you suggest something I could cook instead of pasta?")
+    r"(?!(?:suggest|recommend|give|tell|show|find|write|explain|list|draft|translate|"
+    r"summari[sz]e|check|look|help|search|compare|think)\b)"
+    r"(?=[^?]{0,120}?\binstead\b|[^?]{0,120}?\b(?:switch\w*|chang\w*|mov(?:e|ing)|push\w*|"
+    r"bump\w*|shift\w*)\b[^?]{0,60}?\b(?:to|at|on|for|into)\s+\S|[^?]{0,120}?\bmake\s+it"
+    r"\s+\S)", re.I)
 # A Chinese request: a modal, then a verb of change with where to ("改到周四", "挪到晚上7点半",
 # "调到800", "改成提前20分钟", "换成邮件"); what is asked is the sentence without the
-# modal and the question's end.
-_ASK_ZH = re.compile(r"(?:能不能|可不可以|可以|能否|能)(?=[^，。！？?]{0,20}?(?:改|换|挪|调|推迟|"
-                     r"提前|延后|推到|移)(?:到|成|为|去|在)[^，。！？?]{1,})")
-_OPINION = re.compile(r"你觉得|你说|觉得|知道|会不会|是不是")
+# modal and the question's end. Not 能 inside a word (智能, 功能, 不能, 可能), not asking
+# whether it happened ("改到9点了吗"), nor a task ("你能帮我查一下…").
+_ASK_ZH = re.compile(r"(?:能不能|可不可以|(?<![不])可以|能否|(?<![智功不可才只本技性体职万])能)"
+                     r"(?![^，。！？?]{0,20}?(?:帮我查|查一下|看看|问问|了吗|了没|了么))"
+                     r"(?=[^，。！？?]{0,20}?(?:改|换|挪|调|推迟|提前|延后|推到|移)(?:到|成|为|去|在)"
+                     r"[^，。！？?]{1,})")
+_OPINION = re.compile(r"你觉得|你说|觉得|知道|会不会|是不是|为什么|为啥|怎么")
 _ZH_END = re.compile(r"(?:吗|呢|吧)?\s*[？?]*\s*$")
 
 
@@ -59,14 +70,16 @@ def asked(cands: list[CandidateMemory]) -> list[CandidateMemory]:
 
 def after_request(before: list[CandidateMemory],
                   got: list[CandidateMemory]) -> list[CandidateMemory]:
-    """The candidates of a sentence right after an asked change in the same message: its
+    """The candidates of the sentence right after an asked change in the same message: its
     reason ("Can the digest come at 6:30 instead? I leave earlier now.", "睡前提醒可以改成
     11点吗？我睡得晚"), which neither is a memory of its own nor goes on to change the
-    request's memory; unless it adds something ("Also, I'm vegetarian now") or sets a slot."""
+    request's memory; unless it adds something ("Also, I'm vegetarian now") or sets a slot.
+    Only that one sentence: the request's mark is taken off once it is read."""
     if not before or ASKED not in before[-1].flags:
         return got
+    before[-1].flags.remove(ASKED)
     return [c for c in got if c.slot is not None or _ADDS.match(c.source_text)]
 
 
-_ADDS = re.compile(r"\s*(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus|另外|还有|顺便|对了)",
-                   re.I)
+_ADDS = re.compile(r"\s*(?:(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus)\b|另外|还有(?!点)|"
+                   r"顺便|对了)", re.I)

@@ -138,14 +138,19 @@ STANDING_IMPERATIVE = any_of(
     r"^\s*(?:请|以后|今后|往后|每次|每天|每周|每月|每晚|每早|平时|一律|所有|回复|回答|跟我|和我|"
     r"给我|发给我|发我|文件|表格|报告|推荐|提醒)[^。！？]*?(?:我|都|别|不要|要|用|发|按|保留|"
     r"优先|先)",
-    r"^\s*(?:请|麻烦)?(?:帮我|给我)[^。！？]*(?:的时候|每次|以后|一般|总是|优先)",
+    # (not a thing described: "给我推荐的电影每次都很无聊")
+    r"^\s*(?:请|麻烦)?(?:帮我|给我)(?![^，。！？]{0,4}?的(?!时候))[^。！？]*"
+    r"(?:的时候|每次|以后|一般|总是|优先)",
     r"(?:每天|每周|每月|每晚|每早|每个?(?:周|星期|礼拜)[一二三四五六日天]|工作日)[^。！？]*?"
     rf"(?:{_TO_ME})",
     # How to reach the user, said first: "联系我优先发微信", "叫我的话打电话就行"
-    r"^\s*(?:请|以后)?(?:联系|找|通知|提醒|叫)我[^。！？]*?(?:优先|一律|都|就行|就好|最好)",
+    # (not someone described: "联系我的猎头都是做金融的", "叫我去的人都走了")
+    r"^\s*(?:请|以后)?(?:联系|找|通知|提醒|叫)我(?![^，。！？]{0,6}?的)[^。！？]*?"
+    r"(?:优先|一律|就行|就好|最好)",
     # A request for every one of a kind: "Please CC my assistant on all meeting summaries"
-    r"^\s*(?:please|pls|kindly)\s+[a-z]+\b[^.!?]*?\b(?:on|for|in|to|with|into|from|of)\s+"
-    r"(?:all|every|each|any)\b",
+    # (not the thing at hand: "Please check for any typos in this paragraph")
+    r"^\s*(?:please|pls|kindly)\s+[a-z]+\b(?![^.!?]{0,80}\b(?:this|these|that|those)\b)"
+    r"[^.!?]{0,80}?\b(?:on|for|in|to|with|into|from|of)\s+(?:all|every|each)\b",
     # How to reach or remind the user, on a condition that recurs: "开会前 10 分钟提醒我",
     # "有事用微信找我就行", "每个新订单都要通知我"
     r"(?:有(?:事|问题|情况|消息|更新)|随时|每[个次天周月晚早]?|[前后]\s*\d+\s*分钟|以后|今后|"

@@ -99,8 +99,10 @@ _RETRACT_EN = (
     r"\b(?:drop|ditch|scrap|scrub|purge|clear|lose|bin|toss|dump|nix)\s+(?:what(?:ever)?|"
     r"everything|anything|all)\s+you\s+(?:know|have|remember|stored|saved|noted|kept)\b|"
     r"never\s+mind\s+(?:what|the|about|my)\b|"
-    rf"(?:do\s*n[o']t|do\s+not|no\s+need\s+to|no\s+point(?:\s+in)?|stop|never)\s+"
-    rf"(?:{_KEEP_NOW}|note|noting)\b"
+    rf"(?:do\s*n[o']t|do\s+not|no\s+need\s+to|stop|never)\s+(?:{_KEEP_NOW}|note|noting)\b"
+    r"(?!\s+(?:to|it\s+in\s+mind))|"
+    # "no point keeping that in my profile" (not "no point in keeping score")
+    rf"\bno\s+point(?:\s+in)?\s+(?:{_KEEP_NOW})\s+(?:that|this|it)\b"
     r"(?!\s+(?:to|it\s+in\s+mind))|"
     r"ignore\s+what\s+i\s+(?:said|told)|take\s+(?:that|it)\s+back|i\s+take\s+"
     r"(?:that|it|back)|"
@@ -108,15 +110,19 @@ _RETRACT_EN = (
     r"outdated|not\s+relevant)\s*(?:any\s*more|now)?|"
     r"was\s+(?:just\s+)?(?:joking|kidding)|don'?t\s+hold\s+(?:me\s+to|onto)|"
     # "please don't bring them up anymore", "stop mentioning my ex"
-    r"\b(?:do\s*n[o']?t|do\s+not|never|stop)\s+(?:bring(?:ing)?\s+(?:[\w']+\s+){0,3}?up|"
-    r"mention(?:ing)?|talk(?:ing)?\s+about)\b(?=[^.!?]*\b(?:any\s*more|again|ever)\b)|"
+    # (asked of the assistant: not "I never talk about work with my kids")
+    r"(?:^|[,;:.!?]\s*|\bplease\s+|\bpls\s+)(?:do\s*n[o']?t|do\s+not|stop)\s+"
+    r"(?:bring(?:ing)?\s+(?:[\w']+\s+){0,3}?up|mention(?:ing)?|talk(?:ing)?\s+about)\b"
+    r"(?=[^.!?]{0,80}\b(?:any\s*more|again)\b)|"
     r"pretend\s+i\s+never\s+said"
 )
-_RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|刻意|一直)?(?:记|存|留)|"
+_RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|刻意)?"
+               r"(?:记|存(?!钱|款|零)|留(?!下|言|意|学))|"
                r"清掉|清除|清了|拿掉|移除|忘(?:了|掉|记)(?:吧|它|这|那|我说)|忘掉|删(?:了|掉|除|一下|下|咯)|"
                r"撤(?:了|掉|销|一下|下)|"
                r"去掉|划掉|抹掉|收回|撤回|不算(?:了|数)?|作废|当我没说过?|"
-               r"(?:别|不要|不用)再?提(?:起)?(?![醒前交高出供到议升示])(?=[^，。！？]{0,10}了)|"
+               # "别再提他了" (not "别提了", don't get me started; not 提醒)
+               r"(?:别|不要|不用)再?提(?:起)?(?![醒前交高出供到议升示了])(?=[^，。！？]{1,10}了)|"
                r"别当真|开玩笑的|随口一说|随口说的|随便说说|不记了|不作数")
 _RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
 

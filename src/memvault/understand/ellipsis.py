@@ -20,8 +20,9 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ..textindex import CJK_RANGES
+from ..textindex import CJK_RANGES, STOPWORDS
 from .discourse import one_time
+from .topics import content_words
 
 # Words that make a bare value a choice or a correction of what was just said.
 _CHOICE = re.compile(
@@ -214,10 +215,15 @@ def swap_in(line: str, statement: str) -> tuple[str, str, str] | None:
         clause = line[a:b]
         if not (_CHOICE.search(clause) or _MOVED.search(clause)) or _QUOTES.search(clause):
             continue
-        # Numbers only: a unit types them ("20分钟" for "10分钟"); a name may be of
-        # another kind ("after the move to Seattle" is no timezone).
+        # A number with its unit only: the unit types it ("20分钟" for "10分钟"; "3 times
+        # a week" is no distance). A name may be of another kind ("after the move to
+        # Seattle" is no timezone). And the clause says nothing else new ("switched to
+        # running 3 km in the evenings" changes the time too: not a swap).
         values = _numbers(clause)
-        if len(values) == 1 and (got := _swap(clause, statement, values[0])) is not None:
+        if len(values) != 1 or values[0].kind == "number" or _says_more(clause, values[0],
+                                                                      statement):
+            continue
+        if (got := _swap(clause, statement, values[0])) is not None:
             return got
     return None
 
@@ -226,5 +232,23 @@ def swap_in(line: str, statement: str) -> tuple[str, str, str] | None:
 _CHANGE_CLAUSE = re.compile(r"[,，。!！;；…~～\n—]|[:：](?!\d)|\.(?!\d)")
 # A verb that moves a thing to its new value: "push the briefing to 8:15", "挪到晚上7点".
 _MOVED = re.compile(r"\b(?:push|move|shift|bump|set|change|switch|moved|pushed|shifted|"
-                    r"bumped|changed|switched)\w*\b[^,.;?]*?\b(?:to|at)\b|"
+                    r"bumped|changed|switched)\w*\b[^,.;?]{0,60}?\b(?:to|at)\b|"
                     r"(?:改|换|挪|调|推迟|提前|延后|推|移)(?:到|成|为)", re.I)
+
+
+def _says_more(clause: str, value: Value, statement: str) -> bool:
+    """Does the clause name more than one new word besides its value and the words of
+    change ("kick in", "提前"; not "running … in the evenings", "… and send it by email")?
+    Latin words count by their first four letters ("running" is "run…"), times of day
+    too; Chinese by its words."""
+    rest = _MOVED.sub(" ", _CHOICE.sub(" ", clause[:value.start] + " " + clause[value.end:]))
+    latin = re.compile(r"[a-z][a-z']+")
+    old = {w[:4] for w in latin.findall(statement.casefold())}
+    new = [w for w in latin.findall(rest.casefold()) if w not in STOPWORDS and w[:4] not in old]
+    old_zh = set(content_words(statement))
+    new += [w for w in content_words(rest) if w[0] >= "\u2e80" and w not in old_zh]
+    return len(new) > 1 or bool(_AND.search(rest))
+
+
+# A second change joined to the first ("move it to 8:15 and send it by email instead").
+_AND = re.compile(r"\band\b|\bthen\b|然后|并且|而且|再把", re.I)

@@ -19,8 +19,7 @@ import re
 
 _OFF_EN = (
     # said of the thing: "the trip got cancelled", "the wedding's been called off"
-    r"\b(?:cancel(?:l?ed|l?ing)?|called\s+off|call(?:ing)?\s+off|scrapped|axed|shelved|"
-    r"pulled(?!\s+out))\b|"
+    r"\b(?:cancel(?:l?ed|l?ing)?|called\s+off|call(?:ing)?\s+off|scrapped|axed)\b|"
     r"\b(?:is|are|was|were|'s|'re)\s*n[o']?t\s+happening\b|\bnot\s+happening\b|"
     r"\bno\s+longer\s+(?:happening|on)\b|\bwon'?t\s+be\s+happening\b|"
     r"\bf(?:e|a)ll(?:s|ing)?\s+through\b|"
@@ -29,11 +28,11 @@ _OFF_EN = (
     # "quit the pottery class", "not going to the concert anymore"
     r"\b(?:pull|back|drop|bow)(?:s|ed|ing)?\s+out\s+of\b|\bwithdr(?:ew|awn|aw)\s+from\b|"
     r"\bbail(?:s|ed|ing)?\s+on\b|\bquit(?:ting)?\b|"
-    r"\bnot\s+(?:going|doing|taking|attending)\b(?=[^.!?]*\bany\s*more\b)|"
+    r"\bnot\s+(?:going|doing|taking|attending)\b(?=[^.!?]{0,80}\bany\s*more\b)|"
     # an arrangement no longer wanted: "no need to cc Dana on the summaries anymore",
     # "you can stop sending the digest"
-    r"\bno\s+(?:need|point)\s+(?:to|in)\b(?=[^.!?]*\bany\s*(?:more|longer)\b)|"
-    r"\b(?:don'?t|do\s+not)\s+need\s+(?:you\s+)?to\b(?=[^.!?]*\bany\s*(?:more|longer)\b)|"
+    r"\bno\s+(?:need|point)\s+(?:to|in)\b(?=[^.!?]{0,80}\bany\s*(?:more|longer)\b)|"
+    r"\b(?:don'?t|do\s+not)\s+need\s+(?:you\s+)?to\b(?=[^.!?]{0,80}\bany\s*(?:more|longer)\b)|"
     r"\byou\s+can\s+stop\b|"
     # the imperative of an app's setting or a booking: "cancel the 7am alarm", "scrap that
     # appointment", "drop the sunday reminder" (not "drop the kids at school")
@@ -74,13 +73,31 @@ _FOR_A_WHILE = re.compile(
 _NEGATED = re.compile(r"(?:\b(?:not|never|no\s+longer)|n'?t|没有?|未|不是|并没)\s*(?:been\s+|be\s+|"
                       r"got\s+|被)?$", re.I)
 _RELATIVE = re.compile(r"\b(?:who|that|which|whose)\s*$", re.I)
-# Whose or when it is ("Alex's work trip", "阿杰的出差", "下个月的马拉松") is not the thing:
-# a memory that shares only the owner ("My partner is called Alex") is not the plan.
-_OWNER = re.compile(r"^.*\b(?!(?:it|that|what|there|here|let|he|she|who)'s\b)\w+'s\s+|"
-                    r"^[^，。！？]{0,8}?的(?=[^的]{2,})", re.I)
+# Someone else's plan ("Alex's work trip got cancelled", "my husband's race is off",
+# "他的出差取消了"): not one the user stored as theirs.
+_THEIRS = re.compile(r"\b(?!(?:it|that|what|there|here|let|he|she|who)'s\b)"
+                     r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z]+)'s\b|\b(?:his|her|their)\b|"
+                     r"(?:他|她|他们|她们)的")
+# When or what kind it is ("下个月的马拉松", "周日的烧烤") is not the thing: what it says of.
+_OWNER = re.compile(r"^[^，。！？]{0,8}?的(?=[^的]{2,})")
+# A memory of a plan, a booking or an arrangement: what a plan called off can take back
+# (not "I go to the gym every morning" for "I pulled a muscle at the gym", nor "I prefer
+# meetings in the afternoon" for "my 3pm meeting got cancelled").
+_PLANNED = re.compile(
+    r"\b(?:plan(?:s|ning|ned)?|going\s+to|gonna|will|'ll|appointment|booked|booking|"
+    r"reservation|trip|travel(?:l?ing)?|flight|training\s+for|signed\s+up|registered|"
+    r"scheduled|remind(?:er)?s?|alarm|next\s+(?:week|month|year|\w+day)|tomorrow|"
+    r"on\s+the\s+\d+|this\s+(?:weekend|week|month|\w+day)|subscri\w+|membership|"
+    r"class(?:es)?|course|lessons?|learning|studying|preparing|cc|send|deliver\w*)\b|"
+    r"要去|打算|计划|准备|约了|预约|报名|订了|提醒|闹钟|下周|下个月|明年|会员|课|出差|旅行|旅游|"
+    r"考|抄送|发到|推送", re.I)
+
+
+def planned(memory: str) -> bool:
+    """Does a stored statement hold a plan, a booking or an arrangement?"""
+    return bool(_PLANNED.search(memory))
 # Where the clause stops naming the thing: its reason, what someone said.
 _BECAUSE = re.compile(r"\b(?:so|because|bc|cause|since|as|but)\b|因为|所以|但是|不过", re.I)
-_SAID = re.compile(r".*(?:说|讲)(?:是)?", re.S)
 
 # Words that only point at the thing or frame the clause: what remains names it.
 _POINTING = re.compile(
@@ -100,6 +117,12 @@ def _words(text: str) -> str:
     return _SPACE.sub(" ", _POINTING.sub(" ", text)).strip()
 
 
+def _after_said(text: str) -> str:
+    """What someone said is the thing ("牙医那边打电话说周四的号取消了")."""
+    at = max(text.rfind("说"), text.rfind("讲"))
+    return text[at + 1:].removeprefix("是") if at >= 0 else text
+
+
 def _until_because(text: str) -> str:
     cut = _BECAUSE.search(text)
     return (text[:cut.start()] if cut else text).strip()
@@ -117,12 +140,12 @@ def plan_off(text: str) -> str | None:
         clause = text[start:end]
         before = text[start:m.start()]
         if _FOR_A_WHILE.search(clause) or _NEGATED.search(before) \
-                or _RELATIVE.search(before):
+                or _RELATIVE.search(before) or _THEIRS.search(clause):
             continue
         # The thing is said before the verb ("the Lisbon trip isn't happening", "考研那事
         # 黄了"), else after it ("cancel the 7am alarm", "pulled out of the marathon");
         # a clause that names nothing ("不搞了") leaves it to the clause before.
-        thing = (_words(_OWNER.sub("", _until_because(_SAID.sub("", before))))
+        thing = (_words(_OWNER.sub("", _until_because(_after_said(before))))
                  or _words(_OWNER.sub("", _until_because(text[m.end():end])))
                  or _words(text[max((b for b in bounds if b < start), default=0):start]
                            if start else ""))

@@ -40,6 +40,7 @@ from .discourse import (
     restating,
     supposes,
 )
+from .planoff import planned
 from .stance import core, polarity
 from .topics import content_words
 
@@ -122,7 +123,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     if soft and retraction:
         # No guess by rank or by closeness alone: "the yoga class got cancelled" must not
         # forget the dentist appointment because both are appointments.
-        named = [m for m in ranked if m.score >= t.second and m.names(retraction)]
+        named = [m for m in ranked if m.score >= t.second and m.names(retraction)
+                 and planned(m.said or m.content)]
         if named:
             close = [m for m in named if named[0].score - m.score < t.margin]
             if len(close) > 1:
@@ -285,8 +287,8 @@ def shares_words(a: str, b: str) -> bool:
         if u[0] < "\u2e80" for short, long_ in (sorted((u, v), key=len),))
 
 
-_ONE_MORE = re.compile(r"\s*(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus|另外|还有|顺便|"
-                       r"对了)", re.I)
+_ONE_MORE = re.compile(r"\s*(?:(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus)\b|另外|"
+                       r"还有(?!点)|顺便|对了)", re.I)
 
 
 # A clause's not, and the words that only stress it ("at all", "根本").
