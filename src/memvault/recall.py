@@ -21,7 +21,6 @@ from .embed import Embedder, embed_queries, votes_on
 from .model import Hit, Kind, Memory, Scope, ScoreParts
 from .querylines import is_conversation, query_lines
 from .textindex import memory_index_text
-from .turnctx import turn_seq
 from .validtime import ValidWindow
 from .vecsearch import nearest_each
 from .wordmatch import StoredWords, coverage_parts, word_embedder
@@ -151,8 +150,9 @@ def _answers_cover(found: dict[str, tuple[float, float]], memories: dict[str, Me
     speaker's, that asks) covers the query as well as that question does: "What are
     their names?" / "Luna and Oliver!" — the reply holds the answer, the question the
     words (its index key already carries them: turnctx.py). Both must be candidates."""
-    by_seq = {(m.scope.key(), seq): mid for mid in found if (m := memories.get(mid))
-              is not None and m.kind == Kind.TURN.value and (seq := turn_seq(m)) is not None}
+    by_seq = {(m.scope.key(), seq): mid for mid in found
+              if (m := memories.get(mid)) is not None and m.kind == Kind.TURN.value
+              and (seq := turncues.turn_seq(m)) is not None}
     out = dict(found)
     for (key, seq), mid in by_seq.items():
         ask = by_seq.get((key, seq - 1))

@@ -32,7 +32,8 @@ import numpy as np
 
 from .bm25 import CONTEXT_MARK as MARK  # never a term; full-text tokenizers ignore it
 from .textindex import index_text, memory_index_text
-from .turncues import is_question
+from .turncues import SEQ as SEQ  # re-exported: the key turns are ordered by
+from .turncues import is_question, turn_seq
 
 if TYPE_CHECKING:
     from .config import TurnContext
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 
 TURN_KIND = "turn"
 # metadata key of a turn's position in its exact scope (1, 2, ...), set when it is stored.
-SEQ = "turn_seq"
 
 Vectors = dict[str, np.ndarray]
 
@@ -128,11 +128,6 @@ def key_vectors(own: Vectors, neighbours: Sequence[Vectors], weight: float,
         norm = float(np.linalg.norm(x))
         out[name] = x / norm if norm > 0 else x
     return out
-
-
-def turn_seq(m: Memory) -> int | None:
-    seq = m.metadata.get(SEQ)
-    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
 
 
 def turn_order(m: Memory) -> tuple[int, int, int, int, str]:

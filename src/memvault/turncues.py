@@ -24,6 +24,15 @@ from .model import Kind, Memory
 _CLOSERS = "\"'”’)）」』》】]* \t\r\n"
 
 
+# The metadata key of a turn's sequence number in its scope (data-model.md, "Turn order").
+SEQ = "turn_seq"
+
+
+def turn_seq(m: Memory) -> int | None:
+    seq = m.metadata.get(SEQ)
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+
+
 def speaker_of(m: Memory) -> str | None:
     raw = m.metadata.get("speaker") if isinstance(m.metadata, dict) else None
     if isinstance(raw, str) and raw.strip():
