@@ -25,6 +25,7 @@ class Swapped:
     target_id: str
     content: str
     vectors: dict[str, Any]
+    based_on: str  # the memory's content it was made from: used only while it is still that
 
 
 def embedded(eng: Any, texts: list[str], said: list[str | None] | None = None,
@@ -59,4 +60,4 @@ def prepared(eng: Any, said: str, slot: str | None, found: list[Any]) -> Swapped
     new = swap_in(said, top.content)
     if new is None:
         return None
-    return Swapped(top.id, new[0], embedded(eng, [new[0]])[0][0])
+    return Swapped(top.id, new[0], embedded(eng, [new[0]])[0][0], top.content)

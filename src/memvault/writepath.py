@@ -449,7 +449,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         why = with_turn(why, extra.get("turn_id"))
         target = (tx.get(user, d.target_id, for_update=True)
                   if d.target_id and (active is None or d.target_id != active.id) else None)
-        if d.action == gate.Action.UPDATE and swapped and d.target_id == swapped.target_id:
+        if d.action == gate.Action.UPDATE and swapped and d.target_id == swapped.target_id \
+                and target is not None and target.content == swapped.based_on:
             d = replace(d, content=swapped.content)  # the statement, its value swapped
             vectors = swapped.vectors
         if d.action in (gate.Action.ADD, gate.Action.UPDATE):
