@@ -76,7 +76,7 @@ _RELATIVE = re.compile(r"\b(?:who|that|which|whose)\s*$", re.I)
 # Someone else's plan ("Alex's work trip got cancelled", "my husband's race is off",
 # "他的出差取消了"): not one the user stored as theirs.
 _THEIRS = re.compile(r"\b(?!(?:it|that|what|there|here|let|he|she|who)'s\b)"
-                     r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z]+)'s\b|\b(?:his|her|their)\b|"
+                     r"(?:[A-Z][a-z]+|(?:[Mm]y|[Oo]ur)\s+[a-z]+)'s\b|\b(?:[Hh]is|[Hh]er|[Tt]heir)\b|"
                      r"(?:他|她|他们|她们)的")
 # When or what kind it is ("下个月的马拉松", "周日的烧烤") is not the thing: what it says of.
 _OWNER = re.compile(r"^[^，。！？]{0,8}?的(?=[^的]{2,})")
@@ -93,9 +93,6 @@ _PLANNED = re.compile(
     r"考|抄送|发到|推送", re.I)
 
 
-def planned(memory: str) -> bool:
-    """Does a stored statement hold a plan, a booking or an arrangement?"""
-    return bool(_PLANNED.search(memory))
 # Where the clause stops naming the thing: its reason, what someone said.
 _BECAUSE = re.compile(r"\b(?:so|because|bc|cause|since|as|but)\b|因为|所以|但是|不过", re.I)
 
@@ -111,6 +108,11 @@ _POINTING = re.compile(
     re.I)
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
+
+
+def planned(memory: str) -> bool:
+    """Does a stored statement hold a plan, a booking or an arrangement?"""
+    return bool(_PLANNED.search(memory))
 
 
 def _words(text: str) -> str:
