@@ -321,13 +321,14 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     expires = min((said_at or now) + ttl_ms, MAX_MS) if ttl_ms else None
     extra = candidate_metadata(c, metadata)
     retraction = getattr(c, "retraction", None)
+    soft = "plan_off" in (getattr(c, "flags", None) or [])  # a plan said to be off
     cand = gate.Candidate(content=c.content, slot=c.slot, value=c.value, kind=c.kind,
                           source=c.source, confidence=c.confidence, source_text=c.source_text,
                           actor=actor or eng.core.actor, actor_role=actor_role,
                           explicit=bool(c.explicit), scope_key=sc.key(), subject=c.subject,
                           expires_at=expires, observed_at=said_at,
                           topic=getattr(c, "topic", None), retraction=retraction,
-                          soft_retraction="plan_off" in (getattr(c, "flags", None) or []),
+                          soft_retraction=soft,
                           tentative=bool(getattr(c, "tentative", False)),
                           intent=getattr(c, "intent", None),
                           intent_target=getattr(c, "intent_target", None),
@@ -348,7 +349,6 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         or (topic_of(screened.content) if c.slot is None or in_words else None)
     found = eng.reads.related(sc, screened.content, vectors, topic=topic, slot=c.slot,
                               gist_vector=gist)
-    soft = "plan_off" in (getattr(c, "flags", None) or [])
     if c.subject in (None, "user") and (retraction is None or soft):
         from .extract.readback import about_someone_else, speaks_of_self
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from ..understand.discourse import opens_one_more
 from .candidate import CandidateMemory
 from .cues import THIRD
 
@@ -78,8 +79,5 @@ def after_request(before: list[CandidateMemory],
     if not before or ASKED not in before[-1].flags:
         return got
     before[-1].flags.remove(ASKED)
-    return [c for c in got if c.slot is not None or _ADDS.match(c.source_text)]
+    return [c for c in got if c.slot is not None or opens_one_more(c.source_text)]
 
-
-_ADDS = re.compile(r"\s*(?:(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus)\b|另外|还有(?!点)|"
-                   r"顺便|对了)", re.I)

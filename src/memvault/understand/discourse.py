@@ -331,3 +331,14 @@ def supposes(text: str) -> bool:
 def adds(text: str) -> bool:
     """Does the statement present itself as one more thing beside what is known?"""
     return bool(_ALSO.search(text))
+
+
+# A sentence that opens as one more thing ("also, …", "btw …", "另外…", "对了…"; not
+# "plush…", "还有点…").
+_OPENS_ONE_MORE = re.compile(r"\s*(?:(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus)\b|"
+                             r"另外|还有(?!点)|顺便|对了)", re.I)
+
+
+def opens_one_more(text: str) -> bool:
+    """Does the sentence open as one more thing, not going on with what came before it?"""
+    return bool(_OPENS_ONE_MORE.match(text))

@@ -36,6 +36,7 @@ from .discourse import (
     changes_mind,
     marks_change,
     one_time,
+    opens_one_more,
     replaces,
     restating,
     supposes,
@@ -184,7 +185,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # same thing (close enough for a time word, hardly at all for an explicit marker).
     strong = weak = by_rank = False
     elsewhere = not best.linked and any(m.linked for m in ranked) and not marks_change(statement)
-    if best.linked and changes_mind(statement) and (not _ONE_MORE.match(statement)
+    if best.linked and changes_mind(statement) and (not opens_one_more(statement)
                                                     or best.names(statement)):
         # "Dropped Spanish. It's Japanese on Duolingo now"; not a sentence that opens as
         # one more thing ("…instead? also, I started learning the cello")
@@ -285,10 +286,6 @@ def shares_words(a: str, b: str) -> bool:
     return bool(x & y) or any(
         len(short) >= 4 and long_.startswith(short) for u in x for v in y
         if u[0] < "\u2e80" for short, long_ in (sorted((u, v), key=len),))
-
-
-_ONE_MORE = re.compile(r"\s*(?:(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus)\b|另外|"
-                       r"还有(?!点)|顺便|对了)", re.I)
 
 
 # A clause's not, and the words that only stress it ("at all", "根本").
