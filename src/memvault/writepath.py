@@ -36,7 +36,14 @@ from .store import ListFilter
 from .threadtopic import Line, thread_lines
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
-from .understand.discourse import changes_mind, corrects, marks_change, replaces, settles
+from .understand.discourse import (
+    changes_mind,
+    corrects,
+    explains,
+    marks_change,
+    replaces,
+    settles,
+)
 from .understand.relate import Thresholds, shares_words
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items, versioncap
@@ -199,6 +206,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             at = result.turns.index(turn) if turn in result.turns else len(msgs)
             lines = thread_lines([(result.turns[i], m.content) for i, m in
                                   enumerate(msgs[:at]) if m.role == "user"], stored)
+        if changed[0] == turn and changed[1] and c.slot is None and explains(said):
+            # The reason for the change just made ("…I dislike it now. we just order in on
+            # weekends"): kept only if it changes a memory itself (the turn keeps it).
+            c = replace(c, tentative=True)
         if not goes_on and thread and marks_change(said):
             # A thread: a later message of the same exchange that announces a change goes
             # on with what an earlier message changed ("腾讯视频会员我不续了" / "换成爱奇艺"):

@@ -196,6 +196,10 @@ ONCE = any_of(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|repor
               # one particular thing to export ("export last month's data to xlsx")
               r"\bexport\s+(?:the|these|those|my|last\s+\w+'s|today's|yesterday's|this\s+\w+'s)\s",
               r"这次|这一次|本次|这回",
+              # the message at hand ("this one in English please", "这一条用英文回答吧", "这封
+              #邮件写正式点"), not how every one should be
+              r"\bthis\s+(?:one|answer|reply|response|message|email|draft|summary|translation)\b",
+              r"这一?(?:条|封|篇)(?:回复|回答|消息|邮件|文章)?(?=[^，。！？]{0,4}(?:用|回|答|写|翻|发|说))",
               # a request for one thing ("我要一份 XLSX 报表", "send me a PDF of it")
               r"(?:要|来|给我|发我|做|出)一(?:份|张|个|版).{0,8}?(?:报表|报告|文件|表格|文档|副本|"
               r"版本|pdf|csv|xlsx|excel|word|json)",
@@ -312,7 +316,8 @@ THIRD = re.compile(
     r"女朋友|对象|妈|爸|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|室友|舍友|同学|邻居|房东)"
     # the user's child named without "我": "孩子的钢琴课在周二", "娃在读三年级" (not
     # "孩子的教育问题真让人头疼", about children in general)
-    r"|(?:我家)?(?P<zh3>孩子|娃|儿子|女儿|闺女)(?=在|上|读|学|报|对|每|的[^，。！？]{1,5}?(?:在|是|报|上))"
+    r"|(?:我们?|咱们?)家的?(?P<zh5>孩子|娃|儿子|女儿|闺女|宝宝|小孩|老大|老二)"
+    r"|(?P<zh3>孩子|娃|儿子|女儿|闺女)(?=在|上|读|学|报|对|每|的[^，。！？]{1,5}?(?:在|是|报|上))"
     # someone else who says or wants something ("客户说…", "王经理希望…", "the client wants")
     r"|(?:(?:the|our|a)\s+)?(?P<en2>client|customer|boss|manager|team|company|teacher|doctor|"
     r"landlord|lawyer|ceo|cfo|cto|coo|vp|director|supervisor|lead|department|hr|auditor|"

@@ -323,7 +323,7 @@ class RuleExtractor:
                   "at": msg.at, "extractor": self.name, "note": note}
 
         if third:
-            who = next(g for g in third.group("en", "zh", "en2", "en3", "en4", "zh2", "zh3")
+            who = next(g for g in third.group("en", "zh", "en2", "en3", "en4", "zh2", "zh3", "zh5")
                        if g).lower()
             # "我们老板喜欢 PDF，但我自己更喜欢 CSV": the user's own clause is theirs.
             own = OWN_CLAUSE.search(body, third.end())

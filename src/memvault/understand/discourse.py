@@ -328,6 +328,70 @@ def supposes(text: str) -> bool:
     return bool(_SUPPOSES.search(text))
 
 
+# A time the statement is set in that is over ("back when I lived in Porto", "when I was
+# 12", "大学那会儿", "读研那几年"): what it tells is history, not how things stand.
+_PAST_FRAME = re.compile(
+    r"\bback\s+(?:when|then)\b|\bwhen\s+i\s+was\s+(?:a\s+(?:kid|child|teen(?:ager)?|student)|"
+    r"young(?:er)?|little|in\s+(?:college|uni(?:versity)?|(?:high\s+|grad\s+)?school)|\d{1,2})\b|"
+    r"\bgrowing\s+up\b|\bas\s+a\s+(?:kid|child|teen(?:ager)?)\b|"
+    r"\bin\s+my\s+(?:twenties|teens|thirties|college\s+days|student\s+days|uni\s+days|"
+    r"school\s+days)\b|\bfor\s+(?:like\s+)?(?:a|one|two|three|ten|\d+)\s+(?:decade|years?)\s+"
+    r"before\b"
+    r"|那会儿?|那时候?|那几年|那阵子|小时候|当年|年轻(?:的)?时候|"
+    r"(?:上学|读书|大学|高中|初中|读研|读博|研究生|刚工作|刚毕业)(?:那会儿?|那几年|的时候|时候|期间)",
+    re.I)
+# A clause that says how things stand now ("…, now I'm in Lisbon", "现在改喝茶了"); not
+# "现在想想" or "now that I think of it", which look back.
+_NOW_HOLDS = re.compile(r"\b(?:now|nowadays|these\s+days|currently)\b(?!\s+that\s+i\s+think)|"
+                        r"(?:现在|如今|目前|最近)(?!想想|想起来|回想|回头看)", re.I)
+
+
+def recounts(text: str) -> bool:
+    """Is the statement set in a time that is over, saying nothing of how things stand
+    now ("started on guitar when i was 12, switched to bass at 16", "大学那会儿一周喝三回
+    啤酒，现在想想都后怕")? Not "when I was a kid I hated broccoli, now I love it"."""
+    return bool(_PAST_FRAME.search(text)) and not _NOW_HOLDS.search(text)
+
+
+# A clause that says a thing stays as it was ("家还在西湖区没动", "still at the same firm").
+_STAYS = re.compile(r"\b(?:still|same\s+(?:as\s+(?:before|ever)|old)|haven'?t\s+(?:moved|changed)|"
+                    r"not\s+moving)\b|还在|还是在|没搬|没动|没变|没换|依旧|照旧", re.I)
+
+
+_PARTS = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]|\s[—–-]+\s")
+
+
+def kept_clauses(text: str) -> list[str]:
+    """The clauses of the statement that say a thing stays as it was, when another clause
+    changes or adds something ("还在西湖区没搬，不过我最近换工作了"); [] when none does
+    ("still here in Toronto, freezing as ever" restates)."""
+    clauses = [c.strip() for c in _PARTS.split(text) if c.strip()]
+    kept = [c for c in clauses if _STAYS.search(c)]
+    news = [c for c in clauses if c not in kept and (
+        changes_mind(c) or adds(c) or opens_one_more(c))]
+    return kept if news else []
+
+
+# Saying that something stopped ("can't do it anymore", "开不起了") is not naming what took
+# its place ("switched to", "换成", "instead").
+_STOPS = re.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer|can'?t|cannot|quit|stopped|"
+                    r"gave\s+up|done\s+with)\b|不[^了，。,.！!？?、；;]{1,6}了|不再|已经不|受不了",
+                    re.I)
+_SUBSTITUTES = re.compile(
+    r"\b(?:(?:switch|chang|mov|swapp?|turn)(?:e|ed|ing|s)?\s+(?:it\s+|over\s+|back\s+)?to|"
+    r"instead|replac\w*\s+(?:it\s+|them\s+)?with|went\s+with|going\s+with|make\s+it)\b"
+    r"|换成|换到|换了|改成|改到|改为|改用|换用|转到|转成|调到|调成|变成|还是.{0,12}吧", re.I)
+
+
+def stops_only(text: str) -> bool:
+    """Does the statement say only that something stopped, naming nothing that replaced
+    it ("my knees just can't take it anymore", "油太贵了，真的开不起了"; not "I quit keto,
+    I'm doing Mediterranean now", whose other clause says what holds now)?"""
+    return bool(_STOPS.search(text)) and not _SUBSTITUTES.search(text) \
+        and not _SETTLES.search(text) and not any(
+            _WEAK.search(c) and not _STOPS.search(c) for c in _PARTS.split(text) if c)
+
+
 def adds(text: str) -> bool:
     """Does the statement present itself as one more thing beside what is known?"""
     return bool(_ALSO.search(text))
@@ -342,3 +406,22 @@ _OPENS_ONE_MORE = re.compile(r"\s*(?:(?:also|btw|by\s+the\s+way|oh\s+and|and\s+a
 def opens_one_more(text: str) -> bool:
     """Does the sentence open as one more thing, not going on with what came before it?"""
     return bool(_OPENS_ONE_MORE.match(text))
+
+
+# A sentence led by the speaker ("I work remotely now", "我还养了只猫") states something of
+# its own; one led by anything else, right after a change, says why or how it came about.
+_SPEAKER_LEADS = re.compile(r"\s*(?:(?:ok(?:ay)?|so|and|but|yeah|yes|well|honestly)[,\s]+)*"
+                            r"(?:I\b|I'm\b|I've\b|I'd\b|I'll\b|im\b|ive\b|我(?!们))", re.I)
+
+
+def explains(text: str) -> bool:
+    """Does a sentence that follows a change in the same message only go on about it
+    (its reason, how it feels: "Too competitive, too long.", "we just order in on
+    weekends", "been binging a podcast on my commute now", "it was wrecking my sleep,
+    can't do it anymore"), rather than say something new: a change said in so many words
+    (more than what stopped), a retraction, one more thing, or a statement led by the
+    speaker? (A time word alone, "now", "最近", says no change of its own here.)"""
+    return not (_SPEAKER_LEADS.match(text)
+                or ((marks_change(text) or replaces(text)) and not stops_only(text))
+                or settles(text) or adds(text) or opens_one_more(text)
+                or retraction(text) is not None)

@@ -34,11 +34,14 @@ from .discourse import (
     adds,
     beyond_change,
     changes_mind,
+    kept_clauses,
     marks_change,
     one_time,
     opens_one_more,
+    recounts,
     replaces,
     restating,
+    stops_only,
     supposes,
 )
 from .planoff import planned
@@ -155,6 +158,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
             # Nothing named ("那条不用记了"), or two as close: a person picks.
             return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in close[:5]))
         return Related(Relation.FORGET, named[0].id, sure=not by_rank)
+    if kept := kept_clauses(statement):
+        # "还在西湖区没搬，不过我最近换工作了": what a clause says stays is not what the
+        # rest of the line changes.
+        ranked = [m for m in ranked if not any(_holds(k, m) for k in kept)]
     if not ranked or one_time(statement):
         # Nothing close, or about one occasion ("only today", "明天先别发了"): a
         # standing memory is not changed by it.
@@ -185,8 +192,14 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # same thing (close enough for a time word, hardly at all for an explicit marker).
     strong = weak = by_rank = False
     elsewhere = not best.linked and any(m.linked for m in ranked) and not marks_change(statement)
-    if best.linked and changes_mind(statement) and (not opens_one_more(statement)
-                                                    or best.names(statement)):
+    # What the conversation just changed, and a line that says only what stopped: the
+    # change's reason ("I quit coffee. it was wrecking my sleep, can't do it anymore",
+    # "现在不骑车了。路上太堵了，实在骑不动了"), not a change of it again.
+    said_why = best.linked and stops_only(statement)
+    if said_why:
+        pass
+    elif best.linked and changes_mind(statement) and (
+            best.names(statement) or not opens_one_more(statement)):
         # "Dropped Spanish. It's Japanese on Duolingo now"; not a sentence that opens as
         # one more thing ("…instead? also, I started learning the cello")
         strong = True
@@ -228,9 +241,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # "as I mentioned", "一直都…"; but "running is out, I swim laps instead now, still
         # 3x a week" replaces, and its "still" is about what stays.
         return Related(Relation.SAME, best.id)
-    if (flip or strong or weak) and supposes(statement):
+    if (flip or strong or weak) and (supposes(statement) or recounts(statement)):
         # "If the iPhone gets cheaper I might switch to it", "要是明年工资涨了，我可能会搬去
-        # 上海": nothing has changed yet.
+        # 上海": nothing has changed yet; "switched to bass at 16", "读研那几年一天三杯咖
+        # 啡": what changed then is history.
         return Related(Relation.NEW)
     if (by_rank or weak) and restates(statement, target.content):
         return Related(Relation.SAME, target.id)  # "我现在还是住在长沙"
@@ -327,6 +341,19 @@ def named_words(text: str) -> set[str]:
     """The specific words a statement names things by (what `shares_words` compares)."""
     return {w for w in content_words(beyond_change(core(text) or text), grams=True)
             if len(w) >= (2 if w[0] >= "\u2e80" else 3) and w not in _WHEN} | _joined(text)
+
+
+# How many or how often: what stays of a change ("I take the bus instead now, still four
+# days a week") without naming the thing that stays.
+_AMOUNT = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|once|twice|"
+                     r"times?|days?|hours?|minutes?|weeks?|[一二两三四五六七八九十几]+[天次个小时分钟]*)+")
+
+
+def _holds(clause: str, memory: Match) -> bool:
+    """Does a clause that says something stays name a thing of `memory` ("家还在西湖区没动"
+    / "用户住在杭州西湖区"), not only how many or how often?"""
+    return any(not _AMOUNT.fullmatch(w) for w in named_words(clause)
+               & (named_words(memory.content) | named_words(memory.said)))
 
 
 def _joined(text: str) -> set[str]:

@@ -1,0 +1,158 @@
+"""What surrounds a change decides nothing by itself (understand/discourse.py, relate.py,
+writepath.py): the reason given with a change is not a memory and does not change the
+memory again; a story about the past changes nothing current; a clause that says a thing
+stays keeps that memory out of what the rest of the line changes; "this one" is one
+occasion; the user's own child is someone else."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Scope, Vault
+from memvault.understand.discourse import explains, kept_clauses, recounts, stops_only
+
+ME = Scope("acme", "lin")
+
+
+def _tell(vault: Vault, line: str) -> list[str]:
+    return [o.action for o in vault.observe(ME, [{"role": "user", "content": line}]).outcomes]
+
+
+def _active(vault: Vault) -> list[str]:
+    return sorted(m.content for m in vault.list(ME, status="active", limit=50)
+                  if m.kind != "turn")
+
+
+@pytest.mark.parametrize(("line", "told"), [
+    ("back when I lived in Dundee I biked everywhere", True),
+    ("when I was 15 I was obsessed with skateboarding, switched to surfing at 18", True),
+    ("growing up we only ever ate rice", True),
+    ("高中那会儿天天喝可乐", True),
+    ("刚工作那会儿每天加班到十点，后来换了组才好", True),
+    ("大学的时候一周打三次球，现在想想真有精力", True),     # looking back, not how it is
+    ("when I was a kid I hated olives, now I love them", False),
+    ("I moved to Berlin back in March", False),            # a move that still holds
+    ("小时候不吃辣，现在无辣不欢", False),
+    ("I switched to oat milk", False),
+])
+def test_a_story_about_the_past(line: str, told: bool) -> None:
+    assert recounts(line) is told
+
+
+@pytest.mark.parametrize(("line", "kept"), [
+    ("new job at a brewery, still living in Leith though", ["still living in Leith though"]),
+    ("还住在老地方没搬，不过换了家公司", ["还住在老地方没搬"]),
+    ("changed teams - still the same manager though, oh and I'm learning Go",
+     ["still the same manager though"]),
+    ("still in Leith, freezing as ever", []),              # nothing else said: a restatement
+    ("I still live in Leith", []),
+    ("switched to tea", []),
+])
+def test_what_a_line_says_stays(line: str, kept: list[str]) -> None:
+    assert kept_clauses(line) == kept
+
+
+@pytest.mark.parametrize(("line", "only"), [
+    ("my elbow just can't take it anymore", True),
+    ("路上太堵了，实在骑不动了", True),
+    ("quit smoking", True),
+    ("switched to tea, can't do coffee anymore", False),   # names what replaced it
+    ("I quit keto, I'm doing Mediterranean now", False),   # and says what holds now
+    ("我不吃素了，现在荤素都吃", False),
+    ("换成地铁了，开不起车了", False),
+    ("we're in Lisbon now", False),
+])
+def test_saying_only_what_stopped(line: str, only: bool) -> None:
+    assert stops_only(line) is only
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("Too crowded, too loud.", True),
+    ("we mostly cook at home now", True),
+    ("it was wrecking my sleep, can't do it anymore", True),
+    ("I work from a café now", False),                     # led by the speaker: its own
+    ("ok so I'm training for a half marathon", False),
+    ("also, my sister moved in", False),                   # one more thing
+    ("switched to tea instead", False),                    # a change of its own
+    ("please forget my old address", False),               # a retraction
+])
+def test_a_sentence_that_only_explains(line: str, why: bool) -> None:
+    assert explains(line) is why
+
+
+@pytest.mark.parametrize(("stored", "line", "now"), [
+    ("I play tennis every weekend",
+     "honestly I've started to hate tennis now. my elbow just can't take it anymore",
+     "Honestly I've started to hate tennis now"),
+    ("I drink a lot of coffee", "I quit coffee. coffee was wrecking my sleep, can't do it anymore",
+     "I quit coffee"),
+    ("我每天骑车上班", "现在不骑车了。路上太堵了，实在骑不动了", "现在不骑车了"),
+    ("I love board games", "board games bore me now. too long, too many rules",
+     "Board games bore me now"),
+])
+def test_the_reason_for_a_change_neither_stays_nor_overwrites_it(
+        vault: Vault, stored: str, line: str, now: str) -> None:
+    mid = vault.remember(ME, stored).memory.id
+    acts = _tell(vault, line)
+    assert acts[0] == "updated" and "added" not in acts
+    assert _active(vault) == [now]
+    history = vault.history(ME, mid)
+    # v2 was made by the change, its trigger the sentence that said it, not the reason
+    assert [r.to_version for r in history] == [1, 2]
+    assert line.startswith(history[-1].trigger_text or "-")
+
+
+def test_a_new_statement_of_the_speaker_after_a_change_is_kept(vault: Vault) -> None:
+    vault.remember(ME, "I drink black coffee")
+    assert _tell(vault, "I switched to green tea now. I'm training for a half marathon "
+                        "in May.") == ["updated", "added"]
+    assert _active(vault) == ["I switched to green tea now",
+                              "I'm training for a half marathon in May"]
+
+
+@pytest.mark.parametrize(("stored", "line"), [
+    ("I live in Glasgow",
+     "back when I lived in Dundee I used to cycle along the Tay, switched to running later"),
+    ("我现在喝茶", "大学那会儿一天两罐红牛，后来才戒掉的"),
+    ("I prefer tea over coffee",
+     "i was a 3-espressos-a-day guy for years before i switched, the headaches were brutal"),
+])
+def test_a_story_about_the_past_changes_nothing_current(vault: Vault, stored: str,
+                                                       line: str) -> None:
+    mid = vault.remember(ME, stored).memory.id
+    _tell(vault, line)
+    m = vault.get(ME, mid)
+    assert (m.status, m.version, m.content) == ("active", 1, stored)
+
+
+@pytest.mark.parametrize(("home", "job", "line"), [
+    ("我住在杭州西湖区", "我在滨江上班", "换工作了，现在在萧山上班，不过家还在西湖区没动"),
+    ("I live in Leith", "I work at a bakery in Leith",
+     "changed jobs, I'm at a brewery now, still living in Leith though"),
+])
+def test_what_a_clause_says_stays_is_not_what_the_line_changes(
+        vault: Vault, home: str, job: str, line: str) -> None:
+    home_id = vault.remember(ME, home).memory.id
+    vault.remember(ME, job)
+    _tell(vault, line)
+    m = vault.get(ME, home_id)
+    assert (m.status, m.version) == ("active", 1)
+
+
+@pytest.mark.parametrize(("stored", "line"), [
+    ("回复请用中文", "这一条用英文回复吧，要转给同事"),
+    ("Reply in Spanish please", "this one in English please, it's going to my boss"),
+])
+def test_this_one_is_one_occasion(vault: Vault, stored: str, line: str) -> None:
+    mid = vault.remember(ME, stored).memory.id
+    assert _tell(vault, line) == []
+    assert vault.get(ME, mid).version == 1 and _active(vault) == [stored]
+
+
+def test_the_users_child_is_someone_else(vault: Vault) -> None:
+    mid = vault.remember(ME, "我不吃香菜").memory.id
+    _tell(vault, "我们家娃倒是特别爱吃香菜")
+    assert vault.get(ME, mid).version == 1
+    (kid,) = [m for m in vault.list(ME, status="active", limit=50)
+              if m.kind != "turn" and m.id != mid]
+    assert kid.metadata["subject"] == "娃" and "third_party" in kid.metadata["flags"]
