@@ -73,6 +73,8 @@ def test_saying_only_what_stopped(line: str, only: bool) -> None:
     ("I work from a café now", False),                     # led by the speaker: its own
     ("ok so I'm training for a half marathon", False),
     ("also, my sister moved in", False),                   # one more thing
+    ("unrelated but my birthday is in May", False),
+    ("跟这个没关系哈，我下个月生日", False),
     ("switched to tea instead", False),                    # a change of its own
     ("please forget my old address", False),               # a retraction
 ])

@@ -399,8 +399,11 @@ def adds(text: str) -> bool:
 
 # A sentence that opens as one more thing ("also, …", "btw …", "另外…", "对了…"; not
 # "plush…", "还有点…").
-_OPENS_ONE_MORE = re.compile(r"\s*(?:(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus)\b|"
-                             r"另外|还有(?!点)|顺便|对了)", re.I)
+_OPENS_ONE_MORE = re.compile(r"\s*(?:(?:also|btw|by\s+the\s+way|oh\s+and|and\s+also|plus|"
+                             r"unrelated(?:ly)?|random(?:ly)?|side\s*note|off[-\s]topic|"
+                             r"on\s+another\s+note|different\s+topic)\b|"
+                             r"另外|还有(?!点)|顺便|对了|(?:跟|和)这个?没关系|题外话|说个别的|换个话题)",
+                             re.I)
 
 
 def opens_one_more(text: str) -> bool:
