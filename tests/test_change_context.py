@@ -9,7 +9,13 @@ from __future__ import annotations
 import pytest
 
 from memvault import Scope, Vault
-from memvault.understand.discourse import explains, kept_clauses, recounts, stops_only
+from memvault.understand.discourse import (
+    explains,
+    kept_clauses,
+    recounts,
+    stays_only,
+    stops_only,
+)
 
 ME = Scope("acme", "lin")
 
@@ -46,6 +52,7 @@ def test_a_story_about_the_past(line: str, told: bool) -> None:
      ["still the same manager though"]),
     ("still in Leith, freezing as ever", []),              # nothing else said: a restatement
     ("I still live in Leith", []),
+    ("公司统一换成ThinkPad了🙄 机械键盘我还是自己带着用", ["机械键盘我还是自己带着用"]),
     ("switched to tea", []),
 ])
 def test_what_a_line_says_stays(line: str, kept: list[str]) -> None:
@@ -102,6 +109,33 @@ def test_the_reason_for_a_change_neither_stays_nor_overwrites_it(
     # v2 was made by the change, its trigger the sentence that said it, not the reason
     assert [r.to_version for r in history] == [1, 2]
     assert line.startswith(history[-1].trigger_text or "-")
+
+
+@pytest.mark.parametrize(("line", "only"), [
+    ("still fully remote, so the job didn't change at all", True),
+    ("组没变 还是支付组", True),
+    ("跳槽去网易了！还是住滨江", False),                   # opens with news
+    ("最后还是决定买ThinkPad", False),                     # a decision, not what stays
+    ("still in Leith but switched to oat milk now", False),
+])
+def test_a_sentence_that_says_only_what_stays(line: str, only: bool) -> None:
+    assert stays_only(line) is only
+
+
+def test_what_stays_after_a_change_confirms_and_changes_nothing(vault: Vault) -> None:
+    home = vault.remember(ME, "I live in Denver").memory.id
+    remote = vault.remember(ME, "I work remotely").memory.id
+    _tell(vault, "we moved to Boulder! still fully remote so the job didn't change at all")
+    assert "Boulder" in (vault.get(ME, home).content or "")
+    m = vault.get(ME, remote)
+    assert (m.version, m.content) == (1, "I work remotely")
+
+
+def test_a_kept_thing_beside_an_emoji_is_not_what_the_line_changes(vault: Vault) -> None:
+    keyboard = vault.remember(ME, "I use a mechanical keyboard").memory.id
+    vault.remember(ME, "I use a MacBook for work")
+    _tell(vault, "work switched us all to thinkpads 🙄 kept my mechanical keyboard tho")
+    assert vault.get(ME, keyboard).version == 1
 
 
 def test_a_new_statement_of_the_speaker_after_a_change_is_kept(vault: Vault) -> None:

@@ -353,23 +353,44 @@ def recounts(text: str) -> bool:
     return bool(_PAST_FRAME.search(text)) and not _NOW_HOLDS.search(text)
 
 
-# A clause that says a thing stays as it was ("家还在西湖区没动", "still at the same firm").
-_STAYS = re.compile(r"\b(?:still|same\s+(?:as\s+(?:before|ever)|old)|haven'?t\s+(?:moved|changed)|"
-                    r"not\s+moving)\b|还在|还是在|没搬|没动|没变|没换|依旧|照旧", re.I)
+# A clause that says a thing stays as it was ("家还在西湖区没动", "still at the same firm",
+# "kept my mechanical keyboard tho"); not "还是发邮件吧", a change.
+_STAYS = re.compile(r"\b(?:still|(?:kept|keeping)\s+(?:my|our|the|it|them|that)\b|not\s+giving\s+(?:that|it|them)\s+up|"
+                    r"same\s+(?:as\s+(?:before|ever)|old)|(?:haven'?t|hasn'?t|didn'?t|won'?t)\s+"
+                    r"(?:moved|changed?)|not\s+moving|nothing\s+changed)\b|"
+                    r"还在|还是(?![^，。！？]{0,12}吧)|没搬|没动|没变|没换|依旧|照旧|不变", re.I)
+# Clauses: punctuation, a dash, an emoji, or the space chat puts between Chinese phrases.
+_PARTS = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]|\s[—–-]+\s|[\U0001F300-\U0001FAFF]+|"
+                    r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 
 
-_PARTS = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]|\s[—–-]+\s")
+def _clauses(text: str) -> list[str]:
+    return [c.strip() for c in _PARTS.split(text) if c.strip()]
+
+
+def _stays(clause: str) -> bool:
+    return bool(_STAYS.search(clause)) and not _SUBSTITUTES.search(clause) \
+        and not _SETTLES.search(clause)  # "最后还是决定买ThinkPad": a decision
 
 
 def kept_clauses(text: str) -> list[str]:
     """The clauses of the statement that say a thing stays as it was, when another clause
     changes or adds something ("还在西湖区没搬，不过我最近换工作了"); [] when none does
     ("still here in Toronto, freezing as ever" restates)."""
-    clauses = [c.strip() for c in _PARTS.split(text) if c.strip()]
-    kept = [c for c in clauses if _STAYS.search(c)]
+    clauses = _clauses(text)
+    kept = [c for c in clauses if _stays(c)]
     news = [c for c in clauses if c not in kept and (
         changes_mind(c) or adds(c) or opens_one_more(c))]
     return kept if news else []
+
+
+def stays_only(text: str) -> bool:
+    """Does the statement open with what stays and change nothing after it ("still fully
+    remote so the job didnt change at all", "组没变 还是支付组"; not "跳槽去网易了！还是住
+    滨江", whose first clause is news)?"""
+    clauses = _clauses(text)
+    return bool(clauses) and _stays(clauses[0]) and not any(
+        changes_mind(c) and not _stays(c) for c in clauses)
 
 
 # Saying that something stopped ("can't do it anymore", "开不起了") is not naming what took
@@ -389,7 +410,7 @@ def stops_only(text: str) -> bool:
     I'm doing Mediterranean now", whose other clause says what holds now)?"""
     return bool(_STOPS.search(text)) and not _SUBSTITUTES.search(text) \
         and not _SETTLES.search(text) and not any(
-            _WEAK.search(c) and not _STOPS.search(c) for c in _PARTS.split(text) if c)
+            _WEAK.search(c) and not _STOPS.search(c) for c in _clauses(text))
 
 
 def adds(text: str) -> bool:

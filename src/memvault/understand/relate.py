@@ -41,6 +41,7 @@ from .discourse import (
     recounts,
     replaces,
     restating,
+    stays_only,
     stops_only,
     supposes,
 )
@@ -162,6 +163,11 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # "还在西湖区没搬，不过我最近换工作了": what a clause says stays is not what the
         # rest of the line changes.
         ranked = [m for m in ranked if not any(_holds(k, m) for k in kept)]
+    if ranked and stays_only(statement):
+        # "still fully remote so the job didnt change at all": what stays is confirmed
+        named = [m for m in ranked if m.names(statement)] or [
+            m for m in ranked[:1] if m.score >= t.match]
+        return Related(Relation.SAME, named[0].id) if named else Related(Relation.NEW)
     if not ranked or one_time(statement):
         # Nothing close, or about one occasion ("only today", "明天先别发了"): a
         # standing memory is not changed by it.
