@@ -192,3 +192,40 @@ def test_the_users_child_is_someone_else(vault: Vault) -> None:
     (kid,) = [m for m in vault.list(ME, status="active", limit=50)
               if m.kind != "turn" and m.id != mid]
     assert kid.metadata["subject"] == "娃" and "third_party" in kid.metadata["flags"]
+
+
+@pytest.mark.parametrize(("label", "slot"), [
+    ("称呼", "user.name"),
+    ("住在哪", "user.location"),
+    ("where I live", "user.location"),
+    ("工作时间", "work.hours"),
+    ("报表格式", "report.format"),
+    ("the meeting one", None),                             # no slot holds meetings
+    ("我的猫", None),
+    ("那个闹钟", None),
+])
+def test_a_label_names_the_slot_whose_description_it_means(label: str,
+                                                           slot: str | None) -> None:
+    from types import SimpleNamespace
+
+    from memvault.embed import load_embedder
+    from memvault.extract.slots import SLOTS
+    from memvault.slotnames import named_slot
+
+    eng = SimpleNamespace(core=SimpleNamespace(embedders=[load_embedder("use-m3")]))
+    assert named_slot(eng, label, SLOTS) == slot
+
+
+@pytest.mark.parametrize(("stored", "line"), [
+    ("我希望你叫我小李", "称呼那条删掉吧"),
+    ("I live in Porto", "please forget where I live, I'd rather you didn't keep it"),
+])
+def test_a_retraction_by_the_slot_it_names_forgets_its_holder(vault: Vault, stored: str,
+                                                              line: str) -> None:
+    mid = vault.observe(ME, [{"role": "user", "content": stored}]).outcomes[0].memory_id
+    assert mid is not None and vault.get(ME, mid).slot is not None
+    other = vault.remember(ME, "I like oolong tea").memory.id
+    assert _tell(vault, line) == ["forget"]
+    assert vault.get(ME, mid).status == "deleted" and vault.get(ME, other).version == 1
+    vault.rollback(ME, mid, to_version=1)
+    assert vault.get(ME, mid).status == "active"

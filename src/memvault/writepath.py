@@ -21,13 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from . import agentpolicy, gate, threadlinks, valueswap
+from . import agentpolicy, gate, slotnames, threadlinks, valueswap
 from . import validate as v
 from .engine import Engine
 from .errors import ConflictError, ValidationError
 from .extract.candidate import candidate_metadata
 from .extract.replies import REPLY, said_before, turn_of, with_replies
 from .extract.rules import RuleExtractor
+from .extract.slots import SLOTS, SlotRegistry
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
@@ -36,14 +37,7 @@ from .store import ListFilter
 from .threadtopic import Line, thread_lines
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
-from .understand.discourse import (
-    changes_mind,
-    corrects,
-    explains,
-    marks_change,
-    replaces,
-    settles,
-)
+from .understand.discourse import changes_mind, corrects, explains, marks_change, replaces, settles
 from .understand.relate import Thresholds, shares_words
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items, versioncap
@@ -218,7 +212,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
                          policy=policy, metadata={"turn_id": turn} if turn else None,
                          continues=goes_on, embedded=pre, screened=seen, thread=lines,
-                         carried_pii=carried)
+                         slots=getattr(ext, "registry", None), carried_pii=carried)
         changed = (turn, [o.memory_id] if o.action == "updated" and o.memory_id else [])
         if o.action == "updated" and o.memory_id:
             thread = [*(i for i in thread if i != o.memory_id), o.memory_id]
@@ -311,7 +305,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                  continues: list[str] | None = None,
                  embedded: tuple[dict[str, Any], Any] | None = None,
                  screened: gate.Screened | None = None,
-                 thread: list[Line] | None = None,
+                 thread: list[Line] | None = None, slots: SlotRegistry | None = None,
                  carried_pii: tuple[tuple[str, str], ...] = ()) -> Outcome:
     """`continues`: memories earlier sentences of the same message changed; a later
     sentence that announces a change goes on with them ("Dropped Spanish. It's Japanese
@@ -396,8 +390,12 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         # What the extractor's own reading named (an LLM's: checked against what the
         # lookup offered it): read again inside the user's scope, like every match.
         offered.append(c.intent_target)
-    derived = _made_from(eng, user, [r.memory for r in found]) if retraction is not None \
-        else {}
+    # "称呼那条删掉吧": the memory holding the slot its label names (slotnames.py)
+    held = slotnames.holders(eng, user, retraction, slots or SLOTS) \
+        if retraction and not soft and c.slot is None else []
+    offered += [m.id for m in held if m.id not in offered]
+    derived = _made_from(eng, user, [r.memory for r in found] + held) \
+        if retraction is not None else {}
     swapped = valueswap.prepared(eng, screened.source_text or "", c.slot, found)
     with eng.core.acting_as(actor_role), eng.core.store.transaction() as tx:
         eng.writes.check_sources(tx, sc, extra)

@@ -355,7 +355,8 @@ def recounts(text: str) -> bool:
 
 # A clause that says a thing stays as it was ("家还在西湖区没动", "still at the same firm",
 # "kept my mechanical keyboard tho"); not "还是发邮件吧", a change.
-_STAYS = re.compile(r"\b(?:still|(?:kept|keeping)\s+(?:my|our|the|it|them|that)\b|not\s+giving\s+(?:that|it|them)\s+up|"
+_STAYS = re.compile(r"\b(?:still|(?:kept|keeping)\s+(?:my|our|the|it|them|that)\b|"
+                    r"not\s+giving\s+(?:that|it|them)\s+up|"
                     r"same\s+(?:as\s+(?:before|ever)|old)|(?:haven'?t|hasn'?t|didn'?t|won'?t)\s+"
                     r"(?:moved|changed?)|not\s+moving|nothing\s+changed)\b|"
                     r"还在|还是(?![^，。！？]{0,12}吧)|没搬|没动|没变|没换|依旧|照旧|不变", re.I)
