@@ -229,3 +229,28 @@ def test_a_retraction_by_the_slot_it_names_forgets_its_holder(vault: Vault, stor
     assert vault.get(ME, mid).status == "deleted" and vault.get(ME, other).version == 1
     vault.rollback(ME, mid, to_version=1)
     assert vault.get(ME, mid).status == "active"
+
+
+@pytest.mark.parametrize(("stored", "line", "now"), [
+    ("请用深色模式", "以后一直用浅色模式", "浅色"),  # "from now on always": no restatement
+    ("我的血型是 O 型", "搞错了，我是 A 型血", "A 型"),  # a correction with the right version
+    ("I take 50mg of sertraline every morning",
+     "doc upped my sertraline to 100mg as of this week", "100mg"),  # from this week on
+])
+def test_a_change_in_words_that_looked_like_something_else(vault: Vault, stored: str,
+                                                            line: str, now: str) -> None:
+    mid = vault.remember(ME, stored).memory.id
+    assert _tell(vault, line) == ["updated"]
+    assert now in (vault.get(ME, mid).content or "")
+    # frozen, the same line is blocked and the memory stays
+    other = vault.remember(ME, stored + "!").memory.id
+    vault.freeze(ME, other)
+    vault.forget(ME, mid)
+    assert _tell(vault, line) == ["block"]
+    assert vault.get(ME, other).version == 1
+
+
+def test_admitting_a_mistake_after_a_retraction_is_no_correction(vault: Vault) -> None:
+    mid = vault.remember(ME, "我对花生过敏").memory.id
+    assert _tell(vault, "花生过敏那条你别记了，是我搞错了") == ["forget"]
+    assert vault.get(ME, mid).status == "deleted"

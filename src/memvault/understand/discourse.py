@@ -36,7 +36,7 @@ _CHANGE_EN = (
     r"turns\s+out|update[ds]?|swap(?:ped)?|replac\w*|used\s+to|stopped|quit|gave\s+up|"
     r"i'?m\s+(?:over|done\s+with)|not\s+\w+\s+(?:but|anymore)|"
     r"postpon\w*|reschedul\w*|push(?:ed)?\s+(?:it\s+)?(?:back|forward)|delay(?:ed)?|"
-    r"brought\s+forward|moved\s+up|promoted|overt(?:ook|aken|ake)|ditch(?:ed)?|"
+    r"brought\s+forward|moved\s+up|upp(?:ed|ing)|promoted|overt(?:ook|aken|ake)|ditch(?:ed)?|"
     r"dropp?(?:ed)?|is\s+out|are\s+out|no\s+more|went\s+with|going\s+with|"
     r"settled\s+on|ended\s+up|"
     r"sold\s+out|signed\s+up|booked|closed|cancel(?:l)?ed|got\s+rid\s+of|"
@@ -169,18 +169,20 @@ _RESTATE = re.compile(
     r"still|always\s+(?:have|has|had)\s+been|as\s+i\s+always|reminder|"
     r"keep\s+(?:it|that|them|things)\s+(?:on|at|as|the\s+same|how)|leave\s+(?:it|that)\s+(?:on|at|as))\b"
     r"|保持不变|不用改了?|不改了|别改了"
-    r"|我说过|之前说过|说过了|一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
+    r"|我说过|之前说过|说过了|(?<!以后)(?<!今后)(?<!往后)一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
     r"老规矩|老习惯|雷打不动|一如既往|[再在]强调|强调一下|重申|再说一遍|再说一次|提醒一下(?=[，,\s])|"
     r"to\s+repeat|just\s+to\s+be\s+clear|once\s+again", re.I)
 # One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
 _ONCE = re.compile(
-    r"\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend|time|once|"
+    # ("as of this week", "starting this month", "从这周起": when a change starts)
+    r"\b(?:today|tonight|tomorrow|(?<!of\s)(?<!from\s)(?<!starting\s)"
+    r"this\s+(?:morning|afternoon|evening|week|weekend|time|once|"
     r"one)|just\s+this\s+once|only\s+today|for\s+now|right\s+now|at\s+the\s+moment|"
     r"for\s+the\s+time\s+being|just\s+for\s+this|for\s+this\s+(?:one|snippet|report|file|"
     r"email|message|doc|document|project|task|case|trip|meeting|question)|"
     r"for\s+this\s+[a-z]+\s+only|(?:only|just)\s+for\s+this\s+[a-z]+)\b"
     r"|\b(?:only|just)\s+(?:today|tonight|this\s+(?:week|once|time))\b"
-    r"|明天|今天|今晚|后天|这周|本周|这次|这一次|这回|暂时|这两天|这几天|先(?=别|不)|这一条|这一单|这单"
+    r"|明天|今天|今晚|后天|(?<!从)(?:这周|本周)(?!起|开始)|这次|这一次|这回|暂时|这两天|这几天|先(?=别|不)|这一条|这一单|这单"
     # a request tied to one event: "资料更新后请…", "once it's done, let me know"
     r"|(?<!以)(?<!之)后(?=请|麻烦|记得|告诉|通知)"
     r"|\bonce\s+(?:it|this|that|the\s+\w+)\s+(?:is|are|has|have|gets?)\b", re.I)
@@ -219,7 +221,9 @@ _SETTLES = re.compile(
     r"\b(?:changed\s+my\s+mind|final\s+answer|in\s+the\s+end|after\s+all|scratch\s+that|"
     r"on\s+second\s+thoughts?|ended\s+up|settled\s+on|went\s+with|final|no\s+wait|"
     r"correction)\b"
-    r"|算了|不对|最后|最终|改主意|还是.{0,12}吧|定了|说错了|打错了|口误", re.I)
+    r"|算了|不对|最后|最终|改主意|还是.{0,12}吧|定了|说错了|打错了|口误"
+    # "搞错了，我是 A 型血" gives the right version; "…你别记了，是我搞错了" only admits it
+    r"|[搞弄记写]错了(?=[，,\s]*[^\s，,。.!！?？])", re.I)
 
 
 # Correcting what was just said, not taking a memory back: "scratch that — a latte",
@@ -228,7 +232,7 @@ _CORRECTS = re.compile(
     r"\b(?:scratch|forget|ignore)\s+(?:that|this|it)\s*(?:[—–:;,-]+|\s+)\s*(?:just\s+|it'?s\s+|"
     r"make\s+it\s+|actually\s+)?(?=\S)(?!(?:i|please|pls|don'?t|do\s+not|never|you)\b)|"
     r"\b(?:no\s+wait|wait\s+no|correction|typo)\b|不对[，,\s]*(?:是|应该是|改成)|说错了|"
-    r"打错了|口误", re.I)
+    r"打错了|口误|[搞弄记写]错了(?=[，,\s]*[^\s，,。.!！?？])", re.I)
 
 
 def corrects(text: str) -> bool:
