@@ -198,8 +198,8 @@ ONCE = any_of(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|repor
               r"这次|这一次|本次|这回",
               # the message at hand ("this one in English please", "这一条用英文回答吧", "这封
               #邮件写正式点"), not how every one should be
-              r"\bthis\s+(?:one|answer|reply|response|message|email|draft|summary|translation)\b",
-              r"这一?(?:条|封|篇)(?:回复|回答|消息|邮件|文章)?(?=[^，。！？]{0,4}(?:用|回|答|写|翻|发|说))",
+              r"\bthis\s+(?:one|answer|reply|response|draft|summary|translation)\b",
+              r"这一?(?:条|封)(?:回复|回答|消息|邮件)?(?=[^，。！？]{0,4}(?:用|回|答|写|翻|说))",
               # a request for one thing ("我要一份 XLSX 报表", "send me a PDF of it")
               r"(?:要|来|给我|发我|做|出)一(?:份|张|个|版).{0,8}?(?:报表|报告|文件|表格|文档|副本|"
               r"版本|pdf|csv|xlsx|excel|word|json)",

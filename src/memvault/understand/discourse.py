@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .planoff import plan_off
-from .stance import CALLED_OFF
+from .stance import CALLED_OFF, polarity
 
 # The speaker named anywhere in the line ("I", "my", "we", "我", "咱"): a line without it
 # says something of someone or something else, or leaves its speaker unsaid.
@@ -339,33 +339,48 @@ _PAST_FRAME = re.compile(
     r"young(?:er)?|little|in\s+(?:college|uni(?:versity)?|(?:high\s+|grad\s+)?school)|\d{1,2})\b|"
     r"\bgrowing\s+up\b|\bas\s+a\s+(?:kid|child|teen(?:ager)?)\b|"
     r"\bin\s+my\s+(?:twenties|teens|thirties|college\s+days|student\s+days|uni\s+days|"
-    r"school\s+days)\b|\bfor\s+(?:like\s+)?(?:a|one|two|three|ten|\d+)\s+(?:decade|years?)\s+"
-    r"before\b"
-    r"|那会儿?|那时候?|那几年|那阵子|小时候|当年|年轻(?:的)?时候|"
+    r"school\s+days)\b"
+    r"|(?<!到)那会儿?|(?<!到)那时候?|那几年|那阵子|小时候|当年|年轻(?:的)?时候|"
     r"(?:上学|读书|大学|高中|初中|读研|读博|研究生|刚工作|刚毕业)(?:那会儿?|那几年|的时候|时候|期间)",
     re.I)
-# A clause that says how things stand now ("…, now I'm in Lisbon", "现在改喝茶了"); not
-# "现在想想" or "now that I think of it", which look back.
-_NOW_HOLDS = re.compile(r"\b(?:now|nowadays|these\s+days|currently)\b(?!\s+that\s+i\s+think)|"
-                        r"(?:现在|如今|目前|最近)(?!想想|想起来|回想|回头看)", re.I)
+# A clause that says how things stand now ("…, now I'm in Lisbon", "现在改喝茶了", "still
+# do"); not "现在想想" or "now that I think of it", which look back.
+_NOW_HOLDS = re.compile(r"\b(?:now|nowadays|these\s+days|currently|still)\b"
+                        r"(?!\s+that\s+i\s+think)|(?:现在|如今|目前|最近|还在)(?!想想|想起来|回想|回头看)",
+                        re.I)
+# A clause that turns away from the story to what happened since ("…back then but switched
+# to Obsidian"): it is not in the story's time.
+_TURNS = re.compile(r"^(?:but|though|however|but\s+then)\b|^(?:但是?|不过|可是)", re.I)
 
 
 def recounts(text: str) -> bool:
-    """Is the statement set in a time that is over, saying nothing of how things stand
-    now ("started on guitar when i was 12, switched to bass at 16", "大学那会儿一周喝三回
-    啤酒，现在想想都后怕")? Not "when I was a kid I hated broccoli, now I love it"."""
-    return bool(_PAST_FRAME.search(text)) and not _NOW_HOLDS.search(text)
+    """Is every change the statement tells set in a time that is over, and nothing said of
+    how things stand now ("started on guitar when i was 12, switched to bass at 16", "大学
+    那会儿一周喝三回啤酒，现在想想都后怕")? Not "when I was a kid I hated broccoli, now I
+    love it", "I used Notion back then but switched to Obsidian", "我戒咖啡了，当年就是喝太
+    多才失眠的" (the change is now; the story is its reason)."""
+    if not _PAST_FRAME.search(text) or _NOW_HOLDS.search(text):
+        return False
+    framed = False
+    for part in _clauses(re.sub(r"\s+(?=(?:but|though|however)\b)", ", ", text, flags=re.I)):
+        # a clause is in the story's time once the story has begun, until one turns away
+        framed = bool(_PAST_FRAME.search(part)) or (framed and not _TURNS.match(part))
+        if not framed and changes_mind(part):
+            return False
+    return True
 
 
 # A clause that says a thing stays as it was ("家还在西湖区没动", "still at the same firm",
-# "kept my mechanical keyboard tho"); not "还是发邮件吧", a change.
+# "kept my mechanical keyboard tho"); not "还是发邮件吧" (a change) nor "还是决定搬去成都了"
+# (what was done after all), nor a feeling that lasts ("still miss Porto", "还是很想念北京").
 _STAYS = re.compile(r"\b(?:still|(?:kept|keeping)\s+(?:my|our|the|it|them|that)\b|"
                     r"not\s+giving\s+(?:that|it|them)\s+up|"
-                    r"same\s+(?:as\s+(?:before|ever)|old)|(?:haven'?t|hasn'?t|didn'?t|won'?t)\s+"
+                    r"same\s+(?:as\s+(?:before|ever)|old)|(?:haven|hasn|didn|won)['’]?t\s+"
                     r"(?:moved|changed?)|not\s+moving|nothing\s+changed)\b|"
                     r"还在|还是(?![^，。！？]{0,12}吧)|没搬|没动|没变|没换|依旧|照旧|不变", re.I)
 # Clauses: punctuation, a dash, an emoji, or the space chat puts between Chinese phrases.
-_PARTS = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]|\s[—–-]+\s|[\U0001F300-\U0001FAFF]+|"
+_PARTS = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]|\s[—–-]+\s|"
+                    r"[\u2600-\u27bf\U0001F000-\U0001FAFF]+\ufe0f?|"
                     r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 
 
@@ -374,8 +389,11 @@ def _clauses(text: str) -> list[str]:
 
 
 def _stays(clause: str) -> bool:
-    return bool(_STAYS.search(clause)) and not _SUBSTITUTES.search(clause) \
-        and not _SETTLES.search(clause)  # "最后还是决定买ThinkPad": a decision
+    """Does the clause say that a thing stays, changing nothing in the rest of its words?"""
+    if not _STAYS.search(clause) or _SUBSTITUTES.search(clause) or _SETTLES.search(clause):
+        return False
+    rest = _STAYS.sub(" ", clause)
+    return not changes_mind(rest) and not polarity(rest)  # "still miss Porto" is a feeling
 
 
 def kept_clauses(text: str) -> list[str]:
@@ -390,19 +408,18 @@ def kept_clauses(text: str) -> list[str]:
 
 
 def stays_only(text: str) -> bool:
-    """Does the statement open with what stays and change nothing after it ("still fully
-    remote so the job didnt change at all", "组没变 还是支付组"; not "跳槽去网易了！还是住
-    滨江", whose first clause is news)?"""
+    """Does the statement say only that things stay as they were ("still fully remote so
+    the job didnt change at all", "组没变 还是支付组", "still in Leith, freezing as ever";
+    not "还在滨江上班，老婆怀孕了", whose second clause is news)?"""
     clauses = _clauses(text)
-    return bool(clauses) and _stays(clauses[0]) and not any(
-        changes_mind(c) and not _stays(c) for c in clauses)
+    return bool(clauses) and _stays(clauses[0]) and all(
+        _stays(c) or _RESTATE.search(c) for c in clauses)
 
 
 # Saying that something stopped ("can't do it anymore", "开不起了") is not naming what took
 # its place ("switched to", "换成", "instead").
-_STOPS = re.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer|can'?t|cannot|quit|stopped|"
-                    r"gave\s+up|done\s+with)\b|不[^了，。,.！!？?、；;]{1,6}了|不再|已经不|受不了",
-                    re.I)
+_STOPS = re.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer|quit|stopped|gave\s+up|"
+                    r"done\s+with)\b|不[^了，。,.！!？?、；;]{1,6}了|不再|已经不|受不了", re.I)
 _SUBSTITUTES = re.compile(
     r"\b(?:(?:switch|chang|mov|swapp?|turn)(?:e|ed|ing|s)?\s+(?:it\s+|over\s+|back\s+)?to|"
     r"instead|replac\w*\s+(?:it\s+|them\s+)?with|went\s+with|going\s+with|make\s+it)\b"
@@ -437,20 +454,27 @@ def opens_one_more(text: str) -> bool:
     return bool(_OPENS_ONE_MORE.match(text))
 
 
-# A sentence led by the speaker ("I work remotely now", "我还养了只猫") states something of
-# its own; one led by anything else, right after a change, says why or how it came about.
+# A sentence led by the speaker or their own ("I work remotely now", "My birthday is March
+# 3", "我们上周领证了", "我还养了只猫") states something of its own; one led by anything
+# else, right after a change, says why or how it came about. Said to be one more thing
+# anywhere in it ("…, by the way", "记一下"), it is one.
 _SPEAKER_LEADS = re.compile(r"\s*(?:(?:ok(?:ay)?|so|and|but|yeah|yes|well|honestly)[,\s]+)*"
-                            r"(?:I\b|I'm\b|I've\b|I'd\b|I'll\b|im\b|ive\b|我(?!们))", re.I)
+                            r"(?:I\b|I['’]m\b|I['’]ve\b|I['’]d\b|I['’]ll\b|im\b|ive\b|my\b|"
+                            r"we\b|we['’]re\b|we['’]ve\b|our\b|我|咱)", re.I)
+_ONE_MORE = re.compile(r"\b(?:btw|by\s+the\s+way|fyi|for\s+the\s+record|also|either)\b|"
+                       r"\btoo(?=\s*(?:[,.!?，。！？]|$))|"  # "…too." (not "too long")
+                       r"记一下|记下|记住|顺便|另外", re.I)
 
 
 def explains(text: str) -> bool:
     """Does a sentence that follows a change in the same message only go on about it
-    (its reason, how it feels: "Too competitive, too long.", "we just order in on
-    weekends", "been binging a podcast on my commute now", "it was wrecking my sleep,
-    can't do it anymore"), rather than say something new: a change said in so many words
-    (more than what stopped), a retraction, one more thing, or a statement led by the
-    speaker? (A time word alone, "now", "最近", says no change of its own here.)"""
-    return not (_SPEAKER_LEADS.match(text)
+    (its reason, how it feels: "Too competitive, too long.", "been binging a podcast on
+    the commute now", "it was wrecking my sleep, can't do it anymore", "路上太堵了"),
+    rather than say something new: a change said in so many words (more than what
+    stopped), a retraction, one more thing, or a statement led by the speaker or their own
+    ("we just order in now", "my birthday is March 3")? (A time word alone, "now", "最近",
+    says no change of its own here.)"""
+    return not (_SPEAKER_LEADS.match(text) or _ONE_MORE.search(text)
                 or ((marks_change(text) or replaces(text)) and not stops_only(text))
                 or settles(text) or adds(text) or opens_one_more(text)
                 or retraction(text) is not None)

@@ -351,8 +351,10 @@ def named_words(text: str) -> set[str]:
 
 # How many or how often: what stays of a change ("I take the bus instead now, still four
 # days a week") without naming the thing that stays.
-_AMOUNT = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|once|twice|"
-                     r"times?|days?|hours?|minutes?|weeks?|[一二两三四五六七八九十几]+[天次个小时分钟]*)+")
+_AMOUNT = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|once|"
+                     r"twice|x|times?|days?|hours?|minutes?|weeks?|months?|cups?|glass(?:es)?|"
+                     r"miles?|km|kms|kg|kgs|lbs?|pounds?|mg|ml|liters?|litres?|steps?|reps?|"
+                     r"sets?|pages?|[一二两三四五六七八九十几\d]+[天次个小时分钟周月杯公里斤克页]*)+")
 
 
 def _holds(clause: str, memory: Match) -> bool:
