@@ -297,3 +297,14 @@ def test_a_change_that_keeps_an_amount_changes_the_memory(vault: Vault) -> None:
     mid = vault.remember(ME, "I drink 2 cups of coffee a day").memory.id
     assert _tell(vault, "switched to decaf, still 2 cups a day") == ["updated"]
     assert "decaf" in (vault.get(ME, mid).content or "")
+
+
+@pytest.mark.parametrize("line", ["moved to nights. sleeping all day is weird ngl",
+                                  "I moved to a new team last month",
+                                  "just moved to part-time, 3 days a week"])
+def test_a_shift_or_a_team_is_no_place_to_live(vault: Vault, line: str) -> None:
+    home = vault.remember(ME, "I live in Leith").memory.id
+    _tell(vault, line)
+    assert vault.get(ME, home).version == 1
+    assert not [m for m in vault.list(ME, status="active", limit=50)
+                if m.slot == "user.location" and m.id != home]

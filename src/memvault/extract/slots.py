@@ -74,7 +74,12 @@ __all__ = ["AMOUNT", "BUILTIN", "SLOTS", "TIME_EN", "TIME_ZH", "SlotMatch", "Slo
 _ZH_PLACE = r"[^\s，。,.!?！？；;、]{1,20}?"
 # The place ends where a time phrase starts ("I moved to Paris last week").
 # An emoji or another symbol ends it too.
-_EN_PLACE = (r"[a-z][\w.'’\- ]{0,40}?(?=\s*(?:[,;!?]|[^\w\s.'’\-]|\.(?:\s|$)|$|\band\b|"
+# Not a shift, a part of the day or a new team ("moved to nights", "moved to a new team").
+_EN_PLACE = (r"(?!(?:nights?|days?|mornings?|evenings?|afternoons?|weekends?|weekdays?|"
+             r"(?:the\s+)?(?:night|day|early|late|evening)\s+shifts?|part[- ]time|full[- ]time|"
+             r"remote|hybrid|a\s+new\s+(?:team|role|job|position|department|project|shift|"
+             r"schedule|manager|place|flat|apartment|house))\b)"
+             r"[a-z][\w.'’\- ]{0,40}?(?=\s*(?:[,;!?]|[^\w\s.'’\-]|\.(?:\s|$)|$|\band\b|"
              r"\bbut\b|\bnow\b|\b(?:fyi|btw|lol|haha|tbh|rn|tho)\b|"
              r"\bwith\b|\bsince\b|\bfor\b|\bso\b|\bbecause\b|\bwhen\b|\bwhile\b|"
              r"\bafter\b|\bbefore\b|\b(?:last|this|next)\s+"
