@@ -76,6 +76,8 @@ def test_what_a_line_says_stays(line: str, kept: list[str]) -> None:
     ("I quit keto, I'm doing Mediterranean now", False),   # and says what holds now
     ("我不吃素了，现在荤素都吃", False),
     ("换成地铁了，开不起车了", False),
+    ("南京也不去了 改去合肥", False),                      # 改去: what replaces it
+    ("改天再说吧，不去了", True),                          # 改天 is another day
     ("we're in Lisbon now", False),
 ])
 def test_saying_only_what_stopped(line: str, only: bool) -> None:

@@ -423,7 +423,8 @@ _STOPS = re.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer|quit|stopped|gave
 _SUBSTITUTES = re.compile(
     r"\b(?:(?:switch|chang|mov|swapp?|turn)(?:e|ed|ing|s)?\s+(?:it\s+|over\s+|back\s+)?to|"
     r"instead|replac\w*\s+(?:it\s+|them\s+)?with|went\s+with|going\s+with|make\s+it)\b"
-    r"|换成|换到|换了|改成|改到|改为|改用|换用|转到|转成|调到|调成|变成|还是.{0,12}吧", re.I)
+    r"|换(?!掉)|改(?!善|进|革|天|日|掉|正)(?=[\u4e00-\u9fff])|转到|转成|调到|调成|变成"
+    r"|还是.{0,12}吧", re.I)
 
 
 def stops_only(text: str) -> bool:
