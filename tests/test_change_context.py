@@ -91,6 +91,8 @@ def test_saying_only_what_stopped(line: str, only: bool) -> None:
     ("My birthday is March 3 btw", False),
     ("Allergic to peanuts, by the way.", False),           # one more thing, said at its end
     ("生日是5月3号，记一下", False),
+    ("Wife and I are expecting a baby in May.", False),
+    ("Me and Tom got married in June.", False),
     ("it was wrecking my sleep, can't do it anymore", True),
     ("I work from a café now", False),                     # led by the speaker: its own
     ("ok so I'm training for a half marathon", False),
@@ -310,3 +312,66 @@ def test_a_shift_or_a_team_is_no_place_to_live(vault: Vault, line: str) -> None:
     assert vault.get(ME, home).version == 1
     assert not [m for m in vault.list(ME, status="active", limit=50)
                 if m.slot == "user.location" and m.id != home]
+
+
+@pytest.mark.parametrize(("stored", "line"), [
+    ("我希望你叫我小李", "forget what my husband is called"),   # someone else's name
+    ("I live in Porto", "forget where I grew up"),              # the past
+    ("我是素食者", "我儿子吃什么那条删了吧"),                   # a child's
+    ("我希望你叫我小李", "称呼那条删掉吧，以后叫我老王就行"),     # a new value: a person decides
+])
+def test_a_label_about_someone_else_or_the_past_forgets_no_slot(vault: Vault, stored: str,
+                                                               line: str) -> None:
+    mid = vault.observe(ME, [{"role": "user", "content": stored}]).outcomes[0].memory_id
+    assert mid is not None
+    acts = _tell(vault, line)
+    assert "forget" not in acts and vault.get(ME, mid).status == "active"
+
+
+def test_admitting_a_mistake_with_a_particle_is_still_a_retraction(vault: Vault) -> None:
+    mid = vault.remember(ME, "我对花生过敏").memory.id
+    assert _tell(vault, "花生过敏那条删了吧，我搞错了哈") == ["forget"]
+    assert vault.get(ME, mid).status == "deleted"
+
+
+def test_for_the_rest_of_this_week_is_one_occasion(vault: Vault) -> None:
+    mid = vault.observe(ME, [{"role": "user", "content": "Please reply in English"}]) \
+        .outcomes[0].memory_id
+    assert mid is not None
+    _tell(vault, "reply in Spanish for the rest of this week")
+    assert vault.get(ME, mid).version == 1
+
+
+@pytest.mark.parametrize("line", [
+    "growing up I moved schools a lot, anyway I moved to Lisbon last month",
+    "大学那会儿一直用安卓，上周换回苹果了",
+])
+def test_a_story_that_turns_to_now_is_no_story(line: str) -> None:
+    assert recounts(line) is False
+
+
+def test_a_clause_with_the_speaker_after_the_child_is_the_speakers() -> None:
+    from memvault.extract import Message, RuleExtractor
+
+    (c,) = RuleExtractor().extract([Message("user", "我们家娃出生后我就不喝酒了")])
+    assert c.subject in (None, "user") and "third_party" not in c.flags
+
+
+def test_still_with_another_value_is_no_restatement(vault: Vault) -> None:
+    mid = vault.remember(ME, "我用语雀记笔记").memory.id
+    assert _tell(vault, "我还是用印象笔记") != ["noop"]
+    assert vault.get(ME, mid).version == 1
+
+
+def test_what_stays_and_what_changes_in_one_memory_goes_to_a_person(vault: Vault) -> None:
+    mid = vault.remember(ME, "I drink 2 cups of coffee a day").memory.id
+    assert _tell(vault, "switched to decaf, still 2 cups of coffee a day") == ["stage"]
+    assert vault.get(ME, mid).version == 1
+    (item,) = vault.review_list(ME)
+    assert mid in item.metadata["review"]["links"]
+
+
+def test_one_more_thing_after_a_change_is_kept(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content": "我住在上海"}])
+    assert _tell(vault, "搬到杭州了。烟也戒了") == ["updated", "added"]
+    assert "烟也戒了" in _active(vault)

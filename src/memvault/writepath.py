@@ -391,7 +391,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         # lookup offered it): read again inside the user's scope, like every match.
         offered.append(c.intent_target)
     # "称呼那条删掉吧": the memory holding the slot its label names (slotnames.py)
-    held = slotnames.holders(eng, user, retraction, slots or SLOTS) \
+    held = slotnames.holders(eng, user, retraction, slots or SLOTS, c.source_text or "") \
         if retraction and not soft and c.slot is None else []
     offered += [m.id for m in held if m.id not in offered]
     derived = _made_from(eng, user, [r.memory for r in found] + held) \

@@ -316,7 +316,7 @@ THIRD = re.compile(
     r"女朋友|对象|妈|爸|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|室友|舍友|同学|邻居|房东)"
     # the user's child named without "我": "孩子的钢琴课在周二", "娃在读三年级" (not
     # "孩子的教育问题真让人头疼", about children in general)
-    r"|(?:我们?|咱们?)家的?(?P<zh5>孩子|娃|儿子|女儿|闺女|宝宝|小孩|老大|老二)"
+    r"|(?:我们?|咱们?)家的?(?P<zh5>孩子|娃|儿子|女儿|闺女|宝宝|小孩|老大|老二)(?![^，。！？]*我)"
     r"|(?P<zh3>孩子|娃|儿子|女儿|闺女)(?=在|上|读|学|报|对|每|的[^，。！？]{1,5}?(?:在|是|报|上))"
     # someone else who says or wants something ("客户说…", "王经理希望…", "the client wants")
     r"|(?:(?:the|our|a)\s+)?(?P<en2>client|customer|boss|manager|team|company|teacher|doctor|"

@@ -157,7 +157,7 @@ _ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|"
                    r"|\btoo\b(?=\s*(?:[.!,;)]|$))"
                    # one more of the kind: "又办了张卡", "新开了张卡", "多养了一只"
                    r"|又(?=买|开|办|养|报|加|添|订)|新[开办添]了?[一两]?[张个只台]|多[办开买养]了"
-                   r"|也(?=喜欢|爱|想|用|会|养|学|玩|看|听|吃|喝|挺|蛮|很|有|在|要|是|常|经常)"
+                   r"|也(?=喜欢|爱|想|用|会|养|学|玩|看|听|吃|喝|挺|蛮|很|有|在|要|是|常|经常|戒)"
                    r"|还(?=喜欢|爱|想|用|会|养|学|玩|看|听|吃|喝|挺|蛮|有)|另外|同时|以及", re.I)
 
 
@@ -175,7 +175,7 @@ _RESTATE = re.compile(
 # One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
 _ONCE = re.compile(
     # ("as of this week", "starting this month", "从这周起": when a change starts)
-    r"\b(?:today|tonight|tomorrow|(?<!of\s)(?<!from\s)(?<!starting\s)"
+    r"\b(?:today|tonight|tomorrow|(?<!as\sof\s)(?<!from\s)(?<!starting\s)"
     r"this\s+(?:morning|afternoon|evening|week|weekend|time|once|"
     r"one)|just\s+this\s+once|only\s+today|for\s+now|right\s+now|at\s+the\s+moment|"
     r"for\s+the\s+time\s+being|just\s+for\s+this|for\s+this\s+(?:one|snippet|report|file|"
@@ -223,7 +223,7 @@ _SETTLES = re.compile(
     r"correction)\b"
     r"|算了|不对|最后|最终|改主意|还是.{0,12}吧|定了|说错了|打错了|口误"
     # "搞错了，我是 A 型血" gives the right version; "…你别记了，是我搞错了" only admits it
-    r"|[搞弄记写]错了(?=[，,\s]*[^\s，,。.!！?？])", re.I)
+    r"|[搞弄记写]错了(?=[，,：:\s]*(?:我|是|应该|其实|实际|正确))", re.I)
 
 
 # Correcting what was just said, not taking a memory back: "scratch that — a latte",
@@ -232,7 +232,7 @@ _CORRECTS = re.compile(
     r"\b(?:scratch|forget|ignore)\s+(?:that|this|it)\s*(?:[—–:;,-]+|\s+)\s*(?:just\s+|it'?s\s+|"
     r"make\s+it\s+|actually\s+)?(?=\S)(?!(?:i|please|pls|don'?t|do\s+not|never|you)\b)|"
     r"\b(?:no\s+wait|wait\s+no|correction|typo)\b|不对[，,\s]*(?:是|应该是|改成)|说错了|"
-    r"打错了|口误|[搞弄记写]错了(?=[，,\s]*[^\s，,。.!！?？])", re.I)
+    r"打错了|口误|[搞弄记写]错了(?=[，,：:\s]*(?:我|是|应该|其实|实际|正确))", re.I)
 
 
 def corrects(text: str) -> bool:
@@ -349,8 +349,11 @@ _NOW_HOLDS = re.compile(r"\b(?:now|nowadays|these\s+days|currently|still)\b"
                         r"(?!\s+that\s+i\s+think)|(?:现在|如今|目前|最近|还在)(?!想想|想起来|回想|回头看)",
                         re.I)
 # A clause that turns away from the story to what happened since ("…back then but switched
-# to Obsidian"): it is not in the story's time.
-_TURNS = re.compile(r"^(?:but|though|however|but\s+then)\b|^(?:但是?|不过|可是)", re.I)
+# to Obsidian", "…, anyway I moved to Lisbon last month", "…，上周换回安卓了"): it is not in
+# the story's time.
+_TURNS = re.compile(r"^(?:but|though|however|anyway)\b|^(?:但是?|不过|可是)|"
+                    r"\b(?:last|this)\s+(?:week|month|weekend)\b|\b(?:recently|lately|just)\b|"
+                    r"上周|上个?月|这周|本周|最近|前几天|刚刚?|今年", re.I)
 
 
 def recounts(text: str) -> bool:
@@ -364,7 +367,7 @@ def recounts(text: str) -> bool:
     framed = False
     for part in _clauses(re.sub(r"\s+(?=(?:but|though|however)\b)", ", ", text, flags=re.I)):
         # a clause is in the story's time once the story has begun, until one turns away
-        framed = bool(_PAST_FRAME.search(part)) or (framed and not _TURNS.match(part))
+        framed = bool(_PAST_FRAME.search(part)) or (framed and not _TURNS.search(part))
         if not framed and changes_mind(part):
             return False
     return True
@@ -394,6 +397,11 @@ def _stays(clause: str) -> bool:
         return False
     rest = _STAYS.sub(" ", clause)
     return not changes_mind(rest) and not polarity(rest)  # "still miss Porto" is a feeling
+
+
+def without_stays(text: str) -> str:
+    """The statement without its words that say a thing stays ("still", "还是", "没变")."""
+    return _STAYS.sub(" ", text)
 
 
 def kept_clauses(text: str) -> list[str]:
@@ -461,7 +469,8 @@ def opens_one_more(text: str) -> bool:
 # anywhere in it ("…, by the way", "记一下"), it is one.
 _SPEAKER_LEADS = re.compile(r"\s*(?:(?:ok(?:ay)?|so|and|but|yeah|yes|well|honestly)[,\s]+)*"
                             r"(?:I\b|I['’]m\b|I['’]ve\b|I['’]d\b|I['’]ll\b|im\b|ive\b|my\b|"
-                            r"we\b|we['’]re\b|we['’]ve\b|our\b|我|咱)", re.I)
+                            r"we\b|we['’]re\b|we['’]ve\b|our\b|me\s+and\b|(?:[\w'’]+\s+){1,3}"
+                            r"and\s+I\b|我|咱)", re.I)
 _ONE_MORE = re.compile(r"\b(?:btw|by\s+the\s+way|fyi|for\s+the\s+record|also|either)\b|"
                        r"\btoo(?=\s*(?:[,.!?，。！？]|$))|"  # "…too." (not "too long")
                        r"记一下|记下|记住|顺便|另外", re.I)

@@ -44,6 +44,7 @@ from .discourse import (
     stays_only,
     stops_only,
     supposes,
+    without_stays,
 )
 from .planoff import planned
 from .stance import core, polarity
@@ -161,13 +162,18 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         return Related(Relation.FORGET, named[0].id, sure=not by_rank)
     if kept := kept_clauses(statement):
         # "还在西湖区没搬，不过我最近换工作了": what a clause says stays is not what the
-        # rest of the line changes.
-        ranked = [m for m in ranked if not any(_holds(k, m) for k in kept)]
-    if ranked and stays_only(statement):
+        # rest of the line changes. When nothing else is close, the line may change another
+        # part of the same memory ("still at Acme, but switched to the PM role"): a person
+        # decides.
+        held = [m for m in ranked if any(_holds(k, m) for k in kept)]
+        ranked = [m for m in ranked if m not in held]
+        if held and not any(m.score >= t.match for m in ranked) and not (
+                adds(statement) or opens_one_more(_after(statement, kept))):
+            return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in held[:5]))
+    if ranked and stays_only(statement) and (named := [
+            m for m in ranked if m.names(statement) and not _other_value(statement, m)]):
         # "still fully remote so the job didnt change at all": what stays is confirmed
-        named = [m for m in ranked if m.names(statement)] or [
-            m for m in ranked[:1] if m.score >= t.match]
-        return Related(Relation.SAME, named[0].id) if named else Related(Relation.NEW)
+        return Related(Relation.SAME, named[0].id)
     if not ranked or one_time(statement):
         # Nothing close, or about one occasion ("only today", "明天先别发了"): a
         # standing memory is not changed by it.
@@ -205,9 +211,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     if said_why:
         pass
     elif best.linked and changes_mind(statement) and (
-            best.names(statement) or not opens_one_more(statement)):
+            best.names(statement) or not (opens_one_more(statement) or adds(statement))):
         # "Dropped Spanish. It's Japanese on Duolingo now"; not a sentence that opens as
-        # one more thing ("…instead? also, I started learning the cello")
+        # one more thing ("…instead? also, I started learning the cello"), or says it is
+        # one ("搬到杭州了。烟也戒了"), unless it names what was changed ("南京也不去了")
         strong = True
     elif best.score >= t.close and not foreign and (marks_change(statement)
                                                      or changes_mind(statement)):
@@ -355,6 +362,22 @@ _AMOUNT = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|
                      r"twice|x|times?|days?|hours?|minutes?|weeks?|months?|cups?|glass(?:es)?|"
                      r"miles?|km|kms|kg|kgs|lbs?|pounds?|mg|ml|liters?|litres?|steps?|reps?|"
                      r"sets?|pages?|[一二两三四五六七八九十几\d]+[天次个小时分钟周月杯公里斤克页]*)+")
+
+
+def _other_value(statement: str, memory: Match) -> bool:
+    """Do the statement and the memory each name a thing the other does not, the
+    statement's a name ("我还是用印象笔记" / "我用语雀记笔记")? Then "still" keeps another
+    value than the memory's."""
+    mine = named_words(without_stays(statement))
+    theirs = named_words(memory.content)
+    new = {w for w in mine - theirs if w[0] >= "\u2e80" or w[:1].isupper()}
+    return bool(new) and bool(theirs - mine)
+
+
+def _after(statement: str, kept: list[str]) -> str:
+    """What the statement says after its last clause that says a thing stays."""
+    at = max(statement.find(k) + len(k) for k in kept)
+    return statement[at:].lstrip(" ,，。.;；:—–-")
 
 
 def _holds(clause: str, memory: Match) -> bool:
