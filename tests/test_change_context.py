@@ -375,3 +375,22 @@ def test_one_more_thing_after_a_change_is_kept(vault: Vault) -> None:
     vault.observe(ME, [{"role": "user", "content": "我住在上海"}])
     assert _tell(vault, "搬到杭州了。烟也戒了") == ["updated", "added"]
     assert "烟也戒了" in _active(vault)
+
+
+@pytest.mark.parametrize(("stored", "line", "now"), [
+    ("I'm learning Spanish on Duolingo", "Dropped Spanish. It's Japanese on Duolingo now",
+     "It's Japanese on Duolingo now"),
+    ("I drink oat milk", "It's almond milk now, oat was too sweet",
+     "It's almond milk now, oat was too sweet"),
+])
+def test_its_x_now_gives_the_new_value(vault: Vault, stored: str, line: str,
+                                       now: str) -> None:
+    mid = vault.remember(ME, stored).memory.id
+    _tell(vault, line)
+    assert vault.get(ME, mid).content == now
+
+
+def test_its_x_now_about_nothing_stored_keeps_nothing(vault: Vault) -> None:
+    mid = vault.remember(ME, "I work from home").memory.id
+    assert _tell(vault, "It's sunny now") == ["noop"]
+    assert _active(vault) == ["I work from home"] and vault.get(ME, mid).version == 1

@@ -417,6 +417,8 @@ def open_statement(text: str) -> bool:
         return False
     if SPEAKER.search(text) or _DID.search(text):
         return True
+    if re.match(r"\s*it['’]?s\b", text, re.I) and changes_mind(text):
+        return True  # "Dropped Spanish. It's Japanese on Duolingo now": the new value
     if not OTHER_SUBJECT.search(text):
         return settles(text) or changes_mind(text)
     # A thing, not a person, said to change in so many words ("the gym is putting the
