@@ -414,3 +414,19 @@ def test_other_scripts_in_ordinary_text_stay_unflagged(benign: str) -> None:
     from memvault.safety.instructions import is_injection_like
 
     assert not is_injection_like(benign)
+
+
+@pytest.mark.parametrize("field", ["content", "topic", "tags", "metadata", "value"])
+def test_a_lone_surrogate_in_any_field_is_a_4xx_and_changes_nothing(
+        srv: Server, admin: httpx.Client, field: str) -> None:
+    """Found by the property above on CI: a topic with a lone surrogate reached the
+    PostgreSQL driver and failed with a 500."""
+    bad = "t\ud800"
+    body: dict[str, Any] = {"content": "likes rooibos", "slot": "drink.favourite",
+                            "value": "rooibos"}
+    body[field] = [bad] if field == "tags" else {"k": bad} if field == "metadata" else bad
+    before = rest_state(admin, "surrogate")
+    r = admin.post("/v1/memories", params={"user": "surrogate"}, content=_dumps(body),
+                   headers={"content-type": "application/json"})
+    assert 400 <= r.status_code < 500, r.text
+    assert r.json()["code"] and rest_state(admin, "surrogate") == before

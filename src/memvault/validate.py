@@ -195,6 +195,7 @@ def topic(value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         raise ValidationError(f"topic: expected text, got {type(value).__name__}")
+    text(value, "topic", max_chars=MAX_TOPIC_CHARS, required=False)  # lone surrogates
     if not _TOPIC.match(value) or not visible(value) or value != value.strip():
         raise ValidationError(f"topic: {value!r} is not a topic (one line of at most "
                               f"{MAX_TOPIC_CHARS} visible characters, no < or >, no "
