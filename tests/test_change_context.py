@@ -394,3 +394,9 @@ def test_its_x_now_about_nothing_stored_keeps_nothing(vault: Vault) -> None:
     mid = vault.remember(ME, "I work from home").memory.id
     assert _tell(vault, "It's sunny now") == ["noop"]
     assert _active(vault) == ["I work from home"] and vault.get(ME, mid).version == 1
+
+
+def test_a_request_that_says_also_is_still_only_a_request(vault: Vault) -> None:
+    vault.remember(ME, "I like tea")
+    assert _tell(vault, "can you also push the briefing to 9?") == ["noop"]
+    assert _active(vault) == ["I like tea"]

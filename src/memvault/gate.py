@@ -65,7 +65,6 @@ from .gatetypes import (
 from .model import Kind, Source
 from .safety.instructions import InstructionFinding, scan
 from .safety.pii import PiiFinding, find_pii, redact, value_in, values_found
-from .understand.discourse import adds
 from .understand.relate import Match, Related, Relation, adds_to, relate, says_again
 
 __all__ = ["SOURCE_RANK", "STAGE_REASONS", "Action", "Candidate", "Decision", "GatePolicy",
@@ -303,9 +302,7 @@ def decide(candidate: Candidate, state: GateState | None = None,
             return out(Action.NOOP, [*reasons, Reason.NO_TARGET])
         if rel.relation == Relation.SAME and rel.target_id in views:
             return out(Action.NOOP, [*reasons, Reason.RESTATES], target_id=rel.target_id)
-        if rel.relation == Relation.NEW and c.tentative and not adds(c.source_text or ""):
-            # kept only if it changes something; but one that says it is one more thing
-            # ("烟也戒了", "started an audiobook too") is a statement of its own
+        if rel.relation == Relation.NEW and c.tentative:
             return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
 
     # 4. everything else, reasons collected in rule order.

@@ -201,8 +201,8 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             lines = thread_lines([(result.turns[i], m.content) for i, m in
                                   enumerate(msgs[:at]) if m.role == "user"], stored)
         if changed[0] == turn and changed[1] and c.slot is None and explains(said):
-            # The reason for the change just made ("…I dislike it now. we just order in on
-            # weekends"): kept only if it changes a memory itself (the turn keeps it).
+            # The reason for the change just made ("…I dislike it now. Too competitive,
+            # too long."): kept only if it changes a memory itself (the turn keeps it).
             c = replace(c, tentative=True)
         if not goes_on and thread and marks_change(said):
             # A thread: a later message of the same exchange that announces a change goes
@@ -391,7 +391,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         # lookup offered it): read again inside the user's scope, like every match.
         offered.append(c.intent_target)
     # "称呼那条删掉吧": the memory holding the slot its label names (slotnames.py)
-    held = slotnames.holders(eng, user, retraction, slots or SLOTS, c.source_text or "") \
+    held = slotnames.holders(eng, user, retraction, SLOTS if slots is None else slots,
+                             c.source_text or "") \
         if retraction and not soft and c.slot is None else []
     offered += [m.id for m in held if m.id not in offered]
     derived = _made_from(eng, user, [r.memory for r in found] + held) \

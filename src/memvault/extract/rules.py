@@ -46,6 +46,7 @@ from typing import Any
 from ..model import Kind
 from ..safety.instructions import scan
 from ..understand.discourse import (
+    adds,
     beyond_change,
     changes_mind,
     corrects,
@@ -294,9 +295,9 @@ class RuleExtractor:
                      or (imperative and decisions))
         if not triggered:
             if open_statement(body) and not complaint and not question:
-                # "move my digest to Mondays", "oat milk is out": kept only if it changes
-                # a memory it matches by meaning (the gate decides).
-                return self._open(msg, start, end, body)
+                # kept only if it changes what it matches; not one more thing ("烟也戒了")
+                return self._open(msg, start, end, body, tentative=not (
+                    adds(body) and not IMPERATIVE.search(body)))
             return []
 
         lang = lang_of(body)
@@ -383,8 +384,8 @@ class RuleExtractor:
             subject="user", flags=["retraction"], at=msg.at, extractor=self.name,
             retraction=what)
 
-    def _open(self, msg: Message, start: int, end: int,
-              body: str) -> list[CandidateMemory]:
+    def _open(self, msg: Message, start: int, end: int, body: str,
+              tentative: bool = True) -> list[CandidateMemory]:
         content = _clean(body)
         if not content:
             return []
@@ -393,8 +394,8 @@ class RuleExtractor:
             content=content, kind=Kind.PREFERENCE.value if IMPERATIVE.search(body)
             else Kind.FACT.value, slot=None, value=None, source="user_explicit",
             confidence=0.9, source_text=msg.content[s:e], message_id=msg.id, explicit=True,
-            change_of_mind=True, subject="user", flags=["tentative"], at=msg.at,
-            extractor=self.name, tentative=True)]
+            change_of_mind=True, subject="user", flags=["tentative"] if tentative else [],
+            at=msg.at, extractor=self.name, tentative=tentative)]
 
     # --- which value of which slot a sentence states ---------------------------------------
     def _decide(self, text: str, matches: list[SlotMatch]) -> list[_Decision]:
