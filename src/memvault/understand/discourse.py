@@ -215,15 +215,16 @@ def one_time(text: str) -> bool:
     return bool(_ONCE.search(text))
 
 
+# "搞错了，我是 A 型血" gives the right version; "…你别记了，是我搞错了" only admits it.
+_WRONG_THEN_RIGHT = r"[搞弄记写]错了(?=[，,：:\s]*(?:我|是|应该|其实|实际|正确))"
 # The last word on a thread of changes ("changed my mind again: Inverness", "算了还是钉钉吧"):
 # it is about whatever was changed last, even when it names too little to match.
 _SETTLES = re.compile(
     r"\b(?:changed\s+my\s+mind|final\s+answer|in\s+the\s+end|after\s+all|scratch\s+that|"
     r"on\s+second\s+thoughts?|ended\s+up|settled\s+on|went\s+with|final|no\s+wait|"
     r"correction)\b"
-    r"|算了|不对|最后|最终|改主意|还是.{0,12}吧|定了|说错了|打错了|口误"
-    # "搞错了，我是 A 型血" gives the right version; "…你别记了，是我搞错了" only admits it
-    r"|[搞弄记写]错了(?=[，,：:\s]*(?:我|是|应该|其实|实际|正确))", re.I)
+    r"|算了|不对|最后|最终|改主意|还是.{0,12}吧|定了|说错了|打错了|口误|" + _WRONG_THEN_RIGHT,
+    re.I)
 
 
 # Correcting what was just said, not taking a memory back: "scratch that — a latte",
@@ -232,7 +233,7 @@ _CORRECTS = re.compile(
     r"\b(?:scratch|forget|ignore)\s+(?:that|this|it)\s*(?:[—–:;,-]+|\s+)\s*(?:just\s+|it'?s\s+|"
     r"make\s+it\s+|actually\s+)?(?=\S)(?!(?:i|please|pls|don'?t|do\s+not|never|you)\b)|"
     r"\b(?:no\s+wait|wait\s+no|correction|typo)\b|不对[，,\s]*(?:是|应该是|改成)|说错了|"
-    r"打错了|口误|[搞弄记写]错了(?=[，,：:\s]*(?:我|是|应该|其实|实际|正确))", re.I)
+    r"打错了|口误|" + _WRONG_THEN_RIGHT, re.I)
 
 
 def corrects(text: str) -> bool:
@@ -471,9 +472,10 @@ _SPEAKER_LEADS = re.compile(r"\s*(?:(?:ok(?:ay)?|so|and|but|yeah|yes|well|honest
                             r"(?:I\b|I['’]m\b|I['’]ve\b|I['’]d\b|I['’]ll\b|im\b|ive\b|my\b|"
                             r"we\b|we['’]re\b|we['’]ve\b|our\b|me\s+and\b|(?:[\w'’]+\s+){1,3}"
                             r"and\s+I\b|我|咱)", re.I)
-_ONE_MORE = re.compile(r"\b(?:btw|by\s+the\s+way|fyi|for\s+the\s+record|also|either)\b|"
+# ("also", "另外" are `adds`, which `explains` asks too.)
+_ONE_MORE = re.compile(r"\b(?:btw|by\s+the\s+way|fyi|for\s+the\s+record|either)\b|"
                        r"\btoo(?=\s*(?:[,.!?，。！？]|$))|"  # "…too." (not "too long")
-                       r"记一下|记下|记住|顺便|另外", re.I)
+                       r"记一下|记下|记住|顺便", re.I)
 
 
 def explains(text: str) -> bool:

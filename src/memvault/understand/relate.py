@@ -366,12 +366,11 @@ _AMOUNT = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|
 
 def _other_value(statement: str, memory: Match) -> bool:
     """Do the statement and the memory each name a thing the other does not, the
-    statement's a name ("我还是用印象笔记" / "我用语雀记笔记")? Then "still" keeps another
-    value than the memory's."""
+    statement's in Chinese ("我还是用印象笔记" / "我用语雀记笔记")? Then "still" keeps
+    another value than the memory's. (Named words are case-folded: no capital to go by.)"""
     mine = named_words(without_stays(statement))
     theirs = named_words(memory.content)
-    new = {w for w in mine - theirs if w[0] >= "\u2e80" or w[:1].isupper()}
-    return bool(new) and bool(theirs - mine)
+    return any(w[0] >= "\u2e80" for w in mine - theirs) and bool(theirs - mine)
 
 
 def _after(statement: str, kept: list[str]) -> str:
