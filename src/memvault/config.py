@@ -243,6 +243,7 @@ class Matching(_Strict):
     second: float = Field(0.15, ge=0, le=1)
     lead: float = Field(0.1, ge=0, le=1)      # ahead of every other by this much …
     floor: float = Field(0.25, ge=0, le=1)    # … and this close: the one a change means
+    hint: float = Field(0.18, ge=0, le=1)     # a take-back naming none plainly: staged
     # A change whose memory only that rank names: applied (true) or staged for review.
     apply_ranked: bool = True
 

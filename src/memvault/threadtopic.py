@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .understand.discourse import kept_clauses, stays_only
 from .understand.relate import Thresholds, shares_words
 
 # How long a conversation stays one thread (the window of "what the conversation
@@ -35,6 +36,17 @@ def thread_lines(earlier_in_call: Sequence[Line], stored: Sequence[Line]) -> lis
     (latest first)."""
     own = list(reversed(earlier_in_call))[:LINES]
     return own or list(stored)[:LINES]
+
+
+def with_rest(lines: list[Line], turn: str | None, message: str, said: str) -> list[Line]:
+    """`lines` with, first, the rest of the statement's own message: the old thing is
+    often named beside the change ("moved everything over to Monzo. barclays can cry about
+    it", "RIP the civic. I've got a Model 3 now"). Not a part that says a thing stays
+    ("switched to nights, still at St Mary's"): that names what is kept, not replaced."""
+    rest = message.replace(said, " ", 1) if said and said in message else ""
+    if not rest.strip() or stays_only(rest) or kept_clauses(message):
+        return lines
+    return [(turn, rest), *lines]
 
 
 def named(turn: str | None, line: str, found: Iterable[Any], t: Thresholds) -> str | None:

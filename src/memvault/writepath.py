@@ -34,7 +34,7 @@ from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
 from .safety.pii import hidden_kinds, redact, sensitive_values
 from .store import ListFilter
-from .threadtopic import Line, thread_lines
+from .threadtopic import Line, thread_lines, with_rest
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
 from .understand.discourse import changes_mind, corrects, explains, marks_change, replaces, settles
@@ -198,8 +198,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             if stored is None:
                 stored = threadlinks.stored_lines(eng, sc, result.turns)
             at = result.turns.index(turn) if turn in result.turns else len(msgs)
-            lines = thread_lines([(result.turns[i], m.content) for i, m in
-                                  enumerate(msgs[:at]) if m.role == "user"], stored)
+            lines = with_rest(thread_lines([(result.turns[i], m.content) for i, m in
+                                            enumerate(msgs[:at]) if m.role == "user"],
+                                           stored), turn, msgs[at].content if at < len(msgs)
+                              else "", said)
         if changed[0] == turn and changed[1] and c.slot is None and explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,
             # too long."): kept only if it changes a memory itself (the turn keeps it).

@@ -33,7 +33,11 @@ _CHANGE_EN = (
     r"switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|relocat\w*|migrat\w*|"
     r"not\s+anymore|rather|"
     r"changed\s+my\s+mind|on\s+second\s+thought|scrap|ditch|drop|make\s+it|"
-    r"turns\s+out|update[ds]?|swap(?:ped)?|replac\w*|used\s+to|stopped|quit|gave\s+up|"
+    r"turns\s+out|updated|"
+    # a noun ("the update", "Windows update restarted my laptop") changes nothing of mine
+    r"(?<!\bthe\s)(?<!\ban\s)(?<!\bthis\s)(?<!\bthat\s)(?<!\blatest\s)(?<!\bwindows\s)"
+    r"(?<!\bsoftware\s)(?<!\bsystem\s)(?<!\bapp\s)updates?(?!\s+[a-z]+ed\b)|"
+    r"swap(?:ped)?|replac\w*|used\s+to|stopped|quit|gave\s+up|"
     r"i'?m\s+(?:over|done\s+with)|not\s+\w+\s+(?:but|anymore)|"
     r"postpon\w*|reschedul\w*|push(?:ed)?\s+(?:it\s+)?(?:back|forward)|delay(?:ed)?|"
     r"brought\s+forward|moved\s+up|upp(?:ed|ing)|promoted|overt(?:ook|aken|ake)|ditch(?:ed)?|"
@@ -85,7 +89,8 @@ _RETRACT_EN = (
     r"\bshould(?:n'?t|\s+not)\s+be\s+in\s+(?:your\s+)?(?:memory|notes|records|files)\b|"
     r"\btake\b(?=[^.!?]{1,50}?\bout\s+of\s+(?:your\s+)?(?:memory|notes|records))|"
     # "drop the running one", "scrap the cello thing": a memory named as a thing
-    r"(?:^|[,;:.!?]\s*|\b(?:please|pls|just)\s+)(?:drop|ditch|scrap|bin|nix|lose)(?=\s+the\s+"
+    r"(?:^|[,;:.!?]\s*|\b(?:please|pls|just)\s+)(?:drop|ditch|scrap|bin|nix|lose|"
+    r"get\s+rid\s+of)(?=\s+the\s+"
     r"(?:[\w'-]+\s+){1,3}(?:one|thing|bit|note|entry|memory|part|stuff|info)\b)|"
     # "I'd prefer you not remember…", "I'd rather you didn't keep…"
     # (a wish: "you never remembered my birthday" is a complaint)
@@ -249,6 +254,7 @@ def settles(text: str) -> bool:
 def changes_mind(text: str) -> bool:
     """Does the statement present itself as a change from what held before (a marker
     of change, or a time word that often says so)?"""
+    text = _STAYS.sub(" ", text)  # "I'm NOT moving", "nothing's changed", "不改": no change
     return bool(_CHANGE.search(text) or _WEAK.search(text) or _SETTLES.search(text))
 
 
@@ -268,12 +274,14 @@ _REPLACES = re.compile(
 
 def replaces(text: str) -> bool:
     """Does the statement say that something it names replaces what held before?"""
-    return bool(_REPLACES.search(text))
+    return bool(_REPLACES.search(_STAYS.sub(" ", text)))
 
 
 def marks_change(text: str) -> bool:
     """A marker that says a change in so many words ("switched to", "no longer", "改成",
-    "不再", "final answer", "最后定了"), not only a time word ("now", "最近")."""
+    "不再", "final answer", "最后定了"), not only a time word ("now", "最近"); a change
+    denied ("not moving", "nothing's changed", "不改") is none."""
+    text = _STAYS.sub(" ", text)
     return bool(_CHANGE.search(text) or _SETTLES.search(text))
 
 
@@ -380,8 +388,10 @@ def recounts(text: str) -> bool:
 _STAYS = re.compile(r"\b(?:still|(?:kept|keeping)\s+(?:my|our|the|it|them|that)\b|"
                     r"not\s+giving\s+(?:that|it|them)\s+up|"
                     r"same\s+(?:as\s+(?:before|ever)|old)|(?:haven|hasn|didn|won)['’]?t\s+"
-                    r"(?:moved|changed?)|not\s+moving|nothing\s+changed)\b|"
-                    r"还在|还是(?![^，。！？]{0,12}吧)|没搬|没动|没变|没换|依旧|照旧|不变", re.I)
+                    r"(?:moved|changed?)|not\s+(?:moving|changing|switching)|"
+                    r"nothing(?:['’]s|\s+has|\s+is)?\s+chang(?:ed|ing))\b|"
+                    r"还在|还是(?![^，。！？]{0,12}吧)|没搬|没动|没变|没换|没改|依旧|照旧|不变|"
+                    r"不改(?![变造革善进])|不换(?![成到])|不搬(?![到去走])", re.I)
 # Clauses: punctuation, a dash, an emoji, or the space chat puts between Chinese phrases.
 _PARTS = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]|\s[—–-]+\s|"
                     r"[\u2600-\u27bf\U0001F000-\U0001FAFF]+\ufe0f?|"
@@ -410,10 +420,19 @@ def kept_clauses(text: str) -> list[str]:
     changes or adds something ("还在西湖区没搬，不过我最近换工作了"); [] when none does
     ("still here in Toronto, freezing as ever" restates)."""
     clauses = _clauses(text)
-    kept = [c for c in clauses if _stays(c)]
-    news = [c for c in clauses if c not in kept and (
+    news = [c for c in clauses if not _stays(c) and (
         changes_mind(c) or adds(c) or opens_one_more(c))]
+    kept = []
+    for i, c in enumerate(clauses):
+        if not _stays(c):
+            continue
+        if i and clauses[i - 1] not in news and not _BARE.sub("", _STAYS.sub("", c)):
+            c = f"{clauses[i - 1]} {c}"  # "11点睡挺好的，不改": what stays, said before it
+        kept.append(c)
     return kept if news else []
+
+
+_BARE = re.compile(r"[\W_了吧的啊呢哈呀]+|\b(?:there|it|that|at\s+all)\b", re.I)
 
 
 def stays_only(text: str) -> bool:

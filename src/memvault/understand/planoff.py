@@ -37,7 +37,7 @@ _OFF_EN = (
     # the imperative of an app's setting or a booking: "cancel the 7am alarm", "scrap that
     # appointment", "drop the sunday reminder" (not "drop the kids at school")
     r"\b(?:scrap|ditch|nix)\b(?=\s+(?:the|that|this|my|our)\b)|"
-    r"\b(?:drop|delete|remove|kill)\b(?=\s+(?:the|that|this|my|our)\s+(?:[\w'-]+\s+){0,3}"
+    r"\b(?:drop|delete|remove|kill|get\s+rid\s+of)\b(?=\s+(?:the|that|this|my|our)\s+(?:[\w'-]+\s+){0,3}"
     r"(?:reminder|alarm|appointment|booking|reservation|meeting|call|class|subscription)s?\b)"
 )
 _OFF_ZH = (r"取消(?:了|啦|掉|吧|咯|算了)?|黄了|泡汤了?|告吹|吹了|没戏了|作罢|搁浅了?|"

@@ -102,6 +102,9 @@ class Thresholds:
     second: float = 0.15
     lead: float = 0.1
     floor: float = 0.25
+    # hint: the closeness from which a retraction that names no memory plainly is staged
+    # against the few nearest, rather than dropped.
+    hint: float = 0.18
     # A change whose memory only its rank names, and that memory plainly close (`match`):
     # applied (True) or staged for a person (False). Below `match` it is always staged.
     apply_ranked: bool = True
@@ -132,7 +135,9 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         named = [m for m in ranked if m.score >= t.second and m.names(retraction)
                  and planned(m.said or m.content)]
         if named:
-            close = [m for m in named if named[0].score - m.score < t.margin]
+            label = named_words(retraction) & _words(named[0])
+            close = [m for m in named if named[0].score - m.score < t.margin
+                     or (label and label <= _words(m))]
             if len(close) > 1:
                 return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in close[:5]))
             return Related(Relation.FORGET, named[0].id)
@@ -146,12 +151,23 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         if by_rank:
             named = ranked[:1]
         if not named:
+            # A label said, and memories about as close as any, though none plainly ("delete
+            # the exercise one" and the gym and the run; "forget my medication" and "I take
+            # sertraline"): a person picks, rather than the take-back being dropped.
+            near = [m for m in ranked[:5] if retraction.strip() and m.dense >= t.hint
+                    and m.dense >= t.ratio * ranked[0].dense]
+            if near:
+                return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in near))
             return Related(Relation.NO_TARGET)
         # Forgetting the wrong memory is the costly mistake: a second memory close to the
-        # best, or nearly as close in meaning (`ratio` of it), makes it a person's choice.
+        # best, or nearly as close in meaning (`ratio` of it), makes it a person's choice;
+        # so does one that has every word of the label the best has ("7点那个提醒" and two
+        # reminders at 7).
         top = named[0]
+        label = named_words(retraction) & _words(top)
         close = [m for m in ranked[:5] if m is top or top.score - m.score < t.margin
-                 or m.dense >= max(t.second, t.ratio * top.dense)]
+                 or m.dense >= max(t.second, t.ratio * top.dense)
+                 or (label and m.score >= t.second and label <= _words(m))]
         if not retraction.strip() and top.linked:
             # "…I'm not allergic to penicillin at all. please forget that": what the same
             # message just changed is what "that" is.
@@ -284,10 +300,13 @@ _THING_FIRST = re.compile(r"^\s*(?:the|this|that)\s+(?!(?:one|ones|week|weekend|
 
 
 def _names_only(statement: str, memory: Match) -> bool:
-    """Is every word the statement shares with the memory a name it capitalises ("Leeds")?"""
+    """Is every word the statement shares with the memory a name, capitalised by either
+    ("Leeds"; "the portland trail blazers" and "I live in Portland")?"""
+    theirs = f"{memory.content} {memory.said}"
     shared = named_words(statement) & (named_words(memory.content)
                                        | (named_words(memory.said) if memory.said else set()))
-    names = {w.casefold() for w in re.findall(r"\b[A-Z][a-z]+\b", statement[1:])}
+    names = {w.casefold() for w in re.findall(r"\b[A-Z][a-z]+\b", statement[1:])} | {
+        w.casefold() for w in re.findall(r"(?<=\w\s)[A-Z][a-z]+\b", theirs)}
     return bool(shared) and all(any(w.startswith(n[:4]) or n.startswith(w) for n in names)
                                 for w in shared)
 
@@ -384,6 +403,11 @@ def _holds(clause: str, memory: Match) -> bool:
     / "用户住在杭州西湖区"), not only how many or how often?"""
     return any(not _AMOUNT.fullmatch(w) for w in named_words(clause)
                & (named_words(memory.content) | named_words(memory.said)))
+
+
+def _words(memory: Match) -> set[str]:
+    """The specific words of a memory, as stored and as said."""
+    return named_words(memory.content) | (named_words(memory.said) if memory.said else set())
 
 
 def _joined(text: str) -> set[str]:

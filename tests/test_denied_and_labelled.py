@@ -1,0 +1,118 @@
+"""A change denied is no change; a take-back by a label that fits several memories, or
+none plainly, goes to a person; the old thing named elsewhere in the same message is what
+a replacement replaces (understand/discourse.py, relate.py, threadtopic.with_rest)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Scope, Vault
+from memvault.understand.discourse import changes_mind, kept_clauses, marks_change, replaces
+
+ME = Scope("acme", "noor")
+
+
+def _tell(vault: Vault, line: str) -> list[str]:
+    return [o.action for o in vault.observe(ME, [{"role": "user", "content": line}]).outcomes]
+
+
+def _said(vault: Vault, line: str) -> str:
+    return vault.observe(ME, [{"role": "user", "content": line}]).outcomes[0].memory_id or ""
+
+
+@pytest.mark.parametrize(("line", "change"), [
+    ("I am NOT moving to Berlin, whatever my mum tells you", False),
+    ("nvim gang for life, nothing's changed there", False),
+    ("nothing has changed, still on the night shift", False),
+    ("11点睡挺好的，不改", False),
+    ("这套房子不换了，住着挺好", False),
+    ("windows update restarted my laptop in the middle of a call", False),
+    ("the latest update broke my bluetooth", False),
+    ("I'm not moving to Berlin, I'm moving to Munich", True),   # the denial is one clause
+    ("please update my address to 5 Elm Street", True),
+    ("update: I'm vegan now", True),
+    ("改到周一吧", True),
+    ("换成地铁了", True),
+])
+def test_a_change_denied_is_no_change(line: str, change: bool) -> None:
+    assert marks_change(line) is change
+    assert changes_mind(line) is change or "now" in line
+
+
+def test_a_denied_replacement_replaces_nothing() -> None:
+    assert not replaces("I'm not switching, Firefox is fine")
+    assert replaces("switched to Firefox")
+
+
+def test_a_bare_keep_refers_to_the_clause_before_it() -> None:
+    assert kept_clauses("别劝我早睡了，11点睡挺好的，不改") == ["11点睡挺好的 不改"]
+    # a bare keep after the change itself keeps nothing of its own
+    assert kept_clauses("还是改到周一吧，不改了") == []
+
+
+@pytest.mark.parametrize(("stored", "line"), [
+    ("I live in London", "I am NOT moving to Berlin, whatever my mum tells you 🙄 London's "
+                         "home, end of"),
+    ("My laptop runs Windows 11", "windows update restarted my laptop in the MIDDLE of a "
+                                  "client presentation. I want to scream"),
+    ("I live in Portland", "the portland trail blazers are such a mess this season lol, "
+                           "can't even watch anymore"),
+    ("I use Neovim", "nvim gang for life, nothing's changed there"),
+])
+def test_a_line_that_only_looks_like_a_change_overwrites_nothing(vault: Vault, stored: str,
+                                                                 line: str) -> None:
+    mid = _said(vault, stored)
+    _tell(vault, line)
+    m = vault.get(ME, mid)
+    assert (m.status, m.version) == ("active", 1)
+
+
+@pytest.mark.parametrize(("stored", "line"), [
+    (["I go to the gym Monday, Wednesday and Friday", "I run every Saturday morning"],
+     "delete the exercise one"),
+    (["Remind me to water the plants at 7pm every day", "Remind me to stretch at 7am every day"],
+     "get rid of the 7 o'clock reminder"),
+    (["每天晚上7点提醒我浇花", "每天早上7点提醒我拉伸"], "7点那个提醒取消掉"),
+    (["我每周一三五去健身房", "我每周六早上跑步"], "把运动那条删了"),
+])
+def test_a_label_that_fits_several_memories_goes_to_a_person(vault: Vault, stored: list[str],
+                                                             line: str) -> None:
+    ids = [_said(vault, s) for s in stored]
+    assert _tell(vault, line) == ["stage"]
+    assert all(vault.get(ME, i).status == "active" for i in ids)
+    (item,) = vault.review_list(ME)
+    assert set(ids) <= set(item.metadata["review"]["links"])
+
+
+def test_a_take_back_that_names_nothing_plainly_is_staged_not_dropped(vault: Vault) -> None:
+    mid = _said(vault, "I take sertraline every morning.")
+    assert _tell(vault, "Please forget that I mentioned my medication.") == ["stage"]
+    assert vault.get(ME, mid).status == "active"
+    (item,) = vault.review_list(ME)
+    assert mid in item.metadata["review"]["links"]
+    vault.review_approve(ME, item.id)
+    assert vault.get(ME, mid).status != "active"
+
+
+def test_a_take_back_of_what_nothing_says_stays_a_no_op(vault: Vault) -> None:
+    mid = _said(vault, "I drink green tea every afternoon")
+    assert _tell(vault, "forget what I said about my cat") == ["noop"]
+    assert vault.review_list(ME) == []
+    assert vault.get(ME, mid).version == 1
+
+
+def test_the_old_thing_named_beside_a_replacement_is_what_it_replaces(vault: Vault) -> None:
+    mid = _said(vault, "I bank with Barclays")
+    _tell(vault, "moved everything over to Monzo last month, salary, bills, the lot. "
+                 "barclays can cry about it")
+    m = vault.get(ME, mid)
+    assert m.version == 2 and "monzo" in m.content.casefold()
+    vault.rollback(ME, mid, 1)
+    assert vault.get(ME, mid).content == "I bank with Barclays"
+
+
+def test_what_the_message_says_stays_is_not_what_it_replaces(vault: Vault) -> None:
+    mid = _said(vault, "I bank with Barclays")
+    _tell(vault, "moved to Leeds last month. barclays is still my bank though")
+    m = vault.get(ME, mid)
+    assert (m.status, m.version) == ("active", 1)
