@@ -116,3 +116,42 @@ def test_what_the_message_says_stays_is_not_what_it_replaces(vault: Vault) -> No
     _tell(vault, "moved to Leeds last month. barclays is still my bank though")
     m = vault.get(ME, mid)
     assert (m.status, m.version) == ("active", 1)
+
+
+@pytest.mark.parametrize(("line", "supposed"), [
+    ("guess I'm on social media now, @crumbandco if you're curious", False),
+    ("if you want to know, I moved to Leeds", False),
+    ("if you're wondering, I switched to tea", False),
+    ("办了张信用卡，主要是为了攒积分", False),            # 主要是 is no 要是
+    ("要是工资涨了我就搬", True),
+    ("感兴趣的话可以看看，我现在在做播客", False),
+])
+def test_a_courtesy_to_the_listener_is_no_condition(line: str, supposed: bool) -> None:
+    from memvault.understand.discourse import supposes
+    assert supposes(line) is supposed
+
+
+@pytest.mark.parametrize(("stored", "line", "has"), [
+    ("我不用信用卡", "办了张招行的信用卡，主要是为了攒积分换机票，每个月全额还", "信用卡"),
+    ("I'm not on any social media", "guess I'm on social media now, @crumbandco if you're "
+                                    "curious", "social media now"),
+])
+def test_what_the_user_said_they_do_not_do_is_changed_by_doing_it(vault: Vault, stored: str,
+                                                                  line: str, has: str) -> None:
+    mid = _said(vault, stored)
+    _tell(vault, line)
+    m = vault.get(ME, mid)
+    assert m.version == 2 and has in m.content
+
+
+def test_getting_something_else_changes_no_unrelated_negative(vault: Vault) -> None:
+    pets = _said(vault, "I don't have any pets")
+    meat = _said(vault, "I don't eat meat")
+    _tell(vault, "we got a new sofa, finally")
+    assert vault.get(ME, pets).version == vault.get(ME, meat).version == 1
+
+
+def test_getting_a_thing_is_no_change_of_an_unlike_negative(vault: Vault) -> None:
+    mid = _said(vault, "我不喝咖啡")
+    assert _tell(vault, "我养了一只鹦鹉") == ["added"]
+    assert vault.get(ME, mid).version == 1 and vault.review_list(ME) == []

@@ -325,7 +325,8 @@ _UNSAID_SELF_ZH = re.compile(
     r"一律|全)+(?:不|没)?(?:喝|吃|用|看|听|玩|买|穿|开|坐|去|住|记|写|读|学|练|打|骑|戴|碰|选)")
 # A question ("…会不会下雨", "…吗") or a condition ("周末去爬山的话", "要是…") says nothing
 # that holds.
-_ZH_ASKS_OR_IMAGINES = re.compile(r"([\u4e00-\u9fff])不\1|的话|如果|要是|假如|万一|[吗么？?]|"
+_ZH_ASKS_OR_IMAGINES = re.compile(r"([\u4e00-\u9fff])不\1|的话|如果|(?<![主需只重就还想正总])要是|"
+                                  r"假如|万一|[吗么？?]|"
                                   r"什么|怎么|哪|多少|几[个点号天]")
 # Someone else ("他对花生过敏"), the thing at hand (这/那 and a measure word: "不喜欢这个答案，
 # 再来一个", "超级喜欢这首歌"), the assistant or what it said ("喜欢你的回答"), one of the

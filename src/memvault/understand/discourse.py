@@ -327,11 +327,13 @@ def _named(text: str) -> str:
 # Not a polite frame ("if possible", "如果可以的话", "I would like…", "could you…"), nor a
 # frequency ("once a week").
 _SUPPOSES = re.compile(
+    # (not a courtesy to the listener: "if you're curious", "if you want to know")
     r"\b(?:if(?!\s+(?:possible|you\s+(?:can|could|don'?t\s+mind)|that'?s\s+(?:ok|okay|"
-    r"alright|fine)|so))|unless|in\s+case|might|may\s+(?:be\s+)?(?:switch|move|change|go|get|"
+    r"alright|fine)|so|you(?:['’]re|\s+are|\s+were)?\s+(?:curious|interested|wondering|"
+    r"want(?:ed)?\s+to\s+know|care|asking|ask(?:ed)?)\b))|unless|in\s+case|might|may\s+(?:be\s+)?(?:switch|move|change|go|get|"
     r"start|stop|try)|thinking\s+(?:of|about)|considering|planning\s+to|plan\s+to|"
     r"hoping\s+to|want\s+to\s+try)\b"
-    r"|如果(?!可以|方便|可能的话)|要是(?!可以|方便)|假如|假设|万一|(?<!可以)(?<!方便)(?<!可能)的话|"
+    r"|如果(?!可以|方便|可能的话)|(?<![主需只重就还想正总])要是(?!可以|方便)|假如|假设|万一|(?<!可以)(?<!方便)(?<!可能)(?<!感兴趣)(?<!好奇)的话|"
     r"可能(?!的话)|也许|或许|说不定|打算|考虑|想要?换|想要?搬", re.I)
 
 

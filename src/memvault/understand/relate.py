@@ -260,6 +260,14 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # Sundays" (.27) as "moved my savings to Revolut" to "I bank with Lloyds" (.31),
         # so the change is staged against it (`sure`), never applied unreviewed.
         strong = by_rank = True
+    elif (_NOT.search(best.said or best.content) and not _NOT.search(statement)
+          and (changes_mind(statement) or _BEGINS.search(statement)) and not best.linked
+          and not restating(statement) and best.dense >= t.match and _leads(ranked, t)):
+        # What the user said they do not have or do, and a line, plainly close in meaning,
+        # that they now have or do it: "办了张招行的信用卡" and "我不用信用卡". Not merely
+        # something got: "我养了一只鹦鹉" and "我不喝咖啡" (.3 apart, as "WE GOT A CAT" and
+        # "I don't have any pets" are: the sentence vectors do not tell those apart).
+        weak = by_rank = True
     if best.score < t.match and not (flip or strong or weak):
         return Related(Relation.NEW)
     if adds(statement) and not flip and not (best.linked and (strong or weak)):
@@ -294,6 +302,11 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
 
+
+# Verbs of getting or taking something up: a closed class, whatever is got.
+_BEGINS = re.compile(r"\b(?:got|adopted|bought|started|joined|signed\s+up|set\s+up|made\s+an?|"
+                     r"took\s+up|picked\s+up|opened|subscribed)\b|领养|买了|办了|开了|开始|入坑|"
+                     r"迷上|养了|加入了|报了|注册了", re.I)
 
 _THING_FIRST = re.compile(r"^\s*(?:the|this|that)\s+(?!(?:one|ones|week|weekend|month|year|"
                           r"morning|evening|time)\b)[a-z]", re.I)
