@@ -155,3 +155,28 @@ def test_getting_a_thing_is_no_change_of_an_unlike_negative(vault: Vault) -> Non
     mid = _said(vault, "我不喝咖啡")
     assert _tell(vault, "我养了一只鹦鹉") == ["added"]
     assert vault.get(ME, mid).version == 1 and vault.review_list(ME) == []
+
+
+def test_said_again_in_other_words_confirms_the_memory_clearly_closest(vault: Vault) -> None:
+    mid = _said(vault, "My daily standup is at 9:30")
+    for other in ("I have two cats", "I live in Leeds", "I'm learning Spanish"):
+        _said(vault, other)
+    assert _tell(vault, "daily sync is still half nine, same as always") == ["noop"]
+    assert vault.get(ME, mid).version == 1
+    assert not any("half nine" in m.content for m in vault.list(ME, status="active", limit=50)
+                   if m.kind != "turn")
+
+
+def test_said_again_is_no_confirmation_of_the_only_memory_by_rank(vault: Vault) -> None:
+    # one memory is ahead of nothing: a fact said "like I said before" is kept
+    _said(vault, "I drink oat milk")
+    assert _tell(vault, "I'm allergic to peanuts, like I said before") == ["added"]
+
+
+def test_two_words_run_together_name_nothing_in_common(vault: Vault) -> None:
+    from memvault.understand.relate import shares_words
+    assert not shares_words("明天早会取消", "每天早上7点提醒我拉伸")   # 天早 runs two words
+    assert shares_words("过道那个座位", "我坐飞机喜欢靠过道")
+    mid = _said(vault, "每天早上7点提醒我拉伸")
+    _tell(vault, "明天早会取消，全员去团建🎉")
+    assert vault.get(ME, mid).status == "active"

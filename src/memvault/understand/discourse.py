@@ -171,6 +171,7 @@ _RESTATE = re.compile(
     r"^\s*again\b|\b(?:as\s+i\s+(?:said|mentioned|told\s+you)|like\s+i\s+(?:said|mentioned|"
     r"told\s+you)|"
     r"as\s+(?:always|usual|before|ever)|same\s+as\s+(?:always|before|ever|usual)|the\s+usual|"
+    r"nothing(?:['’]s|\s+has)?\s+changed|"
     r"still|always\s+(?:have|has|had)\s+been|as\s+i\s+always|reminder|"
     r"keep\s+(?:it|that|them|things)\s+(?:on|at|as|the\s+same|how)|leave\s+(?:it|that)\s+(?:on|at|as))\b"
     r"|保持不变|不用改了?|不改了|别改了"

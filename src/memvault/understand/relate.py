@@ -48,7 +48,7 @@ from .discourse import (
 )
 from .planoff import planned
 from .stance import core, polarity
-from .topics import content_words
+from .topics import content_words, straddles
 
 
 class Relation(StrEnum):
@@ -269,6 +269,14 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # "I don't have any pets" are: the sentence vectors do not tell those apart).
         weak = by_rank = True
     if best.score < t.match and not (flip or strong or weak):
+        if restating(statement) and not changes_mind(statement) and not adds(statement) \
+                and len(ranked) > 1 and _leads(ranked, t):
+            # Said to be said again ("daily sync is still half nine, same as always",
+            # "kilometres and kilos please, like I said before"), in other words than the
+            # memory clearly closest: that memory, confirmed; not a second copy. Clearly
+            # closest of several: the only memory is ahead of nothing ("I'm allergic to
+            # peanuts, like I said before" and "I drink oat milk" are .33 close).
+            return Related(Relation.SAME, best.id)
         return Related(Relation.NEW)
     if adds(statement) and not flip and not (best.linked and (strong or weak)):
         # "I also…", "我也…": beside it; but what the conversation tied it to it changes
@@ -341,8 +349,12 @@ def shares_words(a: str, b: str) -> bool:
     cores (not a stance or a change marker, not a lone Chinese character such as 卡,
     which is a card in one sentence and lag in another)?"""
     x, y = named_words(a), named_words(b)
+    # A character pair counts when one of the two says it inside a word ("过道" in one,
+    # cut 过/道 in the other), not when both only run two words together ("明天早会" and
+    # "每天早上" share 天早).
+    both = {w for w in x & y if w[0] < "\u2e80" or len(w) != 2 or not straddles(w, a, b)}
     # A clipped word names the same thing ("temps" / "temperatures", "meds" / "medication").
-    return bool(x & y) or any(
+    return bool(both) or any(
         len(short) >= 4 and long_.startswith(short) for u in x for v in y
         if u[0] < "\u2e80" for short, long_ in (sorted((u, v), key=len),))
 

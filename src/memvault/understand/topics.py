@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import pairwise
 
 import jieba
 
@@ -70,6 +71,28 @@ def _content_words(text: str, stemmed: bool, grams: bool) -> tuple[str, ...]:
             if len(w) > 1 and w not in STOPWORDS and w not in _VALUE_WORDS:
                 out.append(stem(w) if stemmed else w)
     return tuple(out)
+
+
+@lru_cache(maxsize=16384)
+def _straddles(text: str) -> frozenset[str]:
+    """The character pairs of `text` that only ever run two words of its together (the
+    last of one word of two or more characters and the first of the next: 天早 in
+    "明天早会"); a pair inside a word, or by a one-character word, is not one."""
+    joins: set[str] = set()
+    inside: set[str] = set()
+    for run in _WORD.findall(text):
+        if not _CJK.match(run):
+            continue
+        words = [w for w in jieba.cut(run) if w]
+        for a, b in pairwise(words):
+            (joins if len(a) >= 2 and len(b) >= 2 else inside).add(a[-1] + b[0])
+        inside |= {w[i:i + 2] for w in words for i in range(len(w) - 1)}
+    return frozenset(joins - inside)
+
+
+def straddles(pair: str, *texts: str) -> bool:
+    """Does a shared character pair only run two words together in each of `texts`?"""
+    return all(pair in _straddles(t) for t in texts)
 
 
 def topic_of(text: str) -> str | None:
