@@ -160,10 +160,18 @@ def stored_lines(eng: Engine, sc: Scope, skip: list[str]) -> list[Line]:
             and t.metadata.get("role") == "user"][:LINES]
 
 
-def named_in(eng: Engine, sc: Scope, lines: list[Line], t: Thresholds) -> list[str]:
-    """The memory the thread's latest line that names one names (threadtopic.named)."""
+def named_in(eng: Engine, sc: Scope, lines: list[Line], t: Thresholds,
+             own: tuple[str | None, str | None] = (None, None)) -> list[str]:
+    """The memory the thread's latest line that names one names (threadtopic.named). A
+    part of the statement's own message (turn `own[0]`) counts only for the memory the
+    statement itself is closest to (`own[1]`): the rank and the name agree ("moved it all
+    to Monzo. barclays can cry about it"), not a thing named in passing ("… Leeds is lovely
+    this time of year")."""
     vectors = eng.core.vectors([text for _, text in lines])
     for (turn, line), vec in zip(lines, vectors, strict=True):
-        if (mid := named(turn, line, eng.reads.related(sc, line, vec), t)) is not None:
+        found = eng.reads.related(sc, line, vec)
+        if turn is not None and turn == own[0]:
+            found = [r for r in found if r.memory.id == own[1]]
+        if (mid := named(turn, line, found, t)) is not None:
             return [mid]
     return []

@@ -198,10 +198,9 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             if stored is None:
                 stored = threadlinks.stored_lines(eng, sc, result.turns)
             at = result.turns.index(turn) if turn in result.turns else len(msgs)
-            lines = with_rest(thread_lines([(result.turns[i], m.content) for i, m in
-                                            enumerate(msgs[:at]) if m.role == "user"],
-                                           stored), turn, msgs[at].content if at < len(msgs)
-                              else "", said)
+            lines = with_rest(thread_lines([(result.turns[i], m.content) for i, m in enumerate(
+                msgs[:at]) if m.role == "user"], stored), turn, getattr(
+                    msgs[at] if at < len(msgs) else None, "content", ""), said)
         if changed[0] == turn and changed[1] and c.slot is None and explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,
             # too long."): kept only if it changes a memory itself (the turn keeps it).
@@ -309,11 +308,10 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                  screened: gate.Screened | None = None,
                  thread: list[Line] | None = None, slots: SlotRegistry | None = None,
                  carried_pii: tuple[tuple[str, str], ...] = ()) -> Outcome:
-    """`continues`: memories earlier sentences of the same message changed; a later
-    sentence that announces a change goes on with them ("Dropped Spanish. It's Japanese
-    on Duolingo now"). `embedded`, `screened`: what the caller's batch already computed
-    for this candidate. `thread`: the user's messages before it (threadtopic.py), whose
-    named memory a change that matches nothing of its own is offered."""
+    """`continues`: what earlier sentences of the message changed, which a later change
+    goes on with ("Dropped Spanish. It's Japanese on Duolingo now"). `embedded`,
+    `screened`: what the caller's batch computed. `thread`: the rest of the message and
+    the messages before it (threadtopic.py), whose named memory is offered."""
     refused, sc, stage = agentpolicy.gate_check(eng.core.strategy.agents, c.kind, c.source,
                                                 sc)
     if refused is not None:  # e.g. a tool result "extracted" from chat: never written
@@ -387,7 +385,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         # is getting messy…" / "went with Todoist").
         mine = [r for r in found if r.score >= policy.thresholds.match]
         if not mine:
-            offered = threadlinks.named_in(eng, sc, thread, policy.thresholds)
+            offered = threadlinks.named_in(eng, sc, thread, policy.thresholds, (
+                (metadata or {}).get("turn_id"), found[0].memory.id if found else None))
     if getattr(c, "intent_target", None):
         # What the extractor's own reading named (an LLM's: checked against what the
         # lookup offered it): read again inside the user's scope, like every match.

@@ -135,12 +135,12 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         named = [m for m in ranked if m.score >= t.second and m.names(retraction)
                  and planned(m.said or m.content)]
         if named:
-            label = named_words(retraction) & _words(named[0])
+            label = _said_of(named[0]) & _tokens(statement)
             close = [m for m in named if named[0].score - m.score < t.margin
-                     or (label and label <= _words(m))]
-            if len(close) > 1:
+                     or (label and label <= _said_of(m))]
+            if len(close) > 1 and (one := _picked(statement, close)) is None:
                 return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in close[:5]))
-            return Related(Relation.FORGET, named[0].id)
+            return Related(Relation.FORGET, (one if len(close) > 1 else named[0]).id)
         retraction = None
     if retraction is not None:
         # Named by meaning, or by a specific word of what is taken back ("住在哪" / "用户
@@ -164,18 +164,20 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # so does one that has every word of the label the best has ("7点那个提醒" and two
         # reminders at 7).
         top = named[0]
-        label = named_words(retraction) & _words(top)
+        label = _said_of(top) & _tokens(statement)
         close = [m for m in ranked[:5] if m is top or top.score - m.score < t.margin
                  or m.dense >= max(t.second, t.ratio * top.dense)
-                 or (label and m.score >= t.second and label <= _words(m))]
+                 or (label and m.score >= t.second and label <= _said_of(m))]
         if not retraction.strip() and top.linked:
             # "…I'm not allergic to penicillin at all. please forget that": what the same
             # message just changed is what "that" is.
             return Related(Relation.FORGET, top.id)
-        if len(close) > 1 or not retraction.strip():
-            # Nothing named ("那条不用记了"), or two as close: a person picks.
+        one = _picked(statement, close) if len(close) > 1 else top
+        if one is None or not retraction.strip():
+            # Nothing named ("那条不用记了"), or two as close and no word of the line
+            # that only one has: a person picks.
             return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in close[:5]))
-        return Related(Relation.FORGET, named[0].id, sure=not by_rank)
+        return Related(Relation.FORGET, one.id, sure=not by_rank)
     if kept := kept_clauses(statement):
         # "还在西湖区没搬，不过我最近换工作了": what a clause says stays is not what the
         # rest of the line changes. When nothing else is close, the line may change another
@@ -260,14 +262,6 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # Sundays" (.27) as "moved my savings to Revolut" to "I bank with Lloyds" (.31),
         # so the change is staged against it (`sure`), never applied unreviewed.
         strong = by_rank = True
-    elif (_NOT.search(best.said or best.content) and not _NOT.search(statement)
-          and (changes_mind(statement) or _BEGINS.search(statement)) and not best.linked
-          and not restating(statement) and best.dense >= t.match and _leads(ranked, t)):
-        # What the user said they do not have or do, and a line, plainly close in meaning,
-        # that they now have or do it: "办了张招行的信用卡" and "我不用信用卡". Not merely
-        # something got: "我养了一只鹦鹉" and "我不喝咖啡" (.3 apart, as "WE GOT A CAT" and
-        # "I don't have any pets" are: the sentence vectors do not tell those apart).
-        weak = by_rank = True
     if best.score < t.match and not (flip or strong or weak):
         if restating(statement) and not changes_mind(statement) and not adds(statement) \
                 and len(ranked) > 1 and _leads(ranked, t):
@@ -310,11 +304,6 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
 
-
-# Verbs of getting or taking something up: a closed class, whatever is got.
-_BEGINS = re.compile(r"\b(?:got|adopted|bought|started|joined|signed\s+up|set\s+up|made\s+an?|"
-                     r"took\s+up|picked\s+up|opened|subscribed)\b|领养|买了|办了|开了|开始|入坑|"
-                     r"迷上|养了|加入了|报了|注册了", re.I)
 
 _THING_FIRST = re.compile(r"^\s*(?:the|this|that)\s+(?!(?:one|ones|week|weekend|month|year|"
                           r"morning|evening|time)\b)[a-z]", re.I)
@@ -430,9 +419,21 @@ def _holds(clause: str, memory: Match) -> bool:
                & (named_words(memory.content) | named_words(memory.said)))
 
 
-def _words(memory: Match) -> set[str]:
-    """The specific words of a memory, as stored and as said."""
-    return named_words(memory.content) | (named_words(memory.said) if memory.said else set())
+def _picked(statement: str, close: Sequence[Match]) -> Match | None:
+    """The one of `close` that has every value of the statement any of them has ("cancel
+    the 7pm reminder": the 7pm one, not the 9am one), or None unless exactly one has. A
+    value only (a number, a time, a day): things go by other words too ("the restaurant"
+    is also "the ramen place")."""
+    said = {w for w in _tokens(statement) & set().union(*(_said_of(m) for m in close))
+            if w in _WHEN or any(c.isdigit() for c in w)}
+    fits = [m for m in close if said <= _said_of(m)]
+    return fits[0] if said and len(fits) == 1 else None
+
+
+def _said_of(memory: Match) -> set[str]:
+    """Every word of a memory, values included, as stored and as said: what a label
+    ("7点那个提醒") may pick it by."""
+    return _tokens(memory.content) | (_tokens(memory.said) if memory.said else set())
 
 
 def _joined(text: str) -> set[str]:
