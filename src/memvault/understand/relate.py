@@ -135,9 +135,9 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         named = [m for m in ranked if m.score >= t.second and m.names(retraction)
                  and planned(m.said or m.content)]
         if named:
-            label = _said_of(named[0]) & _tokens(statement)
+            # ("7点那个提醒取消掉" and two reminders at 7: nearly as close in meaning too)
             close = [m for m in named if named[0].score - m.score < t.margin
-                     or (label and label <= _said_of(m))]
+                     or m.dense >= max(t.second, t.ratio * named[0].dense)]
             if len(close) > 1 and (one := _picked(statement, close)) is None:
                 return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in close[:5]))
             return Related(Relation.FORGET, (one if len(close) > 1 else named[0]).id)
@@ -160,14 +160,11 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
                 return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in near))
             return Related(Relation.NO_TARGET)
         # Forgetting the wrong memory is the costly mistake: a second memory close to the
-        # best, or nearly as close in meaning (`ratio` of it), makes it a person's choice;
-        # so does one that has every word of the label the best has ("7点那个提醒" and two
-        # reminders at 7).
+        # best, or nearly as close in meaning (`ratio` of it), makes it a person's choice,
+        # unless a value of the line picks one (`_picked`).
         top = named[0]
-        label = _said_of(top) & _tokens(statement)
         close = [m for m in ranked[:5] if m is top or top.score - m.score < t.margin
-                 or m.dense >= max(t.second, t.ratio * top.dense)
-                 or (label and m.score >= t.second and label <= _said_of(m))]
+                 or m.dense >= max(t.second, t.ratio * top.dense)]
         if not retraction.strip() and top.linked:
             # "…I'm not allergic to penicillin at all. please forget that": what the same
             # message just changed is what "that" is.
