@@ -232,3 +232,18 @@ def test_a_word_only_one_memory_has_does_not_pick_between_things_of_a_kind(
     pizza = _said(vault, "My favourite pizza restaurant is Luigi's.")
     assert _tell(vault, "forget what I said about the restaurant") == ["stage"]
     assert vault.get(ME, ramen).status == vault.get(ME, pizza).status == "active"
+
+
+def test_a_take_back_names_its_head_not_its_owner(vault: Vault) -> None:
+    raj = _said(vault, "My emergency contact is my brother Raj")
+    _said(vault, "I prefer tea over coffee.")
+    _tell(vault, "forget what I told you about my brother's wedding")
+    assert vault.get(ME, raj).status == "active"
+
+
+def test_a_take_back_of_an_owned_thing_still_forgets_it(vault: Vault) -> None:
+    bday = _said(vault, "My sister's birthday is June 1")
+    home = _said(vault, "I live in Leeds")
+    _tell(vault, "forget my sister's birthday")
+    assert vault.get(ME, bday).status != "active"
+    assert vault.get(ME, home).status == "active"

@@ -145,8 +145,13 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     if retraction is not None:
         # Named by meaning, or by a specific word of what is taken back ("住在哪" / "用户
         # 住在上海浦东").
-        named = [m for m in ranked if m.score >= t.retract or (
-            m.score >= t.second and m.names(retraction or statement))]
+        # What a label is about is its head: "my brother's wedding" is a wedding, not my
+        # brother ("My emergency contact is my brother Raj" is not meant).
+        # A memory that shares only the owner is named by meaning alone, not by that word.
+        owned = _OWNED.search(statement)
+        head = owned[1] if owned else retraction or statement
+        named = [m for m in ranked if (m.dense if owned else m.score) >= t.retract or (
+            m.score >= t.second and m.names(head))]
         by_rank = not named and bool(retraction.strip()) and _leads(ranked, t)
         if by_rank:
             named = ranked[:1]
@@ -301,6 +306,9 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
 
+
+_OWNED = re.compile(r"\b(?!(?:it|that|he|she|there|what|who|let|here|where)['’])"
+                    r"[a-z]+['’]s\s+([a-z]{3,})\b", re.I)
 
 _THING_FIRST = re.compile(r"^\s*(?:the|this|that)\s+(?!(?:one|ones|week|weekend|month|year|"
                           r"morning|evening|time)\b)[a-z]", re.I)
