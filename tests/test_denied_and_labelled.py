@@ -247,3 +247,39 @@ def test_a_take_back_of_an_owned_thing_still_forgets_it(vault: Vault) -> None:
     _tell(vault, "forget my sister's birthday")
     assert vault.get(ME, bday).status != "active"
     assert vault.get(ME, home).status == "active"
+
+
+@pytest.mark.parametrize(("line", "has"), [
+    ("Remind me to water the plants on Sundays", "sundays"),
+    ("Send me a weekly summary on Sunday evenings", "weekly"),
+    ("Remind me to take my meds at 8am", "08:00"),
+    ("Contact me on WhatsApp, not email", "whatsapp"),
+    ("温度用摄氏度跟我说", "摄氏度"),
+])
+def test_an_arrangement_asked_of_the_assistant_is_kept(vault: Vault, line: str,
+                                                       has: str) -> None:
+    assert _tell(vault, line) == ["added"]
+    (m,) = [m for m in vault.list(ME, status="active", limit=10) if m.kind != "turn"]
+    assert has in m.content.casefold()
+
+
+@pytest.mark.parametrize("line", ["send me the report", "email me the slides at once"])
+def test_a_task_for_now_is_no_arrangement(vault: Vault, line: str) -> None:
+    _tell(vault, line)
+    assert [m for m in vault.list(ME, status="active", limit=10) if m.kind != "turn"] == []
+
+
+def test_asking_for_advice_is_no_change(vault: Vault) -> None:
+    mid = _said(vault, "Remind me to take my meds at 8am")
+    _tell(vault, "would it be better to take them at night instead? they make me drowsy")
+    assert vault.get(ME, mid).version == 1
+
+
+@pytest.mark.parametrize(("line", "change"), [
+    ("Whatsapp is the only thing I actually check", False),   # stress, not a turn
+    ("actually, make it tea", True),
+    ("no actually I prefer tea", True),
+    ("fyi I downgraded to the Basic plan last week", True),
+])
+def test_actually_turns_a_clause_only_where_it_opens_it(line: str, change: bool) -> None:
+    assert changes_mind(line) is change

@@ -29,7 +29,10 @@ _ASK_EN = re.compile(
     # "could they move…", "can Tom…")
     r"(?!(?:i|they|he|she|someone|anyone|people|my\s+(?:boss|manager|wife|husband|partner|"
     r"mom|mum|dad|friend|team|colleague|doctor|landlord|kids?|son|daughter))\b)"
-    r"(?-i:(?![A-Z][a-z]))(?:(?:you|u)\s+(?:please\s+|pls\s+)?)?+"
+    r"(?-i:(?![A-Z][a-z]))"
+    # asking for advice, not for a change: "would it be better to take them at night instead?"
+    r"(?!(?:it|that|this|there)\s+(?:be|help|make\s+sense|work|matter|hurt)\b)"
+    r"(?:(?:you|u)\s+(?:please\s+|pls\s+)?)?+"
     # not a task ("can you suggest something I could cook instead of pasta?")
     r"(?!(?:suggest|recommend|give|tell|show|find|write|explain|list|draft|translate|"
     r"summari[sz]e|check|look|help|search|compare|think)\b)"

@@ -280,11 +280,11 @@ class RuleExtractor:
             statement = False  # "we moved!": kept only if it changes what it matches
         if only_once(body):
             return []  # "only today though": nothing to keep
-        if is_task(body) and not STANDING.search(body) and not command:
+        if is_task(body) and not standing and not command:
             # "can you explain …": nothing to keep, but a task in one clause does not void
             # a statement in another ("我上周调到广州分公司了，你帮我看看哪家早茶好吃").
             return self._beside_ask(msg, at, body)
-        if one_time(body) and not STANDING.search(body) and not (ttl_cue and first):
+        if one_time(body) and not standing and not (ttl_cue and first):
             # "明天早上的日程先别发了": one occasion, not how things stand
             change = statement = False
         triggered = (command or standing or change or pref or fact or third or emphasis
