@@ -22,13 +22,17 @@ STANDING = any_of(
     r"every time|each time|whenever|never|from here on)\b",
     r"以后|今后|往后|后续|之后都|从现在起|从今天起|从现在开始|从今以后|默认|每次|一律|总是|永远|"
     r"都用|一直用",
-    # an arrangement asked of the assistant about the user: how to reach or remind them,
-    # with a recurrence, a time or the channel it is instead of ("Remind me to water the
-    # plants on Sundays", "Contact me on WhatsApp, not email", "温度用摄氏度跟我说")
+    # an arrangement asked of the assistant about the user: how to remind or reach them,
+    # with a recurrence ("Remind me to water the plants on Sundays", "send me a weekly
+    # summary"), or by which channel ("Contact me on WhatsApp, not email"), or how to talk
+    # to them ("温度用摄氏度跟我说"; not the thing at hand: "这个问题用简单的话跟我说")
     r"^\s*(?:please\s+|pls\s+)?(?:remind|contact|message|text|ping|call|email|notify|"
-    r"send|wake)\s+me\b(?=.*(?:\b(?:on\s+(?:\w+days|weekdays|weekends)|every|daily|weekly|"
-    r"monthly|nightly|each)\b|\bat\s+\d|,\s*not\s))",
-    r"^[^，。！？,.!?]{0,6}用[^，。！？,.!?]{1,12}(?:跟|和|对)我(?:说|讲|聊)")
+    r"send|wake)\s+me\b(?=.*\b(?:on\s+(?:\w+days|weekdays|weekends)|every|daily|weekly|"
+    r"monthly|nightly|each)\b)(?!.*\b(?:today|tonight|tomorrow)\b)",
+    r"^\s*(?:please\s+|pls\s+)?(?:contact|reach|message|ping)\s+me\s+(?:on|via|through|"
+    r"by)\s+\w+(?:\s+\w+)?\s*(?:,\s*not\s+\w+\s*)?$",
+    r"^(?![^，。！？,.!?]{0,6}[这那])[^，。！？,.!?]{0,6}用[^，。！？,.!?]{1,12}(?:跟|和|对)我"
+    r"(?:说|讲|聊)")
 CHANGE = any_of(
     r"\binstead\b", r"\bno longer\b", r"\bany ?more\b", r"^\s*no more\b",
     r"\bswitch(?:ed|ing)? (?:it |that |over |back )?to\b", r"\bchange(?:d)? (?:it |that )?to\b",

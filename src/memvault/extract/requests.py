@@ -31,7 +31,8 @@ _ASK_EN = re.compile(
     r"mom|mum|dad|friend|team|colleague|doctor|landlord|kids?|son|daughter))\b)"
     r"(?-i:(?![A-Z][a-z]))"
     # asking for advice, not for a change: "would it be better to take them at night instead?"
-    r"(?!(?:it|that|this|there)\s+(?:be|help|make\s+sense|work|matter|hurt)\b)"
+    r"(?!(?:it|that|this|there)\s+(?:be\s+(?:better|worse|best|wiser?|smarter|easier|"
+    r"healthier|ok(?:ay)?|fine|possible)|help|make\s+sense|matter|hurt)\b)"
     r"(?:(?:you|u)\s+(?:please\s+|pls\s+)?)?+"
     # not a task ("can you suggest something I could cook instead of pasta?")
     r"(?!(?:suggest|recommend|give|tell|show|find|write|explain|list|draft|translate|"

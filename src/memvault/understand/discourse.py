@@ -21,10 +21,10 @@ SPEAKER = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|us|our)\b|我|咱
 # Time and discourse words that often, not always, mark a change ("now", "these days",
 # "其实", "最近"): a change only when the memory is clearly about the same thing.
 _WEAK_EN = (r"now|nowadays|these\s+days|lately|"
-            # "actually" as the turn of a clause ("actually, make it tea"), not as stress
-            # ("the only thing I actually check")
-            r"(?:^|(?<=[,;.!?]\s)|(?<=\bno\s)|(?<=\boh\s)|(?<=\bhmm\s)|(?<=\bwait\s)|"
-            r"(?<=\bok\s)|(?<=\bokay\s)|(?<=\bso\s))actually|at\s+this\s+point|started|starting|"
+            # "actually", not as stress in a relative clause ("the only thing I actually
+            # check", "what I actually use")
+            r"(?<!thing\sI\s)(?<!things\sI\s)(?<!what\sI\s)(?<!one\sI\s)(?<!stuff\sI\s)"
+            r"actually|at\s+this\s+point|started|starting|"
             r"going\s+forward|from\s+now\s+on|from\s+here\s+on|"
             r"finally|final|in\s+the\s+end|after\s+all|new\s+(?:one|plan|place|job|address|"
             r"number)|better\s+for\s+me|works?\s+better")
@@ -45,7 +45,7 @@ _CHANGE_EN = (
     r"swap(?:ped)?|replac\w*|used\s+to|stopped|quit|gave\s+up|"
     r"i'?m\s+(?:over|done\s+with)|not\s+\w+\s+(?:but|anymore)|"
     r"postpon\w*|reschedul\w*|push(?:ed)?\s+(?:it\s+)?(?:back|forward)|delay(?:ed)?|"
-    r"brought\s+forward|moved\s+up|upp(?:ed|ing)|(?:up|down)grad(?:e|ed|ing)|promoted|overt(?:ook|aken|ake)|ditch(?:ed)?|"
+    r"brought\s+forward|moved\s+up|upp(?:ed|ing)|(?:up|down)graded|promoted|overt(?:ook|aken|ake)|ditch(?:ed)?|"
     r"dropp?(?:ed)?|is\s+out|are\s+out|no\s+more|went\s+with|going\s+with|"
     r"settled\s+on|ended\s+up|"
     r"sold\s+out|signed\s+up|booked|closed|cancel(?:l)?ed|got\s+rid\s+of|"

@@ -161,6 +161,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
             # sertraline"): a person picks, rather than the take-back being dropped.
             near = [m for m in ranked[:5] if retraction.strip() and m.dense >= t.hint
                     and m.dense >= t.ratio * ranked[0].dense]
+            if near and (one := _picked(statement, near)) is not None:
+                return Related(Relation.FORGET, one.id, sure=False)  # "delete the 8pm one"
             if near:
                 return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in near))
             return Related(Relation.NO_TARGET)
