@@ -304,3 +304,17 @@ def test_a_value_picks_among_reminders_named_only_by_it(vault: Vault) -> None:
     (item,) = vault.review_list(ME)
     assert item.metadata["review"]["links"] == [evening]
     assert vault.get(ME, morning).status == vault.get(ME, evening).status == "active"
+
+
+def test_a_title_before_a_name_ends_no_sentence() -> None:
+    from memvault.extract import Message, RuleExtractor
+    (c,) = RuleExtractor().extract([Message(role="user", content="My dentist is Dr. Smith")])
+    assert c.content == "My dentist is Dr. Smith"
+
+
+def test_a_channel_asked_for_every_time_something_fails_is_wanted() -> None:
+    from memvault.extract import Message, RuleExtractor
+    (c,) = RuleExtractor().extract([Message(role="user",
+                                            content="Text me every time the build fails")])
+    assert (c.slot, c.value) == ("notify.channel", "SMS")
+    assert "negative_only" not in c.flags

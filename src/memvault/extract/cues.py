@@ -277,7 +277,8 @@ COMPLAINT = any_of(r"报错|出错|崩溃|打不开|卡死|卡住|很慢|太慢|
                    r"\b(?:crash(?:es|ed)?|fails?|failed|broken|breaks|errors?|bugs?|slow|"
                    r"freezes|hangs)\b", rf"\bhate\s+{_HOW_A_THING}")
 CLAUSE = re.compile(r"[，,；;]|\bbut\b|但是|不过")
-CONDITION = any_of(r"\b(?:when|whenever|if|once)\b", r"如果|一旦|每当|的时候|时")
+CONDITION = any_of(r"\b(?:when|whenever|if|once|(?:every|each|any)\s+time)\b",
+                   r"如果|一旦|每当|的时候|时")
 # A recurring request is a standing one, not a one-off: "I need a PDF report every week".
 RECURRING = any_of(
     r"\bevery\s+(?:day|week|month|morning|night|evening|weekday|weekend|time|monday|tuesday|"
@@ -462,7 +463,9 @@ STRIP_LEAD_EN = re.compile(
     r"(?:remember (?:that\s+)?|keep in mind (?:that\s+)?|note that\s+)?", re.I)
 STRIP_LEAD_ZH = re.compile(r"^\s*(?:请|麻烦)?(?:记住|记得|别忘了)[，,:：\s]*")
 
-_SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)|…+")
+# (not the full stop of a title before a name: "My dentist is Dr. Smith")
+_SENTENCE_END = re.compile(r"[。！？!?\n]+|(?<!\b[DdMm]r)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)"
+                           r"\.(?=\s|$)|…+")
 
 
 def sentences(text: str) -> list[tuple[int, int, bool]]:
