@@ -196,14 +196,6 @@ def test_a_change_said_to_be_final_still_changes(vault: Vault) -> None:
     assert m.version == 2 and "12" in m.content
 
 
-def test_a_label_with_a_value_picks_the_memory_that_has_it(vault: Vault) -> None:
-    plants = _said(vault, "每天晚上7点提醒我浇花")
-    pills = _said(vault, "每天早上8点提醒我吃药")
-    _tell(vault, "晚上7点的提醒取消吧")
-    assert vault.get(ME, plants).status != "active"
-    assert vault.get(ME, pills).status == "active"
-
-
 def test_getting_rid_of_stuff_is_no_take_back(vault: Vault) -> None:
     mid = _said(vault, "I eat a lot of processed food")
     _tell(vault, "My doctor said it plainly: just get rid of the processed stuff.")
@@ -216,14 +208,6 @@ def test_a_thing_named_in_passing_beside_a_replacement_is_not_replaced(vault: Va
     _tell(vault, "moved my accounts to Monzo. Leeds is lovely this time of year")
     assert vault.get(ME, home).version == 1
     assert vault.get(ME, bank).status == "active"
-
-
-def test_a_label_picks_by_a_value_only_one_reminder_has(vault: Vault) -> None:
-    stretch = _said(vault, "Remind me to stretch at 9am every day")
-    plants = _said(vault, "Remind me to water the plants at 7pm every day")
-    _tell(vault, "cancel the 7pm reminder")
-    assert vault.get(ME, plants).status != "active"
-    assert vault.get(ME, stretch).status == "active"
 
 
 def test_a_word_only_one_memory_has_does_not_pick_between_things_of_a_kind(
@@ -241,12 +225,6 @@ def test_a_take_back_names_its_head_not_its_owner(vault: Vault) -> None:
     assert vault.get(ME, raj).status == "active"
 
 
-def test_a_take_back_of_an_owned_thing_still_forgets_it(vault: Vault) -> None:
-    bday = _said(vault, "My sister's birthday is June 1")
-    home = _said(vault, "I live in Leeds")
-    _tell(vault, "forget my sister's birthday")
-    assert vault.get(ME, bday).status != "active"
-    assert vault.get(ME, home).status == "active"
 
 
 @pytest.mark.parametrize(("line", "has"), [
@@ -318,3 +296,19 @@ def test_a_channel_asked_for_every_time_something_fails_is_wanted() -> None:
                                             content="Text me every time the build fails")])
     assert (c.slot, c.value) == ("notify.channel", "SMS")
     assert "negative_only" not in c.flags
+
+
+@pytest.mark.parametrize(("meant", "kept", "line"), [
+    # a value of the label that only one memory holds picks it
+    ("每天晚上7点提醒我浇花", "每天早上8点提醒我吃药", "晚上7点的提醒取消吧"),
+    ("Remind me to water the plants at 7pm every day", "Remind me to stretch at 9am every day",
+     "cancel the 7pm reminder"),
+    # a take-back of an owned thing still forgets it
+    ("My sister's birthday is June 1", "I live in Leeds", "forget my sister's birthday"),
+])
+def test_a_take_back_forgets_the_memory_its_label_picks(vault: Vault, meant: str, kept: str,
+                                                        line: str) -> None:
+    mid, other = _said(vault, meant), _said(vault, kept)
+    _tell(vault, line)
+    assert vault.get(ME, mid).status != "active"
+    assert vault.get(ME, other).status == "active"
