@@ -259,7 +259,7 @@ def settles(text: str) -> bool:
 def changes_mind(text: str) -> bool:
     """Does the statement present itself as a change from what held before (a marker
     of change, or a time word that often says so)?"""
-    text = _STAYS.sub(" ", text)  # "I'm NOT moving", "nothing's changed", "不改": no change
+    text = without_stays(text)  # "I'm NOT moving", "nothing's changed": no change
     return bool(_CHANGE.search(text) or _WEAK.search(text) or _SETTLES.search(text))
 
 
@@ -279,14 +279,14 @@ _REPLACES = re.compile(
 
 def replaces(text: str) -> bool:
     """Does the statement say that something it names replaces what held before?"""
-    return bool(_REPLACES.search(_STAYS.sub(" ", text)))
+    return bool(_REPLACES.search(without_stays(text)))
 
 
 def marks_change(text: str) -> bool:
     """A marker that says a change in so many words ("switched to", "no longer", "改成",
     "不再", "final answer", "最后定了"), not only a time word ("now", "最近"); a change
-    denied ("not moving", "nothing's changed", "不改") is none."""
-    text = _STAYS.sub(" ", text)
+    denied ("not moving", "nothing's changed", "没改") is none."""
+    text = without_stays(text)
     return bool(_CHANGE.search(text) or _SETTLES.search(text))
 
 
