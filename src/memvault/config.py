@@ -260,6 +260,9 @@ class Write(_Strict):
     operator_roles: list[str] = Field(default_factory=lambda: ["admin", "operator"])
     stage_sources: list[str] = Field(default_factory=list)
     matching: Matching = Matching()
+    # A sentence the rule extractor reads neither way is kept as a statement when its
+    # meaning scores at least this (statementscore.py); 1 keeps none of them.
+    statement_score: float = Field(0.6, ge=0, le=1)
     # A memory at this many versions takes no new one from remember/observe/propose or an
     # import: the change is staged for review (reason version_cap). None: no cap.
     max_versions: int | None = Field(None, ge=1, le=1_000_000)

@@ -302,7 +302,11 @@ def decide(candidate: Candidate, state: GateState | None = None,
             return out(Action.NOOP, [*reasons, Reason.NO_TARGET])
         if rel.relation == Relation.SAME and rel.target_id in views:
             return out(Action.NOOP, [*reasons, Reason.RESTATES], target_id=rel.target_id)
-        if rel.relation == Relation.NEW and c.tentative:
+        # Kept by its meaning alone: only as a new memory about nothing stored close (how it
+        # relates to a close one, no rule read).
+        if (rel.relation == Relation.NEW and c.tentative) or (c.by_meaning and (
+                rel.relation != Relation.NEW
+                or any(score >= policy.thresholds.match for _, score, _ in state.matches))):
             return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
 
     # 4. everything else, reasons collected in rule order.

@@ -165,6 +165,10 @@ class Candidate:
     # A statement kept only if it changes or takes back a memory it matches ("move my
     # digest to Mondays"): alone it states nothing worth storing.
     tentative: bool = False
+    # A sentence no rule read, kept because its meaning reads as a statement of the user's
+    # (statementscore.py): added only about nothing stored close; it never
+    # changes or confirms a memory, since nothing says how it relates to one.
+    by_meaning: bool = False
     # An extractor's own reading (the LLM's): "add", "update", "forget" or "none", and the
     # memory it names; the gate checks the memory is one the lookup matched.
     intent: str | None = None

@@ -33,6 +33,7 @@ from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
 from .safety.pii import hidden_kinds, redact, sensitive_values
+from .statementscore import judged
 from .store import ListFilter
 from .threadtopic import Line, thread_lines, with_rest
 from .timeutil import MAX_MS, duration_ms
@@ -104,38 +105,35 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     sc = v.scope(scope)
     actor_role = v.actor(actor_role, "actor_role")
     msgs, ref = check_observe(messages, source_ref)
-    # A spec ("rules", "llm:MODEL") or an object with extract(messages).
-    if extractor is None:
-        extractor = eng.core.strategy.write.extractor  # the strategy file's choice
+    # A spec ("rules", "llm:MODEL", the strategy file's by default) or an object with
+    # extract(messages).
+    extractor = eng.core.strategy.write.extractor if extractor is None else extractor
     ext = load_extractor(extractor) if isinstance(extractor, str) else extractor
     if not callable(getattr(ext, "extract", None)):
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")
-    candidates = ext.extract(msgs)
+    rules = isinstance(ext, RuleExtractor)  # which also offers what it reads neither way
+    candidates = ext.extract(msgs, unread=True) if rules else ext.extract(msgs)
     # What the extractor made is checked before the turns are stored, so a bad candidate
     # (a bug in a custom extractor) fails the call without writing anything.
     if not isinstance(candidates, list | tuple):
         raise ValidationError("extractor: extract() must return a list of CandidateMemory")
     for n, c in enumerate(candidates, start=1):
         _check_candidate(c, n)
-    # A line that gives only a new value ("太早了，15 分钟吧"), read below against what was
-    # said before it: the rules' reading (an LLM's or a caller's extractor's stands).
-    if isinstance(ext, RuleExtractor):
+    if rules:  # a line giving only a new value ("太早了，15 分钟吧"), read against the one before
         candidates = with_replies(msgs, list(candidates))
     policy = policy or gate_policy(eng)
     resolve = getattr(ext, "resolve", None)
     if callable(resolve):
-        # The extractor's own reading of each candidate against the memories it matches
-        # (an LLM's), asked before anything is stored: a failing endpoint fails the call
-        # with nothing written, as a failing extraction does.
+        # The extractor's own reading (an LLM's) of each candidate against the memories it
+        # matches, before anything is stored: a failing endpoint fails the call unwritten.
         candidates = [_resolved(eng, sc, c, resolve, policy) for c in candidates]
     result = ObserveResult()
     # Raw turns first, verbatim: they are records of what was said, not beliefs.
     origin = {"user": "user_explicit", "tool": "tool"}
     # The sensitive-data policy applies to raw turns too: "redact" kinds never reach the
-    # store, not even verbatim in a turn; nor do "stage" kinds, whose value waits for a
-    # reviewer in the staged candidate, not in a turn every read serves. A value found in
-    # one message is hidden in all of them (the assistant's reply that echoes it).
+    # store, even in a turn; nor do "stage" kinds, whose value waits for a reviewer in the
+    # staged candidate. A value found in one message is hidden in all (an echoing reply).
     hide = hidden_kinds(policy.pii)
     carried = tuple(sensitive_values([m.content for m in msgs]))
 
@@ -174,6 +172,9 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     answered: list[str | None] = []  # turns read as a bare-value reply
     stated: dict[str | None, list[str]] = {}  # turn -> memories it stored or changed
     for c, pre, seen in zip(candidates, embedded, screened, strict=True):
+        # A sentence the rules left unread is a statement only if its meaning says so.
+        if (c := judged(c, pre and pre[0], eng.core.strategy.write.statement_score)) is None:
+            continue
         # The turn it was read from: purging that turn erases what was made from it.
         turn = turn_of(c, msgs, result.turns)
         if REPLY in c.flags:  # a bare value: the change of the statement before it
@@ -184,11 +185,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             answered += [turn] if turn else []
         elif turn in answered:
             continue  # the extractor's own reading of a line read as a reply
-        # A correction ("no wait, scratch that — a cappuccino") is about what was just
-        # said, whether that added a memory or changed one.
         said = c.source_text or c.content
-        # What the message's previous statement changed: the next may go on with it
-        # ("Dropped Spanish. It's Japanese on Duolingo now"), not one further on.
+        # What the message's previous statement changed, the next may go on with ("Dropped
+        # Spanish. It's Japanese on Duolingo now"); a correction ("no wait, scratch that —
+        # a cappuccino"), with what was just said, whether it added a memory or changed one.
         goes_on = (changed if changed[0] == turn else (None, []))[1] \
             or (last if corrects(said) else [])
         lines: list[Line] = []
@@ -335,6 +335,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           topic=getattr(c, "topic", None), retraction=retraction,
                           soft_retraction=soft,
                           tentative=bool(getattr(c, "tentative", False)),
+                          by_meaning="by_meaning" in (getattr(c, "flags", None) or []),
                           intent=getattr(c, "intent", None),
                           intent_target=getattr(c, "intent_target", None),
                           carried_pii=carried_pii)

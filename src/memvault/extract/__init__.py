@@ -26,6 +26,9 @@ Flags a candidate may carry (the gate should stage anything flagged):
     negative_only   the user rejected a value without naming a new one (value is None)
     hedged          "maybe", "可能" …
     third_party     about someone else ("my wife is vegetarian"); slot is never set
+    unread          (rules, extract(unread=True) only) an opening sentence no rule read
+                    either way; the write path keeps it only if its meaning scores as a
+                    statement (memvault.statementscore), then flagged `by_meaning`
     multiple_values several values for one slot in one statement (value is a list)
     source_demoted  (llm) the model claimed user_explicit for a non-user message
     span_relocated  (llm) the model's source_text matched the message only after

@@ -24,6 +24,7 @@ def called_off(body: str, question: bool, got: list[CandidateMemory]) -> str | N
     """Mark the sentence's own candidates (`got`) when it calls a plan off. Returns the
     thing called off when the sentence had no candidate to carry it (the caller makes a
     tentative one, kept only if it takes a memory back); None otherwise."""
+    got = [c for c in got if "unread" not in c.flags]  # no rule read them: as if none
     if (question and not REQUEST.search(body)) or HYPOTHETICAL.search(body) \
             or any(c.retraction is not None or c.slot is not None for c in got):
         return None  # asked about or imagined; or a slot's value, which its slot decides

@@ -117,9 +117,10 @@ from .cues import (
     sentences,
 )
 from .messages import Message, as_messages
+from .readspans import opens_quote, read_spans
 from .requests import after_request, asked, asked_change
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
-from .statements import is_task, open_statement, quoted_spans, with_speaker
+from .statements import is_task, open_statement, undecided, with_speaker
 from .statements import standing as is_statement
 
 
@@ -150,7 +151,9 @@ class RuleExtractor:
         self.registry = registry if registry is not None else SLOTS
 
     # --- the pass over the conversation ------------------------------------------------------
-    def extract(self, messages: list[Message]) -> list[CandidateMemory]:
+    def extract(self, messages: list[Message], *, unread: bool = False) -> list[CandidateMemory]:
+        """The candidates the rules read; with `unread`, also each opening sentence they read
+        neither way (flag "unread"), for the write path to judge by meaning."""
         msgs = as_messages(messages)
         out: list[CandidateMemory] = []
         for i, msg in enumerate(msgs):
@@ -164,7 +167,7 @@ class RuleExtractor:
             found: list[CandidateMemory] = []
             said = _answered(msgs, i) or msg
             whatif = False
-            for start, end, question in _spans(said.content):
+            for start, end, question in read_spans(said.content):
                 text = said.content[start:end]
                 if whatif and _CONDITIONAL.search(text):
                     continue  # "imagine winning the lottery… first thing I'd do is…"
@@ -182,7 +185,7 @@ class RuleExtractor:
                         c.confidence = min(c.confidence, 0.5)
                         c.flags.append("suspicious_message")
             out.extend(found)
-        return out
+        return out if unread else [c for c in out if "unread" not in c.flags]
 
     # --- one user sentence -------------------------------------------------------------------
     def _sentence(self, msg: Message, start: int, end: int,
@@ -298,7 +301,12 @@ class RuleExtractor:
                 # kept only if it changes what it matches; not one more thing ("烟也戒了")
                 return self._open(msg, start, end, body, tentative=not (
                     adds(body) and not IMPERATIVE.search(body)))
-            return []
+            # No pattern reads it either way: its meaning decides (statementscore.py), for a
+            # message's opening sentence only (a later one is most often said of it: "bit
+            # private") and not the frame of a quotation ("菜单上写着：“…”").
+            return self._open(msg, start, end, body, unread=True) if undecided(body) and not (
+                complaint or question or PAST.search(body) or CHILDHOOD.search(body)
+                or msg.content[:start].strip() or opens_quote(msg.content, end)) else []
 
         lang = lang_of(body)
         # A hedge in a clause of its own ("I'm a firefighter, so I might vanish") does not
@@ -384,18 +392,18 @@ class RuleExtractor:
             subject="user", flags=["retraction"], at=msg.at, extractor=self.name,
             retraction=what)
 
-    def _open(self, msg: Message, start: int, end: int, body: str,
-              tentative: bool = True) -> list[CandidateMemory]:
-        content = _clean(body)
-        if not content:
+    def _open(self, msg: Message, start: int, end: int, body: str, tentative: bool = True,
+              unread: bool = False) -> list[CandidateMemory]:
+        if not (content := _clean(body)):
             return []
         s, e = _trim(msg.content, start, end)
         return [CandidateMemory(
             content=content, kind=Kind.PREFERENCE.value if IMPERATIVE.search(body)
             else Kind.FACT.value, slot=None, value=None, source="user_explicit",
-            confidence=0.9, source_text=msg.content[s:e], message_id=msg.id, explicit=True,
-            change_of_mind=True, subject="user", flags=["tentative"] if tentative else [],
-            at=msg.at, extractor=self.name, tentative=tentative)]
+            confidence=0.85 if unread else 0.9, source_text=msg.content[s:e],
+            message_id=msg.id, explicit=True, change_of_mind=not unread, subject="user",
+            flags=["unread"] if unread else ["tentative"] if tentative else [], at=msg.at,
+            extractor=self.name, tentative=tentative)]
 
     # --- which value of which slot a sentence states ---------------------------------------
     def _decide(self, text: str, matches: list[SlotMatch]) -> list[_Decision]:
@@ -546,45 +554,6 @@ def _answered(msgs: list[Message], i: int) -> Message | None:
 # A clause that sets a condition for what is asked ("if I'm free tomorrow, remind me…").
 _CONDITION = re.compile(r"\s*(?:if|when|whenever|unless|once|as\s+soon\s+as|in\s+case|before|"
                         r"after|如果|要是|假如|万一|等|当|到时候)", re.I)
-
-# A change asked for as a question: the verb asked for is the change ("can you switch to
-# answering in Spanish?", "能不能以后改成英文"), not a task that mentions one ("can you
-# explain how to switch to Linux?").
-_CLAUSE_OR_AND = re.compile(CLAUSE.pattern + r"|\band\b|\bso\b|然后|而且|结果", re.I)
-# A verb of saying or writing right before a quotation: the clause introduces it.
-_INTRODUCES = re.compile(
-    r"(?:(?<![小常])说|写了?|回了|(?<!开)发了?|问了?|道|讲|留言|评论|回复|发我|发给我|跟我说|"
-    r"告诉我)(?:了)?(?:一?句|一?段|一?条)?(?:话)?\s*[:：,，]?\s*$"
-    r"|\b(?:said|says|wrote|writes|texted|messaged|emailed|replied|asked|told\s+(?:me|us|him|"
-    r"her|them)|(?:texted|messaged|emailed|wrote\s+to)\s+(?:me|us|him|her|them))"
-    r"(?:\s+(?:this|back))?\s*[:,]?\s*$", re.I)
-
-
-def _spans(text: str) -> list[tuple[int, int, bool]]:
-    """The sentences of a message to read: not those inside quotation marks; a sentence
-    that names nothing but what came before ("I hate them.") joins the one before."""
-    quoted = quoted_spans(text)
-    out: list[tuple[int, int, bool]] = []
-    for start, end, question in sentences(text):
-        if any(q0 <= start < q1 for q0, q1 in quoted):
-            continue
-        # What is said before a quotation is the user's; the quotation is not, nor are the
-        # words that only introduce it ("我同事在群里说：", "my boss emailed me:").
-        cut = min([end, *(q0 for q0, _ in quoted if start < q0 < end)])
-        if cut < end and _INTRODUCES.search(text, start, cut):
-            # Only the clause that introduces it goes; what the sentence said before stays.
-            cut = max([start, *(m.end() for m in _CLAUSE_OR_AND.finditer(text, start, cut))])
-        end = cut
-        if not text[start:end].strip(" \t,，:：\"'“‘「『"):
-            continue
-        if out and not out[-1][2] and not content_words(
-                beyond_change(core(text[start:end]))):
-            # "I hate them.", "Final answer.": about the sentence before
-            out[-1] = (out[-1][0], end, question)
-            continue
-        out.append((start, end, question))
-    return out
-
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     chunk = text[start:end]

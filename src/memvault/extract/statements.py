@@ -190,6 +190,23 @@ _MAKE_NOW = re.compile(
     r"[一两三四五六七八九十几]?[首个篇段份张条句道](?![^。！？]*的时候)", re.I)
 
 
+def undecided(text: str) -> bool:
+    """A sentence no pattern here reads either way: it names something, and is not thinking
+    aloud, a task, a thing to make now or one occasion. Whether it states something lasting
+    about the user is then judged by its meaning (statementscore.py)."""
+    return names_something(text) and not (
+        MUSING.search(text) or TASK.search(text) or _MAKE_NOW.search(text)
+        or _EVENT_OR_NEED.match(text) or (one_time(text) and not _FROM_NOW_ON.search(text)))
+
+
+# With "I" unsaid, one event ("tried ticktick for a week", "went to the gym") or a need of
+# the moment ("need a snack idea for the train").
+_EVENT_OR_NEED = re.compile(
+    _LEAD_EN + r"(?:need(?:s|ed)?\s+(?:a|an|some|help|ideas?)\b|(?:tried|went|got|bought|saw|"
+    r"had|made|took|did|watched|finished|booked|ordered|visited|played|cooked|ate|drank|ran|"
+    r"walked|met|called|texted|sent|spent|found|lost|left|heard|[a-z]{3,}ed)\b)", re.I)
+
+
 def standing(text: str) -> bool:
     """A statement about the user or a standing wish, of any topic."""
     if MUSING.search(text) or TASK.search(text):

@@ -1,0 +1,104 @@
+"""A sentence no rule reads either way is judged by its meaning (statementscore.py): kept
+as a new statement when it reads as one about the user, never allowed to change or
+confirm a memory, and never read out of a quotation's frame, a later sentence's aside, an
+event or a greeting."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from memvault import Scope, Vault
+from memvault.config import Strategy
+from memvault.embed import load_embedder
+from memvault.extract import Message, RuleExtractor
+from memvault.statementscore import judged, score
+
+ME = Scope("acme", "lin")
+
+# Lines about the user in forms no pattern of the rule extractor reads (checked below).
+SAID_OF_SELF = [
+    "gym is mon/wed/fri before work, non negotiable 💪",
+    "猫叫年糕，十岁了，肾不太好在吃处方粮",
+    "公司用飞书，不用钉钉",
+    "每周三晚上固定有羽毛球局",
+]
+# Nothing to keep: a greeting, a reaction, the frame of a quotation, an aside after the
+# first sentence, an event, a need of the moment.
+NOTHING = [
+    "thanks, that was super helpful 🙏",
+    "好的谢谢",
+    "健身房墙上贴着一句标语：“真正的强者都爱上了深蹲”",
+    "I use Vim. bit private",
+    "tried ticktick for a week",
+    "need a snack idea for the train",
+]
+
+
+def _kept(vault: Vault) -> list[str]:
+    return [m.content for m in vault.list(ME, status="active", limit=50) if m.kind != "turn"]
+
+
+@pytest.mark.parametrize("line", SAID_OF_SELF)
+def test_a_statement_no_rule_reads_is_kept_by_its_meaning(vault: Vault, line: str) -> None:
+    rules = RuleExtractor()
+    assert rules.extract([Message(role="user", content=line)]) == []  # the rules alone
+    unread = rules.extract([Message(role="user", content=line)], unread=True)
+    assert [c.flags for c in unread] == [["unread"]]
+    out = vault.observe(ME, [{"role": "user", "content": line}]).outcomes
+    assert [o.action for o in out] == ["added"]
+    m = vault.get(ME, out[0].memory_id or "")
+    assert m.metadata["flags"] == ["by_meaning"] and m.source_text == line.strip()
+
+
+@pytest.mark.parametrize("line", NOTHING)
+def test_what_says_nothing_lasting_is_not_kept(vault: Vault, line: str) -> None:
+    vault.observe(ME, [{"role": "user", "content": line}])
+    assert [c for c in _kept(vault) if "Vim" not in c] == []
+
+
+def test_a_statement_kept_by_meaning_changes_and_confirms_nothing(vault: Vault) -> None:
+    # Close to a stored memory, it is not added beside it (how it relates, no rule read),
+    # and the stored memory is left exactly as it was.
+    first = vault.observe(ME, [{"role": "user", "content": "我每周三晚上去打羽毛球"}])
+    mid = first.outcomes[0].memory_id or ""
+    out = vault.observe(ME, [{"role": "user", "content": "每周三晚上固定有羽毛球局"}]).outcomes
+    assert [(o.action, o.reasons) for o in out] == [("noop", ["not_a_statement"])]
+    m = vault.get(ME, mid)
+    assert m.version == 1 and _kept(vault) == [m.content]
+
+
+def test_the_threshold_is_the_strategy_s(make_vault: Callable[..., Vault]) -> None:
+    strict = make_vault(strategy=Strategy.model_validate({"write": {"statement_score": 1.0}}))
+    strict.observe(ME, [{"role": "user", "content": SAID_OF_SELF[0]}])
+    assert _kept(strict) == []
+    with pytest.raises(ValueError):
+        Strategy.model_validate({"write": {"statement_score": 1.5}})
+
+
+def test_the_score_reads_meaning_and_needs_its_embedder() -> None:
+    emb = load_embedder("use-m3")
+    said, greeting = emb.embed_documents(["我对猫毛过敏，家里不能养猫", "新年快乐！"])
+    assert score({"use-m3": said}) > 0.6 > score({"use-m3": greeting})  # type: ignore[operator]
+    # No model for another embedder (or a vector of another size): no score, nothing kept.
+    assert score({"e5-small": said}) is None
+    assert score({"use-m3": np.zeros(3)}) is None
+    c = RuleExtractor().extract([Message(role="user", content=SAID_OF_SELF[0])],
+                                unread=True)[0]
+    assert judged(c, {"e5-small": said}, 0.6) is None
+    assert judged(c, None, 0.6) is None
+    kept = judged(c, {"use-m3": emb.embed_documents([c.content])[0]}, 0.6)
+    assert kept is not None and kept.flags == ["by_meaning"] and not kept.tentative
+    other = RuleExtractor().extract([Message(role="user", content="I live in Leeds")])[0]
+    assert judged(other, None, 0.6) is other  # what the rules read is not judged again
+
+
+def test_an_llm_or_custom_extractor_is_not_asked_for_unread_sentences(vault: Vault) -> None:
+    class Nothing:
+        def extract(self, messages: list[Message]) -> list[object]:
+            return []
+
+    out = vault.observe(ME, [{"role": "user", "content": SAID_OF_SELF[0]}], extractor=Nothing())
+    assert out.outcomes == [] and _kept(vault) == []
