@@ -88,7 +88,8 @@ def test_covered_turns_go_before_other_memories(make_vault: Callable[..., Vault]
     s1 = Scope("acme", "alice", session="s1")
     note = vault.remember(ME, "A standalone note").id
     clock.advance(1000)
-    turns = vault.observe(s1, [{"role": "user", "content": f"turn {i} about lunch"}
+    # questions: turns only, nothing extracted from them
+    turns = vault.observe(s1, [{"role": "user", "content": f"lunch at place {i}?"}
                                for i in range(3)]).turns
     (summary,) = vault.summarize(s1)
     assert len(vault.list(ME, status="active")) == 5
