@@ -34,6 +34,18 @@ NOTHING = [
     "I use Vim. bit private",
     "tried ticktick for a week",
     "need a snack idea for the train",
+    # someone or something else as the subject, said as a fact of the world
+    "John lives in Leeds",
+    "Sherlock Holmes lives at 221B Baker Street.",
+    "Python is a programming language.",
+    "lactose intolerance is common in Asia",
+    "张三住在广州",
+    "北京是中国的首都",
+    "咖啡影响睡眠",
+    # for now, or a thank-you
+    "in Paris for the weekend",
+    "at the dentist rn",
+    "Great pasta recipe, thanks",
 ]
 
 
@@ -70,6 +82,35 @@ def test_a_statement_kept_by_meaning_changes_and_confirms_nothing(vault: Vault) 
     assert m.version == 1 and _kept(vault) == [m.content]
 
 
+def test_a_statement_kept_by_meaning_does_not_confirm_what_it_repeats(vault: Vault) -> None:
+    # "don't drink coffee" after "I don't drink coffee": no confirmation counted, no version
+    mid = vault.observe(ME, [{"role": "user", "content": "I don't drink coffee"}]).outcomes[0]
+    before = vault.get(ME, mid.memory_id or "")
+    out = vault.observe(ME, [{"role": "user", "content": "don't drink coffee"}]).outcomes
+    assert [(o.action, o.reasons, o.memory_id) for o in out] == [
+        ("noop", ["not_a_statement"], None)]
+    after = vault.get(ME, before.id)
+    assert (after.version, after.updated_at, after.metadata) == (
+        before.version, before.updated_at, before.metadata)
+
+
+def test_a_trip_is_not_kept_beside_where_the_user_lives(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content": "I live in Leeds"}])
+    vault.observe(ME, [{"role": "user", "content": "in Paris for the weekend"}])
+    assert _kept(vault) == ["The user lives in Leeds"]
+
+
+def test_a_subclass_of_the_rules_with_its_own_extract_keeps_working(vault: Vault) -> None:
+    class Mine(RuleExtractor):
+        def extract(self, messages: list[Message]) -> list[object]:  # type: ignore[override]
+            return list(super().extract(messages))
+
+    out = vault.observe(ME, [{"role": "user", "content": "I live in Leeds"}], extractor=Mine())
+    assert [o.action for o in out.outcomes] == ["added"]
+    vault.observe(ME, [{"role": "user", "content": SAID_OF_SELF[1]}], extractor=Mine())
+    assert _kept(vault) == ["The user lives in Leeds"]  # its own extract(): no unread lines
+
+
 def test_the_threshold_is_the_strategy_s(make_vault: Callable[..., Vault]) -> None:
     strict = make_vault(strategy=Strategy.model_validate({"write": {"statement_score": 1.0}}))
     strict.observe(ME, [{"role": "user", "content": SAID_OF_SELF[0]}])
@@ -89,6 +130,7 @@ def test_the_score_reads_meaning_and_needs_its_embedder() -> None:
                                 unread=True)[0]
     assert judged(c, {"e5-small": said}, 0.6) is None
     assert judged(c, None, 0.6) is None
+    assert judged(c, {"use-m3": said}, 1.0) is None  # 1 keeps none, whatever the score
     kept = judged(c, {"use-m3": emb.embed_documents([c.content])[0]}, 0.6)
     assert kept is not None and kept.flags == ["by_meaning"] and not kept.tentative
     other = RuleExtractor().extract([Message(role="user", content="I live in Leeds")])[0]

@@ -50,7 +50,7 @@ def judged(candidate: Any, vectors: Mapping[str, Any] | None, threshold: float) 
     flags = list(getattr(candidate, "flags", None) or [])
     if "unread" not in flags:
         return candidate
-    p = score(vectors) if vectors else None
+    p = score(vectors) if vectors and threshold < 1 else None  # 1: none is kept
     if p is None or p < threshold:
         return None
     return replace(candidate, tentative=False,

@@ -68,8 +68,7 @@ class Outcome:
 class ObserveResult:
     turns: list[str] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
-    # layers.on_observe steps that failed after the writes committed (a summariser that
-    # is down): what was stored stays; the next sweep runs them again.
+    # on_observe steps that failed after the commit (a summariser down): the sweep reruns them
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -112,15 +111,16 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     if not callable(getattr(ext, "extract", None)):
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")
-    rules = isinstance(ext, RuleExtractor)  # which also offers what it reads neither way
-    candidates = ext.extract(msgs, unread=True) if rules else ext.extract(msgs)
+    # The rules' own extract() also offers what they read neither way (not a subclass's).
+    candidates = ext.extract(msgs, unread=True) if type(ext).extract is RuleExtractor.extract \
+        else ext.extract(msgs)
     # What the extractor made is checked before the turns are stored, so a bad candidate
     # (a bug in a custom extractor) fails the call without writing anything.
     if not isinstance(candidates, list | tuple):
         raise ValidationError("extractor: extract() must return a list of CandidateMemory")
     for n, c in enumerate(candidates, start=1):
         _check_candidate(c, n)
-    if rules:  # a line giving only a new value ("太早了，15 分钟吧"), read against the one before
+    if isinstance(ext, RuleExtractor):  # a bare new value ("15 分钟吧"), read with what came before
         candidates = with_replies(msgs, list(candidates))
     policy = policy or gate_policy(eng)
     resolve = getattr(ext, "resolve", None)

@@ -196,7 +196,54 @@ def undecided(text: str) -> bool:
     about the user is then judged by its meaning (statementscore.py)."""
     return names_something(text) and not (
         MUSING.search(text) or TASK.search(text) or _MAKE_NOW.search(text)
-        or _EVENT_OR_NEED.match(text) or (one_time(text) and not _FROM_NOW_ON.search(text)))
+        or _EVENT_OR_NEED.match(text) or _FOR_NOW.search(text) or _said_of_another(text)
+        or (one_time(text) and not _FROM_NOW_ON.search(text)))
+
+
+# The speaker's own people and things, said without "my" ("hubby's a pilot", "cat's called
+# Mochi", "gym is mon/wed/fri", "公司用飞书", "猫叫年糕"): a closed class of nouns.
+_OWN_NOUNS_EN = (r"(?:hubby|husband|wife|wifey|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|"
+                 r"kids?|son|daughter|baby|toddler|mum|mom|dad|parents|sister|brother|"
+                 r"cat|dog|pup|puppy|kitten|pets?|flat|house|home|place|apartment|room|garden|"
+                 r"job|work|boss|manager|team|office|company|commute|shift|salary|rent|"
+                 r"mortgage|landlord|school|class|classes|lessons?|gym|training|diet|"
+                 r"phone|laptop|pc|computer|car|bike|back|knee|knees|eyes?|skin|sleep|"
+                 r"schedule|routine|budget)")
+# A sentence with a subject of its own before its verb is about that subject ("John lives
+# in Leeds", "Python is a programming language", "lactose intolerance is common in Asia",
+# "张三住在广州", "北京是中国的首都", "咖啡影响睡眠"), unless the subject is one of the above.
+_SUBJECT_EN = re.compile(
+    r"^\s*(?:(?:the|a|an|some|most|all)\s+)?(?P<subject>(?:[\w-]+\s+){0,3}?[\w-]+?)"
+    r"(?:['’]s\s|\s+(?:is|are|was|were|lives|works|has|have|seems|looks|gets|runs|costs|"
+    r"tastes|means|causes|makes|affects|helps)\b)", re.I)
+_SPEAKERS_OWN_EN = re.compile(rf"^(?:(?:my|our|the)\s+)?(?:\w+\s+)?{_OWN_NOUNS_EN}$", re.I)
+_SUBJECT_ZH = re.compile(
+    r"^\s*(?:[\u4e00-\u9fff]{2,6}?)(?=住在|住|是|影响|导致|喜欢|爱)")
+_SPEAKERS_OWN_ZH = re.compile(
+    r"^\s*(?:老公|老婆|媳妇|爱人|对象|男朋友|女朋友|娃|孩子|儿子|女儿|闺女|宝宝|爸|妈|爸妈|父母|爷爷|"
+    r"奶奶|外公|外婆|姥姥|姥爷|哥|姐|弟|妹|猫|狗|家里|家|公司|单位|老板|领导|工作|房子|房租|房贷|"
+    r"工资|手机|电脑|车|学校|作息|身体|腰|膝盖|眼睛|胃|皮肤|睡眠|预算)")
+
+
+def _said_of_another(text: str) -> bool:
+    """Does the sentence have a subject of its own that is not the speaker's?"""
+    m = _SUBJECT_EN.match(text)
+    if m and re.search(r"[A-Za-z]", m.group("subject")) and not re.match(
+            r"(?:i|i'm|im|we|me|my|our|never|always|usually|just|also|still|been|not|no|"
+            r"don't|dont|can't|cant)\b", m.group("subject"), re.I):
+        return not _SPEAKERS_OWN_EN.match(m.group("subject"))
+    return bool(re.match(r"\s*[\u4e00-\u9fff]", text) and _SUBJECT_ZH.match(text)
+                and not _SPEAKERS_OWN_ZH.match(text) and not re.match(r"\s*[我咱俺]", text))
+
+
+# Bounded in time: where or how the speaker is for now ("in Paris for the weekend", "at
+# the dentist rn", "这周在北京出差"), not how things stand; or a thank-you.
+_FOR_NOW = re.compile(
+    r"\b(?:rn|atm|right\s+now|at\s+the\s+moment|this\s+(?:week|weekend|morning|afternoon|"
+    r"evening)|for\s+the\s+(?:weekend|week|day|night|holidays?)|(?:till|until|til)\s+\w+)\b|"
+    r"这周|本周|这几天|这两天|今天|今晚|下周|周末在"
+    # a reaction to the answer: "great pasta recipe, thanks"
+    r"|\b(?:thanks|thank\s+you|thx|ty)\b|谢谢|多谢|感谢", re.I)
 
 
 # With "I" unsaid, one event ("tried ticktick for a week", "went to the gym") or a need of
