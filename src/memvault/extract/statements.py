@@ -208,7 +208,8 @@ _OWN_NOUNS_EN = (r"(?:hubby|husband|wife|wifey|partner|bf|gf|boyfriend|girlfrien
                  r"job|work|boss|manager|team|office|company|commute|shift|salary|rent|"
                  r"mortgage|landlord|school|class|classes|lessons?|gym|training|diet|"
                  r"phone|laptop|pc|computer|car|bike|back|knee|knees|eyes?|skin|sleep|"
-                 r"schedule|routine|budget)")
+                 r"schedule|routine|budget|hometown|major|birthday|height|weight|"
+                 r"blood\s+type|native\s+language|hobby|hobbies)")
 # A sentence with a subject of its own before its verb is about that subject ("John lives
 # in Leeds", "Python is a programming language", "lactose intolerance is common in Asia",
 # "张三住在广州", "北京是中国的首都", "咖啡影响睡眠"), unless the subject is one of the above.
@@ -222,7 +223,8 @@ _SUBJECT_ZH = re.compile(
 _SPEAKERS_OWN_ZH = re.compile(
     r"^\s*(?:老公|老婆|媳妇|爱人|对象|男朋友|女朋友|娃|孩子|儿子|女儿|闺女|宝宝|爸|妈|爸妈|父母|爷爷|"
     r"奶奶|外公|外婆|姥姥|姥爷|哥|姐|弟|妹|猫|狗|家里|家|公司|单位|老板|领导|工作|房子|房租|房贷|"
-    r"工资|手机|电脑|车|学校|作息|身体|腰|膝盖|眼睛|胃|皮肤|睡眠|预算)")
+    r"工资|手机|电脑|车|学校|作息|身体|腰|膝盖|眼睛|胃|皮肤|睡眠|预算|老家|家乡|专业|职业|血型|"
+    r"星座|生日|身高|体重|属相|学历|母语|爱好|性格|口味|酒量|饭量|习惯)")
 
 
 def _said_of_another(text: str) -> bool:
