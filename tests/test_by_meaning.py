@@ -5,6 +5,7 @@ event or a greeting."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 import numpy as np
@@ -24,6 +25,7 @@ SAID_OF_SELF = [
     "猫叫年糕，十岁了，肾不太好在吃处方粮",
     "公司用飞书，不用钉钉",
     "每周三晚上固定有羽毛球局",
+    "left-handed btw",  # a trait, not an event ending in -ed
 ]
 # Nothing to keep: a greeting, a reaction, the frame of a quotation, an aside after the
 # first sentence, an event, a need of the moment.
@@ -46,6 +48,10 @@ NOTHING = [
     "in Paris for the weekend",
     "at the dentist rn",
     "Great pasta recipe, thanks",
+    # a long run of words with no sentence in it (pasted text, a list; 811 characters,
+    # which the model alone would keep)
+    " ".join(random.Random(3).choices("gym coffee work cat tea morning run office dog "
+                                      "weekend".split(), k=150)),
 ]
 
 

@@ -194,7 +194,7 @@ def undecided(text: str) -> bool:
     """A sentence no pattern here reads either way: it names something, and is not thinking
     aloud, a task, a thing to make now or one occasion. Whether it states something lasting
     about the user is then judged by its meaning (statementscore.py)."""
-    return names_something(text) and not (
+    return names_something(text) and len(text) <= _LONGEST and not (
         MUSING.search(text) or TASK.search(text) or _MAKE_NOW.search(text)
         or _EVENT_OR_NEED.match(text) or _FOR_NOW.search(text) or _said_of_another(text)
         or (one_time(text) and not _FROM_NOW_ON.search(text)))
@@ -238,6 +238,11 @@ def _said_of_another(text: str) -> bool:
                 and not _SPEAKERS_OWN_ZH.match(text) and not re.match(r"\s*[我咱俺]", text))
 
 
+# A chat line's length: what is longer and no rule read is pasted text or a list of words,
+# not a statement the model was fitted on (lines of at most a few sentences).
+_LONGEST = 280
+
+
 # Bounded in time: where or how the speaker is for now ("in Paris for the weekend", "at
 # the dentist rn", "这周在北京出差"), not how things stand; or a thank-you.
 _FOR_NOW = re.compile(
@@ -253,7 +258,7 @@ _FOR_NOW = re.compile(
 _EVENT_OR_NEED = re.compile(
     _LEAD_EN + r"(?:need(?:s|ed)?\s+(?:a|an|some|help|ideas?)\b|(?:tried|went|got|bought|saw|"
     r"had|made|took|did|watched|finished|booked|ordered|visited|played|cooked|ate|drank|ran|"
-    r"walked|met|called|texted|sent|spent|found|lost|left|heard|[a-z]{3,}ed)\b)", re.I)
+    r"walked|met|called|texted|sent|spent|found|lost|left|heard)(?![\w-]))", re.I)
 
 
 def standing(text: str) -> bool:
