@@ -191,9 +191,11 @@ _MAKE_NOW = re.compile(
 
 
 def undecided(text: str) -> bool:
-    """A sentence no pattern here reads either way: it names something, and is not thinking
-    aloud, a task, a thing to make now or one occasion. Whether it states something lasting
-    about the user is then judged by its meaning (statementscore.py)."""
+    """A sentence no pattern here reads either way: it names something, is chat-length, and
+    is not thinking aloud, a task, a thing to make now, an event or a need of the moment,
+    what holds for now, one occasion, or said of someone or something else. Whether it
+    states something lasting about the user is then judged by its meaning
+    (statementscore.py)."""
     return names_something(text) and len(text) <= _LONGEST and not (
         MUSING.search(text) or TASK.search(text) or _MAKE_NOW.search(text)
         or _EVENT_OR_NEED.match(text) or _FOR_NOW.search(text) or _said_of_another(text)
