@@ -12,9 +12,7 @@ from ..understand.topics import content_words
 from .cues import CLAUSE, sentences
 from .statements import quoted_spans
 
-# A change asked for as a question: the verb asked for is the change ("can you switch to
-# answering in Spanish?", "能不能以后改成英文"), not a task that mentions one ("can you
-# explain how to switch to Linux?").
+# Where a clause starts: what comes before the clause that introduces a quotation stays.
 _CLAUSE_OR_AND = re.compile(CLAUSE.pattern + r"|\band\b|\bso\b|然后|而且|结果", re.I)
 # A verb of saying or writing right before a quotation: the clause introduces it.
 _INTRODUCES = re.compile(
