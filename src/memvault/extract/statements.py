@@ -220,6 +220,9 @@ _SUBJECT_EN = re.compile(
     r"(?:['’]s\s|\s+(?:is|are|was|were|lives|works|has|have|seems|looks|gets|runs|costs|"
     r"tastes|means|causes|makes|affects|helps)\b)", re.I)
 _SPEAKERS_OWN_EN = re.compile(rf"^(?:(?:my|our|the)\s+)?(?:\w+\s+)?{_OWN_NOUNS_EN}$", re.I)
+# What opens a sentence about the speaker, not a subject: "I'm…", "my…", "never…", "don't…".
+_SPEAKER_FIRST_EN = re.compile(r"(?:i|i'm|im|we|me|my|our|never|always|usually|just|also|"
+                               r"still|been|not|no|don't|dont|can't|cant)\b", re.I)
 _SUBJECT_ZH = re.compile(
     r"^\s*(?:[\u4e00-\u9fff]{2,6}?)(?=住在|住|是|影响|导致|喜欢|爱)")
 _SPEAKERS_OWN_ZH = re.compile(
@@ -232,9 +235,8 @@ _SPEAKERS_OWN_ZH = re.compile(
 def _said_of_another(text: str) -> bool:
     """Does the sentence have a subject of its own that is not the speaker's?"""
     m = _SUBJECT_EN.match(text)
-    if m and re.search(r"[A-Za-z]", m.group("subject")) and not re.match(
-            r"(?:i|i'm|im|we|me|my|our|never|always|usually|just|also|still|been|not|no|"
-            r"don't|dont|can't|cant)\b", m.group("subject"), re.I):
+    if m and re.search(r"[A-Za-z]", m.group("subject")) \
+            and not _SPEAKER_FIRST_EN.match(m.group("subject")):
         return not _SPEAKERS_OWN_EN.match(m.group("subject"))
     return bool(re.match(r"\s*[\u4e00-\u9fff]", text) and _SUBJECT_ZH.match(text)
                 and not _SPEAKERS_OWN_ZH.match(text) and not re.match(r"\s*[我咱俺]", text))
@@ -255,12 +257,17 @@ _FOR_NOW = re.compile(
     r"|\b(?:thanks|thank\s+you|thx|ty)\b|谢谢|多谢|感谢", re.I)
 
 
+# Verbs of one event in the past: "tried", "went", "bought" (not a trait: "left-handed").
+_EVENTS_EN = (r"tried|finished|watched|bought|went|got|saw|had|made|took|did|booked|ordered|"
+              r"visited|played|cooked|ate|drank|ran|walked|met|called|texted|sent|spent|found|"
+              r"lost|left|heard")
+
+
 # With "I" unsaid, one event ("tried ticktick for a week", "went to the gym") or a need of
 # the moment ("need a snack idea for the train").
 _EVENT_OR_NEED = re.compile(
-    _LEAD_EN + r"(?:need(?:s|ed)?\s+(?:a|an|some|help|ideas?)\b|(?:tried|went|got|bought|saw|"
-    r"had|made|took|did|watched|finished|booked|ordered|visited|played|cooked|ate|drank|ran|"
-    r"walked|met|called|texted|sent|spent|found|lost|left|heard)(?![\w-]))", re.I)
+    _LEAD_EN + rf"(?:need(?:s|ed)?\s+(?:a|an|some|help|ideas?)\b|(?:{_EVENTS_EN})(?![\w-]))",
+    re.I)
 
 
 def standing(text: str) -> bool:
@@ -313,9 +320,7 @@ _ACTS_EN = re.compile(rf"(?:{_VERBS_EN}|make|go|let|try|get|do|see|look|check|fi
                       r"everything|evening|morning|ceiling|building|sibling|string|swing)\b)"
                       r"[a-z]{2,}ing|"
                       # an event: "tried ticktick for a week, love it"
-                      r"tried|finished|watched|bought|went|got|saw|had|made|took|did|"
-                      r"booked|ordered|visited|played|cooked|ate|drank|ran|walked|met|"
-                      r"called|texted|sent|spent|found|lost|left|heard|read\s+(?:a|an|the))"
+                      rf"{_EVENTS_EN}|read\s+(?:a|an|the))"
                       r"(?![\w-])|"
                       r".*\b(?:this|that|these|those|me|us)\b", re.I)
 # A comment on a thing: "Beautiful city, the old town is gorgeous"
