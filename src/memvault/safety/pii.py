@@ -12,8 +12,9 @@ Findings carry the kind and the span, never the matched value: they travel into 
 decisions, review queues and logs, which must not become a second copy of the data.
 Unlabelled numbers are validated (ID checksum and date, Luhn for cards) to keep ordinary
 numbers (order ids, amounts, dates) out of the result; a number the user labels ("card
-number", "身份证号", "passport", "IBAN", "手机号" …) is sensitive whatever its checksum, and
-a value the user labels as a password or PIN is a secret when it is not a plain word.
+number", "身份证号", "passport", "IBAN", "手机号" …) is sensitive whatever its checksum; a
+value the user labels as a password, PIN, door code, key or token is a secret when it is
+not a plain word; a vendor key is a secret by its shape alone (credentials.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from .credentials import credential_spans
 from .instructions import normalize_with_map
 
 __all__ = [
@@ -194,6 +196,13 @@ def _amount(norm: str, lo: int, hi: int) -> bool:
 # note", "密码忘了" name none. The postal "PIN code" is an address.
 _SECRET_LABEL = (r"(?i:(?<![A-Za-z])(?:(?P<pin>(?<!postal\s)(?<!zip\s)(?<!area\s)pin"
                  r"(?:\s+(?:code|number))?|pin码)|(?P<cvv>cvv2?|cvc|security\s+code)"
+                 r"|(?P<code>(?:door|gate|alarm|garage|lock|locker|lockbox|safe|entry|"
+                 r"entrance|building|keypad|key\s*box|key\s*safe|intercom|buzzer|unlock)"
+                 r"\s+(?:access\s+)?(?:code|pin|combo|combination)|门禁码|门禁密码|开门码|"
+                 r"门锁码|解锁码)"
+                 r"|(?P<key>(?:api|access|secret|private|client|app|auth|bearer|refresh|"
+                 r"session|bot|personal\s+access|deploy)[\s_-]*(?:key|token|secret)(?:\s+id)?|"
+                 r"token|密钥|秘钥|令牌|api\s*key)"
                  r"|pass(?:word|code|phrase)|passwd|pwd|pw)(?![A-Za-z])|支付密码|取款密码|登录密码|"
                  r"开机密码|密码|口令)")
 _SECRET_RX = re.compile(
@@ -252,6 +261,12 @@ def _is_secret(value: str, m: re.Match[str], *, quoted: bool, end: int, norm: st
         return digits >= 3
     if m.group("pin"):
         return digits >= 4
+    if m.group("code"):
+        return digits >= 3  # a keypad's code: "the gate code is 1942#"
+    if m.group("key"):
+        # A key or token is long and mixes letters and digits; "my token is ready", "the
+        # api key expired" say what it is like.
+        return len(value) >= 12 and digits > 0 and any(ch.isalpha() for ch in value)
     if quoted or _symbolic(value):
         return True
     # One plain word: a secret when the label said what follows is the value and the word
@@ -264,7 +279,8 @@ def _is_secret(value: str, m: re.Match[str], *, quoted: bool, end: int, norm: st
 def _labelled(norm: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of the values a label names, in the normalised text: secrets
     first (a card's PIN is not its number), then labelled numbers."""
-    out = _secrets(norm)
+    out = [("secret", lo, hi) for lo, hi in credential_spans(norm)]
+    out += [f for f in _secrets(norm) if not any(a < f[2] and f[1] < b for _, a, b in out)]
     for m in [*_LABEL_RX.finditer(norm), *_COLON_RX.finditer(norm),
               *_AFTER_RX.finditer(norm)]:
         number = m.group("number")

@@ -1,0 +1,92 @@
+"""Credentials a user gives in chat are secrets whatever the label: a vendor key known by
+its shape (detect-secrets' list, and the newer shapes it lacks), a value after a key or
+token label, a door or gate code. Redacted in the turn, the memories made of it and the
+database files; look-alikes (order ids, commit hashes, model names, "token limit") stay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _util import all_text, backends
+
+from memvault import Scope, Vault
+from memvault.safety.credentials import credential_spans
+from memvault.safety.pii import find_pii, redact
+
+ME = Scope("acme", "bo")
+# Synthetic values in each vendor's published shape.
+GH = "ghp_Zq81LmT0xv3RkW2s9aPcYb7NdE4fGh6Ij5Ku"
+PROJ = "sk-proj-Qw3rTy7Ui9Op2As4Df6Gh8Jk0LzXcVbNm1QaWsEdRf"
+JWT = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJibyIsImlhdCI6MTcwMDAwMDAwMH0."
+       "Xy7Qm2Lp9Rt4Vw1Zs8Kb3Nc6Hd5Jf0Ga_PeUi-Oo")
+SLACK = "xoxb-248291734-9918273645-Xk2mQ9vL4pR7sT1w"
+GOOGLE = "AIzaSyQ8xL2mV7pR4tW9kZ3nB6cD1fG5hJ0sAqE"
+
+
+@pytest.mark.parametrize("text, value", [
+    (f"here's my github token {GH} in case the CI breaks", GH),
+    (f"{PROJ} is the openai key for the side project", PROJ),
+    (f"bearer {JWT}", JWT),  # the whole token, its signature too
+    ("AKIAZ7Q4M2X9R1T6P3L8 is the access key id", "AKIAZ7Q4M2X9R1T6P3L8"),
+    (f"slack bot: {SLACK}", SLACK),
+    (f"maps key {GOOGLE} ok", GOOGLE),
+    ("clone https://bo:Vx9-tq2Lm@git.example.org/repo.git", "Vx9-tq2Lm"),
+])
+def test_a_key_known_by_its_shape_is_a_secret_unlabelled(text: str, value: str) -> None:
+    out, found = redact(text)
+    assert [f.kind for f in found] == ["secret"]
+    assert value not in out and out.replace("[SECRET]", value) == text
+
+
+def test_a_private_key_is_taken_whole() -> None:
+    pem = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQyNTUxOQAAACD9\n"
+           "-----END OPENSSH PRIVATE KEY-----")
+    text = f"my deploy key:\n{pem}\nthanks"
+    assert [text[a:b] for a, b in credential_spans(text)] == [pem]
+    assert redact(text)[0] == "my deploy key:\n[SECRET]\nthanks"
+
+
+@pytest.mark.parametrize("text, value", [
+    ("my api key is a8f9c2d1e0b7aa91", "a8f9c2d1e0b7aa91"),
+    ("the client secret: 7Hk2-pQ9w-Lm4z-X81c", "7Hk2-pQ9w-Lm4z-X81c"),
+    ("接口密钥是 x9Kq2mZ8pL4vN7wR，别外传", "x9Kq2mZ8pL4vN7wR"),
+    ("the door code is 4821", "4821"),
+    ("gate code 1942# if the buzzer's broken", "1942#"),
+    ("门禁码 2580，进门左转", "2580"),
+])
+def test_a_labelled_key_or_access_code_is_a_secret(text: str, value: str) -> None:
+    out, found = redact(text)
+    assert [f.kind for f in found] == ["secret"]
+    assert value not in out and out.replace("[SECRET]", value) == text
+
+
+@pytest.mark.parametrize("text", [
+    "my api key is ready", "the api key expired yesterday", "token limit is 128k",
+    "a token of thanks for the team", "the door code changed again",
+    "dress code is smart casual", "fixed in commit 9f2c4e1a7b3d5f60218c4e9a0b7d6c5e4f3a2b1c",
+    "order id 7f3a9c2e-1b4d-4f60-9a8e-2c1d0b3a4e5f",
+    "switch the model to gpt-4o-mini-2024-07-18", "my flight is BA2490 on friday",
+    "use discount code SUMMER20 at checkout", "https://example.org/docs/v2/auth#tokens",
+])
+def test_look_alikes_are_left_alone(text: str) -> None:
+    assert find_pii(text) == []
+
+
+@backends("sqlite")
+def test_a_pasted_key_reaches_no_byte_of_the_store(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content":
+                        f"the door code is 4821 and my github token is {GH}; "
+                        "I prefer dark mode in every editor"}])
+    vault.observe(ME, [{"role": "user", "content": f"{PROJ} is the openai key, keep it"}])
+    kept = vault.list(ME, limit=100)
+    assert any("dark mode" in m.content for m in kept if m.kind != "turn")
+    assert any("[SECRET]" in m.content for m in kept if m.kind == "turn")
+    for table, text in all_text(vault).items():
+        assert GH not in text and PROJ not in text and "4821" not in text, table
+    db = Path(vault.store.path)
+    files = [p for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")) if p.exists()]
+    assert len(files) >= 2
+    for p in files:
+        data = p.read_bytes()
+        assert GH.encode() not in data and PROJ.encode() not in data, p.name
