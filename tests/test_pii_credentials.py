@@ -32,6 +32,10 @@ GOOGLE = "AIzaSyQ8xL2mV7pR4tW9kZ3nB6cD1fG5hJ0sAqE"
     (f"slack bot: {SLACK}", SLACK),
     (f"maps key {GOOGLE} ok", GOOGLE),
     ("clone https://bo:Vx9-tq2Lm@git.example.org/repo.git", "Vx9-tq2Lm"),
+    ("CACHE=redis://:pW4-q8Zm@cache:6379/0", "pW4-q8Zm"),  # no user name
+    ("why 401 on https://api.example.com/v1/x?q=1&api_key=7Qm2Lp9Rt4Vw", "7Qm2Lp9Rt4Vw"),
+    ("bot url https://hooks.example.cn/webhook/send/Qm2Lp9Rt4Vw1Zs8K", "Qm2Lp9Rt4Vw1Zs8K"),
+    ("deepseek: sk-0f3a9c2e1b4d5f6071829a3b4c5d6e7f", "sk-0f3a9c2e1b4d5f6071829a3b4c5d6e7f"),
 ])
 def test_a_key_known_by_its_shape_is_a_secret_unlabelled(text: str, value: str) -> None:
     out, found = redact(text)
@@ -54,6 +58,14 @@ def test_a_private_key_is_taken_whole() -> None:
     ("the door code is 4821", "4821"),
     ("gate code 1942# if the buzzer's broken", "1942#"),
     ("门禁码 2580，进门左转", "2580"),
+    # where it is between the label and the value; a longer label inside a shorter one
+    ("the padlock on the bike shed is 0852", "0852"),
+    ("my ssh key passphrase is Moonlight_Drive_07, keep it", "Moonlight_Drive_07"),
+    ("aws_secret_access_key = Ji+rNOh4gHWNYYt7U+aJONICyu", "Ji+rNOh4gHWNYYt7U+aJONICyu"),
+    ("the code to get into the apartment building is 3141", "3141"),
+    ("SIM PUK is 48203917", "48203917"),
+    ("我的 PIN 码是 7391", "7391"),
+    ("大门密码改成 4096 了", "4096"),
 ])
 def test_a_labelled_key_or_access_code_is_a_secret(text: str, value: str) -> None:
     out, found = redact(text)
@@ -68,6 +80,7 @@ def test_a_labelled_key_or_access_code_is_a_secret(text: str, value: str) -> Non
     "order id 7f3a9c2e-1b4d-4f60-9a8e-2c1d0b3a4e5f",
     "switch the model to gpt-4o-mini-2024-07-18", "my flight is BA2490 on friday",
     "use discount code SUMMER20 at checkout", "https://example.org/docs/v2/auth#tokens",
+    "密码要求至少8位，包含大小写字母和数字", "the key is patience, honestly",
 ])
 def test_look_alikes_are_left_alone(text: str) -> None:
     assert find_pii(text) == []

@@ -25,7 +25,16 @@ _NEWER = tuple(re.compile(p) for p in (
     r"(?<![A-Za-z0-9])sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}",
     r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}",
     r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}",
-    r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{22,}"))
+    r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{22,}",
+    # the key shape most LLM APIs share (DashScope, DeepSeek, Moonshot …): sk- and 24 more
+    r"(?<![A-Za-z0-9])sk-[A-Za-z0-9]{24,}(?![A-Za-z0-9])",
+    # a URL's password, the user name empty or not ("redis://:pw@host", "postgres://u:pw@")
+    r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/:@]*:([^\s/@]{4,})@",
+    # a URL parameter named as a credential ("…&appid=…", "?access_token=…")
+    r"(?i)[?&](?:api[_-]?key|apikey|app[_-]?id|app[_-]?key|app[_-]?secret|access[_-]?token|"
+    r"token|key|secret|client[_-]?secret|auth|sig|signature)=([^&\s#]{8,})",
+    # a webhook's own path: the URL is the credential
+    r"(?i)/(?:hooks?|webhooks?)/(?:[a-z0-9]+/)?([A-Za-z0-9_-]{16,})"))
 # A group this long inside a plugin's pattern is the value itself (the password in
 # "https://user:pass@host", an AWS secret key after its name); a short one is a prefix
 # ("ghp"), and the whole match is the credential.

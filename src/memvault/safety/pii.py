@@ -194,21 +194,28 @@ def _amount(norm: str, lo: int, hi: int) -> bool:
 # the clause after "is", ":", "是" ("my password is sunshine!") and does not say what the
 # password is like ("my password is correct", "…is weak"); "my password is on a sticky
 # note", "密码忘了" name none. The postal "PIN code" is an address.
-_SECRET_LABEL = (r"(?i:(?<![A-Za-z])(?:(?P<pin>(?<!postal\s)(?<!zip\s)(?<!area\s)pin"
-                 r"(?:\s+(?:code|number))?|pin码)|(?P<cvv>cvv2?|cvc|security\s+code)"
+_SECRET_LABEL = (r"(?i:(?<![A-Za-z])(?:(?P<pin>pin\s*码|(?<!postal\s)(?<!zip\s)(?<!area\s)pin"
+                 r"(?:\s+(?:code|number))?|puk(?:\s+code)?)|(?P<cvv>cvv2?|cvc|security\s+code)"
                  r"|(?P<code>(?:door|gate|alarm|garage|lock|locker|lockbox|safe|entry|"
                  r"entrance|building|keypad|key\s*box|key\s*safe|intercom|buzzer|unlock)"
-                 r"\s+(?:access\s+)?(?:code|pin|combo|combination)|门禁码|门禁密码|开门码|"
+                 r"\s+(?:access\s+)?(?:code|pin|combo|combination)|keypad|padlock|"
+                 r"combination(?:\s+lock)?|code\s+(?:to|for)\s+(?:get\s+into|open|enter)?"
+                 r"(?:\s*(?:the|my|our))?(?:\s+[a-z]+){0,2}\s+(?:door|gate|building|garage|"
+                 r"house|apartment|flat|office|lockbox|safe|unit|locker)|门禁码|门禁密码|开门码|"
                  r"门锁码|解锁码)"
                  r"|(?P<key>(?:api|access|secret|private|client|app|auth|bearer|refresh|"
-                 r"session|bot|personal\s+access|deploy)[\s_-]*(?:key|token|secret)(?:\s+id)?|"
-                 r"token|密钥|秘钥|令牌|api\s*key)"
+                 r"session|bot|personal\s+access|deploy)[\s_-]*(?:key|token|secret|id)"
+                 r"(?:\s+id)?|secret|token|key|appid|ak|sk|密钥|秘钥|令牌|api\s*key)"
                  r"|pass(?:word|code|phrase)|passwd|pwd|pw)(?![A-Za-z])|支付密码|取款密码|登录密码|"
                  r"开机密码|密码|口令)")
 _SECRET_RX = re.compile(
     _SECRET_LABEL +
     r"(?i:(?P<filler>(?:\s*(?:is|was|=|:|：|是|为|就是|it'?s|it\s+is|'s|’s|to|-|–|"
-    r"for\s+(?:the\s+|my\s+|our\s+)?[a-z]+)){0,3})\s*)"
+    r"(?:changed|set|reset|updated)\s+to|is\s+now|now|改成|改为|设的|设成|设为|换成|"
+    # where or whose it is, before what it is: "the wifi pw at the cabin is …"
+    r"(?:for|at|on|of|in|from)\s+(?:the\s+|my\s+|our\s+)?[a-z]+(?:\s+[a-z]+)?"
+    r"(?=\s+(?:is|was)\b))"
+    r"){0,3})\s*)"
     r"(?:\"(?P<quoted>[^\"\n]{1,64})\"|“(?P<quoted2>[^”\n]{1,64})”|"
     r"(?P<number>[^\s,，。;；！!？?、\"“”]{1,64}))")
 # The value first: "hunter22 is my password", "Qz@88是我的密码".
@@ -227,19 +234,26 @@ required needed invalid valid set blank empty lost forgotten gone here there bel
 attached mine yours his hers theirs too
 忘了 错了 对的 不对 一样 没变 改了 对 错 过期了 丢了
 """.split())
+_HAN = re.compile(r"[\u2e80-\u9fff]")
 _PLACEHOLDER_RX = re.compile(r"\[(?:" + "|".join(v[1:-1] for v in PLACEHOLDERS.values())
                              + r")\]")
 
 
 def _secrets(norm: str) -> list[tuple[str, int, int]]:
     out = []
-    for m in _SECRET_RX.finditer(norm):
+    at = 0
+    while (m := _SECRET_RX.search(norm, at)) is not None:
         group = next(g for g in ("quoted", "quoted2", "number") if m.group(g) is not None)
         lo, value = m.start(group), m.group(group)
         if group == "number":
             value = value.rstrip(_SECRET_TRAILING)
         if _is_secret(value, m, quoted=group != "number", end=lo + len(value), norm=norm):
             out.append(("secret", lo, lo + len(value)))
+            at = lo + len(value)
+        else:
+            # Not a value: the label may be part of a longer one that starts inside it
+            # ("ssh key passphrase is …", "aws_secret_access_key = …").
+            at = m.start() + 1
     for m in _SECRET_BEFORE_RX.finditer(norm):
         value = m.group("number").lstrip("(\"“")
         lo = m.end("number") - len(value)
@@ -256,6 +270,9 @@ def _symbolic(value: str) -> bool:
 def _is_secret(value: str, m: re.Match[str], *, quoted: bool, end: int, norm: str) -> bool:
     if not value or _PLACEHOLDER_RX.search(norm, end - len(value), end + 1):
         return False  # already redacted: redact() is idempotent
+    if not quoted and _HAN.search(value) and not _PLAIN_VALUE_MARK.search(
+            m.group("filler") or ""):
+        return False  # "密码要求至少8位": what it is like; "密码是我爱北京123" gives one
     digits = sum(ch.isdigit() for ch in value)
     if m.group("cvv"):
         return digits >= 3

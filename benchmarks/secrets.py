@@ -1,0 +1,57 @@
+"""The secrets-in-chat set (benchmarks/secrets/README.md): how many credentials a user
+gives in chat the redactor removes, and how many look-alikes it leaves alone.
+
+    python benchmarks/secrets.py [--data benchmarks/secrets] [--failures]
+
+Only the `secret` kind counts (safety/pii.py, safety/credentials.py): a phone number in a
+negative line is personal data, redacted by its own kind, not a credential. A positive
+line passes when its secret strings are gone; a negative one when it is left as it was.
+Split by a fixed rule (held-out when the first byte of sha256(id) is odd); `--failures`
+lists the development half's failures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def half(line_id: str) -> str:
+    return "heldout" if hashlib.sha256(line_id.encode()).digest()[0] % 2 else "dev"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=HERE / "secrets")
+    ap.add_argument("--failures", action="store_true")
+    a = ap.parse_args()
+    from memvault.safety.pii import redact
+
+    seen: Counter[tuple[str, ...]] = Counter()
+    for line in (a.data / "lines.jsonl").read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        out, _ = redact(r["text"], {"secret"})
+        secrets = [s for s in (r.get("secret"), r.get("secret2")) if s]
+        ok = all(s not in out for s in secrets) if secrets else out == r["text"]
+        key = (r["lang"], half(r["id"]), "secret" if secrets else "none")
+        seen[(*key, "n")] += 1
+        seen[(*key, "ok")] += ok
+        if a.failures and not ok and key[1] == "dev":
+            print(f"- {r['id']} {key[2]}: {r['text'][:120]!r} -> {out[:120]!r}")
+    print("| lang | half | secrets redacted | look-alikes left alone |")
+    print("|---|---|---:|---:|")
+    for lang in ("en", "zh"):
+        for h in ("dev", "heldout"):
+            cells = [f"{seen[(lang, h, k, 'ok')]}/{seen[(lang, h, k, 'n')]}"
+                     for k in ("secret", "none")]
+            print(f"| {lang} | {h} | {cells[0]} | {cells[1]} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
