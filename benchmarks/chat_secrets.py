@@ -1,7 +1,7 @@
-"""The secrets-in-chat set (benchmarks/secrets/README.md): how many credentials a user
+"""The secrets-in-chat set (benchmarks/chat_secrets/README.md): how many credentials a user
 gives in chat the redactor removes, and how many look-alikes it leaves alone.
 
-    python benchmarks/secrets.py [--data benchmarks/secrets] [--failures]
+    python benchmarks/chat_secrets.py [--data benchmarks/chat_secrets] [--failures]
 
 Only the `secret` kind counts (safety/pii.py, safety/credentials.py): a phone number in a
 negative line is personal data, redacted by its own kind, not a credential. A positive
@@ -27,7 +27,7 @@ def half(line_id: str) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=HERE / "secrets")
+    ap.add_argument("--data", type=Path, default=HERE / "chat_secrets")
     ap.add_argument("--failures", action="store_true")
     a = ap.parse_args()
     from memvault.safety.pii import redact
