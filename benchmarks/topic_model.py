@@ -2,7 +2,7 @@
 topicscore.py): "I bank with Barclays" and "moved all my accounts over to Monzo" are both
 about the user's bank, though they share no word and their sentence vectors are far apart.
 
-    python benchmarks/topic_model.py [--embedder use-m3] [--l2 1.0] [--write]
+    python benchmarks/topic_model.py [--embedder use-m3] [--l2 0.1] [--write]
 
 Training lines: `benchmarks/topics/lines.jsonl` (topic, lang, text), written for this
 purpose by a helper who read neither the project's code nor its other data sets. The
@@ -27,14 +27,16 @@ from generalisation import ROOT, half, load
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "src" / "memvault" / "topicscore.json"
-# Topics a user holds one value of at a time: a new value replaces the old one. The others
-# (cuisines liked, allergies, pets, sports played…) hold several at once.
+# Topics a user holds one value of at a time: a new value replaces the old one (a home
+# city, a routine, whether they drink). The others (cuisines liked, allergies, pets,
+# sports played, shows watched…) hold several at once.
 EXCLUSIVE = frozenset("""
 residence housing_type employer job_role work_schedule commute bank grocery_store
 phone_device computer_os code_editor work_language notes_app work_chat_app diet_type
 coffee_tea_order sleep_schedule reply_length reply_tone reply_language name_address
 notify_channel notify_timing file_format units time_format airline_seat budget car
 education timezone cafe_workplace smoking weight_goal partner clothing_size
+exercise_routine alcohol
 """.split())
 
 
@@ -45,8 +47,8 @@ def lines() -> list[tuple[str, str]]:
     return list(dict.fromkeys((r["text"], r["topic"]) for r in rows))
 
 
-def fit(x: np.ndarray, y: np.ndarray, k: int, l2: float = 1.0, steps: int = 1500,
-        rate: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
+def fit(x: np.ndarray, y: np.ndarray, k: int, l2: float = 0.1, steps: int = 3000,
+        rate: float = 4.0) -> tuple[np.ndarray, np.ndarray]:
     n, d = x.shape
     w, b = np.zeros((d, k)), np.zeros(k)
     onehot = np.eye(k)[y]
@@ -92,7 +94,7 @@ def dev_pairs() -> list[tuple[str, str, int]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--embedder", default="use-m3")
-    ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--l2", type=float, default=0.1)
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
     from memvault.embed import load_embedder

@@ -4,9 +4,12 @@ a replacement replaces (understand/discourse.py, relate.py, threadtopic.with_res
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from memvault import Scope, Vault
+from memvault.config import Strategy
 from memvault.understand.discourse import changes_mind, marks_change, replaces, supposes
 
 ME = Scope("acme", "noor")
@@ -78,7 +81,12 @@ def test_a_label_that_fits_several_memories_goes_to_a_person(vault: Vault, store
     assert set(ids) <= set(item.metadata["review"]["links"])
 
 
-def test_a_take_back_that_names_nothing_plainly_is_staged_not_dropped(vault: Vault) -> None:
+def test_a_take_back_that_names_nothing_plainly_is_staged_not_dropped(
+        make_vault: Callable[..., Vault]) -> None:
+    # Found by closeness alone: the topic class (medication) names it plainly
+    # (test_topic_match.py).
+    vault = make_vault(strategy=Strategy.model_validate(
+        {"write": {"matching": {"by_topic": False}}}))
     mid = _said(vault, "I take sertraline every morning.")
     assert _tell(vault, "Please forget that I mentioned my medication.") == ["stage"]
     assert vault.get(ME, mid).status == "active"

@@ -246,6 +246,8 @@ class Matching(_Strict):
     hint: float = Field(0.18, ge=0, le=1)     # a take-back naming none plainly: staged
     # A change whose memory only that rank names: applied (true) or staged for review.
     apply_ranked: bool = True
+    # A change or a take-back whose memory its topic class names (topicscore.py).
+    by_topic: bool = True
 
 
 class Write(_Strict):

@@ -223,7 +223,8 @@ def _relation(c: Candidate, cur: MemoryView | None, state: GateState,
     # A memory of another slot is not this statement's business; nor is the slot's own
     # (not active) value, which the slot rules handle.
     matches = [Match(view.id, view.content, score, dense, view.id in state.linked,
-                     view.source_text or "")
+                     view.source_text or "", view.id in state.topical,
+                     state.topical.get(view.id, False))
                for view, score, dense in state.matches
                if not (c.slot is not None and view.slot is not None)]
     return relate(c.source_text or c.content, matches, retraction=c.retraction,

@@ -236,6 +236,9 @@ class GateState:
     # Matches the conversation itself ties to the candidate (an earlier sentence of the
     # same message changed it; a line that settles a thread refers to it).
     linked: frozenset[str] = frozenset()
+    # Matches in the candidate's topic class by meaning (reads/related.py, topicscore.py):
+    # id -> whether that topic holds one value at a time.
+    topical: Mapping[str, bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

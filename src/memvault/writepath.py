@@ -448,11 +448,11 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                 fresh.insert(0, (m, max([floor, *(x[1] for x in known)]),
                                  max([floor, *(x[2] for x in known)])))
         state = gate.GateState(current=gate.MemoryView.of(holder) if holder and slot else None,
-                               duplicate_id=dup.id if dup else None, now=now,
-                               scope_key=sc.key(),
+                               duplicate_id=dup.id if dup else None, now=now, scope_key=sc.key(),
                                matches=tuple((gate.MemoryView.of(m), sc_, dn)
                                              for m, sc_, dn in fresh),
-                               linked=frozenset(offered))
+                               linked=frozenset(offered),
+                               topical={r.memory.id: r.exclusive for r in found if r.topical})
         d = gate.decide(cand, state, policy)
         reasons = [r.value for r in d.reasons]
         why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"

@@ -11,12 +11,13 @@ takes back one of them (understand/relate.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..core import Core
 from ..model import GRAPH_KINDS, Kind, Memory, Scope, Status
+from ..topicscore import same_topic, topics_of
 from ..understand.stance import core as stance_core
 from ..understand.topics import content_words
 
@@ -38,6 +39,10 @@ class Related:
     score: float
     dense: float
     lexical: float
+    # The statement and the memory are in the same topic class by meaning (topicscore.py),
+    # whatever values they give; `exclusive`: a topic that holds one value at a time.
+    topical: bool = False
+    exclusive: bool = False
 
 
 def _overlap(a: set[str], b: set[str]) -> float:
@@ -85,4 +90,17 @@ def related(core: Core, scope: Scope, text: str, vectors: dict[str, np.ndarray],
         score = dense[m.id] + LEXICAL_WEIGHT * lex + (TOPIC_BONUS if same_key else 0.0)
         out.append(Related(m, min(1.0, score), dense[m.id], lex))
     out.sort(key=lambda r: (-r.score, -r.memory.updated_at, r.memory.id))
-    return out[:limit]
+    return _with_topics(emb, text, own, out[:limit])
+
+
+def _with_topics(emb: object, text: str, own: np.ndarray, found: list[Related]
+                 ) -> list[Related]:
+    """`found`, each marked with whether it is in the statement's topic class."""
+    if not found:
+        return found
+    mine, *theirs = topics_of(emb, [text, *(r.memory.content for r in found)],
+                              [own, *([None] * len(found))])
+    if mine is None:
+        return found
+    return [replace(r, topical=True, exclusive=mine.exclusive) if same_topic(mine, t) else r
+            for r, t in zip(found, theirs, strict=True)]

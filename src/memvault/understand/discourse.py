@@ -195,7 +195,14 @@ _ONCE = re.compile(
     r"|明天|今天|今晚|后天|(?<!从)(?:这周|本周)(?!起|开始)|这次|这一次|这回|暂时|这两天|这几天|先(?=别|不)|这一条|这一单|这单"
     # a request tied to one event: "资料更新后请…", "once it's done, let me know"
     r"|(?<!以)(?<!之)后(?=请|麻烦|记得|告诉|通知)"
-    r"|\bonce\s+(?:it|this|that|the\s+\w+)\s+(?:is|are|has|have|gets?)\b", re.I)
+    r"|\bonce\s+(?:it|this|that|the\s+\w+)\s+(?:is|are|has|have|gets?)\b"
+    # away for a while, back on a day ("in Manchester now for a conference, back on
+    # Friday", "这周在上海出差")
+    r"|\bback\s+(?:on|by|next|home\s+on|in\s+(?:a|two|three|\d+))\b|\bfor\s+(?:a|the|this)\s+"
+    r"(?:conference|visit|wedding|work\s+trip|business\s+trip|few\s+(?:days|weeks)|"
+    r"couple\s+of\s+(?:days|weeks))\b|(?:过几天|下周|月底)就?回来"
+    # a request about one thing shown or named ("这个菜谱给我换成杯和盎司", "这封邮件帮我…")
+    r"|这(?:个|份|篇|封|张|段|道|条)[\u4e00-\u9fff]{1,4}?(?=给我|帮我|请你?|麻烦|你帮)", re.I)
 
 
 def beyond_change(text: str) -> str:
@@ -261,6 +268,20 @@ def changes_mind(text: str) -> bool:
     of change, or a time word that often says so)?"""
     text = without_stays(text)  # "I'm NOT moving", "nothing's changed": no change
     return bool(_CHANGE.search(text) or _WEAK.search(text) or _SETTLES.search(text))
+
+
+# What holds from now on, said as such: not "lately", "finally" or "started", which a
+# complaint or a story says as often ("我最近用 XLSX 导入速度很慢").
+_NOW = re.compile(r"\b(?:now|nowadays|these\s+days|for\s+good|from\s+now\s+on|going\s+"
+                  r"forward|(?:my|our|the)\s+new\s+(?:place|job|address|number|flat|house|"
+                  r"home|apartment|role|team))\b|现在|如今|目前|今后|从今以后|以后都|新家|新工作|"
+                  r"新公司", re.I)
+
+
+def holds_now(text: str) -> bool:
+    """Does the statement say what holds now, in a word that says so ("now", "these
+    days", "现在", "目前")?"""
+    return bool(_NOW.search(without_stays(text)))
 
 
 # Replacing one thing by another, said in so many words: the verbs and adverbs of

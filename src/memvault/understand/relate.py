@@ -34,6 +34,7 @@ from .discourse import (
     adds,
     beyond_change,
     changes_mind,
+    holds_now,
     kept_clauses,
     marks_change,
     one_time,
@@ -74,6 +75,11 @@ class Match:
     # The words the memory was said in, when its content is a rewrite of them ("My hotel
     # budget is around 100 euros a night" stored as "The user's budget is 100 EUR").
     said: str = ""
+    # In the statement's topic class by meaning (topicscore.py), whatever values the two
+    # give ("moved my accounts to Monzo" / "I bank with Barclays"); `exclusive`: a topic
+    # that holds one value at a time, so a new value replaces the old one.
+    topical: bool = False
+    exclusive: bool = False
 
     def names(self, statement: str) -> bool:
         """Do the statement and this memory, as stored or as said, name a thing in
@@ -108,6 +114,9 @@ class Thresholds:
     # A change whose memory only its rank names, and that memory plainly close (`match`):
     # applied (True) or staged for a person (False). Below `match` it is always staged.
     apply_ranked: bool = True
+    # The memory a change or a take-back is about may be the one in its topic class by
+    # meaning (Match.topical, Match.exclusive); False: by closeness and words only.
+    by_topic: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +164,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         by_rank = not named and bool(retraction.strip()) and _leads(ranked, t)
         if by_rank:
             named = ranked[:1]
+        if not named and t.by_topic and len(kin := [m for m in ranked if m.topical]) == 1:
+            # What the label names is the topic of one memory only ("forget my medication"
+            # and "I take sertraline every morning"): that memory, though no word is shared.
+            return Related(Relation.FORGET, kin[0].id)
         if not named:
             # A label said, and memories about as close as any, though none plainly ("delete
             # the exercise one" and the gym and the run; "forget my medication" and "I take
@@ -250,6 +263,14 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         pass
     elif changes_mind(statement) and naming and naming[0].score >= t.match:
         weak, target = True, naming[0]
+    elif (marks_change(statement) or replaces(statement) or holds_now(statement)) and \
+            not restating(statement) and t.by_topic and \
+            len(kin := [m for m in ranked if m.exclusive]) == 1:
+        # A change, and one memory in the statement's topic, a topic that holds one value
+        # at a time ("We're in Manchester now" / "I live in Leeds", "moved my accounts to
+        # Monzo" / "I bank with Barclays"): the classes say what the vectors of two
+        # different values do not.
+        weak, target = True, kin[0]
     elif (changes_mind(statement) and not restating(statement) and best.dense >= t.match
           and not best.linked and _leads(ranked, t)):
         # A time word ("now", "these days", "最近开始") about the one memory plainly close

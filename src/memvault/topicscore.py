@@ -1,0 +1,140 @@
+"""What a statement is about, whatever value it gives: a topic class judged by meaning.
+
+"I bank with Barclays" and "moved all my accounts over to Monzo last week" share no word,
+and their sentence vectors are hardly closer than two statements about unrelated things:
+the values dominate them. A classifier over the same vectors, fitted on statements of
+many values per topic (benchmarks/topic_model.py writes topicscore.json), learns the
+part of the vector that says *what* is talked about, the user's bank here, and ignores the
+value. Two statements in the same topic class, each confidently, are about the same thing.
+
+The classes are a profile schema (where the user lives, works, banks; what they eat, use,
+prefer to be called, how they want replies and notifications…); a statement about
+anything else gets no class and is related by meaning and words alone, as before. A
+topic marked exclusive holds one value at a time (a home city, a bank); the others hold
+several (cuisines liked, allergies, pets). An embedder without a model gives no class.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from threading import Lock
+from typing import Any
+
+import numpy as np
+
+__all__ = ["FLOOR", "SAID_FLOOR", "Topic", "same_topic", "topics_of"]
+
+# A stored memory's class counts from this probability; a new statement's, said in
+# passing and with a story around it ("We're in Manchester now, finally closer to my
+# sister"), from the lower one, when it is also the memory's class.
+FLOOR = 0.5
+SAID_FLOOR = 0.25
+_CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    name: str
+    p: float
+    exclusive: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Model:
+    topics: tuple[str, ...]
+    exclusive: np.ndarray
+    weights: np.ndarray  # (dim, topics)
+    bias: np.ndarray
+
+
+@functools.cache
+def _model(name: str) -> _Model | None:
+    data = json.loads(resources.files(__package__).joinpath("topicscore.json")
+                      .read_text(encoding="utf-8"))
+    m = data["models"].get(name)
+    if m is None:
+        return None
+    k = len(m["topics"])
+    w = np.frombuffer(base64.b64decode(m["weights"]), dtype="<f2").astype(np.float32)
+    return _Model(tuple(m["topics"]), np.array([t in set(m["exclusive"]) for t in m["topics"]]),
+                  w.reshape(-1, k), np.asarray(m["bias"], dtype=np.float32))
+
+
+class _Memo:
+    """text -> Topic | None, the most recent `_CACHE_SIZE` texts per embedder: a stored
+    memory is classified once, not at every statement it is compared with."""
+
+    def __init__(self) -> None:
+        self._lock = Lock()
+        self._seen: OrderedDict[tuple[str, str], Topic | None] = OrderedDict()
+
+    def get(self, key: tuple[str, str]) -> tuple[bool, Topic | None]:
+        with self._lock:
+            if key in self._seen:
+                self._seen.move_to_end(key)
+                return True, self._seen[key]
+            return False, None
+
+    def put(self, key: tuple[str, str], value: Topic | None) -> None:
+        with self._lock:
+            self._seen[key] = value
+            while len(self._seen) > _CACHE_SIZE:
+                self._seen.popitem(last=False)
+
+
+_MEMO = _Memo()
+
+
+def _classify(model: _Model, vectors: np.ndarray) -> list[Topic | None]:
+    z = np.asarray(vectors, dtype=np.float32) @ model.weights + model.bias
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    best = p.argmax(axis=1)
+    return [Topic(model.topics[k], float(p[i, k]), bool(model.exclusive[k]))
+            for i, k in enumerate(best)]
+
+
+def topics_of(embedder: Any, texts: Sequence[str], vectors: Sequence[Any] | None = None
+              ) -> list[Topic | None]:
+    """The likeliest topic class of each text, with its probability (None: no model for
+    this embedder). `vectors`: the texts' vectors by this embedder where the caller has them
+    (None for one it has not); the rest are embedded, once per text."""
+    model = _model(embedder.name)
+    if model is None or not texts:
+        return [None] * len(texts)
+    out: list[Topic | None] = [None] * len(texts)
+    todo: list[int] = []
+    given: dict[int, Any] = {}
+    for i, text in enumerate(texts):
+        hit, topic = _MEMO.get((embedder.name, text))
+        if hit:
+            out[i] = topic
+        elif vectors is not None and vectors[i] is not None \
+                and len(vectors[i]) == model.weights.shape[0]:
+            given[i] = vectors[i]
+        else:
+            todo.append(i)
+    if todo:
+        made = embedder.embed_documents([texts[i] for i in todo])
+        given.update(zip(todo, made, strict=True))
+    if given:
+        order = sorted(given)
+        for i, topic in zip(order, _classify(model, np.stack([given[i] for i in order])),
+                            strict=True):
+            out[i] = topic
+            _MEMO.put((embedder.name, texts[i]), topic)
+    return out
+
+
+def same_topic(said: Topic | None, stored: Topic | None) -> bool:
+    """Are a new statement and a stored memory in the same topic class, each confidently
+    enough for its part?"""
+    return said is not None and stored is not None and said.name == stored.name \
+        and said.p >= SAID_FLOOR and stored.p >= FLOOR

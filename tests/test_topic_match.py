@@ -1,0 +1,120 @@
+"""A change or a take-back finds its memory by what both are about, whatever value each
+gives (topicscore.py): "moved my savings over to a Revolut account" changes "I bank with
+Lloyds" though they share no word and their sentence vectors are not plainly close; "forget
+that I mentioned my medication" takes back "I take sertraline every morning". Fresh
+wording, none of it from benchmarks/generalisation or benchmarks/topics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from memvault import Scope, Vault
+from memvault.config import Strategy
+from memvault.embed import load_embedder
+from memvault.topicscore import FLOOR, SAID_FLOOR, Topic, same_topic, topics_of
+
+ME = Scope("acme", "lin")
+OTHER_EN = ["I keep bees in the garden", "I go climbing on Sundays"]
+OTHER_ZH = ["我养了一只鹦鹉", "我周末喜欢爬山"]
+
+
+def said(vault: Vault, text: str) -> str:
+    return vault.remember(ME, text).memory.id
+
+
+def tell(vault: Vault, line: str) -> Any:
+    return vault.observe(ME, [{"role": "user", "content": line}])
+
+
+@pytest.mark.parametrize("meant, line, others", [
+    ("I bank with Lloyds", "moved my savings over to a Revolut account", OTHER_EN),
+    ("I live in Leeds", "We're in Manchester now, finally closer to my sister", OTHER_EN),
+    ("I use VS Code for everything", "I'm on Neovim now, full time", OTHER_EN),
+    ("我记笔记用印象笔记", "现在记东西全用飞书文档了", OTHER_ZH),
+    ("我住在成都", "我们现在在重庆安家了", OTHER_ZH),
+    ("我用安卓手机", "现在换了个苹果", OTHER_ZH),
+], ids=["bank", "city", "editor", "notes", "城市", "手机"])
+def test_a_change_in_other_words_updates_the_memory_of_its_topic(
+        vault: Vault, meant: str, line: str, others: list[str]) -> None:
+    target = said(vault, meant)
+    rest = [said(vault, t) for t in others]
+    (o,) = tell(vault, line).outcomes
+    assert (o.action, o.memory_id) == ("updated", target)
+    now = vault.get(ME, target)
+    assert now.version == 2 and now.status == "active" and now.content != meant
+    assert all(vault.get(ME, i).version == 1 for i in rest)
+    # The old value is the memory's previous version: rollback restores it.
+    vault.rollback(ME, target, to_version=1)
+    assert vault.get(ME, target).content == meant
+
+
+def test_without_topics_the_same_change_is_only_a_guess_for_a_person(
+        make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(strategy=Strategy.model_validate(
+        {"write": {"matching": {"by_topic": False}}}))
+    target = said(vault, "I bank with Lloyds")
+    for t in OTHER_EN:
+        said(vault, t)
+    (o,) = tell(vault, "moved my savings over to a Revolut account").outcomes
+    assert o.action == "stage" and vault.get(ME, target).version == 1
+
+
+def test_a_take_back_by_its_topic_forgets_that_memory_only(vault: Vault) -> None:
+    meds = said(vault, "I take sertraline every morning")
+    tea = said(vault, "I prefer tea over coffee")
+    assert [o.action for o in tell(vault, "Please forget that I mentioned my medication."
+                                   ).outcomes] == ["forget"]
+    assert vault.get(ME, meds).status == "deleted"
+    assert vault.get(ME, tea).status == "active" and vault.review_list(ME) == []
+    assert all("sertraline" not in h.memory.content for h in vault.recall(ME, "medication"))
+
+
+@pytest.mark.parametrize("given, line", [
+    # a complaint that says "lately", not what holds now
+    ("以后报表都用 CSV", "我最近用 XLSX 导入速度很慢"),
+    # away for a while
+    ("I live in Leeds", "I'm in Manchester now for a conference, back on Friday"),
+    # someone else's
+    ("I bank with Lloyds", "my sister moved her savings to Revolut now"),
+    # what may happen
+    ("I use VS Code for everything", "if Neovim gets better plugins I might move to it"),
+    ("我住在成都", "如果公司调我去重庆，我现在就得开始找房子了"),
+])
+def test_a_line_of_the_same_topic_that_changes_nothing_leaves_it(
+        vault: Vault, given: str, line: str) -> None:
+    mid = said(vault, given)
+    tell(vault, line)
+    m = vault.get(ME, mid)
+    assert (m.version, m.status, m.content) == (1, "active", given)
+
+
+def test_two_memories_of_the_topic_leave_the_topic_no_say() -> None:
+    # Which of two homes "now" replaces is not the topic's to say: the class names both.
+    from memvault.understand.relate import Match, Relation, relate
+    two = [Match("a", "I live in Leeds", 0.3, 0.3, topical=True, exclusive=True),
+           Match("b", "My flat is in Headingley", 0.28, 0.28, topical=True, exclusive=True)]
+    one = [two[0], Match("b", "I keep bees", 0.28, 0.28)]
+    line = "we're in Manchester now"
+    assert relate(line, one).relation is Relation.UPDATE and relate(line, one).sure
+    assert relate(line, two).relation is not Relation.UPDATE or not relate(line, two).sure
+
+
+def test_topic_classes_by_meaning() -> None:
+    emb = load_embedder("use-m3")
+    texts = ["I bank with Barclays", "moved all my accounts over to Monzo",
+             "我的工资卡是招商银行的", "I live in Porto", "我家在杭州", "I keep bees"]
+    got = topics_of(emb, texts)
+    assert all(isinstance(t, Topic) for t in got)
+    assert [t.name for t in got[:3]] == ["bank"] * 3 and got[0].exclusive
+    assert got[3].name == got[4].name == "residence"
+    assert same_topic(got[1], got[0]) and not same_topic(got[0], got[3])
+    # The floors: a stored memory needs FLOOR, a new line SAID_FLOOR.
+    weak = Topic("bank", SAID_FLOOR - 0.01, True)
+    assert not same_topic(weak, got[0])
+    assert not same_topic(got[0], Topic("bank", FLOOR - 0.01, True))
+    # A second call reads the same classes (memoised by text), whatever vectors it is given.
+    again = topics_of(emb, texts, [None] * len(texts))
+    assert [(t.name, round(t.p, 6)) for t in again] == [(t.name, round(t.p, 6)) for t in got]
