@@ -118,3 +118,23 @@ def test_topic_classes_by_meaning() -> None:
     # A second call reads the same classes (memoised by text), whatever vectors it is given.
     again = topics_of(emb, texts, [None] * len(texts))
     assert [(t.name, round(t.p, 6)) for t in again] == [(t.name, round(t.p, 6)) for t in got]
+
+
+@pytest.mark.parametrize("line, named", [
+    ("scrap what i told you about my salary", "salary"),
+    ("pls take out what i said about my landlord", "landlord"),
+    ("drop the bit about my physio appointments", "physio appointments"),
+    ("房贷那条你当没听过吧", "房贷"), ("吐槽同事那句你就当没听见", "吐槽同事"),
+])
+def test_what_was_said_named_as_such_and_removed_is_a_take_back(line: str, named: str) -> None:
+    from memvault.understand.discourse import retraction
+    assert retraction(line) == named
+
+
+@pytest.mark.parametrize("line", [
+    "I had to cut the part about the budget from my slides",
+    "we should scrap the bit about pricing in the deck", "他当没听见一样走了",
+])
+def test_removing_a_part_of_something_else_takes_nothing_back(line: str) -> None:
+    from memvault.understand.discourse import retraction
+    assert retraction(line) is None

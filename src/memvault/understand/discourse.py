@@ -107,6 +107,12 @@ _RETRACT_EN = (
     # "drop what you know about my dog", "scrub whatever you have on my ex"
     r"\b(?:drop|ditch|scrap|scrub|purge|clear|lose|bin|toss|dump|nix)\s+(?:what(?:ever)?|"
     r"everything|anything|all)\s+you\s+(?:know|have|remember|stored|saved|noted|kept)\b|"
+    # what was said, named as such, and a verb that removes it: "scrap what i told you
+    # about my pay", "take out what i said about my boss", "drop the bit about …"
+    r"(?:^|[,;:.!?]\s*|\b(?:please|pls|just|can\s+you|could\s+you)\s+)"
+    r"(?:scrap|drop|ditch|bin|nix|lose|toss|dump|cut|strike|take\s+out|clear|kill)\s+"
+    r"(?:what(?:ever)?\s+i\s+(?:said|told\s+you|mentioned|wrote|shared|typed)|the\s+(?:bit|"
+    r"part|stuff|thing|info|line|note)s?)\s+(?:about|on|re|regarding)\b|"
     r"never\s+mind\s+(?:what|the|about|my)\b|"
     rf"(?:do\s*n[o']t|do\s+not|no\s+need\s+to|stop|never)\s+(?:{_KEEP_NOW}|note|noting)\b"
     r"(?!\s+(?:to|it\s+in\s+mind))|"
@@ -132,7 +138,9 @@ _RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|
                r"去掉|划掉|抹掉|收回|撤回|不算(?:了|数)?|作废|当我没说过?|"
                # "别再提他了" (not "别提了", don't get me started; not 提醒)
                r"(?:别|不要|不用)再?提(?:起)?(?![醒前交高出供到议升示了])(?=[^，。！？]{1,10}了)|"
-               r"别当真|开玩笑的|随口一说|随口说的|随便说说|不记了|不作数")
+               r"别当真|开玩笑的|随口一说|随口说的|随便说说|不记了|不作数|"
+               # "那条你当没听过吧": what was said, to be as if unheard
+               r"你就?当(?:作|做)?没(?:听|看)(?:过|见|到)|当我没(?:讲|提)过?")
 _RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
 
 # "delete it", "take it out" take a memory back once the sentence has named one ("that

@@ -128,6 +128,9 @@ class Related:
     # such a guess: the gate stages the change with the target linked, and approving it
     # applies it there. A retraction by rank is always such a guess.
     sure: bool = True
+    # The target is the one memory of the statement's topic class (topicscore.py), not a
+    # memory that shares its words or is plainly close.
+    by_topic: bool = False
 
 
 def relate(statement: str, matches: Sequence[Match], *, retraction: str | None = None,
@@ -237,7 +240,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # A change said in so many words ("switched to", "改成", "final answer") or a time
     # word ("now", "最近"): a change of a plainly close memory, or of one that names the
     # same thing (close enough for a time word, hardly at all for an explicit marker).
-    strong = weak = by_rank = False
+    strong = weak = by_rank = by_topic = False
     elsewhere = not best.linked and any(m.linked for m in ranked) and not marks_change(statement)
     # What the conversation just changed, and a line that says only what stopped: the
     # change's reason ("I quit coffee. it was wrecking my sleep, can't do it anymore",
@@ -270,7 +273,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # at a time ("We're in Manchester now" / "I live in Leeds", "moved my accounts to
         # Monzo" / "I bank with Barclays"): the classes say what the vectors of two
         # different values do not.
-        weak, target = True, kin[0]
+        weak, target, by_topic = True, kin[0], True
     elif (changes_mind(statement) and not restating(statement) and best.dense >= t.match
           and not best.linked and _leads(ranked, t)):
         # A time word ("now", "these days", "最近开始") about the one memory plainly close
@@ -319,7 +322,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # "Moved all my accounts over to Monzo" .30), so a person confirms.
         sure = (not by_rank or (t.apply_ranked and target.dense >= t.match)) and not (
             foreign and target is best)
-        return Related(Relation.UPDATE, target.id, sure=sure)
+        return Related(Relation.UPDATE, target.id, sure=sure, by_topic=by_topic)
     if changes_mind(statement) and not restates(statement, best.content):
         return Related(Relation.NEW)  # "now…" about something else it resembles
     if restates(statement, best.content):
