@@ -33,8 +33,10 @@ GOOGLE = "AIzaSyQ8xL2mV7pR4tW9kZ3nB6cD1fG5hJ0sAqE"
     (f"maps key {GOOGLE} ok", GOOGLE),
     ("clone https://bo:Vx9-tq2Lm@git.example.org/repo.git", "Vx9-tq2Lm"),
     ("CACHE=redis://:pW4-q8Zm@cache:6379/0", "pW4-q8Zm"),  # no user name
-    ("why 401 on https://api.example.com/v1/x?q=1&api_key=7Qm2Lp9Rt4Vw", "7Qm2Lp9Rt4Vw"),
-    ("bot url https://hooks.example.cn/webhook/send/Qm2Lp9Rt4Vw1Zs8K", "Qm2Lp9Rt4Vw1Zs8K"),
+    ("why 401 on https://api.example.com/v1/x?q=1&api_key=7Qm2Lp9Rt4Vw1Zs8KdE4fGh6",
+     "7Qm2Lp9Rt4Vw1Zs8KdE4fGh6"),
+    ("bot url https://hooks.example.cn/webhook/send/Qm2Lp9Rt4Vw1Zs8KdE4fGh6I",
+     "Qm2Lp9Rt4Vw1Zs8KdE4fGh6I"),
     ("deepseek: sk-0f3a9c2e1b4d5f6071829a3b4c5d6e7f", "sk-0f3a9c2e1b4d5f6071829a3b4c5d6e7f"),
 ])
 def test_a_key_known_by_its_shape_is_a_secret_unlabelled(text: str, value: str) -> None:
@@ -103,3 +105,38 @@ def test_a_pasted_key_reaches_no_byte_of_the_store(vault: Vault) -> None:
     for p in files:
         data = p.read_bytes()
         assert GH.encode() not in data and PROJ.encode() not in data, p.name
+
+
+# Found by a review: code, URLs and codes that are not credentials.
+@pytest.mark.parametrize("text", [
+    "sorted(d.items(), key=itemgetter(1))", "token = tokenizer.encode(text1)",
+    "key = hashlib.sha256(data).hexdigest()", "secret = os.environ['SECRET_KEY2']",
+    "cache key ubuntu-22.04-node-18.17.1", "the app id is com.example.myapp2024",
+    "https://react.dev/reference/react/hooks/useSyncExternalStore",
+    "cp .git/hooks/prepare-commit-msg.sample .git/hooks/prepare-commit-msg",
+    "https://shop.example.com/?key=summer-sale-2024&token=nextpage12345",
+    "the zip code for our office is 94105", "the wifi password isn't working",
+])
+def test_code_urls_and_other_codes_are_left_alone(text: str) -> None:
+    assert find_pii(text) == []
+
+
+@pytest.mark.parametrize("text, value", [
+    ("my access token is ya29." + "a1B2c3D4e5" * 16, "ya29." + "a1B2c3D4e5" * 16),
+    ('api key: "' + "Zk9" * 29 + '"', "Zk9" * 29),  # longer than a password's 64
+    ("wifi password: nowayJose#1", "nowayJose#1"),  # "now" is its start, not a filler
+    ("Vault root token: hvs.gTwv1YOIFIN2hAFRr3MWWVCw", "hvs.gTwv1YOIFIN2hAFRr3MWWVCw"),
+    ("redis://:pw12@cache:6379/0", "pw12"),  # the password only, not the host
+])
+def test_a_long_or_dotted_value_goes_whole(text: str, value: str) -> None:
+    out, _ = redact(text)
+    assert value not in out and out.replace("[SECRET]", value) == text
+
+
+@pytest.mark.parametrize("text", [
+    "postgres://admin:Tr0ub4dor@db:5432/app", f"my github token is {GH}",
+    "the door code is 4821; secret key: 7Hk2pQ9wLm4zX81c",
+])
+def test_redacting_twice_changes_nothing_more(text: str) -> None:
+    once, _ = redact(text)
+    assert redact(once) == (once, [])

@@ -32,7 +32,7 @@ def tell(vault: Vault, line: str) -> Any:
 @pytest.mark.parametrize("meant, line, others", [
     ("I bank with Lloyds", "moved my savings over to a Revolut account", OTHER_EN),
     ("I live in Leeds", "We're in Manchester now, finally closer to my sister", OTHER_EN),
-    ("I use VS Code for everything", "I'm on Neovim now, full time", OTHER_EN),
+    ("I use VS Code for everything", "switched to Neovim full time, no regrets", OTHER_EN),
     ("我记笔记用印象笔记", "现在记东西全用飞书文档了", OTHER_ZH),
     ("我住在成都", "我们现在在重庆安家了", OTHER_ZH),
     ("我用安卓手机", "现在换了个苹果", OTHER_ZH),
@@ -62,14 +62,32 @@ def test_without_topics_the_same_change_is_only_a_guess_for_a_person(
     assert o.action == "stage" and vault.get(ME, target).version == 1
 
 
-def test_a_take_back_by_its_topic_forgets_that_memory_only(vault: Vault) -> None:
+def test_a_take_back_by_its_topic_is_staged_against_that_memory_only(vault: Vault) -> None:
+    # A class is a guess ("my cat" is in the class of "I have a dog named Rex"): a person
+    # confirms, and approving forgets the memory it was staged against.
     meds = said(vault, "I take sertraline every morning")
     tea = said(vault, "I prefer tea over coffee")
     assert [o.action for o in tell(vault, "Please forget that I mentioned my medication."
-                                   ).outcomes] == ["forget"]
+                                   ).outcomes] == ["stage"]
+    assert vault.get(ME, meds).status == "active"
+    (item,) = vault.review_list(ME)
+    assert item.metadata["review"]["target_id"] == meds
+    vault.review_approve(ME, item.id)
     assert vault.get(ME, meds).status == "deleted"
-    assert vault.get(ME, tea).status == "active" and vault.review_list(ME) == []
+    assert vault.get(ME, tea).status == "active"
     assert all("sertraline" not in h.memory.content for h in vault.recall(ME, "medication"))
+
+
+@pytest.mark.parametrize("given, line", [
+    ("Keep your replies casual and friendly", "forget that"),
+    ("I have a dog named Rex", "forget what I said about my cat"),
+    ("My partner is called Sam", "forget what I said about my ex"),
+])
+def test_a_take_back_never_deletes_by_its_class_alone(vault: Vault, given: str,
+                                                      line: str) -> None:
+    mid = said(vault, given)
+    tell(vault, line)
+    assert vault.get(ME, mid).status == "active"
 
 
 @pytest.mark.parametrize("given, line", [
@@ -79,6 +97,11 @@ def test_a_take_back_by_its_topic_forgets_that_memory_only(vault: Vault) -> None
     ("I live in Leeds", "I'm in Manchester now for a conference, back on Friday"),
     # someone else's
     ("I bank with Lloyds", "my sister moved her savings to Revolut now"),
+    # a time word is not a change ("now" is in every other line)
+    ("I live in Leeds", "I'm on holiday in Crete now"),
+    ("I work at Acme as a data engineer", "I'm interviewing at Google now, fingers crossed"),
+    ("I usually go to bed at 11pm", "I'm so tired now"),
+    ("I bank with Lloyds", "I opened a Monzo account now for travel"),
     # what may happen
     ("I use VS Code for everything", "if Neovim gets better plugins I might move to it"),
     ("我住在成都", "如果公司调我去重庆，我现在就得开始找房子了"),
@@ -97,7 +120,7 @@ def test_two_memories_of_the_topic_leave_the_topic_no_say() -> None:
     two = [Match("a", "I live in Leeds", 0.3, 0.3, topical=True, exclusive=True),
            Match("b", "My flat is in Headingley", 0.28, 0.28, topical=True, exclusive=True)]
     one = [two[0], Match("b", "I keep bees", 0.28, 0.28)]
-    line = "we're in Manchester now"
+    line = "we moved to Manchester"
     assert relate(line, one).relation is Relation.UPDATE and relate(line, one).sure
     assert relate(line, two).relation is not Relation.UPDATE or not relate(line, two).sure
 
@@ -138,3 +161,14 @@ def test_what_was_said_named_as_such_and_removed_is_a_take_back(line: str, named
 def test_removing_a_part_of_something_else_takes_nothing_back(line: str) -> None:
     from memvault.understand.discourse import retraction
     assert retraction(line) is None
+
+
+@pytest.mark.parametrize("line, once", [
+    ("I'm in Manchester now for a conference, back on Friday", True),
+    ("in Lisbon for a few days, back on the 3rd", True),
+    ("I'm back on meat now", False), ("I'm back on coffee now, two cups a day", False),
+])
+def test_away_until_a_day_is_one_occasion_and_back_on_a_thing_is_not(line: str,
+                                                                       once: bool) -> None:
+    from memvault.understand.discourse import one_time
+    assert one_time(line) is once

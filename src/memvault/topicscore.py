@@ -8,8 +8,10 @@ part of the vector that says *what* is talked about, the user's bank here, and i
 value. Two statements in the same topic class, each confidently, are about the same thing.
 
 The classes are a profile schema (where the user lives, works, banks; what they eat, use,
-prefer to be called, how they want replies and notifications…); a statement about
-anything else gets no class and is related by meaning and words alone, as before. A
+prefer to be called, how they want replies and notifications…). There is no "none"
+class: every text gets its likeliest class with a probability ("what time is it?" is
+timezone at .87), so a class is evidence only where the write path already has a change
+or a take-back said in words (understand/relate.py), and only above the floors below. A
 topic marked exclusive holds one value at a time (a home city, a bank); the others hold
 several (cuisines liked, allergies, pets). An embedder without a model gives no class.
 """

@@ -354,7 +354,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                     carried_pii)[0] if c.topic else None) \
         or (topic_of(screened.content) if c.slot is None or in_words else None)
     found = eng.reads.related(sc, screened.content, vectors, topic=topic, slot=c.slot,
-                              gist_vector=gist)
+                              gist_vector=gist, classify=True)
     if c.subject in (None, "user") and (retraction is None or soft):
         from .extract.readback import about_someone_else, speaks_of_self
 

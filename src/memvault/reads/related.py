@@ -53,10 +53,13 @@ def _overlap(a: set[str], b: set[str]) -> float:
 
 def related(core: Core, scope: Scope, text: str, vectors: dict[str, np.ndarray], *,
             topic: str | None = None, slot: str | None = None, now: int,
-            limit: int = 5, gist_vector: np.ndarray | None = None) -> list[Related]:
+            limit: int = 5, gist_vector: np.ndarray | None = None,
+            classify: bool = False) -> list[Related]:
     """The live memories of `scope`'s user (and agent; every session) closest to `text`,
     best first. `vectors`: the text's stored vectors (one per embedder); `gist_vector`:
-    the first embedder's vector of its core, when the caller embedded it already."""
+    the first embedder's vector of its core, when the caller embedded it already.
+    `classify`: mark the matches in the text's topic class (the gate reads them; a caller
+    that only wants the memories does not pay for embedding theirs)."""
     user = Scope(scope.tenant, scope.user, scope.agent)
     gist = stance_core(text)
     emb = core.embedders[0]
@@ -90,7 +93,7 @@ def related(core: Core, scope: Scope, text: str, vectors: dict[str, np.ndarray],
         score = dense[m.id] + LEXICAL_WEIGHT * lex + (TOPIC_BONUS if same_key else 0.0)
         out.append(Related(m, min(1.0, score), dense[m.id], lex))
     out.sort(key=lambda r: (-r.score, -r.memory.updated_at, r.memory.id))
-    return _with_topics(emb, text, own, out[:limit])
+    return _with_topics(emb, text, own, out[:limit]) if classify else out[:limit]
 
 
 def _with_topics(emb: object, text: str, own: np.ndarray, found: list[Related]

@@ -130,10 +130,12 @@ class Reader:
 
     def related(self, scope: Scope, text: str, vectors: dict[str, Any], *,
                 topic: str | None = None, slot: str | None = None,
-                limit: int = 5, gist_vector: Any = None) -> list[Related]:
+                limit: int = 5, gist_vector: Any = None,
+                classify: bool = False) -> list[Related]:
         """The user's live memories closest in meaning to `text` (reads/related.py)."""
         return related(self.core, scope, text, vectors, topic=topic, slot=slot,
-                       now=self.core.clock(), limit=limit, gist_vector=gist_vector)
+                       now=self.core.clock(), limit=limit, gist_vector=gist_vector,
+                       classify=classify)
 
     # --- retrieval --------------------------------------------------------------------------
     def retrieve(self, scope: Any, query: Any, *, top_k: int | None, kind: Any, tags: Any,

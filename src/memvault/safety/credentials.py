@@ -29,19 +29,29 @@ _NEWER = tuple(re.compile(p) for p in (
     # the key shape most LLM APIs share (DashScope, DeepSeek, Moonshot …): sk- and 24 more
     r"(?<![A-Za-z0-9])sk-[A-Za-z0-9]{24,}(?![A-Za-z0-9])",
     # a URL's password, the user name empty or not ("redis://:pw@host", "postgres://u:pw@")
-    r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/:@]*:([^\s/@]{4,})@",
-    # a URL parameter named as a credential ("…&appid=…", "?access_token=…")
+    r"(?i)\b[a-z][a-z0-9+.-]{0,20}://[^\s/:@]{0,64}:([^\s/@]{4,})@",
+    # a URL parameter named as a credential ("…&appid=…", "?access_token=…"): a long value
+    # of letters and digits, not "?key=summer-sale" or "&token=nextpage2"
     r"(?i)[?&](?:api[_-]?key|apikey|app[_-]?id|app[_-]?key|app[_-]?secret|access[_-]?token|"
-    r"token|key|secret|client[_-]?secret|auth|sig|signature)=([^&\s#]{8,})",
-    # a webhook's own path: the URL is the credential
-    r"(?i)/(?:hooks?|webhooks?)/(?:[a-z0-9]+/)?([A-Za-z0-9_-]{16,})"))
+    r"token|key|secret|client[_-]?secret|auth|sig|signature)="
+    r"((?=[^&\s#]{0,200}\d)(?=[^&\s#]{0,200}[A-Za-z])[^&\s#]{20,})",
+    # a webhook's own path, a long one of letters and digits ("/hook/ea4e…-937d…"; not
+    # "/hooks/useSyncExternalStore")
+    r"(?i)/(?:hooks?|webhooks?)/(?:[a-z0-9]+/)?"
+    r"((?=[A-Za-z0-9_-]{0,100}\d)(?=[A-Za-z0-9_-]{0,100}[A-Za-z])[A-Za-z0-9_-]{20,})"))
 # A group this long inside a plugin's pattern is the value itself (the password in
 # "https://user:pass@host", an AWS secret key after its name); a short one is a prefix
 # ("ghp"), and the whole match is the credential.
-_VALUE_GROUP = 8
+_VALUE_GROUP = 4
 # The rest of the token after a shape's match: the patterns fix a minimum length (a JWT's
 # header and payload, 24 characters of a Stripe key), real keys run on.
-_TAIL = re.compile(r"[A-Za-z0-9_\-+/=]*(?:\.[A-Za-z0-9_\-+/=]+)*")
+_TAIL = re.compile(r"[A-Za-z0-9_\-+/=]*")
+# A run of non-space this long is no credential a person pastes (a PEM key is taken by
+# its own pattern first); blanked before the shapes are tried, so that no shape retries a
+# megabyte of "sk-sk-sk-…" from every position.
+_LONGEST_TOKEN = 1024
+_PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")
+_LONG_RUN = re.compile(rf"\S{{{_LONGEST_TOKEN + 1},}}")
 
 
 @cache
@@ -78,6 +88,7 @@ def credential_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every credential in `text` known by its shape, non-overlapping,
     in order."""
     found = [m.span() for m in _PEM.finditer(text)]
+    text = _LONG_RUN.sub(lambda m: " " * len(m.group()), text)
     for rx in _patterns():
         for m in rx.finditer(text):
             lo, hi = m.span()
@@ -86,7 +97,7 @@ def credential_spans(text: str) -> list[tuple[int, int]]:
             if groups:
                 lo, hi = m.span(groups[0])
             hi = _TAIL.match(text, hi).end()  # type: ignore[union-attr]
-            if hi > lo:
+            if hi > lo and not _PLACEHOLDER.fullmatch(text, lo, hi):  # redacted already
                 found.append((lo, hi))
     out: list[tuple[int, int]] = []
     for lo, hi in sorted(found, key=lambda s: (s[0], -s[1])):

@@ -194,30 +194,34 @@ def _amount(norm: str, lo: int, hi: int) -> bool:
 # the clause after "is", ":", "是" ("my password is sunshine!") and does not say what the
 # password is like ("my password is correct", "…is weak"); "my password is on a sticky
 # note", "密码忘了" name none. The postal "PIN code" is an address.
-_SECRET_LABEL = (r"(?i:(?<![A-Za-z])(?:(?P<pin>pin\s*码|(?<!postal\s)(?<!zip\s)(?<!area\s)pin"
+_SECRET_LABEL = (r"(?i:(?<![A-Za-z\[])(?:(?P<pin>pin\s*码|(?<!postal\s)(?<!zip\s)(?<!area\s)pin"
                  r"(?:\s+(?:code|number))?|puk(?:\s+code)?)|(?P<cvv>cvv2?|cvc|security\s+code)"
                  r"|(?P<code>(?:door|gate|alarm|garage|lock|locker|lockbox|safe|entry|"
                  r"entrance|building|keypad|key\s*box|key\s*safe|intercom|buzzer|unlock)"
                  r"\s+(?:access\s+)?(?:code|pin|combo|combination)|keypad|padlock|"
-                 r"combination(?:\s+lock)?|code\s+(?:to|for)\s+(?:get\s+into|open|enter)?"
-                 r"(?:\s*(?:the|my|our))?(?:\s+[a-z]+){0,2}\s+(?:door|gate|building|garage|"
-                 r"house|apartment|flat|office|lockbox|safe|unit|locker)|门禁码|门禁密码|开门码|"
-                 r"门锁码|解锁码)"
+                 r"combination(?:\s+lock)?|"
+                 # "the code to get into the building is …" (not a zip, area or tax code);
+                 # one space between words, so a run of spaces cannot be retried
+                 r"(?<!zip\s)(?<!postal\s)(?<!post\s)(?<!area\s)(?<!tax\s)(?<!dress\s)(?<!promo\s)"
+                 r"(?<!discount\s)(?<!error\s)(?<!source\s)code\s(?:to|for)\s"
+                 r"(?:(?:get\sinto|open|enter)\s)?(?:(?:the|my|our)\s)?(?:[a-z]+\s){0,2}"
+                 r"(?:door|gate|building|garage|house|apartment|flat|office|lockbox|safe|unit|"
+                 r"locker)|门禁码|门禁密码|开门码|门锁码|解锁码)"
                  r"|(?P<key>(?:api|access|secret|private|client|app|auth|bearer|refresh|"
-                 r"session|bot|personal\s+access|deploy)[\s_-]*(?:key|token|secret|id)"
-                 r"(?:\s+id)?|secret|token|key|appid|ak|sk|密钥|秘钥|令牌|api\s*key)"
+                 r"session|bot|personal\s+access|deploy)[\s_-]*(?:key|token|secret)"
+                 r"(?:[\s_-]*id)?|secret[\s_-]*id|secret|token|key|ak|sk|密钥|秘钥|令牌|api\s*key)"
                  r"|pass(?:word|code|phrase)|passwd|pwd|pw)(?![A-Za-z])|支付密码|取款密码|登录密码|"
                  r"开机密码|密码|口令)")
 _SECRET_RX = re.compile(
     _SECRET_LABEL +
-    r"(?i:(?P<filler>(?:\s*(?:is|was|=|:|：|是|为|就是|it'?s|it\s+is|'s|’s|to|-|–|"
-    r"(?:changed|set|reset|updated)\s+to|is\s+now|now|改成|改为|设的|设成|设为|换成|"
+    r"(?i:(?P<filler>(?:\s*(?:(?:is|was|it'?s|it\s+is|to|(?:changed|set|reset|updated)\s+to|"
+    r"is\s+now|now)(?![A-Za-z])|=|:|：|是|为|就是|'s|’s|-|–|改成|改为|设的|设成|设为|换成|"
     # where or whose it is, before what it is: "the wifi pw at the cabin is …"
     r"(?:for|at|on|of|in|from)\s+(?:the\s+|my\s+|our\s+)?[a-z]+(?:\s+[a-z]+)?"
     r"(?=\s+(?:is|was)\b))"
     r"){0,3})\s*)"
-    r"(?:\"(?P<quoted>[^\"\n]{1,64})\"|“(?P<quoted2>[^”\n]{1,64})”|"
-    r"(?P<number>[^\s,，。;；！!？?、\"“”]{1,64}))")
+    r"(?:\"(?P<quoted>[^\"\n]{1,512})\"|“(?P<quoted2>[^”\n]{1,512})”|"
+    r"(?P<number>[^\s,，。;；！!？?、\"“”]{1,512}))")
 # The value first: "hunter22 is my password", "Qz@88是我的密码".
 _SECRET_BEFORE_RX = re.compile(
     r"(?<![^\s(\"“：:，,])(?P<number>[!-~]{4,64}?)\s*(?i:(?:is|was)\s+(?:my|our|the)\s+"
@@ -235,6 +239,8 @@ attached mine yours his hers theirs too
 忘了 错了 对的 不对 一样 没变 改了 对 错 过期了 丢了
 """.split())
 _HAN = re.compile(r"[\u2e80-\u9fff]")
+_KEY_VALUE = re.compile(r"[A-Za-z0-9_\-+/=~.]{16,512}")
+_NEGATED = re.compile(r"[a-z]+n['’]t", re.I)
 _PLACEHOLDER_RX = re.compile(r"\[(?:" + "|".join(v[1:-1] for v in PLACEHOLDERS.values())
                              + r")\]")
 
@@ -270,6 +276,8 @@ def _symbolic(value: str) -> bool:
 def _is_secret(value: str, m: re.Match[str], *, quoted: bool, end: int, norm: str) -> bool:
     if not value or _PLACEHOLDER_RX.search(norm, end - len(value), end + 1):
         return False  # already redacted: redact() is idempotent
+    if not quoted and _NEGATED.fullmatch(value):
+        return False  # "the wifi password isn't working"
     if not quoted and _HAN.search(value) and not _PLAIN_VALUE_MARK.search(
             m.group("filler") or ""):
         return False  # "密码要求至少8位": what it is like; "密码是我爱北京123" gives one
@@ -281,9 +289,13 @@ def _is_secret(value: str, m: re.Match[str], *, quoted: bool, end: int, norm: st
     if m.group("code"):
         return digits >= 3  # a keypad's code: "the gate code is 1942#"
     if m.group("key"):
-        # A key or token is long and mixes letters and digits; "my token is ready", "the
-        # api key expired" say what it is like.
-        return len(value) >= 12 and digits > 0 and any(ch.isalpha() for ch in value)
+        # A key or token is long (16 or more), mixes letters and digits and is one token of a key's
+        # alphabet: "my token is ready" says what it is like, "key=itemgetter(1)",
+        # "token = tokenizer.encode(text1)" and "cache key ubuntu-22.04" are code and names.
+        # Dots only between parts of one key ("hvs.gTwv…", "<id>.<secret>"), not in a
+        # version or a dotted name, whose parts are short.
+        return bool(_KEY_VALUE.fullmatch(value)) and digits > 0 and any(
+            ch.isalpha() for ch in value) and max(map(len, value.split("."))) >= 12
     if quoted or _symbolic(value):
         return True
     # One plain word: a secret when the label said what follows is the value and the word

@@ -206,7 +206,9 @@ _ONCE = re.compile(
     r"|\bonce\s+(?:it|this|that|the\s+\w+)\s+(?:is|are|has|have|gets?)\b"
     # away for a while, back on a day ("in Manchester now for a conference, back on
     # Friday", "这周在上海出差")
-    r"|\bback\s+(?:on|by|next|home\s+on|in\s+(?:a|two|three|\d+))\b|\bfor\s+(?:a|the|this)\s+"
+    r"|\bback\s+(?:(?:home\s+)?(?:on|by)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:the\s+)?"
+    r"\d+(?:st|nd|rd|th)?)|next\s+(?:week|month|\w+day)|in\s+(?:a|two|three|\d+)\s+(?:days?|weeks?))\b"
+    r"|\bfor\s+(?:a|the|this)\s+"
     r"(?:conference|visit|wedding|work\s+trip|business\s+trip|few\s+(?:days|weeks)|"
     r"couple\s+of\s+(?:days|weeks))\b|(?:过几天|下周|月底)就?回来"
     # a request about one thing shown or named ("这个菜谱给我换成杯和盎司", "这封邮件帮我…")
@@ -276,20 +278,6 @@ def changes_mind(text: str) -> bool:
     of change, or a time word that often says so)?"""
     text = without_stays(text)  # "I'm NOT moving", "nothing's changed": no change
     return bool(_CHANGE.search(text) or _WEAK.search(text) or _SETTLES.search(text))
-
-
-# What holds from now on, said as such: not "lately", "finally" or "started", which a
-# complaint or a story says as often ("我最近用 XLSX 导入速度很慢").
-_NOW = re.compile(r"\b(?:now|nowadays|these\s+days|for\s+good|from\s+now\s+on|going\s+"
-                  r"forward|(?:my|our|the)\s+new\s+(?:place|job|address|number|flat|house|"
-                  r"home|apartment|role|team))\b|现在|如今|目前|今后|从今以后|以后都|新家|新工作|"
-                  r"新公司", re.I)
-
-
-def holds_now(text: str) -> bool:
-    """Does the statement say what holds now, in a word that says so ("now", "these
-    days", "现在", "目前")?"""
-    return bool(_NOW.search(without_stays(text)))
 
 
 # Replacing one thing by another, said in so many words: the verbs and adverbs of

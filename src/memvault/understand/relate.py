@@ -34,7 +34,6 @@ from .discourse import (
     adds,
     beyond_change,
     changes_mind,
-    holds_now,
     kept_clauses,
     marks_change,
     one_time,
@@ -167,10 +166,13 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         by_rank = not named and bool(retraction.strip()) and _leads(ranked, t)
         if by_rank:
             named = ranked[:1]
-        if not named and t.by_topic and len(kin := [m for m in ranked if m.topical]) == 1:
+        if not named and t.by_topic and retraction.strip() and \
+                len(kin := [m for m in ranked if m.topical]) == 1:
             # What the label names is the topic of one memory only ("forget my medication"
             # and "I take sertraline every morning"): that memory, though no word is shared.
-            return Related(Relation.FORGET, kin[0].id)
+            # Staged, never applied: a class is a guess, and "forget what I said about my
+            # cat" shares the class of "I have a dog named Rex".
+            return Related(Relation.FORGET, kin[0].id, sure=False, by_topic=True)
         if not named:
             # A label said, and memories about as close as any, though none plainly ("delete
             # the exercise one" and the gym and the run; "forget my medication" and "I take
@@ -266,13 +268,13 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         pass
     elif changes_mind(statement) and naming and naming[0].score >= t.match:
         weak, target = True, naming[0]
-    elif (marks_change(statement) or replaces(statement) or holds_now(statement)) and \
-            not restating(statement) and t.by_topic and \
-            len(kin := [m for m in ranked if m.exclusive]) == 1:
-        # A change, and one memory in the statement's topic, a topic that holds one value
-        # at a time ("We're in Manchester now" / "I live in Leeds", "moved my accounts to
-        # Monzo" / "I bank with Barclays"): the classes say what the vectors of two
-        # different values do not.
+    elif (marks_change(statement) or replaces(statement)) and not restating(statement) \
+            and t.by_topic and len(kin := [m for m in ranked if m.exclusive]) == 1:
+        # A change said in so many words, and one memory in the statement's topic, a topic
+        # that holds one value at a time ("moved my accounts to Monzo" / "I bank with
+        # Barclays", "switched to Neovim" / "I use VS Code"): the classes say what the
+        # vectors of two different values do not. A time word alone is not enough: "I'm
+        # on holiday in Crete now" is in the class of "I live in Leeds".
         weak, target, by_topic = True, kin[0], True
     elif (changes_mind(statement) and not restating(statement) and best.dense >= t.match
           and not best.linked and _leads(ranked, t)):
@@ -321,7 +323,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # as close ("我换了一家理发店" / "我养了一只猫" .35 against "I bank with Barclays" /
         # "Moved all my accounts over to Monzo" .30), so a person confirms.
         sure = (not by_rank or (t.apply_ranked and target.dense >= t.match)) and not (
-            foreign and target is best)
+            foreign and target is best) and (t.apply_ranked or not by_topic)
         return Related(Relation.UPDATE, target.id, sure=sure, by_topic=by_topic)
     if changes_mind(statement) and not restates(statement, best.content):
         return Related(Relation.NEW)  # "now…" about something else it resembles
