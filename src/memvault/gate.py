@@ -301,15 +301,11 @@ def decide(candidate: Candidate, state: GateState | None = None,
         return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
     rel = _relation(c, cur, state, policy)
     views = {view.id: view for view, _, _ in state.matches}
-    # A statement by its meaning alone (statementscore.py) is added only about nothing
+    # A statement by its meaning alone (statementscore.py) is only ever added, about nothing
     # stored close: how it relates to a close memory no rule read, so it neither restates
-    # (confirms) nor takes back one, and changes one only where a change it says is about
-    # the one memory of its topic class (topicscore.py: "Ping me on Slack from now on
-    # instead" and "The user wants to be notified by email").
-    if c.by_meaning and not (rel is not None and rel.relation == Relation.UPDATE
-                             and rel.by_topic) and (
-            (rel is not None and rel.relation != Relation.NEW)
-            or any(score >= policy.thresholds.match for _, score, _ in state.matches)):
+    # (confirms), changes nor takes back one.
+    if c.by_meaning and ((rel is not None and rel.relation != Relation.NEW) or any(
+            score >= policy.thresholds.match for _, score, _ in state.matches)):
         return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
     if rel is not None:
         if rel.relation == Relation.NO_TARGET:
