@@ -277,7 +277,11 @@ def decide(candidate: Candidate, state: GateState | None = None,
         return done(action, rs, content=s.content, value=s.value, source_text=s.source_text,
                     confidence=confidence, pii=s.findings, **kw)
 
-    if c.by_meaning and state.duplicate_id is not None:
+    # A statement by its meaning alone (statementscore.py) is only ever added, about nothing
+    # stored close: how it relates to a close memory no rule read, so it neither restates
+    # (confirms), changes nor takes back one.
+    if c.by_meaning and (state.duplicate_id is not None or any(
+            score >= policy.thresholds.match for _, score, _ in state.matches)):
         return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
 
     # 3. duplicates: nothing new to store.
@@ -301,18 +305,13 @@ def decide(candidate: Candidate, state: GateState | None = None,
         return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
     rel = _relation(c, cur, state, policy)
     views = {view.id: view for view, _, _ in state.matches}
-    # A statement by its meaning alone (statementscore.py) is only ever added, about nothing
-    # stored close: how it relates to a close memory no rule read, so it neither restates
-    # (confirms), changes nor takes back one.
-    if c.by_meaning and ((rel is not None and rel.relation != Relation.NEW) or any(
-            score >= policy.thresholds.match for _, score, _ in state.matches)):
-        return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
     if rel is not None:
         if rel.relation == Relation.NO_TARGET:
             return out(Action.NOOP, [*reasons, Reason.NO_TARGET])
         if rel.relation == Relation.SAME and rel.target_id in views:
             return out(Action.NOOP, [*reasons, Reason.RESTATES], target_id=rel.target_id)
-        if rel.relation == Relation.NEW and c.tentative:
+        if (rel.relation == Relation.NEW and c.tentative) or (
+                c.by_meaning and rel.relation != Relation.NEW):
             return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
 
     # 4. everything else, reasons collected in rule order.

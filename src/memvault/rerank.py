@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -32,6 +30,7 @@ import numpy as np
 from .config import RERANK_KINDS, Reranker
 from .embed import Embedder, embed_queries, load_embedder, votes_on
 from .errors import MemvaultError, ValidationError
+from .lrucache import LRUCache
 from .model import Hit
 
 KINDS = RERANK_KINDS
@@ -99,26 +98,18 @@ class EmbedderReranker:
 
     def __init__(self, model: str, cache_size: int = 8192) -> None:
         self.embedder: Embedder = load_embedder(model)
-        self.cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.cache_size = cache_size
-        self.lock = threading.Lock()
+        self.cache: LRUCache[str, np.ndarray] = LRUCache(cache_size)
 
     def vectors(self, texts: list[str]) -> np.ndarray:
         keys = [hashlib.blake2b(t.encode(), digest_size=16).hexdigest() for t in texts]
-        with self.lock:
-            found = {k: self.cache[k] for k in keys if k in self.cache}
-            for k in found:
-                self.cache.move_to_end(k)
+        found = self.cache.get_many(keys)
         missing = sorted({k: t for k, t in zip(keys, texts, strict=True)
                           if k not in found}.items())
         if missing:
             fresh = self.embedder.embed_documents([t for _, t in missing])
-            with self.lock:
-                for (k, _), vec in zip(missing, fresh, strict=True):
-                    found[k] = self.cache[k] = vec
-                    self.cache.move_to_end(k)
-                while len(self.cache) > self.cache_size:
-                    self.cache.popitem(last=False)
+            made = [(k, vec) for (k, _), vec in zip(missing, fresh, strict=True)]
+            found.update(made)
+            self.cache.put_many(made)
         return np.stack([found[k] for k in keys]).astype(np.float32)
 
     def cosines(self, query: str, texts: list[str]) -> np.ndarray:

@@ -21,14 +21,14 @@ from __future__ import annotations
 import base64
 import functools
 import json
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
-from threading import Lock
 from typing import Any
 
 import numpy as np
+
+from .lrucache import LRUCache
 
 __all__ = ["FLOOR", "SAID_FLOOR", "Topic", "same_topic", "topics_of"]
 
@@ -68,32 +68,12 @@ def _model(name: str) -> _Model | None:
                   w.reshape(-1, k), np.asarray(m["bias"], dtype=np.float32))
 
 
-class _Memo:
-    """text -> Topic | None, the most recent `_CACHE_SIZE` texts per embedder: a stored
-    memory is classified once, not at every statement it is compared with."""
-
-    def __init__(self) -> None:
-        self._lock = Lock()
-        self._seen: OrderedDict[tuple[str, str], Topic | None] = OrderedDict()
-
-    def get(self, key: tuple[str, str]) -> tuple[bool, Topic | None]:
-        with self._lock:
-            if key in self._seen:
-                self._seen.move_to_end(key)
-                return True, self._seen[key]
-            return False, None
-
-    def put(self, key: tuple[str, str], value: Topic | None) -> None:
-        with self._lock:
-            self._seen[key] = value
-            while len(self._seen) > _CACHE_SIZE:
-                self._seen.popitem(last=False)
+# text -> Topic, per embedder: a stored memory is classified once, not at every statement
+# it is compared with.
+_MEMO: LRUCache[tuple[str, str], Topic] = LRUCache(_CACHE_SIZE)
 
 
-_MEMO = _Memo()
-
-
-def _classify(model: _Model, vectors: np.ndarray) -> list[Topic | None]:
+def _classify(model: _Model, vectors: np.ndarray) -> list[Topic]:
     z = np.asarray(vectors, dtype=np.float32) @ model.weights + model.bias
     z -= z.max(axis=1, keepdims=True)
     p = np.exp(z)
@@ -114,10 +94,10 @@ def topics_of(embedder: Any, texts: Sequence[str], vectors: Sequence[Any] | None
     out: list[Topic | None] = [None] * len(texts)
     todo: list[int] = []
     given: dict[int, Any] = {}
+    known = _MEMO.get_many((embedder.name, t) for t in texts)
     for i, text in enumerate(texts):
-        hit, topic = _MEMO.get((embedder.name, text))
-        if hit:
-            out[i] = topic
+        if (embedder.name, text) in known:
+            out[i] = known[(embedder.name, text)]
         elif vectors is not None and vectors[i] is not None \
                 and len(vectors[i]) == model.weights.shape[0]:
             given[i] = vectors[i]
@@ -128,10 +108,11 @@ def topics_of(embedder: Any, texts: Sequence[str], vectors: Sequence[Any] | None
         given.update(zip(todo, made, strict=True))
     if given:
         order = sorted(given)
-        for i, topic in zip(order, _classify(model, np.stack([given[i] for i in order])),
-                            strict=True):
+        made_topics = _classify(model, np.stack([given[i] for i in order]))
+        for i, topic in zip(order, made_topics, strict=True):
             out[i] = topic
-            _MEMO.put((embedder.name, texts[i]), topic)
+        _MEMO.put_many(((embedder.name, texts[i]), t)
+                       for i, t in zip(order, made_topics, strict=True))
     return out
 
 
