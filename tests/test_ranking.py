@@ -578,3 +578,32 @@ def test_a_reply_covers_the_query_as_the_question_it_answers(vault: Vault) -> No
     assert hits[told].coverage > 0
     assert hits.get("Haha no idea") is None or hits["Haha no idea"].coverage < \
         hits[told].coverage
+
+
+def test_a_one_line_query_has_its_own_dense_weight(make_vault: Callable[..., Vault]) -> None:
+    texts = ["Lisa won a chess game against her dad", "The invoice is due on Friday",
+             "丽莎和妈妈一起拼拼图，很开心"]
+    one_line = "did Lisa beat her father at chess?"
+    chat = "Lisa: I beat my dad at chess!\nAssistant: Well done, how did it go?"
+
+    def relevance_of(h: Hit, dense: float, lines: float) -> float:
+        return (0.5 * h.parts.bm25_norm + dense * h.parts.dense_norm["use-m3"]
+                + lines * h.parts.lines_norm.get("use-m3", 0.0)
+                + 0.2 * h.parts.coverage_norm)
+
+    unset = make_vault(strategy=strategy(coverage=0.2, lines=0.5))
+    set_ = make_vault(strategy=strategy(coverage=0.2, lines=0.5, dense_one_line=0.1))
+    for v in (unset, set_):
+        for t in texts:
+            v.remember(ME, t, kind="episode")
+    for v, dense in ((unset, 0.5), (set_, 0.1)):
+        for hits in (v.recall(ME, one_line, top_k=10),
+                     v.recall(ME, one_line, top_k=10, as_of=v.clock())):
+            assert hits and any(h.parts.dense_norm["use-m3"] > 0 for h in hits)
+            for h in hits:
+                assert h.parts.relevance == pytest.approx(relevance_of(h, dense, 0.0))
+        # A conversation keeps `dense`, beside its line votes.
+        for h in v.recall(ME, chat, top_k=10):
+            assert h.parts.relevance == pytest.approx(relevance_of(h, 0.5, 0.5))
+    with pytest.raises(ValueError, match="dense_one_line"):
+        strategy(dense_one_line=-0.1)

@@ -43,6 +43,10 @@ class Weights(_Strict):
 
     text: float = Field(0.5, ge=0)
     dense: float = Field(0.5, ge=0)
+    # `dense` for a one-line query (a question, a search): one sentence vector against a
+    # memory's is the weakest evidence such a query has, beside its words (BM25) and their
+    # near words (`coverage`). Unset: `dense`. docs/retrieval.md, "Ranking".
+    dense_one_line: float | None = Field(None, ge=0)
     recency: float = Field(0.05, ge=0)
     confidence: float = Field(0.05, ge=0)
     importance: float = Field(0.0, ge=0)
@@ -50,15 +54,15 @@ class Weights(_Strict):
     time: float = Field(0.1, ge=0)
     # Bonus for a memory whose speaker the query names; penalty for a turn that only
     # asks (its answer is in the reply). turncues.py.
-    speaker: float = Field(0.2, ge=0)
+    speaker: float = Field(0.5, ge=0)
     question: float = Field(0.2, ge=0)
     # Bonus for a memory that names a time when the query asks when (answertype.py).
-    answer: float = Field(0.2, ge=0)
+    answer: float = Field(0.35, ge=0)
     # A multi-line query: a memory's best similarity to one line (querylines.py).
     lines: float = Field(0.5, ge=0)
     # A one-line query: the share of its words the memory's own text (nearly) says
     # (wordmatch.py).
-    coverage: float = Field(0.2, ge=0)
+    coverage: float = Field(0.35, ge=0)
     # Optional per-embedder share of `dense` (by model name); default: split evenly.
     dense_models: dict[str, float] = Field(default_factory=dict)
 
@@ -67,6 +71,11 @@ class Weights(_Strict):
         if self.text + self.dense <= 0:
             raise ValueError("text + dense must be > 0: relevance must count")
         return self
+
+    def dense_for(self, one_line: bool) -> float:
+        """The dense weight for a one-line query or a conversation."""
+        return self.dense if not one_line or self.dense_one_line is None \
+            else self.dense_one_line
 
 
 class Decay(_Strict):

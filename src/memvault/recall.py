@@ -66,11 +66,12 @@ def _minmax(scores: dict[str, float]) -> dict[str, float]:
 
 
 def fuse(text: Sequence[tuple[str, float]], dense: dict[str, Sequence[tuple[str, float]]],
-         weights: Weights, lines: dict[str, Sequence[tuple[str, float]]] | None = None
-         ) -> dict[str, ScoreParts]:
+         weights: Weights, lines: dict[str, Sequence[tuple[str, float]]] | None = None,
+         *, one_line: bool = False) -> dict[str, ScoreParts]:
     """Relevance score parts per candidate id. Missing from a list = 0 there. `lines`:
     per embedder, each candidate's best similarity to one line of the query
-    (querylines.py), for a multi-line query."""
+    (querylines.py), for a multi-line query. `one_line`: the query is one line (not a
+    conversation), which has its own dense weight (`Weights.dense_for`)."""
     text_raw = dict(text)
     text_norm = _minmax(text_raw)
     dense_raw = {model: dict(rows) for model, rows in dense.items()}
@@ -79,6 +80,7 @@ def fuse(text: Sequence[tuple[str, float]], dense: dict[str, Sequence[tuple[str,
     lines_norm = {model: _minmax(rows) for model, rows in lines_raw.items()}
     shares = {m: weights.dense_models.get(m, 1.0) for m in dense_raw}
     share_sum = sum(shares.values()) or 1.0
+    w_dense = weights.dense_for(one_line)
     line_sum = sum(shares.get(m, 1.0) for m in lines_raw) or 1.0
     ids: dict[str, None] = dict.fromkeys(text_raw)
     for rows in (*dense_raw.values(), *lines_raw.values()):
@@ -90,7 +92,7 @@ def fuse(text: Sequence[tuple[str, float]], dense: dict[str, Sequence[tuple[str,
         for model in dense_raw:
             parts.dense[model] = dense_raw[model].get(mid, 0.0)
             parts.dense_norm[model] = dense_norm[model].get(mid, 0.0)
-            relevance += weights.dense * shares[model] / share_sum * parts.dense_norm[model]
+            relevance += w_dense * shares[model] / share_sum * parts.dense_norm[model]
         for model in lines_raw:
             parts.lines[model] = lines_raw[model].get(mid, 0.0)
             parts.lines_norm[model] = lines_norm[model].get(mid, 0.0)
@@ -269,7 +271,7 @@ def snapshot_candidates(memories: list[Memory], query_terms: list[str], query: s
         dense[emb.name] = found[0]
         if parts:
             lines[emb.name] = best_of(found[1:])
-    return fuse(text, dense, retrieval.weights, lines)
+    return fuse(text, dense, retrieval.weights, lines, one_line=not is_conversation(query))
 
 
 def best_of(per_line: Sequence[Sequence[tuple[str, float]]]) -> list[tuple[str, float]]:

@@ -20,7 +20,7 @@ from ..errors import ValidationError
 from ..ids import new_id
 from ..layers.router import slot_touched
 from ..model import GRAPH_KINDS, Hit, Memory, Scope
-from ..querylines import query_lines
+from ..querylines import is_conversation, query_lines
 from ..recall import (
     RetrievalOutcome,
     add_coverage,
@@ -211,7 +211,8 @@ class Reader:
                 each = store.vector_candidates_each(
                     sc, e.name, embed_queries(e, [q, *lines]), now, n, valid=valid)
                 dense[e.name], line_votes[e.name] = each[0], best_of(each[1:])
-            parts = fuse(text, dense, r.weights, line_votes or None)
+            parts = fuse(text, dense, r.weights, line_votes or None,
+                         one_line=not is_conversation(q))
             pool = {m.id: m for m in store.fetch(sc, list(parts))}
         # The memories' word vectors are read from the store (written with them).
         add_coverage(parts, pool, q, core.embedders, r, sc.tenant, store, checked=checked)
