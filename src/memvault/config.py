@@ -54,7 +54,7 @@ class Weights(_Strict):
     time: float = Field(0.1, ge=0)
     # Bonus for a memory whose speaker the query names; penalty for a turn that only
     # asks (its answer is in the reply). turncues.py.
-    speaker: float = Field(0.5, ge=0)
+    speaker: float = Field(0.2, ge=0)
     question: float = Field(0.2, ge=0)
     # Bonus for a memory that names a time when the query asks when (answertype.py).
     answer: float = Field(0.35, ge=0)
@@ -62,7 +62,7 @@ class Weights(_Strict):
     lines: float = Field(0.5, ge=0)
     # A one-line query: the share of its words the memory's own text (nearly) says
     # (wordmatch.py).
-    coverage: float = Field(0.35, ge=0)
+    coverage: float = Field(0.25, ge=0)
     # Optional per-embedder share of `dense` (by model name); default: split evenly.
     dense_models: dict[str, float] = Field(default_factory=dict)
 
