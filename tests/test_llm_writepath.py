@@ -218,3 +218,28 @@ def test_the_rest_server_uses_the_strategy_files_extractor(endpoint: Endpoint,
     finally:
         srv.stop()
     assert len(endpoint.asked("memvault_candidates")) == 1
+
+
+def test_the_endpoint_never_sees_a_value_the_policy_redacts(
+        endpoint: Endpoint, tmp_path: Path, make_vault: Any) -> None:
+    path = tmp_path / "strategy.yaml"
+    path.write_text(f"write:\n  extractor: llm:{MODEL}\n  pii: {{email: stage}}\n",
+                    encoding="utf-8")
+    vault = make_vault(strategy=path)
+    card, password, email = "4000 1234 5678 9011", "Tr0ub4dor&3x", "ana.k@example.org"
+    said = (f"my card number is {card}, my wifi password is {password}, and write to me "
+            f"at {email}. I also play the oboe")
+    endpoint.extract = [{"memories": [item("The user plays the oboe", "I also play the oboe")]}]
+    (outcome,) = say(vault, said).outcomes
+    assert outcome.action == "added"
+    (req,) = endpoint.asked("memvault_candidates")
+    sent = json.dumps(req["body"], ensure_ascii=False)
+    # Redacted kinds are replaced before the request; a staged kind is sent, since its
+    # value waits for a reviewer in the candidate made from it.
+    assert card not in sent and card.replace(" ", "") not in sent and password not in sent
+    assert "[CARD]" in sent and "[SECRET]" in sent and email in sent
+    assert "I also play the oboe" in sent
+    # The stored turn hides all three, as before.
+    (turn,) = [m for m in vault.list(ME) if m.kind == "turn"]
+    assert card not in turn.content and password not in turn.content
+    assert email not in turn.content

@@ -32,7 +32,7 @@ from .extract.slots import SLOTS, SlotRegistry
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
-from .safety.pii import hidden_kinds, redact, sensitive_values
+from .safety.pii import for_sending, hidden_kinds, redact, sensitive_values
 from .statementscore import judged
 from .store import ListFilter
 from .threadtopic import Line, thread_lines, with_rest
@@ -104,36 +104,36 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     sc = v.scope(scope)
     actor_role = v.actor(actor_role, "actor_role")
     msgs, ref = check_observe(messages, source_ref)
-    # A spec ("rules", "llm:MODEL", the strategy file's by default) or an object with
-    # extract(messages).
+    # A spec ("rules", "llm:MODEL"; the strategy file's by default) or an object's extract().
     extractor = eng.core.strategy.write.extractor if extractor is None else extractor
     ext = load_extractor(extractor) if isinstance(extractor, str) else extractor
     if not callable(getattr(ext, "extract", None)):
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")
-    # The rules' own extract() also offers what they read neither way (not a subclass's).
-    candidates = ext.extract(msgs, unread=True) if type(ext).extract is RuleExtractor.extract \
-        else ext.extract(msgs)
-    # What the extractor made is checked before the turns are stored, so a bad candidate
-    # (a bug in a custom extractor) fails the call without writing anything.
+    policy = policy or gate_policy(eng)
+    # An extractor that sends the conversation away (`remote`: an LLM endpoint) never sees a
+    # value the policy redacts. The rules' own extract() also offers what they read neither way.
+    read = [replace(m, content=for_sending(m.content, policy.pii)) for m in msgs] \
+        if getattr(ext, "remote", False) else msgs
+    candidates = ext.extract(read, unread=True) if type(ext).extract is RuleExtractor.extract \
+        else ext.extract(read)
+    # Checked before the turns are stored: a custom extractor's bad candidate writes nothing.
     if not isinstance(candidates, list | tuple):
         raise ValidationError("extractor: extract() must return a list of CandidateMemory")
     for n, c in enumerate(candidates, start=1):
         _check_candidate(c, n)
     if isinstance(ext, RuleExtractor):  # a bare new value ("15 分钟吧"), read with what came before
         candidates = with_replies(msgs, list(candidates))
-    policy = policy or gate_policy(eng)
     resolve = getattr(ext, "resolve", None)
     if callable(resolve):
         # The extractor's own reading (an LLM's) of each candidate against the memories it
         # matches, before anything is stored: a failing endpoint fails the call unwritten.
         candidates = [_resolved(eng, sc, c, resolve, policy) for c in candidates]
     result = ObserveResult()
-    # Raw turns first, verbatim: they are records of what was said, not beliefs.
+    # Raw turns first, verbatim (records of what was said, not beliefs), but "redact" kinds
+    # never reach the store, even in a turn; nor do "stage" kinds, whose value waits for a
+    # reviewer in the staged candidate. A value found in one message is hidden in all.
     origin = {"user": "user_explicit", "tool": "tool"}
-    # The sensitive-data policy applies to raw turns too: "redact" kinds never reach the
-    # store, even in a turn; nor do "stage" kinds, whose value waits for a reviewer in the
-    # staged candidate. A value found in one message is hidden in all (an echoing reply).
     hide = hidden_kinds(policy.pii)
     carried = tuple(sensitive_values([m.content for m in msgs]))
 

@@ -211,6 +211,10 @@ def conversation_block(messages: list[Message]) -> str:
 class LLMExtractor:
     """See the module docstring. `client` may be a ready `openai.OpenAI` instance."""
 
+    # It sends the conversation to an endpoint: observe() hands it the messages with the
+    # values the sensitive-data policy redacts already replaced (safety.pii.for_sending).
+    remote = True
+
     def __init__(self, model: str | None = None, *, base_url: str | None = None,
                  api_key: str | None = None, retries: int = 2, timeout: float = 60.0,
                  temperature: float = 0.0, response_format: str = "json_schema",

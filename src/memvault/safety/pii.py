@@ -419,6 +419,13 @@ def hidden_kinds(actions: Mapping[str, str]) -> set[str]:
     return {k for k, a in actions.items() if a in ("redact", "stage")}
 
 
+def for_sending(text: str, actions: Mapping[str, str]) -> str:
+    """`text` as it may leave the process (a remote extractor reads it): the values of the
+    kinds the policy (`write.pii`, kind -> action) redacts are replaced. Staged kinds stay:
+    their value waits for a reviewer in the candidate made from it."""
+    return redact(text, {k for k in PLACEHOLDERS if actions.get(k, "redact") == "redact"})[0]
+
+
 def value_in(value: str, text: str) -> bool:
     """Does `text` hold `value`, spaced or not?"""
     return bool(_spaced(value).search(text))
