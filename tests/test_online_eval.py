@@ -144,6 +144,22 @@ def test_a_judged_sample_gives_rates_tokens_and_latency(make_vault: Callable[...
     assert v.judge_online().judged == 0  # judged once
 
 
+def test_a_sample_keeps_and_sends_no_value_the_write_policy_hides(
+        make_vault: Callable[..., Vault], chat: ChatServer) -> None:
+    v, berlin, _tea = seeded(make_vault)
+    card, pin = "4000 1234 5678 9011", "4821"
+    r = v.context(ME, f"where does the user live? my card number is {card}")
+    assert v.record_answer(ME, r.trace_id, f"You live in Berlin; your PIN is {pin}.")[
+        "sampled"] is True
+    s = v.online_eval_sample(ME, r.trace_id)
+    assert card not in s["question"] and "[CARD]" in s["question"]
+    assert pin not in s["answer"] and "[SECRET]" in s["answer"]
+    chat.answers = [verdicts([h.memory.id for h in r.hits], used={berlin}, wrong=set())]
+    assert v.judge_online().judged == 1
+    asked = json.dumps(chat.messages(-1), ensure_ascii=False)
+    assert card not in asked and pin not in asked and "where does the user live?" in asked
+
+
 def test_a_malformed_judgement_is_a_failed_sample_not_a_verdict(
         make_vault: Callable[..., Vault], chat: ChatServer) -> None:
     v, _, _ = seeded(make_vault)

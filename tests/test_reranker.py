@@ -331,3 +331,19 @@ def test_mcp_recall_takes_the_reranker(tmp_path: Path) -> None:
     run(main)
     with Vault(db, embedder="use-m3") as v:
         assert v.trace(ME, trace_ids[0])["rerank"]["kind"] == "embedder"
+
+
+def test_the_llm_reranker_is_not_sent_a_value_the_write_policy_hides(
+        llm_vault: tuple[Vault, list[str]]) -> None:
+    v, _ = llm_vault
+    chat = ChatServer('{"order": [1]}')
+    try:
+        use_llm(v, chat.url)
+        card = "4000 1234 5678 9011"
+        hits = v.recall(ME, f"{QUERY} my card number is {card}", top_k=10)
+        assert hits and chat.requests
+        sent = json.loads(chat.requests[0]["body"]["messages"][1]["content"])
+        assert card not in sent["query"] and "[CARD]" in sent["query"]
+        assert QUERY in sent["query"]
+    finally:
+        chat.close()

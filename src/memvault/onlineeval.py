@@ -29,6 +29,7 @@ from .errors import ConflictError, MemvaultError, NotFoundError, StoreError, Val
 from .ids import new_id
 from .llmjudge import Judgement, LLMJudge
 from .model import Hit, Scope
+from .safety.pii import hidden_kinds, redact
 
 log = logging.getLogger("memvault.onlineeval")
 
@@ -70,7 +71,7 @@ def sample(core: Core, scope: Any, question: str, trace_id: str | None,
     row = {
         "eval_id": new_id("ev"), "tenant": sc.tenant, "user": sc.user,
         "trace_id": trace_id, "strategy_hash": core.strategy.hash,
-        "sampled_at": core.clock(), "question": question, "memories": memories,
+        "sampled_at": core.clock(), "question": _kept(core, question), "memories": memories,
         "memory_count": len(memories), "answer": None, "answered_at": None,
         "status": "awaiting_answer"}
     try:
@@ -78,6 +79,13 @@ def sample(core: Core, scope: Any, question: str, trace_id: str | None,
     except StoreError:  # a lost sample must not cost the caller its context
         log.exception("online evaluation: sample of trace %s not stored", trace_id)
         return False
+
+
+def _kept(core: Core, text: str) -> str:
+    """`text` as a sample keeps it (and the judge reads it): without the values of the
+    kinds the write policy hides, as a turn and a traced query are kept."""
+    hide = hidden_kinds(dict(core.strategy.write.pii))
+    return redact(text, hide)[0] if hide else text
 
 
 def record_answer(core: Core, scope: Any, trace_id: Any, answer: Any) -> dict[str, Any]:
@@ -96,7 +104,7 @@ def record_answer(core: Core, scope: Any, trace_id: Any, answer: Any) -> dict[st
         if core.store.get_trace(Scope(sc.tenant, sc.user), tid) is None:
             raise NotFoundError(f"no trace {tid} in scope {sc}")
         return {"trace_id": tid, "sampled": False, "status": None}
-    if not core.store.answer_eval_sample(row["eval_id"], text, core.clock()):
+    if not core.store.answer_eval_sample(row["eval_id"], _kept(core, text), core.clock()):
         raise ConflictError(f"trace {tid}: its answer was recorded already")
     return {"trace_id": tid, "sampled": True, "status": "pending"}
 

@@ -282,7 +282,11 @@ class Reader:
             final = list(core.reranker(q, final))
             out.reranked = True
         elif rr.kind != "none":
-            final, report = rerank(rr, q, final)
+            # An LLM reranker sends the query away: the write policy's hidden kinds stay
+            # out of it, as they stay out of the traced query.
+            sent = redact(q, hidden_kinds(dict(core.strategy.write.pii)))[0] \
+                if rr.kind == "llm" else q
+            final, report = rerank(rr, sent, final)
             out.rerank = report.to_dict()
             out.reranked = report.fallback is None
         out.filtered.extend((h, "top_k") for h in final[k:])
