@@ -22,8 +22,7 @@ purging a turn rebuilds its neighbours' keys without it, and `reindex` rebuilds 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .bm25 import CONTEXT_MARK as MARK  # never a term; full-text tokenizers ignore it
+from .lrucache import LRUCache
 from .textindex import index_text, memory_index_text
 from .turncues import SEQ as SEQ  # re-exported: the key turns are ordered by
 from .turncues import is_question, turn_seq
@@ -159,18 +159,13 @@ def stored_sequences(store: Any, sc: Scope) -> list[list[Memory]]:
 
 
 # Own vectors of recently written turns, so the next call that re-keys them (observe() of
-# the following exchange) need not embed them again. Keyed by (embedder spec, text).
-_RECENT_MAX = 1024
-_recent: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
-_recent_lock = threading.Lock()
+# the following exchange) need not embed them again. Keyed by (embedder spec, the text's
+# SHA-256): the cache holds no text, so a purged turn's words do not stay in memory.
+_recent: LRUCache[tuple[str, bytes], Vectors] = LRUCache(1024)
 
 
-def _remember_recent(key: tuple[str, str], vec: Vectors) -> None:
-    with _recent_lock:
-        _recent[key] = vec
-        _recent.move_to_end(key)
-        while len(_recent) > _RECENT_MAX:
-            _recent.popitem(last=False)
+def _text_key(models: str, text: str) -> tuple[str, bytes]:
+    return models, hashlib.sha256(text.encode("utf-8")).digest()
 
 
 @dataclass(slots=True)
@@ -231,18 +226,18 @@ class Linker:
 
     def own_vectors(self, entries: list[_Entry]) -> None:
         missing = {self._key(e): e for e in entries if self._key(e) not in self._own}
-        with _recent_lock:
-            stored = {k: _recent.get((self.models, e.content)) for k, e in missing.items()
-                      if e.memory is not None}
-        for k, vec in stored.items():
-            if vec is not None:
-                self._own[k] = vec
+        stored = {k: _text_key(self.models, e.content) for k, e in missing.items()
+                  if e.memory is not None}
+        found = _recent.get_many(stored.values())
+        for k, key in stored.items():
+            if key in found:
+                self._own[k] = found[key]
                 del missing[k]
         if missing:
-            for k, vec in zip(missing, self.embed([e.content for e in missing.values()]),
-                              strict=True):
-                self._own[k] = vec
-                _remember_recent((self.models, missing[k].content), vec)
+            vecs = self.embed([e.content for e in missing.values()])
+            self._own.update(zip(missing, vecs, strict=True))
+            _recent.put_many((_text_key(self.models, e.content), vec)
+                             for e, vec in zip(missing.values(), vecs, strict=True))
 
     def keys(self, items: range, prepared: list[dict[str, Any]]
              ) -> tuple[list[Vectors], list[str | None]]:
