@@ -1,9 +1,12 @@
 """A bounded, thread-safe cache that forgets what was used least recently: what the
 write and read paths keep of text they will see again (a stored memory's topic class, a
-candidate's vector from a second embedder), without growing with the store."""
+candidate's vector from a second embedder), without growing with the store. Caches of
+text key it by `text_digest`: they hold no text, so a purged memory's words do not stay in
+a process's memory until they are evicted."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable
@@ -11,6 +14,11 @@ from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+
+
+def text_digest(text: str) -> bytes:
+    """A 128-bit key for `text` that does not hold it."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
 class LRUCache(Generic[K, V]):

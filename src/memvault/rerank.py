@@ -18,7 +18,6 @@ or a model that cannot read the query, leaves the first-stage order, and the rep
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ import numpy as np
 from .config import RERANK_KINDS, Reranker
 from .embed import Embedder, embed_queries, load_embedder, votes_on
 from .errors import MemvaultError, ValidationError
-from .lrucache import LRUCache
+from .lrucache import LRUCache, text_digest
 from .model import Hit
 
 KINDS = RERANK_KINDS
@@ -98,10 +97,10 @@ class EmbedderReranker:
 
     def __init__(self, model: str, cache_size: int = 8192) -> None:
         self.embedder: Embedder = load_embedder(model)
-        self.cache: LRUCache[str, np.ndarray] = LRUCache(cache_size)
+        self.cache: LRUCache[bytes, np.ndarray] = LRUCache(cache_size)
 
     def vectors(self, texts: list[str]) -> np.ndarray:
-        keys = [hashlib.blake2b(t.encode(), digest_size=16).hexdigest() for t in texts]
+        keys = [text_digest(t) for t in texts]
         found = self.cache.get_many(keys)
         missing = sorted({k: t for k, t in zip(keys, texts, strict=True)
                           if k not in found}.items())

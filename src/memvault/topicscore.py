@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .lrucache import LRUCache
+from .lrucache import LRUCache, text_digest
 
 __all__ = ["FLOOR", "SAID_FLOOR", "Topic", "same_topic", "topics_of"]
 
@@ -70,7 +70,7 @@ def _model(name: str) -> _Model | None:
 
 # text -> Topic, per embedder: a stored memory is classified once, not at every statement
 # it is compared with.
-_MEMO: LRUCache[tuple[str, str], Topic] = LRUCache(_CACHE_SIZE)
+_MEMO: LRUCache[tuple[str, bytes], Topic] = LRUCache(_CACHE_SIZE)
 
 
 def _classify(model: _Model, vectors: np.ndarray) -> list[Topic]:
@@ -94,10 +94,11 @@ def topics_of(embedder: Any, texts: Sequence[str], vectors: Sequence[Any] | None
     out: list[Topic | None] = [None] * len(texts)
     todo: list[int] = []
     given: dict[int, Any] = {}
-    known = _MEMO.get_many((embedder.name, t) for t in texts)
-    for i, text in enumerate(texts):
-        if (embedder.name, text) in known:
-            out[i] = known[(embedder.name, text)]
+    keys = [(embedder.name, text_digest(t)) for t in texts]
+    known = _MEMO.get_many(keys)
+    for i, key in enumerate(keys):
+        if key in known:
+            out[i] = known[key]
         elif vectors is not None and vectors[i] is not None \
                 and len(vectors[i]) == model.weights.shape[0]:
             given[i] = vectors[i]
@@ -111,7 +112,7 @@ def topics_of(embedder: Any, texts: Sequence[str], vectors: Sequence[Any] | None
         made_topics = _classify(model, np.stack([given[i] for i in order]))
         for i, topic in zip(order, made_topics, strict=True):
             out[i] = topic
-        _MEMO.put_many(((embedder.name, texts[i]), t)
+        _MEMO.put_many((keys[i], t)
                        for i, t in zip(order, made_topics, strict=True))
     return out
 

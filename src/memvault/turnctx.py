@@ -22,7 +22,6 @@ purging a turn rebuilds its neighbours' keys without it, and `reindex` rebuilds 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .bm25 import CONTEXT_MARK as MARK  # never a term; full-text tokenizers ignore it
-from .lrucache import LRUCache
+from .lrucache import LRUCache, text_digest
 from .textindex import index_text, memory_index_text
 from .turncues import SEQ as SEQ  # re-exported: the key turns are ordered by
 from .turncues import is_question, turn_seq
@@ -159,13 +158,12 @@ def stored_sequences(store: Any, sc: Scope) -> list[list[Memory]]:
 
 
 # Own vectors of recently written turns, so the next call that re-keys them (observe() of
-# the following exchange) need not embed them again. Keyed by (embedder spec, the text's
-# SHA-256): the cache holds no text, so a purged turn's words do not stay in memory.
+# the following exchange) need not embed them again. Keyed by (embedder spec, text digest).
 _recent: LRUCache[tuple[str, bytes], Vectors] = LRUCache(1024)
 
 
 def _text_key(models: str, text: str) -> tuple[str, bytes]:
-    return models, hashlib.sha256(text.encode("utf-8")).digest()
+    return models, text_digest(text)
 
 
 @dataclass(slots=True)
