@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from .placeholders import PLACEHOLDER_RX
+
 __all__ = ["credential_spans"]
 
 _PEM = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
@@ -50,7 +52,6 @@ _TAIL = re.compile(r"[A-Za-z0-9_\-+/=]*")
 # its own pattern first); blanked before the shapes are tried, so that no shape retries a
 # megabyte of "sk-sk-sk-…" from every position.
 _LONGEST_TOKEN = 1024
-_PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")
 _LONG_RUN = re.compile(rf"\S{{{_LONGEST_TOKEN + 1},}}")
 
 
@@ -97,7 +98,7 @@ def credential_spans(text: str) -> list[tuple[int, int]]:
             if groups:
                 lo, hi = m.span(groups[0])
             hi = _TAIL.match(text, hi).end()  # type: ignore[union-attr]
-            if hi > lo and not _PLACEHOLDER.fullmatch(text, lo, hi):  # redacted already
+            if hi > lo and not PLACEHOLDER_RX.fullmatch(text, lo, hi):  # redacted already
                 found.append((lo, hi))
     out: list[tuple[int, int]] = []
     for lo, hi in sorted(found, key=lambda s: (s[0], -s[1])):

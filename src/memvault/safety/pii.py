@@ -27,6 +27,7 @@ from datetime import date
 
 from .credentials import credential_spans
 from .instructions import normalize_with_map
+from .placeholders import PLACEHOLDER_RX, PLACEHOLDERS
 
 __all__ = [
     "PLACEHOLDERS",
@@ -41,13 +42,6 @@ __all__ = [
     "values_found",
 ]
 
-PLACEHOLDERS: dict[str, str] = {
-    "phone": "[PHONE]",
-    "id_number": "[ID_NUMBER]",
-    "card": "[CARD]",
-    "email": "[EMAIL]",
-    "secret": "[SECRET]",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,8 +235,6 @@ attached mine yours his hers theirs too
 _HAN = re.compile(r"[\u2e80-\u9fff]")
 _KEY_VALUE = re.compile(r"[A-Za-z0-9_\-+/=~.]{16,512}")
 _NEGATED = re.compile(r"[a-z]+n['’]t", re.I)
-_PLACEHOLDER_RX = re.compile(r"\[(?:" + "|".join(v[1:-1] for v in PLACEHOLDERS.values())
-                             + r")\]")
 
 
 def _secrets(norm: str) -> list[tuple[str, int, int]]:
@@ -263,7 +255,7 @@ def _secrets(norm: str) -> list[tuple[str, int, int]]:
     for m in _SECRET_BEFORE_RX.finditer(norm):
         value = m.group("number").lstrip("(\"“")
         lo = m.end("number") - len(value)
-        if _symbolic(value) and not _PLACEHOLDER_RX.search(value) \
+        if _symbolic(value) and not PLACEHOLDER_RX.search(value) \
                 and not any(a < m.end("number") and lo < b for _, a, b in out):
             out.append(("secret", lo, m.end("number")))
     return out
@@ -274,7 +266,7 @@ def _symbolic(value: str) -> bool:
 
 
 def _is_secret(value: str, m: re.Match[str], *, quoted: bool, end: int, norm: str) -> bool:
-    if not value or _PLACEHOLDER_RX.search(norm, end - len(value), end + 1):
+    if not value or PLACEHOLDER_RX.search(norm, end - len(value), end + 1):
         return False  # already redacted: redact() is idempotent
     if not quoted and _NEGATED.fullmatch(value):
         return False  # "the wifi password isn't working"
