@@ -140,3 +140,45 @@ def test_a_long_or_dotted_value_goes_whole(text: str, value: str) -> None:
 def test_redacting_twice_changes_nothing_more(text: str) -> None:
     once, _ = redact(text)
     assert redact(once) == (once, [])
+
+
+# --- forms with no label right before the value (safety/secretforms.py) ----------------
+
+@pytest.mark.parametrize("text, value", [
+    ("login is jsmith / Pa55w0rd!Summer", "Pa55w0rd!Summer"),
+    ("my login for the vpn: bob.k:Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("creds: admin/hunter22", "hunter22"),
+    ("username/password is alice / S3cret#2024", "S3cret#2024"),
+    ("账号密码：zhangsan/Abc12345", "Abc12345"),
+    ("temporary creds from sts: ASIACXA2GBJJGOSY3Y3J / 7tEN11jMHPrKk1ZzvXLsxK+MwI6NSnhnDWT8tJ69",
+     "7tEN11jMHPrKk1ZzvXLsxK+MwI6NSnhnDWT8tJ69"),
+    ("the app password google gave me is flyg wzao txfm qbho", "flyg wzao txfm qbho"),
+    ("app password: abcd-efgh-ijkl-mnop", "abcd-efgh-ijkl-mnop"),
+    ("hey it's 8826 for the side gate", "8826"),
+    ("use 4471# at the front door", "4471#"),
+    ("punch in 2580 for the building, thanks", "2580"),
+])
+def test_a_secret_said_without_a_label_before_it_is_redacted(text: str, value: str) -> None:
+    out, found = redact(text)
+    assert value not in out and "[SECRET]" in out
+    assert [f.kind for f in found] and all(f.kind == "secret" for f in found)
+    assert redact(out)[0] == out  # idempotent
+
+
+@pytest.mark.parametrize("text", [
+    "login is at 9:30 tomorrow",
+    "creds: home/work laptops",
+    "the login page / signup flow is broken",
+    "the app password feature is great",
+    "it's 4500 for the front door, the quote came in",
+    "we paid 1200 for the gate",
+    "it's 2024 for the gate upgrade",
+    "use 2 for the door",
+    "sign in with google / apple works",
+    "login: 10/12 attempts failed",
+    "it's 300 for the garage sale",
+    "user/pass is the same as before",
+    "it's $450 for the garage door",
+])
+def test_look_alikes_of_those_forms_stay(text: str) -> None:
+    assert redact(text)[0] == text

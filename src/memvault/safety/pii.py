@@ -28,6 +28,7 @@ from datetime import date
 from .credentials import credential_spans
 from .instructions import normalize_with_map
 from .placeholders import PLACEHOLDER_RX, PLACEHOLDERS
+from .secretforms import secret_forms
 
 __all__ = [
     "PLACEHOLDERS",
@@ -300,7 +301,11 @@ def _is_secret(value: str, m: re.Match[str], *, quoted: bool, end: int, norm: st
 def _labelled(norm: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of the values a label names, in the normalised text: secrets
     first (a card's PIN is not its number), then labelled numbers."""
-    out = [("secret", lo, hi) for lo, hi in credential_spans(norm)]
+    keys = credential_spans(norm)
+    out = [("secret", lo, hi) for lo, hi in keys]
+    for lo, hi in secret_forms(norm, keys):
+        if not any(a < hi and lo < b for _, a, b in out):
+            out.append(("secret", lo, hi))
     out += [f for f in _secrets(norm) if not any(a < f[2] and f[1] < b for _, a, b in out)]
     for m in [*_LABEL_RX.finditer(norm), *_COLON_RX.finditer(norm),
               *_AFTER_RX.finditer(norm)]:
