@@ -243,3 +243,17 @@ def test_the_endpoint_never_sees_a_value_the_policy_redacts(
     (turn,) = [m for m in vault.list(ME) if m.kind == "turn"]
     assert card not in turn.content and password not in turn.content
     assert email not in turn.content
+
+
+def test_a_value_echoed_in_another_message_is_not_sent_either(
+        endpoint: Endpoint, strategy: Path, make_vault: Any) -> None:
+    vault = make_vault(strategy=strategy)
+    endpoint.extract = [{"memories": [item("The user likes tea", "I like tea")]}]
+    vault.observe(ME, [{"role": "user", "content": "my wifi password is hunter22!. I like tea"},
+                       {"role": "assistant", "content": "Got it, hunter22! saved."},
+                       {"role": "user", "content": "and my account no. is 0012 3456 7890"},
+                       {"role": "assistant", "content": "So 0012 3456 7890 at Chase."}])
+    (req,) = endpoint.asked("memvault_candidates")
+    sent = json.dumps(req["body"], ensure_ascii=False)
+    assert "hunter22" not in sent and "0012 3456 7890" not in sent
+    assert "I like tea" in sent and "at Chase" in sent

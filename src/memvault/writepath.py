@@ -113,8 +113,8 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     policy = policy or gate_policy(eng)
     # An extractor that sends the conversation away (`remote`: an LLM endpoint) never sees a
     # value the policy redacts. The rules' own extract() also offers what they read neither way.
-    read = [replace(m, content=for_sending(m.content, policy.pii)) for m in msgs] \
-        if getattr(ext, "remote", False) else msgs
+    read = msgs if not getattr(ext, "remote", False) else [replace(m, content=t) for m, t in zip(
+        msgs, for_sending([m.content for m in msgs], policy.pii), strict=True)]
     candidates = ext.extract(read, unread=True) if type(ext).extract is RuleExtractor.extract \
         else ext.extract(read)
     # Checked before the turns are stored: a custom extractor's bad candidate writes nothing.

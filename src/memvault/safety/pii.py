@@ -416,11 +416,15 @@ def hidden_kinds(actions: Mapping[str, str]) -> set[str]:
     return {k for k, a in actions.items() if a in ("redact", "stage")}
 
 
-def for_sending(text: str, actions: Mapping[str, str]) -> str:
-    """`text` as it may leave the process (a remote extractor reads it): the values of the
-    kinds the policy (`write.pii`, kind -> action) redacts are replaced. Staged kinds stay:
-    their value waits for a reviewer in the candidate made from it."""
-    return redact(text, {k for k in PLACEHOLDERS if actions.get(k, "redact") == "redact"})[0]
+def for_sending(texts: Sequence[str], actions: Mapping[str, str]) -> list[str]:
+    """`texts` (the messages of one call) as they may leave the process (a remote extractor
+    reads them): the values of the kinds the policy (`write.pii`, kind -> action) redacts
+    are replaced, in every text where one appears (an assistant's echo of a password said
+    in an earlier message). Staged kinds stay: their value waits for a reviewer in the
+    candidate made from it."""
+    kinds = {k for k in PLACEHOLDERS if actions.get(k, "redact") == "redact"}
+    known = sensitive_values(texts, kinds)
+    return [redact(t, kinds, known)[0] for t in texts]
 
 
 def value_in(value: str, text: str) -> bool:
