@@ -250,3 +250,35 @@ def test_a_query_is_kept_in_its_trace_without_what_the_policy_hides(vault: Vault
     assert "hunter22" not in trace["query"] and "[SECRET]" in trace["query"]
     for table, text in all_text(vault).items():
         assert "hunter22" not in text, table
+
+
+def test_an_agents_proposal_keeps_no_hidden_value_in_its_other_fields(
+        make_vault: Any) -> None:
+    from _util import all_text
+
+    v = make_vault()
+    card, mail = "4111 1111 1111 1111", "alice.secret@example.com"
+    out = v.propose(ME, "The user likes green tea", metadata={"note": f"card {card}",
+                                                              "n": [f"mail {mail}", 3]},
+                    tags=[f"from {mail}"], topic=f"tea for {mail}",
+                    reason="user said wifi password is hunter22!",
+                    source_ref=f"chat with card {card}")
+    m = v.get(ME, out.memory_id)
+    assert m.metadata["note"] == "card [CARD]" and m.metadata["n"] == ["mail [EMAIL]", 3]
+    assert m.tags == ["from [EMAIL]"] and m.source_ref == "chat with card [CARD]"
+    for table, text in all_text(v).items():
+        for value in (card, mail, "hunter22"):
+            assert value not in text, (table, value)
+
+
+def test_a_turns_speaker_name_and_reference_keep_no_hidden_value(make_vault: Any) -> None:
+    from _util import all_text
+
+    v = make_vault()
+    mail, card = "alice.secret@example.com", "4111 1111 1111 1111"
+    v.observe(ME, [{"role": "user", "content": "I like tea", "name": mail}],
+              source_ref=f"chat with card {card}")
+    (turn,) = [m for m in v.list(ME) if m.kind == "turn"]
+    assert turn.metadata["speaker"] == "[EMAIL]" and turn.source_ref == "chat with card [CARD]"
+    for table, text in all_text(v).items():
+        assert mail not in text and card not in text, table

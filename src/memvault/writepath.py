@@ -32,7 +32,7 @@ from .extract.slots import SLOTS, SlotRegistry
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
-from .safety.pii import for_sending, hidden_kinds, redact, sensitive_values
+from .safety.pii import for_sending, hidden_kinds, redact, scrub, sensitive_values
 from .statementscore import judged
 from .store import ListFilter
 from .threadtopic import Line, thread_lines, with_rest
@@ -144,10 +144,9 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
                    "source": origin.get(m.role, "system_inferred"),
                    # turn: position in this call; turns written in one millisecond
                    # keep their order (short-term layer, summaries).
-                   "source_ref": ref, "metadata": {"role": m.role, "turn": i,
-                                                   **({"message_id": m.id} if m.id else {}),
-                                                   **({"speaker": m.name.strip()}
-                                                      if m.name else {})},
+                   "source_ref": ref and kept(ref), "metadata": {
+                       "role": m.role, "turn": i, **({"message_id": m.id} if m.id else {}),
+                       **({"speaker": kept(m.name.strip())} if m.name else {})},
                    **({"valid_from": m.at} if m.at is not None else {})}
                   for i, m in enumerate(msgs)]
     turns = prepare_items(eng.core.clock, turn_items)
@@ -324,6 +323,11 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     said_at = getattr(c, "at", None)
     # A shelf life runs from when it was said (replayed conversations), not from now.
     expires = min((said_at or now) + ttl_ms, MAX_MS) if ttl_ms else None
+    # An extractor's topic and the caller's tags, metadata, reason and reference are text like
+    # the content (an agent's proposal): the same policy applies to them.
+    hide = {k for k, a in policy.pii.items() if a == "redact"}
+    tags, metadata, reason, source_ref = scrub((tags, metadata, reason, source_ref), hide,
+                                               carried_pii)
     extra = candidate_metadata(c, metadata)
     retraction = getattr(c, "retraction", None)
     soft = "plan_off" in (getattr(c, "flags", None) or [])  # a plan said to be off
@@ -339,20 +343,16 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           intent=getattr(c, "intent", None),
                           intent_target=getattr(c, "intent_target", None),
                           carried_pii=carried_pii)
-    # Redaction reads content, value and source_text only, so it (and the embedding of
-    # what will be stored) can run before the transaction.
+    # Redaction and the embedding of what will be stored run before the transaction.
     screened = screened if screened is not None else gate.screen(cand, policy)
     vectors, gist = embedded if embedded is not None else valueswap.embedded(
         eng, [screened.content], [_said(c, screened.source_text)])[0]
     # The memories it may concern, by meaning (the read core), looked up before the
-    # transaction and read again inside it. A memory of the user's other sessions counts:
-    # a change of mind is about the user, whichever conversation it was said in.
+    # transaction and read again inside it; the user's other sessions' memories count.
     user = Scope(sc.tenant, sc.user, sc.agent)
-    # An extractor's own topic is text like the content: the same policy applies to it.
     in_words = "replaced_in_words" in (getattr(c, "flags", None) or [])
-    topic = (redact(c.topic, {k for k, a in policy.pii.items() if a == "redact"},
-                    carried_pii)[0] if c.topic else None) \
-        or (topic_of(screened.content) if c.slot is None or in_words else None)
+    own_topic = redact(c.topic, hide, carried_pii)[0] if getattr(c, "topic", None) else None
+    topic = own_topic or (topic_of(screened.content) if c.slot is None or in_words else None)
     found = eng.reads.related(sc, screened.content, vectors, topic=topic, slot=c.slot,
                               gist_vector=gist, classify=True)
     if c.subject in (None, "user") and (retraction is None or soft):
@@ -470,7 +470,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           source=c.source, source_text=d.source_text,
                           source_ref=source_ref, confidence=d.confidence, tags=tags,
                           metadata=extra or None, expires_at=expires,
-                          topic=getattr(c, "topic", None))
+                          topic=own_topic)
             if d.action == gate.Action.UPDATE and target is not None and versioncap.capped(
                     eng.core, target):
                 # Changed too often already (write.max_versions): staged against it.
@@ -526,7 +526,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           source=c.source, source_text=d.source_text,
                           source_ref=source_ref, confidence=d.confidence, tags=tags,
                           metadata={**extra, "review": review}, expires_at=expires,
-                          topic=getattr(c, "topic", None))
+                          topic=own_topic)
             m = eng.writes.pending_in(tx, req, vectors, actor=actor, reason=why,
                                       trigger_text=screened.source_text, sources_checked=True)
             return Outcome("stage", reasons, d.content, m.id, m.version, d.message)

@@ -24,6 +24,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from .credentials import credential_spans
 from .instructions import normalize_with_map
@@ -38,6 +39,7 @@ __all__ = [
     "luhn_ok",
     "redact",
     "resident_id_ok",
+    "scrub",
     "sensitive_values",
     "value_in",
     "values_found",
@@ -425,6 +427,19 @@ def for_sending(texts: Sequence[str], actions: Mapping[str, str]) -> list[str]:
     kinds = {k for k in PLACEHOLDERS if actions.get(k, "redact") == "redact"}
     known = sensitive_values(texts, kinds)
     return [redact(t, kinds, known)[0] for t in texts]
+
+
+def scrub(value: Any, kinds: set[str] | frozenset[str],
+          known: Sequence[tuple[str, str]] = ()) -> Any:
+    """`value` (text, or the lists and mappings of text that tags and metadata are) with
+    every string in it redacted (`redact`); anything else as it is."""
+    if isinstance(value, str):
+        return redact(value, kinds, known)[0] if kinds else value
+    if isinstance(value, list | tuple):
+        return type(value)(scrub(x, kinds, known) for x in value)
+    if isinstance(value, dict):
+        return {k: scrub(x, kinds, known) for k, x in value.items()}
+    return value
 
 
 def value_in(value: str, text: str) -> bool:
