@@ -182,3 +182,14 @@ def test_a_secret_said_without_a_label_before_it_is_redacted(text: str, value: s
 ])
 def test_look_alikes_of_those_forms_stay(text: str) -> None:
     assert redact(text)[0] == text
+
+
+@pytest.mark.parametrize("text, value", [
+    ("my wifi password is Zq9!vault-door. I like tea", "Zq9!vault-door"),
+    ("密码是Abc!123，记住", "Abc!123"),
+    ("the pin is 48?21 for now", "48?21"),
+])
+def test_a_bang_or_question_mark_inside_a_secret_is_part_of_it(text: str, value: str) -> None:
+    out = redact(text)[0]
+    assert value not in out and value[:3] not in out and "[SECRET]" in out
+    assert redact("my password is hunter22!")[0] == "my password is [SECRET]!"

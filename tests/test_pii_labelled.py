@@ -7,6 +7,7 @@ unlabelled numbers that pass a checksum stay detected as before, ordinary ones d
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _util import all_text, backends
@@ -254,8 +255,6 @@ def test_a_query_is_kept_in_its_trace_without_what_the_policy_hides(vault: Vault
 
 def test_an_agents_proposal_keeps_no_hidden_value_in_its_other_fields(
         make_vault: Any) -> None:
-    from _util import all_text
-
     v = make_vault()
     card, mail = "4111 1111 1111 1111", "alice.secret@example.com"
     out = v.propose(ME, "The user likes green tea", metadata={"note": f"card {card}",
@@ -272,8 +271,6 @@ def test_an_agents_proposal_keeps_no_hidden_value_in_its_other_fields(
 
 
 def test_a_turns_speaker_name_and_reference_keep_no_hidden_value(make_vault: Any) -> None:
-    from _util import all_text
-
     v = make_vault()
     mail, card = "alice.secret@example.com", "4111 1111 1111 1111"
     v.observe(ME, [{"role": "user", "content": "I like tea", "name": mail}],

@@ -95,3 +95,39 @@ def test_jobs_apply_exactly_once_across_sigkill(new_db: Callable[[], str],
                 assert j["status"] == "done" and j["result"]
     finally:
         c_srv.stop()
+
+
+def test_a_queued_write_holds_no_value_the_policy_redacts(new_db: Callable[[], str],
+                                                           tmp_path: Path) -> None:
+    db = new_db()
+    card, pin = "4111 1111 1111 1111", "Zq9!vault-door"
+    a = Server(db, extra=["--no-worker"], log=tmp_path / "server.log")
+    try:
+        with a.client(a.admin_key) as c:
+            r = c.post("/v1/observe", params={"user": "alice", "async": "true"}, json={
+                "messages": [{"role": "user", "content": f"my card number is {card}, my "
+                              f"wifi password is {pin}. I like tea"},
+                             {"role": "assistant", "content": f"Noted {pin}, thanks"}]})
+            assert r.status_code == 202, r.text
+            r = c.post("/v1/propose", params={"user": "alice", "async": "true"}, json={
+                "content": "The user likes green tea", "reason": f"said card {card}"})
+            assert r.status_code == 202, r.text
+    finally:
+        a.stop()
+    rows = query(db, "SELECT payload FROM jobs")
+    assert len(rows) == 2
+    for (payload,) in rows:
+        text = payload if isinstance(payload, str) else json.dumps(payload)
+        assert card not in text and pin not in text
+    assert "I like tea" in json.dumps([r[0] for r in rows], default=str)
+    # The worker then runs them as queued: nothing of the values reaches the store.
+    b = Server(db, log=tmp_path / "server.log")
+    try:
+        deadline = time.monotonic() + 60
+        while _depth(db) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _depth(db) == 0
+    finally:
+        b.stop()
+    stored = json.dumps(query(db, "SELECT content FROM memories"), default=str)
+    assert "I like tea" in stored and card not in stored and pin not in stored

@@ -218,7 +218,8 @@ _SECRET_RX = re.compile(
     r"(?=\s+(?:is|was)\b))"
     r"){0,3})\s*)"
     r"(?:\"(?P<quoted>[^\"\n]{1,512})\"|“(?P<quoted2>[^”\n]{1,512})”|"
-    r"(?P<number>[^\s,，。;；！!？?、\"“”]{1,512}))")
+    # "!" and "?" end a value, unless more of it follows ("Zq9!vault-door").
+    r"(?P<number>(?:[^\s,，。;；！!？?、\"“”]|[!?](?=[^\s,，。;；！!？?、\"“”])){1,512}))")
 # The value first: "hunter22 is my password", "Qz@88是我的密码".
 _SECRET_BEFORE_RX = re.compile(
     r"(?<![^\s(\"“：:，,])(?P<number>[!-~]{4,64}?)\s*(?i:(?:is|was)\s+(?:my|our|the)\s+"

@@ -21,7 +21,7 @@ from . import schemas as s
 from .auth import Principal
 from .deps import Caller, caller_for, named_user, principal_for, server
 from .errors import ERROR_RESPONSES, ApiError
-from .jobs import check_args, run_verb
+from .jobs import check_args, queued_args, run_verb
 from .permissions import KIND_ACTIONS, allowed, edit_actions
 from .teamaccess import read_teams
 
@@ -50,6 +50,7 @@ def _write(request: Request, c: Caller, kind: str, args: dict[str, Any], run_asy
     p = c.principal
     if run_async:
         check_args(st.vault, kind, c.scope, args)
+        args = queued_args(st.vault, kind, args)
         job = {"job_id": vault_mod.new_id("job"), "tenant": c.scope.tenant,
                "user": c.scope.user, "kind": kind, "key_id": p.key_id,
                "created_at": now_ms(),

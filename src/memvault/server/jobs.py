@@ -20,6 +20,7 @@ from .. import agentpolicy
 from .. import validate as v
 from ..errors import MemvaultError, StoreError, ValidationError
 from ..model import Scope
+from ..safety.pii import scrub, sensitive_values
 from ..timeutil import now_ms
 from ..vault import Vault
 from ..writepath import check_observe
@@ -54,6 +55,19 @@ def check_args(vault: Vault, kind: str, scope: Scope, args: dict[str, Any]) -> N
             agentpolicy.admit(vault.strategy.agents, req, vault.clock())
     elif kind == "observe":
         check_observe(args.get("messages"), args.get("source_ref"))
+
+
+def queued_args(vault: Vault, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+    """What a queued observe or propose keeps until it runs: its text without the values of
+    the kinds the write policy redacts (a value said in one message is found in all), which
+    the verb would redact anyway; a queue row must hold no value the store never does.
+    remember() stores what it is given, queued or not."""
+    if kind not in ("observe", "propose"):
+        return args
+    kinds = {k for k, a in vault.strategy.write.pii.model_dump().items() if a == "redact"}
+    said = [m["content"] for m in args.get("messages") or ()
+            if isinstance(m, dict) and isinstance(m.get("content"), str)]
+    return scrub(args, kinds, sensitive_values(said, kinds))
 
 
 def summary(kind: str, result: dict[str, Any]) -> dict[str, Any]:
