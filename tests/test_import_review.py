@@ -23,6 +23,7 @@ from memvault import (
     Client,
     ConflictError,
     FrozenError,
+    NotFoundError,
     Scope,
     ScopeError,
     ValidationError,
@@ -370,3 +371,22 @@ def test_cli_import_review_and_dry_run(tmp_path: Path) -> None:
         assert v.get(ME, held).value == "coffee"
     bad = _cli(db, "import", str(tmp_path / "missing.jsonl"), "--dry-run")
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
+
+
+def test_a_turn_line_with_a_hidden_value_is_skipped_not_loaded(
+        make_vault: Callable[..., Vault]) -> None:
+    from _util import all_text
+
+    src, dst = make_vault(), make_vault()
+    said = src.remember(ME, f"my card number is {CARD}", kind="turn").id
+    plain = src.remember(ME, "the weather is nice", kind="turn").id
+    report = dst.import_review(export_text(src, ME).splitlines(), scope=ME)
+    by_id = {r.id: r for r in report.lines}
+    assert by_id[said].action == "skip"
+    assert [f.kind for f in by_id[said].findings] == ["pii"]
+    assert CARD not in (by_id[said].content or "") and "[CARD]" in (by_id[said].content or "")
+    assert by_id[plain].action == "import" and dst.get(ME, plain).content == "the weather is nice"
+    with pytest.raises(NotFoundError):
+        dst.get(ME, said)
+    for table, text in all_text(dst).items():
+        assert CARD not in text, table

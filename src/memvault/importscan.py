@@ -281,16 +281,22 @@ class _Scan:
                               source=m.source, confidence=m.confidence,
                               source_text=m.source_text)
         screened = gate.screen(cand, self.policy)
+        self.sensitive(m, out, staged=True)
+        out.screened = screened
+        out.report.content = self.shown(screened.content)
+
+    def sensitive(self, m: Memory, out: Planned, *, staged: bool) -> None:
+        """A `pii` finding for sensitive data the policy does not `allow`. A statement is
+        staged with it redacted; a line loaded as it was (a turn, a summary) is skipped:
+        it would carry the value into the store verbatim."""
         texts = [m.content, m.source_text or "", *(t for t in [m.value] if isinstance(t, str))]
         kinds = sorted({f.kind for t in texts for f in find_pii(t)})
         flagged = [k for k in kinds if self.policy.pii_action(k) != "allow"]
         if flagged:
-            redacted = any(self.policy.pii_action(k) == "redact" for k in flagged)
+            redacted = staged and any(self.policy.pii_action(k) == "redact" for k in flagged)
             out.report.findings.append(Finding(
                 "pii", f"sensitive data: {', '.join(flagged)}"
                 + (" (redacted in the staged candidate)" if redacted else "")))
-        out.screened = screened
-        out.report.content = self.shown(screened.content)
 
     def shown(self, text: str | None) -> str | None:
         """`text` as a report may show it: every sensitive span the policy does not
@@ -391,6 +397,8 @@ def scan(eng: Engine, numbered: list[tuple[int, Line]], *,
             rep.findings.append(Finding("slot_conflict", f"line {landing[key]} is the active "
                                         f"value of {m.slot} in {m.scope}", line=landing[key]))
         if m is None or rep.line not in vectors:
+            if m is not None:
+                s.sensitive(m, plan, staged=False)
             rep.action = "skip" if rep.findings else "import"
         else:
             s.against_store(m, vectors[rep.line], plan)
