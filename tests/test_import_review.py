@@ -390,3 +390,22 @@ def test_a_turn_line_with_a_hidden_value_is_skipped_not_loaded(
         dst.get(ME, said)
     for table, text in all_text(dst).items():
         assert CARD not in text, table
+
+
+def test_sensitive_data_around_a_line_is_found_and_not_loaded(
+        make_vault: Callable[..., Vault]) -> None:
+    from _util import all_text
+
+    mail = "alice.secret@example.com"
+    src, dst = make_vault(), make_vault()
+    turn = src.remember(ME, "the weather is nice", kind="turn", source_ref=f"from {mail}").id
+    fact = src.remember(ME, "The user plays the cello", tags=[f"by {mail}"],
+                        metadata={"note": f"card {CARD}"}).id
+    report = dst.import_review(export_text(src, ME).splitlines(), scope=ME)
+    by_id = {r.id: r for r in report.lines}
+    assert by_id[turn].action == "skip" and "pii" in {f.kind for f in by_id[turn].findings}
+    assert by_id[fact].action == "stage" and "pii" in {f.kind for f in by_id[fact].findings}
+    (staged,) = dst.review_list(ME)
+    assert staged.tags == ["by [EMAIL]"] and staged.metadata["note"] == "card [CARD]"
+    for table, text in all_text(dst).items():
+        assert mail not in text and CARD not in text, table

@@ -279,3 +279,22 @@ def test_a_turns_speaker_name_and_reference_keep_no_hidden_value(make_vault: Any
     assert turn.metadata["speaker"] == "[EMAIL]" and turn.source_ref == "chat with card [CARD]"
     for table, text in all_text(v).items():
         assert mail not in text and card not in text, table
+
+
+def test_a_value_the_statement_holds_is_hidden_where_a_proposal_repeats_it(
+        make_vault: Any, tmp_path: Path) -> None:
+    pw = "Tr0ub4dor&3x"
+    v = make_vault()
+    out = v.propose(ME, f"my wifi password is {pw}", reason=f"{pw} was said",
+                    tags=[pw], metadata={"said": pw})
+    m = v.get(ME, out.memory_id)
+    assert pw not in m.content and m.tags == ["[SECRET]"] and m.metadata["said"] == "[SECRET]"
+    for table, text in all_text(v).items():
+        assert pw not in text, table
+    # A staged kind's value waits for the reviewer in the statement, not in a tag.
+    path = tmp_path / "stage.yaml"
+    path.write_text("write:\n  pii: {email: stage}\n", encoding="utf-8")
+    staged = make_vault(strategy=path)
+    mail = "alice.secret@example.com"
+    got = staged.propose(ME, "The user likes green tea", tags=[f"from {mail}"])
+    assert staged.get(ME, got.memory_id).tags == ["from [EMAIL]"]

@@ -23,6 +23,7 @@ from .engine import Engine
 from .errors import ValidationError
 from .importscan import ImportReport, Planned, scan
 from .portability import Loading, line_of, load_chunk, parse_numbered
+from .safety.pii import scrub_around
 
 BATCH = 512
 REVIEW_KEYS = ("review", "reviewed")  # a line's own review record is not carried over
@@ -74,13 +75,16 @@ def _stage(eng: Engine, tx: Any, plan: Planned, vectors: Any, loading: Loading,
               "import": {"line": rep.line, "id": m.id, "version": m.version,
                          "created_at": m.created_at, "updated_at": m.updated_at,
                          "findings": [f.to_dict() for f in rep.findings]}}
-    meta = {k: x for k, x in m.metadata.items() if k not in REVIEW_KEYS}
+    # The text around the statement keeps no value the policy hides, as the gate's does.
+    meta, tags, topic, ref = scrub_around(
+        ({k: x for k, x in m.metadata.items() if k not in REVIEW_KEYS}, m.tags, m.topic,
+         m.source_ref), eng.core.strategy.write.pii.model_dump(), [m.content, m.source_text or ""])
     meta["review"] = review
     req = {"scope": m.scope, "content": _content(plan), "slot": m.slot,
            "value": screened.value if screened is not None else m.value, "kind": m.kind,
-           "topic": m.topic, "source": m.source,
+           "topic": topic, "source": m.source,
            "source_text": screened.source_text if screened is not None else m.source_text,
-           "source_ref": m.source_ref, "confidence": m.confidence, "tags": m.tags,
+           "source_ref": ref, "confidence": m.confidence, "tags": tags,
            "metadata": meta, "expires_at": m.expires_at, "valid_from": m.valid_from,
            "valid_to": m.valid_to}
     eng.writes.check_sources(tx, m.scope, meta, skip=loading.brought)

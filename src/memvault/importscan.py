@@ -289,7 +289,8 @@ class _Scan:
         """A `pii` finding for sensitive data the policy does not `allow`. A statement is
         staged with it redacted; a line loaded as it was (a turn, a summary) is skipped:
         it would carry the value into the store verbatim."""
-        texts = [m.content, m.source_text or "", *(t for t in [m.value] if isinstance(t, str))]
+        texts = [m.content, m.source_text or "", *(t for t in [m.value] if isinstance(t, str)),
+                 *m.tags, m.topic or "", m.source_ref or "", *_strings(m.metadata)]
         kinds = sorted({f.kind for t in texts for f in find_pii(t)})
         flagged = [k for k in kinds if self.policy.pii_action(k) != "allow"]
         if flagged:
@@ -306,6 +307,17 @@ class _Scan:
             return text
         kinds = {f.kind for f in find_pii(text) if self.policy.pii_action(f.kind) != "allow"}
         return redact(text, kinds)[0] if kinds else text
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in `value` (metadata: mappings and lists of text), keys included."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, x in value.items() for t in (*_strings(k), *_strings(x))]
+    if isinstance(value, list | tuple):
+        return [t for x in value for t in _strings(x)]
+    return []
 
 
 def staged_before(eng: Engine, users: set[Scope]) -> dict[str, str]:

@@ -32,7 +32,7 @@ from .extract.slots import SLOTS, SlotRegistry
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
-from .safety.pii import for_sending, hidden_kinds, redact, scrub, sensitive_values
+from .safety.pii import for_sending, hidden_kinds, redact, scrub_around, sensitive_values
 from .statementscore import judged
 from .store import ListFilter
 from .threadtopic import Line, thread_lines, with_rest
@@ -323,11 +323,12 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     said_at = getattr(c, "at", None)
     # A shelf life runs from when it was said (replayed conversations), not from now.
     expires = min((said_at or now) + ttl_ms, MAX_MS) if ttl_ms else None
-    # An extractor's topic and the caller's tags, metadata, reason and reference are text like
-    # the content (an agent's proposal): the same policy applies to them.
+    # The caller's tags, metadata, reason and reference (an agent's proposal) and an extractor's
+    # topic are text like the content: the same policy applies to them.
+    tags, metadata, reason, source_ref = scrub_around((tags, metadata, reason, source_ref),
+                                                      policy.pii, [c.content, c.source_text or ""],
+                                                      carried_pii)
     hide = {k for k, a in policy.pii.items() if a == "redact"}
-    tags, metadata, reason, source_ref = scrub((tags, metadata, reason, source_ref), hide,
-                                               carried_pii)
     extra = candidate_metadata(c, metadata)
     retraction = getattr(c, "retraction", None)
     soft = "plan_off" in (getattr(c, "flags", None) or [])  # a plan said to be off
@@ -343,8 +344,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           intent=getattr(c, "intent", None),
                           intent_target=getattr(c, "intent_target", None),
                           carried_pii=carried_pii)
-    # Redaction and the embedding of what will be stored run before the transaction.
-    screened = screened if screened is not None else gate.screen(cand, policy)
+    screened = screened if screened is not None else gate.screen(cand, policy)  # before the tx
     vectors, gist = embedded if embedded is not None else valueswap.embedded(
         eng, [screened.content], [_said(c, screened.source_text)])[0]
     # The memories it may concern, by meaning (the read core), looked up before the

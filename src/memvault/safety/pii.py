@@ -40,6 +40,7 @@ __all__ = [
     "redact",
     "resident_id_ok",
     "scrub",
+    "scrub_around",
     "sensitive_values",
     "value_in",
     "values_found",
@@ -441,6 +442,16 @@ def scrub(value: Any, kinds: set[str] | frozenset[str],
     if isinstance(value, dict):
         return {k: scrub(x, kinds, known) for k, x in value.items()}
     return value
+
+
+def scrub_around(fields: Any, actions: Mapping[str, str], said: Iterable[str],
+                 carried: Sequence[tuple[str, str]] = ()) -> Any:
+    """The text around a statement (its tags, metadata, reason, reference: `fields`, a
+    tuple) without the values of the kinds the policy hides (a staged kind's value waits
+    for the reviewer in the statement, not in a tag), nor any value the statement itself
+    (`said`) or its messages (`carried`) hold, wherever it is repeated bare."""
+    hide = hidden_kinds(actions)
+    return scrub(fields, hide, (*carried, *sensitive_values(said, hide)))
 
 
 def value_in(value: str, text: str) -> bool:
