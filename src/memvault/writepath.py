@@ -126,8 +126,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         candidates = with_replies(msgs, list(candidates))
     resolve = getattr(ext, "resolve", None)
     if callable(resolve):
-        # The extractor's own reading (an LLM's) of each candidate against the memories it
-        # matches, before anything is stored: a failing endpoint fails the call unwritten.
+        # An LLM's reading of each candidate against its matches; failing, nothing is written.
         candidates = [_resolved(eng, sc, c, resolve, policy) for c in candidates]
     result = ObserveResult()
     # Raw turns first, verbatim (records of what was said, not beliefs), but "redact" kinds
@@ -351,8 +350,9 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     # transaction and read again inside it; the user's other sessions' memories count.
     user = Scope(sc.tenant, sc.user, sc.agent)
     in_words = "replaced_in_words" in (getattr(c, "flags", None) or [])
-    own_topic = redact(c.topic, hide, carried_pii)[0] if getattr(c, "topic", None) else None
-    topic = own_topic or (topic_of(screened.content) if c.slot is None or in_words else None)
+    def kept_topic(x: Any) -> str | None:  # the candidate's as it stands when stored
+        return redact(x.topic, hide, carried_pii)[0] if getattr(x, "topic", None) else None
+    topic = kept_topic(c) or (topic_of(screened.content) if c.slot is None or in_words else None)
     found = eng.reads.related(sc, screened.content, vectors, topic=topic, slot=c.slot,
                               gist_vector=gist, classify=True)
     if c.subject in (None, "user") and (retraction is None or soft):
@@ -470,7 +470,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           source=c.source, source_text=d.source_text,
                           source_ref=source_ref, confidence=d.confidence, tags=tags,
                           metadata=extra or None, expires_at=expires,
-                          topic=own_topic)
+                          topic=kept_topic(c))
             if d.action == gate.Action.UPDATE and target is not None and versioncap.capped(
                     eng.core, target):
                 # Changed too often already (write.max_versions): staged against it.
@@ -526,7 +526,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           source=c.source, source_text=d.source_text,
                           source_ref=source_ref, confidence=d.confidence, tags=tags,
                           metadata={**extra, "review": review}, expires_at=expires,
-                          topic=own_topic)
+                          topic=kept_topic(c))
             m = eng.writes.pending_in(tx, req, vectors, actor=actor, reason=why,
                                       trigger_text=screened.source_text, sources_checked=True)
             return Outcome("stage", reasons, d.content, m.id, m.version, d.message)
