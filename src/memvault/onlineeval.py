@@ -29,7 +29,7 @@ from .errors import ConflictError, MemvaultError, NotFoundError, StoreError, Val
 from .ids import new_id
 from .llmjudge import Judgement, LLMJudge
 from .model import Hit, Scope
-from .safety.pii import hidden_kinds, redact
+from .safety.pii import hidden_kinds, scrub
 
 log = logging.getLogger("memvault.onlineeval")
 
@@ -84,8 +84,7 @@ def sample(core: Core, scope: Any, question: str, trace_id: str | None,
 def _kept(core: Core, text: str) -> str:
     """`text` as a sample keeps it (and the judge reads it): without the values of the
     kinds the write policy hides, as a turn and a traced query are kept."""
-    hide = hidden_kinds(dict(core.strategy.write.pii))
-    return redact(text, hide)[0] if hide else text
+    return scrub(text, hidden_kinds(dict(core.strategy.write.pii)))
 
 
 def record_answer(core: Core, scope: Any, trace_id: Any, answer: Any) -> dict[str, Any]:

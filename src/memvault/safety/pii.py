@@ -38,6 +38,7 @@ __all__ = [
     "hidden_kinds",
     "luhn_ok",
     "redact",
+    "redacted_kinds",
     "resident_id_ok",
     "scrub",
     "scrub_around",
@@ -420,13 +421,19 @@ def hidden_kinds(actions: Mapping[str, str]) -> set[str]:
     return {k for k, a in actions.items() if a in ("redact", "stage")}
 
 
+def redacted_kinds(actions: Mapping[str, str]) -> set[str]:
+    """The kinds the policy (`write.pii`, kind -> action) redacts: their values reach no
+    store and leave the process nowhere."""
+    return {k for k, a in actions.items() if a == "redact"}
+
+
 def for_sending(texts: Sequence[str], actions: Mapping[str, str]) -> list[str]:
     """`texts` (the messages of one call) as they may leave the process (a remote extractor
     reads them): the values of the kinds the policy (`write.pii`, kind -> action) redacts
     are replaced, in every text where one appears (an assistant's echo of a password said
     in an earlier message). Staged kinds stay: their value waits for a reviewer in the
     candidate made from it."""
-    kinds = {k for k in PLACEHOLDERS if actions.get(k, "redact") == "redact"}
+    kinds = redacted_kinds(actions)
     known = sensitive_values(texts, kinds)
     return [redact(t, kinds, known)[0] for t in texts]
 

@@ -20,7 +20,7 @@ from .. import agentpolicy
 from .. import validate as v
 from ..errors import MemvaultError, StoreError, ValidationError
 from ..model import Scope
-from ..safety.pii import scrub, sensitive_values
+from ..safety.pii import redacted_kinds, scrub, sensitive_values
 from ..timeutil import now_ms
 from ..vault import Vault
 from ..writepath import check_observe
@@ -64,7 +64,7 @@ def queued_args(vault: Vault, kind: str, args: dict[str, Any]) -> dict[str, Any]
     remember() stores what it is given, queued or not."""
     if kind not in ("observe", "propose"):
         return args
-    kinds = {k for k, a in vault.strategy.write.pii.model_dump().items() if a == "redact"}
+    kinds = redacted_kinds(vault.strategy.write.pii.model_dump())
     said = [m["content"] for m in args.get("messages") or ()
             if isinstance(m, dict) and isinstance(m.get("content"), str)]
     return scrub(args, kinds, sensitive_values(said, kinds))
