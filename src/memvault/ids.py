@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import threading
 import unicodedata
@@ -27,6 +28,15 @@ def new_id(prefix: str) -> str:
             ms, seq = ms + 1, 0
         _id_last[:] = [ms, seq]
     return f"{prefix}_{ms:012x}{seq:04x}{secrets.token_hex(6)}"
+
+
+# What new_id makes: a prefix, then 28 hex digits (time, sequence, random).
+_ID_SHAPE = re.compile(r"[a-z]{1,8}_[0-9a-f]{28}")
+
+
+def is_id(text: str) -> bool:
+    """Is `text` an identifier new_id made (it holds nothing anyone said)?"""
+    return bool(_ID_SHAPE.fullmatch(text))
 
 
 def content_hash(content: str, slot: str | None, value: Any) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from ..ids import is_id
 from .credentials import credential_spans
 from .instructions import normalize_with_map
 from .placeholders import PLACEHOLDER_RX, PLACEHOLDERS
@@ -115,6 +116,24 @@ def _valid_intl(m: re.Match[str]) -> bool:
 
 def _always(m: re.Match[str]) -> bool:
     return True
+
+
+_TOKEN_CHAR = re.compile(r"[0-9A-Za-z_]")
+
+
+def _inside_identifier(m: re.Match[str]) -> bool:
+    """Is the number part of a longer identifier: a token that has a digit or "_" before
+    it, or a letter or digit right after it ("m_01a24961f2450000313275…", a random id
+    whose digits pass Luhn)? A word prefix ("tel13812345678", "ORD4111…") is not one."""
+    text, lo = m.string, m.start()
+    while lo > 0 and _TOKEN_CHAR.match(text[lo - 1]):
+        lo -= 1
+    return any(not ch.isalpha() for ch in text[lo:m.start()]) or bool(
+        _TOKEN_CHAR.match(text, m.end()))
+
+
+def _standalone(valid: Callable[[re.Match[str]], bool]) -> Callable[[re.Match[str]], bool]:
+    return lambda m: not _inside_identifier(m) and valid(m)
 
 
 # A number the user labels as sensitive is sensitive whatever its checksum ("my card
@@ -334,22 +353,25 @@ _DETECTORS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], bool]]] =
      _always),
     ("id_number", re.compile(
         r"(?<![0-9])[1-9][0-9]{5}[ -]?(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])"
-        r"(?:0[1-9]|[12][0-9]|3[01])[ -]?[0-9]{3}[0-9Xx](?![0-9A-Za-z])"), _valid_id),
+        r"(?:0[1-9]|[12][0-9]|3[01])[ -]?[0-9]{3}[0-9Xx](?![0-9A-Za-z])"), _standalone(_valid_id)),
     # Phones with an explicit international prefix come before cards so that "+86 138…"
     # is not read as a 13-digit card number.
     ("phone", re.compile(
-        r"(?<![0-9])(?:\+|00)[ ]?86[ -]?1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"), _always),
+        r"(?<![0-9])(?:\+|00)[ ]?86[ -]?1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"),
+     _standalone(_always)),
     ("phone", re.compile(
         r"(?<![0-9A-Za-z])\+[1-9][0-9]{0,2}(?:[ .-]?\(?[0-9]{1,4}\)?){2,5}(?![0-9])"),
-     _valid_intl),
-    ("card", re.compile(r"(?<![0-9+])[2-6][0-9](?:[ -]?[0-9]){11,17}(?![0-9])"), _valid_card),
+     _standalone(_valid_intl)),
+    ("card", re.compile(r"(?<![0-9+])[2-6][0-9](?:[ -]?[0-9]){11,17}(?![0-9])"),
+     _standalone(_valid_card)),
     # CN mobile: 1[3-9]X XXXX XXXX, separators optional.
-    ("phone", re.compile(r"(?<![0-9])1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"), _always),
+    ("phone", re.compile(r"(?<![0-9])1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"),
+     _standalone(_always)),
     # North American numbers need separators: a bare 10-digit run is too often something
     # else (order ids, amounts).
     ("phone", re.compile(
         r"(?<![0-9+])(?:1[ .-]?)?(?:\([2-9][0-9]{2}\)[ ]?|[2-9][0-9]{2}[ .-])[2-9][0-9]{2}"
-        r"[ .-][0-9]{4}(?![0-9])"), _always),
+        r"[ .-][0-9]{4}(?![0-9])"), _standalone(_always)),
 ]
 
 
@@ -443,7 +465,9 @@ def scrub(value: Any, kinds: set[str] | frozenset[str],
     """`value` (text, or the lists and mappings of text that tags and metadata are) with
     every string in it redacted (`redact`); anything else as it is."""
     if isinstance(value, str):
-        return redact(value, kinds, known)[0] if kinds else value
+        # A memory's id in metadata ("turn_id", "covers") is a reference, not text: changed,
+        # it would point nowhere (and purge would not find what it links).
+        return redact(value, kinds, known)[0] if kinds and not is_id(value) else value
     if isinstance(value, list | tuple):
         return type(value)(scrub(x, kinds, known) for x in value)
     if isinstance(value, dict):
