@@ -6,6 +6,8 @@ stands alone, or after a word ("tel13812345678"), is still found."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memvault import Scope, Vault
@@ -63,3 +65,85 @@ def test_observed_statements_keep_their_turn_ids(vault: Vault,
     made = [m for m in vault.list(me, limit=50) if m.kind != "turn"]
     assert len(turns) == 3 and len(made) >= 2
     assert all(m.metadata.get("turn_id") in turns for m in made)
+
+
+SNOWFLAKE = "412345678901234561"      # 18 digits, passes Luhn: a Discord message id
+SHOPIFY = "gid://shopify/Order/5582672871607"
+
+
+def test_a_one_token_field_value_is_an_identifier_unless_labelled() -> None:
+    """In a field (a tag, a metadata string, a reference) a value of one token holding a
+    digit run that passes Luhn is an id; the same run said in a sentence is a card."""
+    assert luhn_ok(SNOWFLAKE) and luhn_ok("5582672871607")
+    for value in (SNOWFLAKE, SHOPIFY, f"discord:1189203746829234171/{SNOWFLAKE}"):
+        assert find_pii(value, field=True) == []
+    assert [f.kind for f in find_pii(SNOWFLAKE)] == ["card"]
+    # A field written as text is read as text; a phone needs no checksum.
+    assert redact(f"card {SNOWFLAKE}", {"card"}, field=True)[0] == "card [CARD]"
+    assert redact("+44 20 7946 0958", {"phone"}, field=True)[0] == "[PHONE]"
+
+
+@pytest.mark.parametrize("key, value, kind", [
+    ("password", "hunter2x!", "secret"), ("wifiPassword", "Zq9-vault", "secret"),
+    ("api_key", 123456789, "secret"), ("ssn", "123-45-6789", "id_number"),
+    ("card_number", "1234 5678 9012 3456", "card"), ("phone_number", "020 7946 0958", "phone"),
+    ("userEmail", "jane@example.org", "email"), ("身份证号", "330106198805120011", "id_number"),
+    # what the key names is not what the value is: a count, a row key, a flag, a platform
+    ("token_count", "512", None), ("dedupe_key", "abc", None), ("secret", True, None),
+    ("phone", "iPhone 15", None), ("email", "none", None), ("message_id", SNOWFLAKE, None),
+    ("password_hint", "first pet", None), ("pin", 1, None)])
+def test_a_mapping_key_says_what_its_value_is(key: str, value: object,
+                                              kind: str | None) -> None:
+    kinds = {"secret", "card", "id_number", "phone", "email"}
+    out = scrub({key: value}, kinds)[key]
+    if kind is None:
+        assert out == value
+    else:
+        assert out == f"[{kind.upper()}]"
+
+
+@pytest.mark.parametrize("text", [
+    f"dedupe key: {LUHN_ID}", "idempotency-key: 550e8400-e29b-41d4-a716-446655440000",
+    "page token: abcdefghij1234567890ab", "password_last_changed: 2024-03-15"])
+def test_a_label_that_names_a_row_or_a_field_is_not_a_credential(text: str) -> None:
+    assert find_pii(text) == [] and find_pii(text, field=True) == []
+
+
+def test_a_credential_after_its_label_is_still_one() -> None:
+    assert redact("my api key is sk_live_abcdefghij1234567890")[0] == "my api key is [SECRET]"
+    assert redact("wifi password: Zq9-vault")[0] == "wifi password: [SECRET]"
+
+
+def test_what_a_proposal_carries_keeps_its_ids_and_loses_its_secrets(vault: Vault) -> None:
+    me = Scope("acme", "erin")
+    o = vault.propose(me, "I use VS Code for Python work", tags=[f"token: {LUHN_ID}"],
+                      source_ref=f"discord:1189203746829234171/{SNOWFLAKE}",
+                      metadata={"link": f"dedupe key: {LUHN_ID}", "order": SHOPIFY,
+                                "password": "hunter2x!", "ssn": "123-45-6789"})
+    m = vault.get(me, o.memory_id)
+    assert m.tags == [f"token: {LUHN_ID}"]
+    assert m.source_ref == f"discord:1189203746829234171/{SNOWFLAKE}"
+    assert m.metadata["link"] == f"dedupe key: {LUHN_ID}" and m.metadata["order"] == SHOPIFY
+    assert m.metadata["password"] == "[SECRET]" and m.metadata["ssn"] == "[ID_NUMBER]"
+
+
+def test_an_export_whose_messages_have_numeric_ids_imports_whole(
+        make_vault: Any) -> None:
+    """A chat platform's message id that passes Luhn is kept on the turn and on the
+    statement made from it; the reviewed import of the export takes both lines, and the
+    statement's turn_id names the imported turn."""
+    import io
+
+    me = Scope("acme", "fred")
+    a, b = make_vault(), make_vault()
+    a.observe(me, [{"role": "user", "content": "I prefer dark mode in my editor.",
+                    "id": SNOWFLAKE}], source_ref=f"discord:1189203746829234171/{SNOWFLAKE}")
+    buf = io.StringIO()
+    a.export_jsonl(me, buf)
+    report = b.import_review(buf.getvalue().splitlines(), scope=me)
+    assert [(r.action, r.findings) for r in report.lines] == [("import", []), ("import", [])]
+    got = {m.kind: m for m in b.list(me, limit=20)}
+    assert got["turn"].metadata["message_id"] == SNOWFLAKE
+    assert got["turn"].source_ref == f"discord:1189203746829234171/{SNOWFLAKE}"
+    stmt = next(m for k, m in got.items() if k != "turn")
+    assert b.get(me, stmt.metadata["turn_id"]).id == got["turn"].id

@@ -32,7 +32,7 @@ from .portability import Line
 from .reads import records
 from .reads.related import NOT_MATCHED
 from .safety.instructions import scan as instruction_scan
-from .safety.pii import find_pii, redact
+from .safety.pii import find_pii, key_kind, redact
 from .understand.relate import Match, Relation, relate, restates
 from .understand.stance import polarity
 from .understand.topics import topic_of
@@ -290,8 +290,13 @@ class _Scan:
         staged with it redacted; a line loaded as it was (a turn, a summary) is skipped:
         it would carry the value into the store verbatim."""
         texts = [m.content, m.source_text or "", *(t for t in [m.value] if isinstance(t, str)),
-                 *m.tags, m.topic or "", m.source_ref or "", *_strings(m.metadata)]
-        kinds = sorted({f.kind for t in texts for f in find_pii(t)})
+                 m.topic or ""]
+        # Tags, the reference and metadata are fields: a one-token value there is an
+        # identifier unless a label, or its key, says otherwise (safety.pii.scrub).
+        fields = [*m.tags, m.source_ref or "", *_strings(m.metadata)]
+        kinds = sorted({f.kind for t in texts for f in find_pii(t)}
+                       | {f.kind for t in fields for f in find_pii(t, field=True)}
+                       | set(_keyed_kinds(m.metadata)))
         flagged = [k for k in kinds if self.policy.pii_action(k) != "allow"]
         if flagged:
             redacted = staged and any(self.policy.pii_action(k) == "redact" for k in flagged)
@@ -307,6 +312,19 @@ class _Scan:
             return text
         kinds = {f.kind for f in find_pii(text) if self.policy.pii_action(f.kind) != "allow"}
         return redact(text, kinds)[0] if kinds else text
+
+
+def _keyed_kinds(value: Any) -> list[str]:
+    """The kinds the keys of `value`'s mappings say their values are."""
+    out: list[str] = []
+    if isinstance(value, dict):
+        for key, x in value.items():
+            if kind := key_kind(str(key), x):
+                out.append(kind)
+            out += _keyed_kinds(x)
+    elif isinstance(value, list | tuple):
+        out = [k for x in value for k in _keyed_kinds(x)]
+    return out
 
 
 def _strings(value: Any) -> list[str]:

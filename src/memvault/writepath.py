@@ -136,16 +136,16 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     hide = hidden_kinds(policy.pii)
     carried = tuple(sensitive_values([m.content for m in msgs]))
 
-    def kept(text: str) -> str:
-        return redact(text, hide, carried)[0] if hide else text
+    def kept(text: str, field: bool = False) -> str:
+        return redact(text, hide, carried, field=field)[0] if hide else text
 
     turn_items = [{"scope": sc, "content": kept(m.content), "kind": "turn",
                    "source": origin.get(m.role, "system_inferred"),
                    # turn: position in this call; turns written in one millisecond
                    # keep their order (short-term layer, summaries).
-                   "source_ref": ref and kept(ref), "metadata": {
+                   "source_ref": ref and kept(ref, True), "metadata": {
                        "role": m.role, "turn": i, **({"message_id": m.id} if m.id else {}),
-                       **({"speaker": kept(m.name.strip())} if m.name else {})},
+                       **({"speaker": kept(m.name.strip(), True)} if m.name else {})},
                    **({"valid_from": m.at} if m.at is not None else {})}
                   for i, m in enumerate(msgs)]
     turns = prepare_items(eng.core.clock, turn_items)

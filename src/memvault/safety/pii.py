@@ -37,6 +37,7 @@ __all__ = [
     "PiiFinding",
     "find_pii",
     "hidden_kinds",
+    "key_kind",
     "luhn_ok",
     "redact",
     "redacted_kinds",
@@ -228,7 +229,7 @@ _SECRET_LABEL = (r"(?i:(?<![A-Za-z\[])(?:(?P<pin>pin\s*码|(?<!postal\s)(?<!zip\
                  r"|(?P<key>(?:api|access|secret|private|client|app|auth|bearer|refresh|"
                  r"session|bot|personal\s+access|deploy)[\s_-]*(?:key|token|secret)"
                  r"(?:[\s_-]*id)?|secret[\s_-]*id|secret|token|key|ak|sk|密钥|秘钥|令牌|api\s*key)"
-                 r"|pass(?:word|code|phrase)|passwd|pwd|pw)(?![A-Za-z])|支付密码|取款密码|登录密码|"
+                 r"|pass(?:word|code|phrase)|passwd|pwd|pw)(?![A-Za-z_])|支付密码|取款密码|登录密码|"
                  r"开机密码|密码|口令)")
 _SECRET_RX = re.compile(
     _SECRET_LABEL +
@@ -257,6 +258,11 @@ required needed invalid valid set blank empty lost forgotten gone here there bel
 attached mine yours his hers theirs too
 忘了 错了 对的 不对 一样 没变 改了 对 错 过期了 丢了
 """.split())
+# Keys and tokens that name a row, a request or a page, not a credential.
+_NOT_SECRET_KEY = re.compile(
+    r"(?i:(?<![A-Za-z])(?:idempotency|dedupe?|cache|sort|partition|primary|foreign|object|"
+    r"routing|lookup|hash|shard|row|unique|index|composite|search|cursor|pagination|page|"
+    r"next|continuation|sync|correlation|trace|request)[\s_-]?$)")
 _HAN = re.compile(r"[\u2e80-\u9fff]")
 _KEY_VALUE = re.compile(r"[A-Za-z0-9_\-+/=~.]{16,512}")
 _NEGATED = re.compile(r"[a-z]+n['’]t", re.I)
@@ -306,6 +312,8 @@ def _is_secret(value: str, m: re.Match[str], *, quoted: bool, end: int, norm: st
     if m.group("code"):
         return digits >= 3  # a keypad's code: "the gate code is 1942#"
     if m.group("key"):
+        if is_id(value) or _NOT_SECRET_KEY.search(norm, 0, m.start("key")):
+            return False  # "dedupe key: m_…", "idempotency-key: …", "page token: …"
         # A key or token is long (16 or more), mixes letters and digits and is one token of a key's
         # alphabet: "my token is ready" says what it is like, "key=itemgetter(1)",
         # "token = tokenizer.encode(text1)" and "cache key ubuntu-22.04" are code and names.
@@ -375,10 +383,19 @@ _DETECTORS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], bool]]] =
 ]
 
 
-def find_pii(text: str) -> list[PiiFinding]:
-    """Every sensitive span in `text`, ordered by position, non-overlapping."""
+# What a checksum alone finds: in a field's one-token value (an external message id, an
+# order path, a snowflake) a digit run that passes Luhn or the ID check is an identifier
+# far more often than a card (one run in ten passes Luhn by chance).
+_CHECKSUM_ONLY = frozenset({"card", "id_number"})
+
+
+def find_pii(text: str, *, field: bool = False) -> list[PiiFinding]:
+    """Every sensitive span in `text`, ordered by position, non-overlapping. `field`: the
+    text is a structured field's value (a tag, a metadata string, a source reference),
+    where a value of one token is an identifier unless a label says otherwise."""
     if not text:
         return []
+    token = field and not any(ch.isspace() for ch in text)
     norm, index = normalize_with_map(text, fold=False)
     # NFKC leaves other scripts' digits alone ("١٣٨…"); they are still a number.
     norm = "".join(str(unicodedata.decimal(ch)) if not ch.isascii() and ch.isdecimal()
@@ -387,6 +404,8 @@ def find_pii(text: str) -> list[PiiFinding]:
     for kind, lo, hi in _labelled(norm):
         taken.append(PiiFinding(kind, index[lo], index[hi - 1] + 1))
     for kind, rx, valid in _DETECTORS:
+        if token and kind in _CHECKSUM_ONLY:
+            continue
         for m in rx.finditer(norm):
             if not valid(m):
                 continue
@@ -398,13 +417,14 @@ def find_pii(text: str) -> list[PiiFinding]:
 
 
 def redact(text: str, kinds: frozenset[str] | set[str] | None = None,
-           known: Sequence[tuple[str, str]] = ()) -> tuple[str, list[PiiFinding]]:
+           known: Sequence[tuple[str, str]] = (), *,
+           field: bool = False) -> tuple[str, list[PiiFinding]]:
     """`text` with every finding (of `kinds`, default all) replaced by its placeholder,
     and the findings that were replaced (spans refer to the input text). `known`:
     (kind, value) found in the text this one was derived from (`sensitive_values`),
     replaced wherever they appear, spaced or not: a statement made from "account no.
     0012…" may keep the number without the label that made it sensitive."""
-    findings = [f for f in find_pii(text) if kinds is None or f.kind in kinds]
+    findings = [f for f in find_pii(text, field=field) if kinds is None or f.kind in kinds]
     out = text
     for f in reversed(findings):  # right to left: earlier spans stay valid
         out = out[:f.start] + f.placeholder + out[f.end:]
@@ -460,18 +480,54 @@ def for_sending(texts: Sequence[str], actions: Mapping[str, str]) -> list[str]:
     return [redact(t, kinds, known)[0] for t in texts]
 
 
+# A mapping's key that says what its value is ("password", "card_number", "user_email"):
+# the key's last words, as a label is the words before a value in text. A bare "key",
+# "token" or "id" names too much ("dedupe_key", "token_count", "message_id").
+_KEY_LABELS = [(kind, re.compile(r"(?:^|_)(?:" + alts + r")$")) for kind, alts in (
+    ("secret", r"password|passwd|pwd|passcode|passphrase|pin_code|pin_number|cvv|cvc|secret|"
+               r"client_secret|secret_key|api_key|apikey|access_key|private_key|"
+               r"access_token|auth_token|refresh_token|bearer_token|session_token|api_token|"
+               r"credentials?|密码|密钥"),
+    ("card", r"card|card_number|card_no|credit_card|cc_number|iban|account_number|"
+             r"bank_account|银行卡号?|卡号"),
+    ("id_number", r"ssn|passport|passport_number|passport_no|id_number|national_id|tax_id|"
+                  r"身份证号?"),
+    ("phone", r"phone|phone_number|mobile|telephone|手机号?|电话"),
+    ("email", r"email|e_mail|email_address|邮箱"))]
+
+
+def key_kind(key: str, value: Any) -> str | None:
+    """The kind of value a mapping's key says `value` is, or None. Shaped like one too: a
+    number holds six digits or more, an address an "@" ("phone": "iOS" is a platform);
+    a secret is any text or number but a flag ("secret": true)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
+        return None
+    norm = re.sub(r"[\s\-.]+", "_", re.sub(r"(?<=[a-z])(?=[A-Z])", "_", key)).lower()
+    kind = next((kind for kind, rx in _KEY_LABELS if rx.search(norm)), None)
+    text = str(value)
+    digits = sum(ch.isdigit() for ch in text)
+    if (kind == "email" and "@" not in text) or (kind in ("card", "id_number", "phone")
+                                                  and digits < 6):
+        return None
+    return kind
+
+
 def scrub(value: Any, kinds: set[str] | frozenset[str],
           known: Sequence[tuple[str, str]] = ()) -> Any:
     """`value` (text, or the lists and mappings of text that tags and metadata are) with
-    every string in it redacted (`redact`); anything else as it is."""
+    every string in it redacted (`redact`, as a field's value); a mapping's value whose key
+    names a hidden kind ("password", "card_number") replaced whole; anything else as it
+    is."""
     if isinstance(value, str):
         # A memory's id in metadata ("turn_id", "covers") is a reference, not text: changed,
         # it would point nowhere (and purge would not find what it links).
-        return redact(value, kinds, known)[0] if kinds and not is_id(value) else value
+        return redact(value, kinds, known, field=True)[0] if kinds and not is_id(value) \
+            else value
     if isinstance(value, list | tuple):
         return type(value)(scrub(x, kinds, known) for x in value)
     if isinstance(value, dict):
-        return {k: scrub(x, kinds, known) for k, x in value.items()}
+        return {k: PLACEHOLDERS[kind] if (kind := key_kind(str(k), x)) in kinds
+                else scrub(x, kinds, known) for k, x in value.items()}
     return value
 
 
