@@ -112,6 +112,9 @@ def test_a_label_that_names_a_row_or_a_field_is_not_a_credential(text: str) -> N
 def test_a_credential_after_its_label_is_still_one() -> None:
     assert redact("my api key is sk_live_abcdefghij1234567890")[0] == "my api key is [SECRET]"
     assert redact("wifi password: Zq9-vault")[0] == "wifi password: [SECRET]"
+    assert redact("Authorization: Bearer abcDEF123456ghiJKL789")[0] == \
+        "Authorization: Bearer [SECRET]"
+    assert find_pii("the bearer of bad news is here") == []
 
 
 def test_what_a_proposal_carries_keeps_its_ids_and_loses_its_secrets(vault: Vault) -> None:

@@ -228,7 +228,7 @@ _SECRET_LABEL = (r"(?i:(?<![A-Za-z\[])(?:(?P<pin>pin\s*码|(?<!postal\s)(?<!zip\
                  r"locker)|门禁码|门禁密码|开门码|门锁码|解锁码)"
                  r"|(?P<key>(?:api|access|secret|private|client|app|auth|bearer|refresh|"
                  r"session|bot|personal\s+access|deploy)[\s_-]*(?:key|token|secret)"
-                 r"(?:[\s_-]*id)?|secret[\s_-]*id|secret|token|key|ak|sk|密钥|秘钥|令牌|api\s*key)"
+                 r"(?:[\s_-]*id)?|secret[\s_-]*id|secret|token|key|ak|sk|bearer|密钥|秘钥|令牌|api\s*key)"
                  r"|pass(?:word|code|phrase)|passwd|pwd|pw)(?![A-Za-z_])|支付密码|取款密码|登录密码|"
                  r"开机密码|密码|口令)")
 _SECRET_RX = re.compile(
