@@ -150,3 +150,38 @@ def test_an_export_whose_messages_have_numeric_ids_imports_whole(
     assert got["turn"].source_ref == f"discord:1189203746829234171/{SNOWFLAKE}"
     stmt = next(m for k, m in got.items() if k != "turn")
     assert b.get(me, stmt.metadata["turn_id"]).id == got["turn"].id
+
+
+# --- a second audit, through every face (the faces agreed; these are the core's) -------
+
+@pytest.mark.parametrize("meta, kept", [
+    ({"password": ["Hunter2!x9"]}, {"password": "[SECRET]"}),
+    ({"credentials": {"user": "dana", "pass": "Hunter2!x9"}}, {"credentials": "[SECRET]"}),
+    ({"pin": "4821", "password2": {"current": "Hunter2!x9"}},
+     {"pin": "[SECRET]", "password2": "[SECRET]"}),
+    ({"api_key": "none", "password": "correct", "secret": "yes"},
+     {"api_key": "none", "password": "correct", "secret": "yes"}),
+    ({"alice@example.com": "owner", SNOWFLAKE: "k"}, {"[EMAIL]": "owner", SNOWFLAKE: "k"})])
+def test_what_a_key_holds_or_is(meta: dict[str, Any], kept: dict[str, Any]) -> None:
+    assert scrub(meta, {"secret", "card", "email", "phone", "id_number"}) == kept
+
+
+@pytest.mark.parametrize("value, out", [
+    ("4111-1111-1111-1111", "[CARD]"), ("card:4111111111111111", "card:[CARD]"),
+    ("4111111111111111", "4111111111111111"), (SNOWFLAKE, SNOWFLAKE)])
+def test_a_field_written_as_a_card_is_one(value: str, out: str) -> None:
+    assert redact(value, {"card"}, field=True)[0] == out
+
+
+def test_a_message_id_is_a_field_and_a_password_with_a_bang_is_one_word(vault: Vault) -> None:
+    me = Scope("acme", "gina")
+    vault.observe(me, [{"role": "user", "content": "I enjoy rowing", "id": "+44 7700 900123",
+                        "name": "+44 7700 900123"}])
+    vault.observe(me, [{"role": "user", "id": SNOWFLAKE,
+                        "content": "my wifi password is Zebra7!Quux and I like tea"}])
+    mems = vault.list(me, limit=20)
+    ids = {m.metadata.get("message_id") for m in mems}
+    assert ids == {"[PHONE]", SNOWFLAKE}
+    # One sentence: no memory keeps the password's tail ("Quux and I like tea").
+    assert {m.content.casefold() for m in mems} == {
+        "i enjoy rowing", "my wifi password is [secret] and i like tea"}

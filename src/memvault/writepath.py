@@ -32,7 +32,7 @@ from .extract.slots import SLOTS, SlotRegistry
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
-from .safety.pii import for_sending, hidden_kinds, redact, scrub_around, sensitive_values
+from .safety.pii import for_sending, hidden_kinds, redact, scrub, scrub_around, sensitive_values
 from .statementscore import judged
 from .store import ListFilter
 from .threadtopic import Line, thread_lines, with_rest
@@ -101,8 +101,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             policy: gate.GatePolicy | None = None) -> ObserveResult:
     from .extract import load_extractor
 
-    sc = v.scope(scope)
-    actor_role = v.actor(actor_role, "actor_role")
+    sc, actor_role = v.scope(scope), v.actor(actor_role, "actor_role")
     msgs, ref = check_observe(messages, source_ref)
     # A spec ("rules", "llm:MODEL"; the strategy file's by default) or an object's extract().
     extractor = eng.core.strategy.write.extractor if extractor is None else extractor
@@ -111,6 +110,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")
     policy = policy or gate_policy(eng)
+    msgs = [replace(m, id=scrub(m.id, hidden_kinds(policy.pii))) for m in msgs]  # a field
     # An extractor that sends the conversation away (`remote`: an LLM endpoint) never sees a
     # value the policy redacts. The rules' own extract() also offers what they read neither way.
     read = msgs if not getattr(ext, "remote", False) else [replace(m, content=t) for m, t in zip(

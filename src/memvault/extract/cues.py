@@ -463,8 +463,10 @@ STRIP_LEAD_EN = re.compile(
     r"(?:remember (?:that\s+)?|keep in mind (?:that\s+)?|note that\s+)?", re.I)
 STRIP_LEAD_ZH = re.compile(r"^\s*(?:请|麻烦)?(?:记住|记得|别忘了)[，,:：\s]*")
 
-# (not the full stop of a title before a name: "My dentist is Dr. Smith")
-_SENTENCE_END = re.compile(r"[。！？!?\n]+|(?<!\b[DdMm]r)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)"
+# (not the full stop of a title before a name: "My dentist is Dr. Smith"; not a "!" or
+# "?" inside a word: "Zebra7!Quux", a password, is one token)
+_SENTENCE_END = re.compile(r"(?:[。！？\n]|[!?](?![A-Za-z0-9]))+|"
+                           r"(?<!\b[DdMm]r)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)"
                            r"\.(?=\s|$)|…+")
 
 

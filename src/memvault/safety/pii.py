@@ -263,6 +263,7 @@ _NOT_SECRET_KEY = re.compile(
     r"(?i:(?<![A-Za-z])(?:idempotency|dedupe?|cache|sort|partition|primary|foreign|object|"
     r"routing|lookup|hash|shard|row|unique|index|composite|search|cursor|pagination|page|"
     r"next|continuation|sync|correlation|trace|request)[\s_-]?$)")
+_NO_VALUE = frozenset("none null nil n/a na - yes no true false unset redacted hidden".split())
 _HAN = re.compile(r"[\u2e80-\u9fff]")
 _KEY_VALUE = re.compile(r"[A-Za-z0-9_\-+/=~.]{16,512}")
 _NEGATED = re.compile(r"[a-z]+n['’]t", re.I)
@@ -389,6 +390,16 @@ _DETECTORS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], bool]]] =
 _CHECKSUM_ONLY = frozenset({"card", "id_number"})
 
 
+_CARD_WORD = re.compile(r"(?i:(?:card|cc|visa|mastercard|amex|iban|ssn|passport|id)\W*$)")
+
+
+def _bare_id(text: str, m: re.Match[str]) -> bool:
+    """A run of digits in a one-token field value that nothing marks as a card or an ID:
+    not grouped by separators ("4111-1111-…" is written as a card) and not after a card
+    word ("card:4111…")."""
+    return m.group().isdigit() and not _CARD_WORD.search(text, 0, m.start())
+
+
 def find_pii(text: str, *, field: bool = False) -> list[PiiFinding]:
     """Every sensitive span in `text`, ordered by position, non-overlapping. `field`: the
     text is a structured field's value (a tag, a metadata string, a source reference),
@@ -404,10 +415,8 @@ def find_pii(text: str, *, field: bool = False) -> list[PiiFinding]:
     for kind, lo, hi in _labelled(norm):
         taken.append(PiiFinding(kind, index[lo], index[hi - 1] + 1))
     for kind, rx, valid in _DETECTORS:
-        if token and kind in _CHECKSUM_ONLY:
-            continue
         for m in rx.finditer(norm):
-            if not valid(m):
+            if not valid(m) or (token and kind in _CHECKSUM_ONLY and _bare_id(norm, m)):
                 continue
             start, end = index[m.start()], index[m.end() - 1] + 1
             if any(t.start < end and start < t.end for t in taken):
@@ -484,7 +493,8 @@ def for_sending(texts: Sequence[str], actions: Mapping[str, str]) -> list[str]:
 # the key's last words, as a label is the words before a value in text. A bare "key",
 # "token" or "id" names too much ("dedupe_key", "token_count", "message_id").
 _KEY_LABELS = [(kind, re.compile(r"(?:^|_)(?:" + alts + r")$")) for kind, alts in (
-    ("secret", r"password|passwd|pwd|passcode|passphrase|pin_code|pin_number|cvv|cvc|secret|"
+    ("secret", r"password|passwd|pwd|pass|passcode|passphrase|pin|pin_code|pin_number|cvv|cvc|"
+               r"secrets?|"
                r"client_secret|secret_key|api_key|apikey|access_key|private_key|"
                r"access_token|auth_token|refresh_token|bearer_token|session_token|api_token|"
                r"credentials?|密码|密钥"),
@@ -498,16 +508,24 @@ _KEY_LABELS = [(kind, re.compile(r"(?:^|_)(?:" + alts + r")$")) for kind, alts i
 
 def key_kind(key: str, value: Any) -> str | None:
     """The kind of value a mapping's key says `value` is, or None. Shaped like one too: a
-    number holds six digits or more, an address an "@" ("phone": "iOS" is a platform);
-    a secret is any text or number but a flag ("secret": true)."""
-    if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
+    number holds six digits or more, an address an "@" ("phone": "iOS" is a platform), a
+    PIN four digits ("pin": 1 is a flag); a secret is any text or number but a flag or a
+    word that says what it is like ("password": "correct", "api_key": "none"). A list or
+    mapping under a secret's key ("credentials": {…}) is one whole."""
+    if isinstance(value, bool) or value in ("", [], {}) or value is None:
         return None
     norm = re.sub(r"[\s\-.]+", "_", re.sub(r"(?<=[a-z])(?=[A-Z])", "_", key)).lower()
+    norm = norm.rstrip("0123456789_")  # "password2"
     kind = next((kind for kind, rx in _KEY_LABELS if rx.search(norm)), None)
+    if not isinstance(value, str | int | float):
+        return kind if kind == "secret" and isinstance(value, list | tuple | dict) else None
     text = str(value)
     digits = sum(ch.isdigit() for ch in text)
     if (kind == "email" and "@" not in text) or (kind in ("card", "id_number", "phone")
                                                   and digits < 6):
+        return None
+    if kind == "secret" and (text.strip().lower() in _NOT_A_SECRET | _NO_VALUE or (
+            re.search(r"(?:^|_)pin$", norm) and digits < 4)):
         return None
     return kind
 
@@ -526,8 +544,9 @@ def scrub(value: Any, kinds: set[str] | frozenset[str],
     if isinstance(value, list | tuple):
         return type(value)(scrub(x, kinds, known) for x in value)
     if isinstance(value, dict):
-        return {k: PLACEHOLDERS[kind] if (kind := key_kind(str(k), x)) in kinds
-                else scrub(x, kinds, known) for k, x in value.items()}
+        # (a key is text too: "alice@example.com": "owner")
+        return {scrub(k, kinds, known): PLACEHOLDERS[kind] if (kind := key_kind(str(k), x))
+                in kinds else scrub(x, kinds, known) for k, x in value.items()}
     return value
 
 
