@@ -168,7 +168,8 @@ def test_what_a_key_holds_or_is(meta: dict[str, Any], kept: dict[str, Any]) -> N
 
 @pytest.mark.parametrize("value, out", [
     ("4111-1111-1111-1111", "[CARD]"), ("card:4111111111111111", "card:[CARD]"),
-    ("4111111111111111", "4111111111111111"), (SNOWFLAKE, SNOWFLAKE)])
+    ("4111111111111111", "4111111111111111"), (SNOWFLAKE, SNOWFLAKE),
+    (f"msgid{SNOWFLAKE}", f"msgid{SNOWFLAKE}"), (f"id:{SNOWFLAKE}", f"id:{SNOWFLAKE}")])
 def test_a_field_written_as_a_card_is_one(value: str, out: str) -> None:
     assert redact(value, {"card"}, field=True)[0] == out
 

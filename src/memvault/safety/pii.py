@@ -390,7 +390,8 @@ _DETECTORS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], bool]]] =
 _CHECKSUM_ONLY = frozenset({"card", "id_number"})
 
 
-_CARD_WORD = re.compile(r"(?i:(?:card|cc|visa|mastercard|amex|iban|ssn|passport|id)\W*$)")
+_CARD_WORD = re.compile(
+    r"(?i:(?<![A-Za-z])(?:card|cc|visa|mastercard|amex|iban|ssn|passport)\W*$)")
 
 
 def _bare_id(text: str, m: re.Match[str]) -> bool:
