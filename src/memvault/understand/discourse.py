@@ -169,8 +169,8 @@ _ABOUT = re.compile(
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
 
-_ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|"
-                   r"on\s+top\s+of\s+that)\b"
+_ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|alongside|"
+                   r"on\s+top\s+of)\b"
                    r"|\btoo\b(?=\s*(?:[.!,;)]|$))"
                    # one more of the kind: "又办了张卡", "新开了张卡", "多养了一只"
                    r"|又(?=买|开|办|养|报|加|添|订)|新[开办添]了?[一两]?[张个只台]|多[办开买养]了"
@@ -224,7 +224,10 @@ def beyond_change(text: str) -> str:
 # Said to be for this once only ("only today though", "just this once", "就今天"): not
 # even a short-lived memory.
 _ONLY_ONCE = re.compile(r"\b(?:only|just)\s+(?:today|tonight|this\s+(?:once|time|one))\b|"
-                        r"\btoday\s+only\b|仅此一次|就这一次|就今天|只是今天|只有今天", re.I)
+                        r"\btoday\s+only\b|仅此一次|就这一次|就今天|只是今天|只有今天"
+                        # "for today's delivery update only", "for tonight's call only"
+                        r"|\bfor\s+(?:today|tonight|tomorrow)['’]s\s+(?:[a-z-]+\s+){0,3}only\b",
+                        re.I)
 
 
 def only_once(text: str) -> bool:
@@ -413,8 +416,12 @@ _STAYS = re.compile(r"\b(?:still|(?:kept|keeping)\s+(?:my|our|the|it|them|that)\
                     r"not\s+giving\s+(?:that|it|them)\s+up|"
                     r"same\s+(?:as\s+(?:before|ever)|old)|(?:haven|hasn|didn|won)['’]?t\s+"
                     r"(?:moved|changed?)|not\s+(?:moving|changing|switching)|"
-                    r"nothing(?:['’]s|\s+has|\s+is)?\s+chang(?:ed|ing))\b|"
-                    r"还在|还是(?![^，。！？]{0,12}吧)|没搬|没动|没变|没换|没改|依旧|照旧|不变",
+                    r"nothing(?:['’]s|\s+has|\s+is)?\s+chang(?:ed|ing)|"
+                    # a change said not to be meant: "not actually going to switch"
+                    r"not\s+(?:really\s+|actually\s+)?(?:going\s+to|gonna|planning\s+to)\s+"
+                    r"(?:switch|change|move|swap|replace))\b|"
+                    r"还在|还是(?![^，。！？]{0,12}吧)|没搬|没动|没变|没换|没改|依旧|照旧|不变|"
+                    r"(?:不是真的?|不会|不打算|不准备|没打算|没想)要?[换搬改转]",
                     re.I)
 # Clauses: punctuation, a dash, an emoji, or the space chat puts between Chinese phrases.
 _PARTS = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]|\s[—–-]+\s|"
