@@ -158,6 +158,10 @@ def test_a_sample_keeps_and_sends_no_value_the_write_policy_hides(
     assert v.judge_online().judged == 1
     asked = json.dumps(chat.messages(-1), ensure_ascii=False)
     assert card not in asked and pin not in asked and "where does the user live?" in asked
+    # An answer of one token is still speech: a bare card number in it is one.
+    r = v.context(ME, "which card is on file?")
+    assert v.record_answer(ME, r.trace_id, "4111111111111111")["sampled"] is True
+    assert v.online_eval_sample(ME, r.trace_id)["answer"] == "[CARD]"
 
 
 def test_a_malformed_judgement_is_a_failed_sample_not_a_verdict(

@@ -101,6 +101,7 @@ def test_a_queued_write_holds_no_value_the_policy_redacts(new_db: Callable[[], s
                                                            tmp_path: Path) -> None:
     db = new_db()
     card, pin = "4111 1111 1111 1111", "Zq9!vault-door"
+    snowflake = "412345678901234561"
     a = Server(db, extra=["--no-worker"], log=tmp_path / "server.log")
     try:
         with a.client(a.admin_key) as c:
@@ -110,16 +111,23 @@ def test_a_queued_write_holds_no_value_the_policy_redacts(new_db: Callable[[], s
                              {"role": "assistant", "content": f"Noted {pin}, thanks"}]})
             assert r.status_code == 202, r.text
             r = c.post("/v1/propose", params={"user": "alice", "async": "true"}, json={
-                "content": "The user likes green tea", "reason": f"said card {card}"})
+                "content": "The user likes green tea", "reason": f"said card {card}",
+                "metadata": {"msg": snowflake}})
+            assert r.status_code == 202, r.text
+            # A statement of one token is still speech; a metadata id of one token is a
+            # field, kept as it is (a Discord message id that passes Luhn).
+            r = c.post("/v1/propose", params={"user": "alice", "async": "true"}, json={
+                "content": card.replace(" ", "")})
             assert r.status_code == 202, r.text
     finally:
         a.stop()
     rows = query(db, "SELECT payload FROM jobs")
-    assert len(rows) == 2
+    assert len(rows) == 3
     for (payload,) in rows:
         text = payload if isinstance(payload, str) else json.dumps(payload)
-        assert card not in text and pin not in text
+        assert card not in text and pin not in text and card.replace(" ", "") not in text
     assert "I like tea" in json.dumps([r[0] for r in rows], default=str)
+    assert snowflake in json.dumps([r[0] for r in rows], default=str)
     # The worker then runs them as queued: nothing of the values reaches the store.
     b = Server(db, log=tmp_path / "server.log")
     try:
@@ -131,3 +139,5 @@ def test_a_queued_write_holds_no_value_the_policy_redacts(new_db: Callable[[], s
         b.stop()
     stored = json.dumps(query(db, "SELECT content FROM memories"), default=str)
     assert "I like tea" in stored and card not in stored and pin not in stored
+    assert card.replace(" ", "") not in stored
+    assert snowflake in json.dumps(query(db, "SELECT metadata FROM memories"), default=str)

@@ -29,7 +29,7 @@ from .errors import ConflictError, MemvaultError, NotFoundError, StoreError, Val
 from .ids import new_id
 from .llmjudge import Judgement, LLMJudge
 from .model import Hit, Scope
-from .safety.pii import hidden_kinds, scrub
+from .safety.pii import hidden_kinds, redact
 
 log = logging.getLogger("memvault.onlineeval")
 
@@ -84,7 +84,8 @@ def sample(core: Core, scope: Any, question: str, trace_id: str | None,
 def _kept(core: Core, text: str) -> str:
     """`text` as a sample keeps it (and the judge reads it): without the values of the
     kinds the write policy hides, as a turn and a traced query are kept."""
-    return scrub(text, hidden_kinds(dict(core.strategy.write.pii)))
+    kinds = hidden_kinds(dict(core.strategy.write.pii))
+    return redact(text, kinds)[0] if kinds and isinstance(text, str) else text
 
 
 def record_answer(core: Core, scope: Any, trace_id: Any, answer: Any) -> dict[str, Any]:

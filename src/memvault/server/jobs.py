@@ -20,7 +20,7 @@ from .. import agentpolicy
 from .. import validate as v
 from ..errors import MemvaultError, StoreError, ValidationError
 from ..model import Scope
-from ..safety.pii import redacted_kinds, scrub, sensitive_values
+from ..safety.pii import redact, redacted_kinds, scrub, sensitive_values
 from ..timeutil import now_ms
 from ..vault import Vault
 from ..writepath import check_observe
@@ -67,7 +67,16 @@ def queued_args(vault: Vault, kind: str, args: dict[str, Any]) -> dict[str, Any]
     kinds = redacted_kinds(vault.strategy.write.pii.model_dump())
     said = [m["content"] for m in args.get("messages") or ()
             if isinstance(m, dict) and isinstance(m.get("content"), str)]
-    return scrub(args, kinds, sensitive_values(said, kinds))
+    known = sensitive_values(said, kinds)
+    out = scrub(args, kinds, known)  # its fields: a one-token id stays as it is
+    # What is said (a message, a statement) is speech: a bare number in it is read as one.
+    for m in out.get("messages") or ():
+        if isinstance(m, dict) and isinstance(m.get("content"), str):
+            m["content"] = redact(m["content"], kinds, known)[0]
+    for key in ("content", "source_text"):
+        if isinstance(out.get(key), str):
+            out[key] = redact(out[key], kinds, known)[0]
+    return out
 
 
 def summary(kind: str, result: dict[str, Any]) -> dict[str, Any]:
