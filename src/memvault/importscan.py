@@ -32,7 +32,7 @@ from .portability import Line
 from .reads import records
 from .reads.related import NOT_MATCHED
 from .safety.instructions import scan as instruction_scan
-from .safety.pii import find_pii, key_kind, redact
+from .safety.pii import find_pii, keyed_kinds, redact
 from .understand.relate import Match, Relation, relate, restates
 from .understand.stance import polarity
 from .understand.topics import topic_of
@@ -296,7 +296,7 @@ class _Scan:
         fields = [*m.tags, m.source_ref or "", *_strings(m.metadata)]
         kinds = sorted({f.kind for t in texts for f in find_pii(t)}
                        | {f.kind for t in fields for f in find_pii(t, field=True)}
-                       | set(_keyed_kinds(m.metadata)))
+                       | set(keyed_kinds(m.metadata)))
         flagged = [k for k in kinds if self.policy.pii_action(k) != "allow"]
         if flagged:
             redacted = staged and any(self.policy.pii_action(k) == "redact" for k in flagged)
@@ -312,19 +312,6 @@ class _Scan:
             return text
         kinds = {f.kind for f in find_pii(text) if self.policy.pii_action(f.kind) != "allow"}
         return redact(text, kinds)[0] if kinds else text
-
-
-def _keyed_kinds(value: Any) -> list[str]:
-    """The kinds the keys of `value`'s mappings say their values are."""
-    out: list[str] = []
-    if isinstance(value, dict):
-        for key, x in value.items():
-            if kind := key_kind(str(key), x):
-                out.append(kind)
-            out += _keyed_kinds(x)
-    elif isinstance(value, list | tuple):
-        out = [k for x in value for k in _keyed_kinds(x)]
-    return out
 
 
 def _strings(value: Any) -> list[str]:

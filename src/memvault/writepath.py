@@ -1,4 +1,4 @@
-"""The gated write path: observe() and the review queue, over the write core.
+"""The gated write path: observe() and propose(), over the write core.
 
 observe(scope, messages) keeps every raw turn (kind `turn`, never gated: nothing an
 extractor misses is lost), extracts candidate memories, and passes each through the gate
@@ -10,9 +10,7 @@ extractor misses is lost), extracts candidate memories, and passes each through 
     block         -> a `blocked` revision on the frozen target (state unchanged)
     reject        -> nothing written; the reasons are in the result
 
-Pending memories are never served by recall or context. review_approve applies a staged
-candidate through the same commit path (updating its target slot when it has one);
-review_reject keeps it with status `rejected` and the reason.
+Pending memories are never served by recall or context; review.py approves or rejects them.
 """
 
 from __future__ import annotations
@@ -32,6 +30,7 @@ from .extract.slots import SLOTS, SlotRegistry
 from .ids import content_hash
 from .model import Kind, Memory, Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
+from .safety import pii
 from .safety.pii import for_sending, hidden_kinds, redact, scrub, scrub_around, sensitive_values
 from .statementscore import judged
 from .store import ListFilter
@@ -110,7 +109,8 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")
     policy = policy or gate_policy(eng)
-    msgs = [replace(m, id=scrub(m.id, hidden_kinds(policy.pii))) for m in msgs]  # a field
+    hide = hidden_kinds(policy.pii)
+    msgs = [replace(m, id=scrub(m.id, hide)) for m in msgs]  # a message id is a field
     # An extractor that sends the conversation away (`remote`: an LLM endpoint) never sees a
     # value the policy redacts. The rules' own extract() also offers what they read neither way.
     read = msgs if not getattr(ext, "remote", False) else [replace(m, content=t) for m, t in zip(
@@ -133,7 +133,6 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     # never reach the store, even in a turn; nor do "stage" kinds, whose value waits for a
     # reviewer in the staged candidate. A value found in one message is hidden in all.
     origin = {"user": "user_explicit", "tool": "tool"}
-    hide = hidden_kinds(policy.pii)
     carried = tuple(sensitive_values([m.content for m in msgs]))
 
     def kept(text: str, field: bool = False) -> str:
@@ -327,7 +326,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     tags, metadata, reason, source_ref = scrub_around((tags, metadata, reason, source_ref),
                                                       policy.pii, [c.content, c.source_text or ""],
                                                       carried_pii)
-    hide = {k for k, a in policy.pii.items() if a == "redact"}
+    hide = pii.redacted_kinds(policy.pii)
     extra = candidate_metadata(c, metadata)
     retraction = getattr(c, "retraction", None)
     soft = "plan_off" in (getattr(c, "flags", None) or [])  # a plan said to be off

@@ -38,6 +38,7 @@ __all__ = [
     "find_pii",
     "hidden_kinds",
     "key_kind",
+    "keyed_kinds",
     "luhn_ok",
     "redact",
     "redacted_kinds",
@@ -263,7 +264,9 @@ _NOT_SECRET_KEY = re.compile(
     r"(?i:(?<![A-Za-z])(?:idempotency|dedupe?|cache|sort|partition|primary|foreign|object|"
     r"routing|lookup|hash|shard|row|unique|index|composite|search|cursor|pagination|page|"
     r"next|continuation|sync|correlation|trace|request)[\s_-]?$)")
-_NO_VALUE = frozenset("none null nil n/a na - yes no true false unset redacted hidden".split())
+# What a key's value says when it is no secret: what one is like, or that there is none.
+_NOT_A_SECRET_VALUE = _NOT_A_SECRET | frozenset(
+    "none null nil n/a na - yes no true false unset redacted hidden".split())
 _HAN = re.compile(r"[\u2e80-\u9fff]")
 _KEY_VALUE = re.compile(r"[A-Za-z0-9_\-+/=~.]{16,512}")
 _NEGATED = re.compile(r"[a-z]+n['’]t", re.I)
@@ -525,10 +528,23 @@ def key_kind(key: str, value: Any) -> str | None:
     if (kind == "email" and "@" not in text) or (kind in ("card", "id_number", "phone")
                                                   and digits < 6):
         return None
-    if kind == "secret" and (text.strip().lower() in _NOT_A_SECRET | _NO_VALUE or (
+    if kind == "secret" and (text.strip().lower() in _NOT_A_SECRET_VALUE or (
             re.search(r"(?:^|_)pin$", norm) and digits < 4)):
         return None
     return kind
+
+
+def keyed_kinds(value: Any) -> list[str]:
+    """The kinds the keys of `value`'s mappings (metadata, nested) say their values are."""
+    out: list[str] = []
+    if isinstance(value, dict):
+        for key, x in value.items():
+            if kind := key_kind(str(key), x):
+                out.append(kind)
+            out += keyed_kinds(x)
+    elif isinstance(value, list | tuple):
+        out = [k for x in value for k in keyed_kinds(x)]
+    return out
 
 
 def scrub(value: Any, kinds: set[str] | frozenset[str],
