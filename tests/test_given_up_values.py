@@ -3,8 +3,10 @@
 - "quit low-carb, I'm eating paleo now": the value given up and, in another clause, what
   holds now in words no slot value names. The sentence is one statement, matched by
   meaning: it becomes the slot memory's next version, and the slot (whose value would be
-  stale) is dropped from it, its key kept as the topic. The value given up alone ("I quit
-  low-carb") names no new value: staged, as the seed's rule for an update says.
+  stale) is dropped from it, its key kept as the topic. The value held, given up alone ("I
+  quit low-carb"), is the same memory's change (want / don't want, issue 18): applied the
+  same way when the user says it; put as a command ("update: I quit low-carb") it has no
+  complete object and value, and is staged, as the seed's rule for an update says.
 - A value the user says they do not handle ("短信我从来不看") is not one they ask for.
 - "别…了" ("stop …") is a change: a memory an app stored by hand that it names is updated.
 - A slot's negation is worded for the prompt; its key never is.
@@ -46,11 +48,20 @@ def test_a_value_given_up_with_what_holds_now_becomes_the_next_version(
     assert was.state is not None and was.state["value"] == old.value  # history keeps it
 
 
-def test_a_value_given_up_alone_is_staged_as_incomplete(vault: Vault) -> None:
-    say(vault, "I'm on a low-carb diet")
+def test_the_value_held_given_up_alone_is_its_next_version(vault: Vault) -> None:
+    (first,) = say(vault, "I'm on a low-carb diet")
     (o,) = say(vault, "I quit low-carb")
-    assert (o["action"], o["reasons"]) == ("stage", ["incomplete_update"])
-    assert o["content"] == "The user's diet is no longer low-carb"
+    assert (o["action"], o["memory_id"]) == ("updated", first["memory_id"])
+    new = vault.get(ME, first["memory_id"])
+    assert new.content == "The user's diet is no longer low-carb"  # worded for the prompt
+    assert (new.slot, new.value, new.topic) == (None, None, "diet.restriction")
+
+
+def test_a_value_given_up_as_a_command_is_staged_as_incomplete(vault: Vault) -> None:
+    (first,) = say(vault, "I'm on a low-carb diet")
+    (o,) = say(vault, "update: I quit low-carb")
+    assert o["action"] == "stage" and "incomplete_update" in o["reasons"]
+    assert vault.get(ME, first["memory_id"]).version == 1
 
 
 @pytest.mark.parametrize("line, value", [

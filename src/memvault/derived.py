@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .layers.graphvocab import is_self
-from .model import Kind, Memory, Scope
+from .model import Kind, Memory, Scope, Status
 from .store import ListFilter
 from .turnnotes import TURN_TAG, turn_id
 
@@ -109,4 +109,30 @@ def traces_quoting(store: Any, turn: Memory) -> list[str]:
         q = str(t.get("query") or "").strip()
         if q and (text in q or q in text):
             out.append(str(t["trace_id"]))
+    return out
+
+
+def facts_from(reads: Any, user: Scope, mems: list[Memory]) -> dict[str, list[str]]:
+    """memory id -> the live graph facts read from it, or read from the same words of the
+    turn it came from (a retraction takes them along; the turn itself stays). `reads`:
+    the read core."""
+    if not mems:
+        return {}
+    by_source: dict[str, list[Memory]] = {}
+    for r in reads.list(user, ListFilter(kind=Kind.RELATION.value,
+                                         status=Status.ACTIVE.value, limit=100_000)):
+        src = r.metadata.get("source_memory")
+        if isinstance(src, str):
+            by_source.setdefault(src, []).append(r)
+    out: dict[str, list[str]] = {}
+    for m in mems:
+        ids = [r.id for r in by_source.get(m.id, [])]
+        turn = m.metadata.get("turn_id")
+        said = m.source_text or m.content
+        for r in by_source.get(turn, []) if isinstance(turn, str) else []:
+            span = r.metadata.get("source_text")
+            if isinstance(span, str) and span and (span in said or said in span):
+                ids.append(r.id)
+        if ids:
+            out[m.id] = ids
     return out

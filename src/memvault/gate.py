@@ -65,10 +65,18 @@ from .gatetypes import (
 from .model import Kind, Source
 from .safety.instructions import InstructionFinding, scan
 from .safety.pii import PiiFinding, find_pii, redact, value_in, values_found
-from .understand.relate import Match, Related, Relation, adds_to, relate, says_again
+from .understand.relate import (
+    Match,
+    Related,
+    Relation,
+    adds_to,
+    frozen_in_question,
+    relate,
+    says_again,
+)
 
 __all__ = ["SOURCE_RANK", "STAGE_REASONS", "Action", "Candidate", "Decision", "GatePolicy",
-           "GateState", "MemoryView", "Reason", "Screened", "decide", "screen"]
+           "GateState", "MemoryView", "Reason", "Screened", "decide", "rejects_held", "screen"]
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -82,6 +90,14 @@ def _same_value(a: Any, b: Any) -> bool:
     if isinstance(a, str) and isinstance(b, str):
         return _norm(a) == _norm(b)
     return bool(a == b) and type(a) is type(b)
+
+
+def rejects_held(rejected: Any, held: Any) -> bool:
+    """Is the value a statement rejects without naming another ("no more push
+    notifications", "别叫我小王了") the one held, or one of those held?"""
+    if rejected is None or held is None:
+        return False
+    return any(_same_value(rejected, h) for h in (held if isinstance(held, list) else [held]))
 
 
 def _claims_equal(content: str, value: Any, view: MemoryView) -> bool:
@@ -224,11 +240,16 @@ def _relation(c: Candidate, cur: MemoryView | None, state: GateState,
     # (not active) value, which the slot rules handle.
     matches = [Match(view.id, view.content, score, dense, view.id in state.linked,
                      view.source_text or "", view.id in state.topical,
-                     state.topical.get(view.id, False))
+                     state.topical.get(view.id, False), view.frozen)
                for view, score, dense in state.matches
                if not (c.slot is not None and view.slot is not None)]
-    return relate(c.source_text or c.content, matches, retraction=c.retraction,
-                  soft=c.soft_retraction, thresholds=policy.thresholds)
+    said = c.source_text or c.content
+    rel = relate(said, matches, retraction=c.retraction, soft=c.soft_retraction,
+                 thresholds=policy.thresholds)
+    if rel.relation == Relation.NEW and c.retraction is None and (
+            held := frozen_in_question(said, matches, policy.thresholds)) is not None:
+        return Related(Relation.UPDATE, held.id)  # the frozen memory blocks it
+    return rel
 
 
 # --- the decision --------------------------------------------------------------------------

@@ -8,6 +8,11 @@ not as the whole line: the reasons and the value given up stay out of what is se
 (understand/ellipsis.py reads the value). Prepared before the write transaction, with its
 vectors, for the memory the lookup found closest; the write path uses it only when the
 gate updates that memory.
+
+Likewise a sentence that goes on about the change its message has just made, with no
+marker of a change of its own ("got moved to day shift permanently. so my sleep schedule
+is finally human again"): it adds to that change, so the memory's new version is the
+change with the sentence after it (`extended`), not the sentence alone in its place.
 """
 
 from __future__ import annotations
@@ -61,3 +66,20 @@ def prepared(eng: Any, said: str, slot: str | None, found: list[Any]) -> Swapped
     if new is None:
         return None
     return Swapped(top.id, new[0], embedded(eng, [new[0]])[0][0], top.content)
+
+
+def extended(eng: Any, changed: Any, said: str) -> Swapped | None:
+    """`changed` (the memory the message's previous sentence just changed) with the
+    statement `said` (as screened) after it, or None when one already holds the other."""
+    if changed is None or changed.status != "active":
+        return None
+    have, add = changed.content.strip(), said.strip()
+    if not add or add.casefold() in have.casefold() or have.casefold() in add.casefold():
+        return None
+    joined = have if have[-1:] in ".!?。！？…" else have + ("。" if _cjk(have[-1]) else ".")
+    joined += ("" if _cjk(add[0]) else " ") + add
+    return Swapped(changed.id, joined, embedded(eng, [joined])[0][0], changed.content)
+
+
+def _cjk(ch: str) -> bool:
+    return "\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef"

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import agentpolicy, gate, slotnames, threadlinks, valueswap
 from . import validate as v
+from .derived import facts_from
 from .engine import Engine
 from .errors import ConflictError, ValidationError
 from .extract.candidate import candidate_metadata
@@ -28,12 +29,11 @@ from .extract.replies import REPLY, said_before, turn_of, with_replies
 from .extract.rules import RuleExtractor
 from .extract.slots import SLOTS, SlotRegistry
 from .ids import content_hash
-from .model import Kind, Memory, Op, Revision, Scope, Status
+from .model import Op, Revision, Scope, Status
 from .reads.related import NOT_MATCHED
 from .safety import pii
 from .safety.pii import for_sending, hidden_kinds, redact, scrub, scrub_around, sensitive_values
 from .statementscore import judged
-from .store import ListFilter
 from .threadtopic import Line, thread_lines, with_rest
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
@@ -202,6 +202,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             # The reason for the change just made ("…I dislike it now. Too competitive,
             # too long."): kept only if it changes a memory itself (the turn keeps it).
             c = replace(c, tentative=True)
+        # A sentence that goes on about the change its message has just made, with no
+        # marker of a change of its own, adds to that change (valueswap.extended).
+        adds_on = changed[1][0] if changed[0] == turn and changed[1] \
+            and not marks_change(said) else None
         if not goes_on and thread and marks_change(said):
             # A thread: a later message of the same exchange that announces a change goes
             # on with what an earlier message changed ("腾讯视频会员我不续了" / "换成爱奇艺"):
@@ -209,7 +213,8 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             goes_on = thread[-1:]
         o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
                          policy=policy, metadata={"turn_id": turn} if turn else None,
-                         continues=goes_on, embedded=pre, screened=seen, thread=lines,
+                         continues=goes_on, adds_on=adds_on, embedded=pre, screened=seen,
+                         thread=lines,
                          slots=getattr(ext, "registry", None), carried_pii=carried)
         changed = (turn, [o.memory_id] if o.action == "updated" and o.memory_id else [])
         if o.action == "updated" and o.memory_id:
@@ -300,13 +305,14 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                  source_ref: str | None, policy: gate.GatePolicy,
                  tags: list[str] | None = None, metadata: dict[str, Any] | None = None,
                  reason: str | None = None, expected_version: int | None = None,
-                 continues: list[str] | None = None,
+                 continues: list[str] | None = None, adds_on: str | None = None,
                  embedded: tuple[dict[str, Any], Any] | None = None,
                  screened: gate.Screened | None = None,
                  thread: list[Line] | None = None, slots: SlotRegistry | None = None,
                  carried_pii: tuple[tuple[str, str], ...] = ()) -> Outcome:
     """`continues`: what earlier sentences of the message changed, which a later change
-    goes on with ("Dropped Spanish. It's Japanese on Duolingo now"). `embedded`,
+    goes on with ("Dropped Spanish. It's Japanese on Duolingo now"); `adds_on`, the memory
+    it changed when this sentence marks no change of its own. `embedded`,
     `screened`: what the caller's batch computed. `thread`: the rest of the message and
     the messages before it (threadtopic.py), whose named memory is offered."""
     refused, sc, stage = agentpolicy.gate_check(eng.core.strategy.agents, c.kind, c.source,
@@ -396,9 +402,11 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                              c.source_text or "") \
         if retraction and not soft and c.slot is None else []
     offered += [m.id for m in held if m.id not in offered]
-    derived = _made_from(eng, user, [r.memory for r in found] + held) \
+    derived = facts_from(eng.reads, user, [r.memory for r in found] + held) \
         if retraction is not None else {}
     swapped = valueswap.prepared(eng, screened.source_text or "", c.slot, found)
+    extended = valueswap.extended(eng, eng.reads.get(user, adds_on), screened.content) \
+        if adds_on and c.slot is None and retraction is None else None
     with eng.core.acting_as(actor_role), eng.core.store.transaction() as tx:
         eng.writes.check_sources(tx, sc, extra)
         slot = c.slot
@@ -425,14 +433,21 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                            if m.slot is None and m.kind not in NOT_MATCHED
                            and score >= policy.thresholds.second
                            and sets_slot(m.source_text or m.content, slot)), None)
-        if slot and c.value is None and (holder is None or in_words):
+        gives_up = holder is not None and "negative_only" in (getattr(c, "flags", None) or []) \
+            and gate.rejects_held(getattr(c, "replaces", None), holder.value)
+        if slot and c.value is None and (holder is None or in_words or gives_up):
             # "I don't want SMS any more" with nothing to change: keep it as a fact, do not
             # set the slot to an empty value. A value given up with what holds now said in
-            # words ("I quit keto, I'm doing Mediterranean now") changes the memory that
-            # holds the slot, found by the slot, not by meaning: offered as linked, so the
-            # change takes it (and a frozen one blocks it); the slot is dropped there.
+            # words ("I quit keto, I'm doing Mediterranean now"), or the value held given up
+            # alone ("no more push notifications" and "…notified by push"), changes the
+            # memory that holds the slot, found by the slot, not by meaning: offered as
+            # linked, so the change takes it (and a frozen one blocks it); the slot is
+            # dropped there. The value held, named as given up, is that memory's change
+            # by the statement's own words (no reading of its meaning decides it).
             if holder is not None:
                 offered = [holder.id, *(i for i in offered if i != holder.id)]
+            if gives_up:
+                cand = replace(cand, intent="update", intent_target=holder.id)
             slot, holder, active = None, None, None
         kind = c.kind or ("preference" if slot else "fact")
         cand = replace(cand, slot=slot, kind=kind)
@@ -460,10 +475,14 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         why = with_turn(why, extra.get("turn_id"))
         target = (tx.get(user, d.target_id, for_update=True)
                   if d.target_id and (active is None or d.target_id != active.id) else None)
-        if d.action == gate.Action.UPDATE and swapped and d.target_id == swapped.target_id \
-                and target is not None and target.content == swapped.based_on:
-            d = replace(d, content=swapped.content)  # the statement, its value swapped
-            vectors = swapped.vectors
+        for made in (swapped, extended):
+            if d.action == gate.Action.UPDATE and made and d.target_id == made.target_id \
+                    and target is not None and target.content == made.based_on:
+                d = replace(d, content=made.content)  # value swapped, or the change extended
+                vectors = made.vectors
+                if made is extended:  # still the value it was changed to
+                    slot, kind, d = target.slot, target.kind, replace(d, value=target.value)
+                break
         if d.action in (gate.Action.ADD, gate.Action.UPDATE):
             req = prepare(eng.core.clock, sc, d.content, slot=slot, value=d.value, kind=kind,
                           source=c.source, source_text=d.source_text,
@@ -568,31 +587,6 @@ def _resolved(eng: Engine, sc: Scope, c: Any, resolve: Callable[..., Any],
     return replace(c, intent=action, intent_target=target,
                    retraction=(c.retraction if c.retraction is not None else c.content)
                    if action == "forget" else c.retraction)
-
-
-def _made_from(eng: Engine, user: Scope, mems: list[Memory]) -> dict[str, list[str]]:
-    """memory id -> the live graph facts read from it, or read from the same words of
-    the turn it came from (a retraction takes them along; the turn itself stays)."""
-    if not mems:
-        return {}
-    by_source: dict[str, list[Memory]] = {}
-    for r in eng.reads.list(user, ListFilter(kind=Kind.RELATION.value,
-                                             status=Status.ACTIVE.value, limit=100_000)):
-        src = r.metadata.get("source_memory")
-        if isinstance(src, str):
-            by_source.setdefault(src, []).append(r)
-    out: dict[str, list[str]] = {}
-    for m in mems:
-        ids = [r.id for r in by_source.get(m.id, [])]
-        turn = m.metadata.get("turn_id")
-        said = m.source_text or m.content
-        for r in by_source.get(turn, []) if isinstance(turn, str) else []:
-            span = r.metadata.get("source_text")
-            if isinstance(span, str) and span and (span in said or said in span):
-                ids.append(r.id)
-        if ids:
-            out[m.id] = ids
-    return out
 
 
 __all__ = ["ObserveResult", "Outcome", "Revision", "gate_policy", "observe", "propose"]

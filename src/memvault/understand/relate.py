@@ -79,6 +79,7 @@ class Match:
     # that holds one value at a time, so a new value replaces the old one.
     topical: bool = False
     exclusive: bool = False
+    frozen: bool = False  # an operator froze it: its value is not to change unreviewed
 
     def names(self, statement: str) -> bool:
         """Do the statement and this memory, as stored or as said, name a thing in
@@ -337,6 +338,26 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
+
+
+def frozen_in_question(statement: str, matches: Sequence[Match],
+                       thresholds: Thresholds | None = None) -> Match | None:
+    """A frozen memory that `statement`, related as new, may still be changing: it says
+    it is a change ("I live in Marseille now", "use am/pm times from now on") and the
+    frozen memory is the one of its topic class, plainly close, or clearly the closest.
+    Evidence too weak to change an ordinary memory is enough to keep a second, newer
+    statement from standing beside a frozen one and contradicting it in the prompt."""
+    t = thresholds or Thresholds()
+    if not changes_mind(statement) or adds(statement) or restating(statement) \
+            or supposes(statement) or recounts(statement) or one_time(statement):
+        return None
+    ranked = sorted(matches, key=lambda m: -m.score)
+    kin = [m for m in ranked if m.exclusive]
+    for m in ranked:
+        if m.frozen and ((len(kin) == 1 and kin[0] is m) or m.score >= t.match
+                         or (m is ranked[0] and _leads(ranked, t))):
+            return m
+    return None
 
 
 _OWNED = re.compile(r"\b(?!(?:it|that|he|she|there|what|who|let|here|where)['’])"

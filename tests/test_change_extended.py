@@ -1,0 +1,70 @@
+"""A sentence that goes on about the change its own message has just made, with no marker
+of a change of its own, adds to that change (issue 18, found on the generalisation set's
+development half; tested here in wording of its own), on both backends.
+
+Before, the memory's new version was replaced again by the sentence after the change: "I
+play bass in the band" became "switched to drums…" and then "The neighbours hate me now",
+and the value the user changed to was gone from what is served.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Scope, Vault
+
+ME = Scope("acme", "ines")
+
+
+def _say(vault: Vault, text: str) -> None:
+    vault.observe(ME, [{"role": "user", "content": text}])
+
+
+def _stored(vault: Vault) -> list:
+    return [m for m in vault.list(ME, limit=50) if m.kind != "turn"]
+
+
+@pytest.mark.parametrize("given, line, new, then", [
+    ("I work the early shift at the bakery",
+     "switched to the late shift at the bakery for good. so lie-ins are back now",
+     "late shift", "lie-ins"),
+    ("I commute by train",
+     "switched to cycling to work this month. my legs hate me now haha",
+     "cycling", "legs"),
+    ("我住在杭州", "上个月搬到苏州了。现在每天通勤一个小时", "苏州", "通勤"),
+])
+def test_what_follows_a_change_is_kept_with_it(vault: Vault, given: str, line: str,
+                                               new: str, then: str) -> None:
+    _say(vault, given)
+    (m,) = _stored(vault)
+    _say(vault, line)
+    now = vault.get(ME, m.id)
+    assert now.status == "active" and now.version > 1
+    said = now.content.casefold()
+    assert new in said and then in said  # the change, and what follows it
+    assert _stored(vault) == [now]  # nothing beside it
+    # every step is a revision of its own: rolling back one step gives the change alone
+    changes = [r for r in vault.history(ME, m.id) if r.op == "update"]
+    assert changes and all(r.trigger_text for r in changes)
+
+
+def test_a_second_change_marked_as_such_still_replaces(vault: Vault) -> None:
+    # "no wait … make it" marks a change of its own: the first change is replaced, not
+    # extended (the value given up must not stay in what is served).
+    _say(vault, "Send my weekly report on Mondays")
+    (m,) = _stored(vault)
+    _say(vault, "move the report to tuesdays. no wait, make it wednesdays instead")
+    now = vault.get(ME, m.id)
+    assert "wednesday" in now.content.casefold()
+    assert "tuesday" not in now.content.casefold()
+
+
+def test_a_slot_value_changed_keeps_its_value_when_extended(vault: Vault) -> None:
+    _say(vault, "please reply in English")
+    (m,) = _stored(vault)
+    assert m.slot is not None
+    _say(vault, "could you start answering in german from now on? trying to actually "
+                "practise, i'm a beginner so keep the words simple")
+    now = vault.get(ME, m.id)
+    assert (now.slot, now.value) == (m.slot, "de")
+    assert "beginner" in now.content
