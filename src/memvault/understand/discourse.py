@@ -66,7 +66,9 @@ _CHANGE_ZH = (r"还是.{0,12}吧|算了|改(?!善|进|革)|换|不再|已经不|
               r"(?:放宽|收紧|调高|调低|提前|推迟|延后|延长|缩短|放|推|延|改)到|涨(?!知识)|降(?=了|价|到)|"
               r"调了|要调|"
               r"取消|"
-              r"停了|不干了|辞")
+              r"停了|不干了|辞|"
+              # a move to another employer, trade or school year ("跳槽到字节了", "娃升四年级了")
+              r"跳槽|转行|升职|晋升|入职|升(?:入|上)?[一二三四五六七八九]年级")
 _CHANGE = re.compile(rf"\b(?:{_CHANGE_EN})\b|(?:{_CHANGE_ZH})", re.I)
 
 # Taking a stored statement back: a memory verb, not a plain "never mind" (which also
