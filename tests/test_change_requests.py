@@ -91,6 +91,10 @@ def test_an_asked_change_that_matches_nothing_is_not_stored(vault: Vault) -> Non
      "My standup reminder should go off at 9:15 every weekday",
      "My standup reminder should go off at 9:50 every weekday"),
     ("把健身提醒挪到晚上7点半", "每天晚上6点提醒我去健身", "每天晚上7点半提醒我去健身"),
+    # a day of the week is a value of one kind too, in the form of the one it replaces
+    ("ugh no, tuesday clashes with choir. make it friday", "Water the plants on Tuesdays",
+     "Water the plants on Fridays"),
+    ("周二不行，改周四吧", "每周二下午打羽毛球", "每周四下午打羽毛球"),
 ])
 def test_a_change_keeps_its_statement_with_the_value_swapped(line: str, statement: str,
                                                              becomes: str) -> None:
@@ -108,9 +112,16 @@ def test_a_change_keeps_its_statement_with_the_value_swapped(line: str, statemen
      "I run 5 km every morning"),
     ("can you move the briefing to 8:15 and send it by email instead",  # a second change
      "Send my morning briefing on Slack at 7:30"),
+    ("make it friday", "My gym days are Monday, Wednesday and Friday"),  # which day?
 ])
 def test_no_swap_without_one_value_of_its_kind(line: str, statement: str) -> None:
     assert swap_in(line, statement) is None
+
+
+def test_a_bare_number_does_not_take_a_days_place() -> None:
+    # "make it 10" changes the hour, not the day, of "Mondays at 9am"
+    got = swap_in("no wait, make it 10am", "Send the digest on Mondays at 9am")
+    assert got is not None and got[0] == "Send the digest on Mondays at 10am"
 
 
 def test_an_update_stores_the_statement_with_its_new_value(vault: Vault) -> None:

@@ -27,6 +27,9 @@ ME = Scope("acme", "rui")
     ("嗯 9 点半吧", "每天晚上 10 点提醒我写日记", "每天晚上 9 点半提醒我写日记"),
     ("make it 20", "remind me 30 minutes before", "remind me 20 minutes before"),
     ("其实是 6 个小时", "我每天睡 7 个小时", "我每天睡 6 个小时"),
+    # a day of the week, written as the one it replaces
+    ("hmm, make it friday", "Send me the digest on Mondays", "Send me the digest on Fridays"),
+    ("还是周四吧", "每周二下午打羽毛球", "每周四下午打羽毛球"),
 ])
 def test_the_one_value_of_its_kind_is_swapped(line: str, statement: str, becomes: str) -> None:
     got = swap(line, statement)

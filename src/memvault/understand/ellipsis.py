@@ -93,13 +93,29 @@ class Value:
 
 
 def _numbers(text: str) -> list[Value]:
+    """Its numbers with their units, and its days of the week (a value of one kind too:
+    "make it thursday" for "the digest on Wednesdays", "改周五吧" for "每周三开例会")."""
     out = []
     for m in _NUMBER.finditer(text):
         unit = "money" if m.group("cur") else next((k for k in _UNITS if m.group(k)), None)
         if unit is None:  # "8:30" is a time of day without a unit
             unit = "clock" if ":" in m.group(2) else "number"
         out.append(Value(unit, m.group(0), m.start(), m.end(), (m.start(2), m.end(2))))
-    return out
+    out += [Value("weekday", m.group(0), m.start(), m.end(), (m.start(), m.end()))
+            for m in _WEEKDAY.finditer(text)]
+    return sorted(out, key=lambda v: v.start)
+
+
+_WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
+                      r"(?:周|星期|礼拜)[一二三四五六日天](?![一二三四五六日天])", re.I)
+
+
+def _as_day(new: str, old: str) -> str:
+    """`new` day in the form of the `old` it replaces: "Thursdays" for "Wednesdays"."""
+    if new[0] >= "\u2e80" or old[0] >= "\u2e80":
+        return new
+    new = new.rstrip("sS") + ("s" if old[-1:] in "sS" else "")
+    return new[0].upper() + new[1:].lower() if old[0].isupper() else new.lower()
 
 
 def _fits(new: str, old: Value) -> bool:
@@ -190,7 +206,8 @@ def _swap(line: str, statement: str, mine: Value) -> tuple[str, str, str] | None
         same = old_all
     else:
         old_all = _numbers(statement)
-        same = [o for o in old_all if o.kind == mine.kind or mine.kind == "number"]
+        same = [o for o in old_all if o.kind == mine.kind
+                or (mine.kind == "number" and o.kind != "weekday")]
     if len(same) != 1:
         return None
     old = same[0]
@@ -200,9 +217,10 @@ def _swap(line: str, statement: str, mine: Value) -> tuple[str, str, str] | None
         if statement[a:b] == new_text or not _fits(new_text, old):
             return None
         return statement[:a] + new_text + statement[b:], statement[a:b], new_text
-    if old.text.casefold().replace(" ", "") == mine.text.casefold().replace(" ", ""):
+    text = _as_day(mine.text, old.text) if mine.kind == "weekday" else mine.text
+    if old.text.casefold().replace(" ", "") == text.casefold().replace(" ", ""):
         return None
-    return statement[:old.start] + mine.text + statement[old.end:], old.text, mine.text
+    return statement[:old.start] + text + statement[old.end:], old.text, text
 
 
 def swap_in(line: str, statement: str) -> tuple[str, str, str] | None:
