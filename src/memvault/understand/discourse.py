@@ -189,9 +189,11 @@ _RESTATE = re.compile(
     r"still|always\s+(?:have|has|had)\s+been|as\s+i\s+always|reminder|"
     r"keep\s+(?:it|that|them|things)\s+(?:on|at|as|the\s+same|how)|leave\s+(?:it|that)\s+(?:on|at|as))\b"
     r"|保持不变|不用改了?|不改了|别改了"
-    r"|我说过|之前说过|说过了|(?<!以后)(?<!今后)(?<!往后)一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
+    r"|我说过|之前说过|说过了|(?:(?<![^，,。！!？?\s我都也就还])|(?<=这个)|(?<=那个))一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
     r"老规矩|老习惯|雷打不动|一如既往|[再在]强调|强调一下|重申|再说一遍|再说一次|提醒一下(?=[，,\s])|"
     r"to\s+repeat|just\s+to\s+be\s+clear|once\s+again", re.I)
+# ("一直" restates after the speaker or at a clause's start, "我一直不吃肉", "这个一直没变";
+# not what something else keeps doing, "手机一直响", nor "以后一直用浅色", "最近一直用Arc".)
 # One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
 _ONCE = re.compile(
     # ("as of this week", "starting this month", "从这周起": when a change starts)
@@ -488,9 +490,37 @@ def stops_only(text: str) -> bool:
             _WEAK.search(c) and not _STOPS.search(c) for c in _clauses(text))
 
 
+def stands_alone(text: str) -> bool:
+    """Does the sentence open with the speaker as its subject and refer back to nothing
+    ("I'm learning Japanese now", "我现在每天跑步"; not "it's Japanese now", "so my
+    sleep is better", "sleeping in the day now", "我很喜欢那边")? Said right after a
+    change, such a sentence is a statement of its own unless it is about the same thing."""
+    return bool(_SPEAKER_FIRST.match(text)) and not _BACK.search(text)
+
+
+_SPEAKER_FIRST = re.compile(r"\s*(?:(?:ok|okay|and|also|oh|so|btw|plus|lol|haha)[,!]?\s+)?"
+                            r"(?:I\b|I['’](?:m|ve|d|ll)\b|我(?!们))", re.I)
+_BACK = re.compile(r"\b(?:it|its|it['’]s|that|this|there|these|those|they|them)\b|"
+                   r"它|这|那", re.I)
+
+
 def adds(text: str) -> bool:
-    """Does the statement present itself as one more thing beside what is known?"""
-    return bool(_ALSO.search(text))
+    """Does the statement present itself as one more thing beside what is known? Not by
+    a clause about someone else: "…别夹英文术语了 我爸妈现在也用这个号" says the parents use
+    it too, not that the speaker adds one more thing."""
+    return any(_ALSO.search(c) and not _OTHERS_FIRST.match(c) for c in _ALSO_PARTS.split(text))
+
+
+# Clause bounds: punctuation, and a space between Chinese words (chat separates clauses so).
+_ALSO_PARTS = re.compile(r"[，,。！!？?；;]|\.(?:\s|$)|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+# A clause whose subject is someone else: a third person, or the speaker's people.
+_PEOPLE = (r"(?:wife|husband|partner|boyfriend|girlfriend|parents|mum|mom|dad|son|daughter|"
+           r"kids?|sister|brother|friends?|boss|manager|colleagues?|coworkers?|roommate|"
+           r"flatmate)")
+_OTHERS_FIRST = re.compile(
+    rf"\s*(?:(?:he|she|they)\b|(?:my|our)\s+{_PEOPLE}\b|"
+    r"他|她|它们|我们家的|(?:我|我们)?(?:的)?(?:爸妈|父母|爸爸|妈妈|爸|妈|老婆|老公|女儿|儿子|孩子|"
+    r"男朋友|女朋友|同事|朋友|室友|领导|老板|家人))", re.I)
 
 
 # A sentence that opens as one more thing ("also, …", "btw …", "另外…", "对了…"; not

@@ -1,0 +1,51 @@
+"""Two words that only count in the speaker's own clause (issue 18, found on the
+generalisation set's development half; tested here in wording of its own), on both
+backends:
+
+- "一直" says a thing is as it always was when the speaker says it of themselves ("我一直
+  不吃肉"), not when something else keeps doing it ("快递一直不到", "闹钟一直响"): before,
+  "推送以后别发了 闹钟一样一直响 烦死了" was read as a restatement and confirmed the very
+  memory it turns down;
+- "也" / "also" in a clause about someone else ("我老婆现在也用这个账号") says they do it too,
+  not that the speaker adds one more thing: before, such a line was kept beside the
+  memory it changes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Scope, Vault
+from memvault.understand.discourse import adds, restating
+
+ME = Scope("acme", "tao")
+
+
+@pytest.mark.parametrize("line, again", [
+    ("我一直不吃肉", True), ("这个一直没变", True), ("一直都是早上跑步", True),
+    ("快递一直不到，烦", False), ("闹钟一直响", False), ("以后一直用深色模式", False),
+    ("最近一直在用Notion", False),
+])
+def test_always_is_the_speakers_own(line: str, again: bool) -> None:
+    assert restating(line) is again
+
+
+@pytest.mark.parametrize("line, more", [
+    ("我也养了一只猫", True), ("I also play the cello", True),
+    ("别发英文了 我老婆现在也用这个账号", False),
+    ("no more English, my wife also reads these", False),
+])
+def test_also_is_the_speakers_own(line: str, more: bool) -> None:
+    assert adds(line) is more
+
+
+@pytest.mark.parametrize("given, line, word", [
+    ("我喜欢收到促销推送，经常看优惠", "促销推送以后别发了 闹钟一样一直响 烦死了", "别发"),
+    ("我不介意你回复时用表情", "回复里别再用表情了 我老婆现在也用这个账号 她嫌幼稚", "别再用"),
+])
+def test_the_memory_turned_down_is_changed(vault: Vault, given: str, line: str,
+                                           word: str) -> None:
+    m = vault.remember(ME, given).memory
+    vault.observe(ME, [{"role": "user", "content": line}])
+    now = vault.get(ME, m.id)
+    assert now.version == 2 and word in now.content
