@@ -68,3 +68,30 @@ def test_a_slot_value_changed_keeps_its_value_when_extended(vault: Vault) -> Non
     now = vault.get(ME, m.id)
     assert (now.slot, now.value) == (m.slot, "de")
     assert "beginner" in now.content
+
+
+@pytest.mark.parametrize("given, line, then, own", [
+    ("I live in Manchester", "moved to Leeds last month. I'm learning Japanese now",
+     "I moved to York", "japanese"),
+    ("我住在杭州", "上个月搬到苏州了。我现在每天跑步五公里", "我搬到无锡了", "跑步"),
+])
+def test_a_statement_of_its_own_after_a_change_is_kept_apart(vault: Vault, given: str,
+                                                             line: str, then: str,
+                                                             own: str) -> None:
+    # The speaker's own sentence about another thing (an audit found it merged into the
+    # home, then lost when the home changed again) is a memory of its own.
+    _say(vault, given)
+    (home,) = _stored(vault)
+    _say(vault, line)
+    _say(vault, then)
+    kept = [m for m in _stored(vault) if own in m.content.casefold()]
+    assert len(kept) == 1 and kept[0].id != home.id
+    assert own not in vault.get(ME, home.id).content.casefold()
+
+
+def test_a_statement_of_its_own_of_the_same_topic_is_the_new_value(vault: Vault) -> None:
+    _say(vault, "I'm learning Spanish on Duolingo")
+    (m,) = _stored(vault)
+    _say(vault, "Dropped Spanish. I'm learning Japanese now")
+    assert "Japanese" in vault.get(ME, m.id).content
+    assert [x.id for x in _stored(vault)] == [m.id]

@@ -3,11 +3,13 @@ blocked by that memory (issue 18, found on the generalisation set's development 
 tested here in wording of its own), on both backends.
 
 Before, the evidence was too weak to name the frozen memory as the change's target ("I
-live in Lisbon now" shares no word with "My home town is Porto"), so the statement was
+live in Cardiff now" shares no word with "My home city is Bristol"), so the statement was
 added beside it: the freeze held, yet a newer line contradicting it reached the prompt.
-Evidence that would only stage a change of an ordinary memory (its topic class, clear
-rank) is enough to block one of a frozen memory; a statement with no word of change, or
-one that says it adds, is still added.
+Evidence too weak to change an ordinary memory (the one memory of a topic class that holds
+one value at a time) is enough to block one of a frozen memory; rank alone is not (an
+audit found "I now volunteer at a shelter" blocked by a frozen "I work as a nurse" only
+because nothing else was stored), and a statement with no word of change, or one that says
+it adds, is still added.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ def _active(vault: Vault) -> list:
 
 
 @pytest.mark.parametrize("given, line", [
-    ("My home town is Porto", "I live in Lisbon now"),
+    ("My home city is Bristol", "I live in Cardiff now"),
+    ("My home town is Leeds", "I'm living in Bath now"),
     ("I prefer metric units", "give me imperial units from now on"),
     ("我住在成都", "现在住重庆了"),
 ])
@@ -46,6 +49,9 @@ def test_a_change_it_may_mean_is_blocked_by_the_frozen_memory(vault: Vault, give
 @pytest.mark.parametrize("given, line", [
     ("I'm allergic to peanuts", "I'm allergic to shellfish"),
     ("I'm allergic to peanuts", "I'm also allergic to shellfish now"),
+    ("I work as a nurse", "I now volunteer at an animal shelter on weekends"),
+    ("I work as a nurse", "I've now started a pottery evening class"),
+    ("我是一名护士", "我现在开始学陶艺了"),
 ])
 def test_what_is_not_said_as_a_change_is_still_added(vault: Vault, given: str,
                                                      line: str) -> None:
@@ -57,5 +63,5 @@ def test_what_is_not_said_as_a_change_is_still_added(vault: Vault, given: str,
 
 
 def test_without_a_freeze_the_same_line_is_not_blocked(vault: Vault) -> None:
-    _say(vault, "My home town is Porto")
-    assert "block" not in _say(vault, "I live in Lisbon now")
+    _say(vault, "My home city is Bristol")
+    assert "block" not in _say(vault, "I live in Cardiff now")

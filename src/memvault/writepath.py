@@ -37,7 +37,7 @@ from .statementscore import judged
 from .threadtopic import Line, thread_lines, with_rest
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
-from .understand.discourse import changes_mind, corrects, explains, marks_change, replaces, settles
+from .understand import discourse
 from .understand.relate import Thresholds, shares_words
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items, versioncap
@@ -187,9 +187,9 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         # Spanish. It's Japanese on Duolingo now"); a correction ("no wait, scratch that —
         # a cappuccino"), with what was just said, whether it added a memory or changed one.
         goes_on = (changed if changed[0] == turn else (None, []))[1] \
-            or (last if corrects(said) else [])
+            or (last if discourse.corrects(said) else [])
         lines: list[Line] = []
-        if replaces(said) or settles(said):
+        if discourse.replaces(said) or discourse.settles(said):
             # A replacement or a decision ("went with…", "定了"): what the conversation
             # named before this line may be what it replaces (threadtopic.py).
             if stored is None:
@@ -198,15 +198,15 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             lines = with_rest(thread_lines([(result.turns[i], m.content) for i, m in enumerate(
                 msgs[:at]) if m.role == "user"], stored), turn, getattr(
                     msgs[at] if at < len(msgs) else None, "content", ""), said)
-        if changed[0] == turn and changed[1] and c.slot is None and explains(said):
+        if changed[0] == turn and changed[1] and c.slot is None and discourse.explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,
             # too long."): kept only if it changes a memory itself (the turn keeps it).
             c = replace(c, tentative=True)
         # A sentence that goes on about the change its message has just made, with no
         # marker of a change of its own, adds to that change (valueswap.extended).
         adds_on = changed[1][0] if changed[0] == turn and changed[1] \
-            and not marks_change(said) else None
-        if not goes_on and thread and marks_change(said):
+            and not discourse.marks_change(said) else None
+        if not goes_on and thread and discourse.marks_change(said):
             # A thread: a later message of the same exchange that announces a change goes
             # on with what an earlier message changed ("腾讯视频会员我不续了" / "换成爱奇艺"):
             # the last word on it wins before anything else is written.
@@ -370,18 +370,24 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     # Named too little to match, but continuing or settling a change: what the same
     # message changed, else what the conversation changed last ("changed my mind again:
     # Inverness"). Offered as a match: only a statement of change takes it.
-    offered = list(continues or [])
+    # "moved to Leeds last month. I'm learning Japanese now": a statement of its own, not
+    # about the change just made (nor a new value of it: not of its topic), is not tied
+    # to that change by the message or by recency.
+    alone = adds_on if adds_on and discourse.stands_alone(c.source_text or c.content) \
+        and not any(r.memory.id == adds_on and r.topical for r in found) else None
+    adds_on = None if alone else adds_on
+    offered = [i for i in continues or [] if i != alone]
     said = c.source_text or c.content
-    if not offered and settles(said):
+    if not offered and discourse.settles(said):
         offered = threadlinks.last_changed(eng, user, now)
-    elif not offered and changes_mind(said) and found and found[0].dense >= \
+    elif not offered and discourse.changes_mind(said) and found and found[0].dense >= \
             policy.thresholds.floor and \
             threadlinks.last_changed(eng, user, now) == [found[0].memory.id]:
         # A change of mind whose closest memory is the one the conversation changed last
         # (within three days): recency and meaning agree on what it goes on changing ("现在
         # 迷上泰餐了" … "其实越南菜才是我最近的心头好").
         offered = [found[0].memory.id]
-    if not offered and changes_mind(said):
+    if not offered and discourse.changes_mind(said):
         # Going on with a change still waiting for review ("我换到语雀了", staged against
         # "我记笔记用印象笔记", then "语雀要收费了，又换成了飞书文档"): the line names the new
         # thing of that change, so it is about the memory that change was staged against.
@@ -393,6 +399,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         if not mine:
             offered = threadlinks.named_in(eng, sc, thread, policy.thresholds, (
                 (metadata or {}).get("turn_id"), found[0].memory.id if found else None))
+    offered = [i for i in offered if i != alone]
     if getattr(c, "intent_target", None):
         # What the extractor's own reading named (an LLM's: checked against what the
         # lookup offered it): read again inside the user's scope, like every match.

@@ -344,9 +344,11 @@ def frozen_in_question(statement: str, matches: Sequence[Match],
                        thresholds: Thresholds | None = None) -> Match | None:
     """A frozen memory that `statement`, related as new, may still be changing: it says
     it is a change ("I live in Marseille now", "use am/pm times from now on") and the
-    frozen memory is the one of its topic class, plainly close, or clearly the closest.
-    Evidence too weak to change an ordinary memory is enough to keep a second, newer
-    statement from standing beside a frozen one and contradicting it in the prompt."""
+    frozen memory is the one of its topic class (one that holds one value at a time) or
+    plainly close. Evidence too weak to change an ordinary memory is enough to keep a
+    second, newer statement from standing beside a frozen one and contradicting it in the
+    prompt; rank alone is not ("I now volunteer at a shelter" is not a change of a frozen
+    "I work as a nurse" because nothing else is stored)."""
     t = thresholds or Thresholds()
     if not changes_mind(statement) or adds(statement) or restating(statement) \
             or supposes(statement) or recounts(statement) or one_time(statement):
@@ -354,8 +356,7 @@ def frozen_in_question(statement: str, matches: Sequence[Match],
     ranked = sorted(matches, key=lambda m: -m.score)
     kin = [m for m in ranked if m.exclusive]
     for m in ranked:
-        if m.frozen and ((len(kin) == 1 and kin[0] is m) or m.score >= t.match
-                         or (m is ranked[0] and _leads(ranked, t))):
+        if m.frozen and ((len(kin) == 1 and kin[0] is m) or m.score >= t.match):
             return m
     return None
 
