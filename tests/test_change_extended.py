@@ -95,3 +95,23 @@ def test_a_statement_of_its_own_of_the_same_topic_is_the_new_value(vault: Vault)
     _say(vault, "Dropped Spanish. I'm learning Japanese now")
     assert "Japanese" in vault.get(ME, m.id).content
     assert [x.id for x in _stored(vault)] == [m.id]
+
+
+def test_a_guess_and_the_next_sentence_of_its_topic_name_the_memory(vault: Vault) -> None:
+    # "We moved!!" alone is only a guess at the home (staged); "We're in Cardiff now",
+    # of the same topic, in the same message, says what holds now: together they change
+    # it, and the guess, overtaken, is no longer waiting for a person.
+    _say(vault, "I live in Bristol")
+    (home,) = _stored(vault)
+    _say(vault, "We moved!! We're in Cardiff now.")
+    now = vault.get(ME, home.id)
+    assert now.version == 2 and "Cardiff" in now.content
+    assert vault.review_list(ME) == []
+    assert [m.id for m in _stored(vault) if m.status == "active"] == [home.id]
+
+
+def test_a_guess_and_a_sentence_of_another_topic_stay_apart(vault: Vault) -> None:
+    kept = vault.remember(ME, "I bank with Barclays").memory
+    _say(vault, "moved my savings over. I'm in Spain now for the summer")
+    assert vault.get(ME, kept.id) == kept
+    assert [m.content for m in vault.review_list(ME)] == ["Moved my savings over"]

@@ -127,6 +127,18 @@ def continued(eng: Engine, user: Scope, now: int, said: str, found: list[Any],
 _OPEN_QUESTIONS = frozenset({"ranked_target", "incomplete_update", "ambiguous_target"})
 
 
+def guessed_target(eng: Engine, sc: Scope, outcome: Any) -> str | None:
+    """The memory a statement's change was staged against only because its rank or topic
+    class named it (`ranked_target`), else None."""
+    if outcome.action != "stage" or "ranked_target" not in outcome.reasons \
+            or not outcome.memory_id:
+        return None
+    staged = eng.reads.get(sc, outcome.memory_id)
+    review = (staged.metadata.get("review") or {}) if staged is not None else {}
+    target = review.get("target_id")
+    return target if isinstance(target, str) and not review.get("retract") else None
+
+
 def overtake(eng: Engine, tx: Any, user: Scope, into: Memory, now: int,
              actor: str | None) -> None:
     """Changes of `into` the conversation staged (within LAST_CHANGE_MS) only because it

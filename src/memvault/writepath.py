@@ -30,6 +30,7 @@ from .extract.rules import RuleExtractor
 from .extract.slots import SLOTS, SlotRegistry
 from .ids import content_hash
 from .model import Op, Revision, Scope, Status
+from .observecheck import check_candidate, check_observe
 from .reads.related import NOT_MATCHED
 from .safety import pii
 from .safety.pii import for_sending, hidden_kinds, redact, scrub, scrub_around, sensitive_values
@@ -43,7 +44,7 @@ from .understand.topics import topic_of
 from .writes import prepare, prepare_items, versioncap
 
 if TYPE_CHECKING:
-    from .extract.messages import Message
+    pass
 
 
 @dataclass(slots=True)
@@ -75,26 +76,6 @@ class ObserveResult:
                 "errors": self.errors}
 
 
-def check_observe(messages: Any, source_ref: Any) -> tuple[list[Message], str | None]:
-    """The messages and source_ref of one observe() call, checked before anything is
-    extracted or stored (also what the server checks before it queues an async observe)."""
-    from .extract import as_messages
-
-    if not isinstance(messages, list | tuple) or not messages:
-        raise ValidationError("messages: expected a non-empty list of {role, content}")
-    if len(messages) > v.MAX_MESSAGES:
-        raise ValidationError(f"messages: {len(messages)} in one call; at most "
-                              f"{v.MAX_MESSAGES} (observe a long history in parts, or load "
-                              "it with remember_many / import)")
-    try:
-        msgs = as_messages(messages)
-    except (TypeError, ValueError, KeyError) as e:
-        raise ValidationError(f"messages: {e}") from None
-    for m in msgs:
-        v.text(m.content, "message content", max_chars=v.MAX_CONTENT_CHARS)
-    return msgs, v.text(source_ref, "source_ref", max_chars=512, required=False)
-
-
 def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = None,
             extractor: Any = None, actor: str | None = None, actor_role: str = "user",
             policy: gate.GatePolicy | None = None) -> ObserveResult:
@@ -121,7 +102,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     if not isinstance(candidates, list | tuple):
         raise ValidationError("extractor: extract() must return a list of CandidateMemory")
     for n, c in enumerate(candidates, start=1):
-        _check_candidate(c, n)
+        check_candidate(c, n)
     if isinstance(ext, RuleExtractor):  # a bare new value ("15 分钟吧"), read with what came before
         candidates = with_replies(msgs, list(candidates))
     resolve = getattr(ext, "resolve", None)
@@ -163,6 +144,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
                                       [_said(c, s.source_text) for c, s in read]))
     embedded = [None if s is None else next(vectors) for s in screened]
     changed: tuple[str | None, list[str]] = (None, [])  # the last statement: turn, changed
+    guessed: tuple[str | None, str | None] = (None, None)  # turn, memory a change was staged on
     last: list[str] = []  # what the call's previous statement stored or changed
     thread: list[str] = []  # what the call's messages changed, the latest last
     stored: list[Line] | None = None  # the user's turns stored before this call
@@ -214,8 +196,9 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         o = _gated_write(eng, sc, c, actor=actor, actor_role=actor_role, source_ref=ref,
                          policy=policy, metadata={"turn_id": turn} if turn else None,
                          continues=goes_on, adds_on=adds_on, embedded=pre, screened=seen,
-                         thread=lines,
+                         thread=lines, guessed=guessed[1] if guessed[0] == turn else None,
                          slots=getattr(ext, "registry", None), carried_pii=carried)
+        guessed = (turn, threadlinks.guessed_target(eng, sc, o))
         changed = (turn, [o.memory_id] if o.action == "updated" and o.memory_id else [])
         if o.action == "updated" and o.memory_id:
             thread = [*(i for i in thread if i != o.memory_id), o.memory_id]
@@ -224,29 +207,6 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             stated.setdefault(turn, []).append(o.memory_id)
         result.outcomes.append(o)
     return result
-
-
-def _check_candidate(c: Any, n: int) -> None:
-    from .extract import CandidateMemory
-
-    if not isinstance(c, CandidateMemory):
-        raise ValidationError(f"extractor: candidate {n} is not a CandidateMemory (got "
-                              f"{type(c).__name__})")
-    try:
-        v.text(c.content, "content", max_chars=v.MAX_CONTENT_CHARS)
-        v.text(c.source_text, "source_text", max_chars=v.MAX_CONTENT_CHARS)
-        v.slot(c.slot)
-        if c.value is not None:
-            v.json_value(c.value, "value")
-        if c.ttl is not None:
-            duration_ms(c.ttl)
-        if not isinstance(c.flags, list) or not all(isinstance(f, str) for f in c.flags):
-            raise ValidationError("flags: expected a list of text")
-        if c.at is not None:
-            v.epoch_ms(c.at, "at")
-        v.metadata(candidate_metadata(c))
-    except ValidationError as e:
-        raise ValidationError(f"extractor: candidate {n}: {e.message}") from None
 
 
 def propose(eng: Engine, scope: Any, content: Any = None, *, slot: Any = None,
@@ -306,13 +266,15 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                  tags: list[str] | None = None, metadata: dict[str, Any] | None = None,
                  reason: str | None = None, expected_version: int | None = None,
                  continues: list[str] | None = None, adds_on: str | None = None,
+                 guessed: str | None = None,
                  embedded: tuple[dict[str, Any], Any] | None = None,
                  screened: gate.Screened | None = None,
                  thread: list[Line] | None = None, slots: SlotRegistry | None = None,
                  carried_pii: tuple[tuple[str, str], ...] = ()) -> Outcome:
     """`continues`: what earlier sentences of the message changed, which a later change
     goes on with ("Dropped Spanish. It's Japanese on Duolingo now"); `adds_on`, the memory
-    it changed when this sentence marks no change of its own. `embedded`,
+    it changed when this sentence marks no change of its own; `guessed`, the memory the
+    message's previous statement was staged against as a guess. `embedded`,
     `screened`: what the caller's batch computed. `thread`: the rest of the message and
     the messages before it (threadtopic.py), whose named memory is offered."""
     refused, sc, stage = agentpolicy.gate_check(eng.core.strategy.agents, c.kind, c.source,
@@ -377,6 +339,12 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         and not any(r.memory.id == adds_on and r.topical for r in found) else None
     adds_on = None if alone else adds_on
     offered = [i for i in continues or [] if i != alone]
+    if guessed and not offered and discourse.changes_mind(c.source_text or c.content) and any(
+            r.memory.id == guessed and r.topical for r in found):
+        # "We moved! We're in Manchester now": a change staged as a guess ("we moved" and
+        # the one home stored), and a next sentence of the same topic that says what holds
+        # now: together they name the memory.
+        offered = [guessed]
     said = c.source_text or c.content
     if not offered and discourse.settles(said):
         offered = threadlinks.last_changed(eng, user, now)

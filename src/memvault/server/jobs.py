@@ -20,10 +20,10 @@ from .. import agentpolicy
 from .. import validate as v
 from ..errors import MemvaultError, StoreError, ValidationError
 from ..model import Scope
+from ..observecheck import check_observe
 from ..safety.pii import redact, redacted_kinds, scrub, sensitive_values
 from ..timeutil import now_ms
 from ..vault import Vault
-from ..writepath import check_observe
 from ..writes.prepare import ITEM_KEYS, prepare
 from .metrics import Metrics
 
