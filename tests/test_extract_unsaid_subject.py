@@ -199,13 +199,18 @@ def test_a_move_that_is_not_the_speakers_sets_no_slot(line: str) -> None:
 
 
 @pytest.mark.parametrize("line, value", [("I go by Robin at work", "Robin"),
-                                         ("been going by Liz lately, use that", "Liz")])
+                                         ("been going by Liz lately, use that", "Liz"),
+                                         # naming verbs beside "call me"
+                                         ("please address me as Ms. Adeyemi", "Ms. Adeyemi"),
+                                         ("refer to me as Jo in emails", "Jo"),
+                                         ("以后称呼我为周工就行", "周工")])
 def test_the_name_one_goes_by_is_the_users_name(line: str, value: str) -> None:
     got = RuleExtractor().extract([Message("user", line, id="m1")])
     assert [(c.slot, c.value) for c in got if c.slot] == [("user.name", value)]
 
 
-@pytest.mark.parametrize("line", ["the 73 bus goes by Victoria", "I go by Uber to work"])
+@pytest.mark.parametrize("line", ["the 73 bus goes by Victoria", "I go by Uber to work",
+                                  "address me as you like"])
 def test_going_by_a_place_or_a_ride_names_no_one(line: str) -> None:
     got = RuleExtractor().extract([Message("user", line, id="m1")])
     assert not [c for c in got if c.slot == "user.name"]

@@ -232,6 +232,10 @@ BUILTIN: tuple[SlotSpec, ...] = (
                   r"(?:请|你可以|以后)?叫我\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
                   r"\bmy name(?: is|'s|’s)\s+(?P<value>(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}))",
                   r"\bcall me\s+(?P<value>(?-i:[A-Z][\w'-]*))",
+                  # naming verbs beside "call": "address me as Dr. Okafor", "称呼我为林老师"
+                  r"\b(?:address|refer\s+to)\s+me(?:\s+(?:formally|informally|simply|just))?"
+                  r",?\s+as\s+(?P<value>(?-i:(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]*))",
+                  r"称呼我(?:为)?\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
                   # the name one goes by: "I go by Alex", "going by Katherine now"
                   # (not a way to travel: "I go by Uber to work")
                   r"\b(?:I|I'm|I've\s+been|started|been)\s+(?:go|going|gone)\s+by\s+"
