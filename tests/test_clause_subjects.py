@@ -1,6 +1,6 @@
-"""Two words that only count in the speaker's own clause (issue 18, found on the
-generalisation set's development half; tested here in wording of its own), on both
-backends:
+"""Words that only count in the speaker's own clause, and words that say a thing is said
+again (issue 18, found on the generalisation set's development half; tested here in
+wording of its own), on both backends:
 
 - "一直" says a thing is as it always was when the speaker says it of themselves ("我一直
   不吃肉"), not when something else keeps doing it ("快递一直不到", "闹钟一直响"): before,
@@ -8,7 +8,9 @@ backends:
   memory it turns down;
 - "也" / "also" in a clause about someone else ("我老婆现在也用这个账号") says they do it too,
   not that the speaker adds one more thing: before, such a line was kept beside the
-  memory it changes.
+  memory it changes;
+- "once more for the record", "repeating myself", "I've said this before": said again,
+  so the memory is confirmed, not stored twice.
 """
 
 from __future__ import annotations
@@ -49,3 +51,22 @@ def test_the_memory_turned_down_is_changed(vault: Vault, given: str, line: str,
     vault.observe(ME, [{"role": "user", "content": line}])
     now = vault.get(ME, m.id)
     assert now.version == 2 and word in now.content
+
+
+@pytest.mark.parametrize("line, again", [
+    ("once more for the record: I can't eat gluten", True),
+    ("I'm a vegan, repeating myself I know", True),
+    ("I know I've said this before, but I hate olives", True),
+    ("once more I changed my mind, tea now", False),  # a change made again
+    ("I said it before I left the house", False),
+])
+def test_saying_it_is_said_again(line: str, again: bool) -> None:
+    assert restating(line) is again
+
+
+def test_a_statement_said_to_be_said_again_confirms_the_memory(vault: Vault) -> None:
+    m = vault.remember(ME, "I can't eat gluten").memory
+    line = "once more for the record: I can't eat gluten!"
+    vault.observe(ME, [{"role": "user", "content": line}])
+    assert [x.id for x in vault.list(ME, limit=20) if x.kind != "turn"] == [m.id]
+    assert vault.get(ME, m.id).metadata.get("confirmations")

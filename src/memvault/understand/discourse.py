@@ -191,7 +191,11 @@ _RESTATE = re.compile(
     r"|保持不变|不用改了?|不改了|别改了"
     r"|我说过|之前说过|说过了|(?:(?<![^，,。！!？?\s我都也就还])|(?<=这个)|(?<=那个))一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
     r"老规矩|老习惯|雷打不动|一如既往|[再在]强调|强调一下|重申|再说一遍|再说一次|提醒一下(?=[，,\s])|"
-    r"to\s+repeat|just\s+to\s+be\s+clear|once\s+again", re.I)
+    r"to\s+repeat|just\s+to\s+be\s+clear|once\s+again|"
+    # ("once more for the record: …", "repeating myself i know", "I've said this before,")
+    r"once\s+more(?=\s*(?:[,:;.!]|for\s+the\s+record))|repeat(?:ing)?\s+myself|"
+    r"(?:i\s+know\s+)?i(?:['’]ve|\s+have)?\s+(?:said|told\s+you)\s+(?:this|that|it)\s+"
+    r"(?:before|already)(?=\s*(?:[,.!?;:]|but\b|$))", re.I)
 # ("一直" restates after the speaker or at a clause's start, "我一直不吃肉", "这个一直没变";
 # not what something else keeps doing, "手机一直响", nor "以后一直用浅色", "最近一直用Arc".)
 # One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
