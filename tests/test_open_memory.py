@@ -33,6 +33,11 @@ TABLE: list[tuple[str, list[str], str, list[str], str]] = [
     ("polarity flip", ["I really enjoy horror films"],
      "Honestly I can't stand horror films anymore", ["update"], "updated"),
     ("polarity flip", ["我很喜欢吃香菜"], "我现在讨厌香菜了", ["update"], "updated"),
+    # consent is a stance too ("fine with", "happy for you to", "don't mind", "不介意")
+    ("polarity flip", ["I'm fine with you sharing my photos with partner apps"],
+     "I do not want my photos shared with partner apps", ["update"], "updated"),
+    ("polarity flip", ["I'm happy for you to use my voice notes for training"],
+     "I don't want my voice notes used for training", ["update"], "updated"),
     ("free-form change", ["I do my banking with Halifax"],
      "moved all my accounts over to Starling, bye Halifax", ["update"], "updated"),
     ("free-form change", ["我平时用安卓手机"], "其实我现在已经换成苹果手机了", ["update"],

@@ -33,12 +33,15 @@ _NEG_EN_WORDS = (r"hate[sd]?|hating|dislike[sd]?|detest[s]?|loathe[sd]?|despise[
 _POS_EN = (r"love[sd]?|loving|like[sd]?|liking|enjoy(?:s|ed)?|prefer(?:s|red)?|adore[sd]?|"
            r"fond\s+of|into|a\s+(?:big\s+|huge\s+)?fan\s+of|keen\s+on|want[s]?|need[s]?|"
            r"would\s+like|'d\s+like|'d\s+love|would\s+love|crave[s]?|dig|obsessed\s+with|"
-           r"can't\s+get\s+enough\s+of|favou?rite|the\s+best|great|awesome")
+           r"can't\s+get\s+enough\s+of|favou?rite|the\s+best|great|awesome|"
+           # consent: "I'm fine with you sharing…", "happy for you to…", "don't mind"
+           r"fine\s+with|ok(?:ay)?\s+with|happy\s+(?:for\s+you\s+)?(?:to|with)|"
+           r"comfortable\s+with|(?:do\s*n[o']?t|do\s+not)\s+mind")
 _NEG_ZH = (r"不(?:太|怎么|大|是很|是特别|很|再)?(?:喜欢|爱|想|要|吃|喝|用|看|听|感兴趣|习惯|"
            r"需要|想要|希望)|讨厌|受不了|烦(?:死)?|反感|厌倦|腻了|腻|恶心|别再|不要|不用|"
            r"别给我|拒绝|没兴趣|不感冒|嫌弃|怕|忍不了|戒了|不碰|过敏|去掉|省掉|跳过|别加|不加")
 _POS_ZH = (r"喜欢|爱吃|爱喝|爱看|爱听|爱|偏好|想要|希望|习惯|喜爱|钟爱|迷上|最爱|热爱|中意|偏爱|要|"
-           r"优先|首选|开始(?=[吃喝用玩学看听练])")
+           r"优先|首选|开始(?=[吃喝用玩学看听练])|不介意|愿意|乐意|可以接受")
 
 _NEG = re.compile(rf"\b(?:{_NEG_EN})\b|\b(?:{_NEG_EN_WORDS})\b|(?:{_NEG_ZH})", re.I)
 _POS = re.compile(rf"\b(?:{_POS_EN})\b|(?:{_POS_ZH})", re.I)
