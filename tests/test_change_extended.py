@@ -115,3 +115,21 @@ def test_a_guess_and_a_sentence_of_another_topic_stay_apart(vault: Vault) -> Non
     _say(vault, "moved my savings over. I'm in Spain now for the summer")
     assert vault.get(ME, kept.id) == kept
     assert [m.content for m in vault.review_list(ME)] == ["Moved my savings over"]
+
+
+@pytest.mark.parametrize("given, line, new, then", [
+    ("I love very sweet desserts",
+     "I can't eat much sugar anymore since the diabetes diagnosis. Please keep dessert "
+     "recipes low in sugar.", "diabetes", "low in sugar"),
+    ("我很喜欢吃辣", "胃不好，现在不能吃辣了。以后给我的菜谱都少放辣椒", "不能吃辣", "少放辣椒"),
+])
+def test_a_request_about_the_change_just_made_is_kept_with_it(vault: Vault, given: str,
+                                                               line: str, new: str,
+                                                               then: str) -> None:
+    # The request says nothing of a change itself; plainly about the same thing, it goes
+    # with the change (before, it was dropped as the change's reason).
+    m = vault.remember(ME, given).memory
+    _say(vault, line)
+    now = vault.get(ME, m.id)
+    assert new in now.content and then in now.content
+    assert [x.id for x in _stored(vault)] == [m.id]

@@ -246,6 +246,9 @@ def _relation(c: Candidate, cur: MemoryView | None, state: GateState,
     said = c.source_text or c.content
     rel = relate(said, matches, retraction=c.retraction, soft=c.soft_retraction,
                  thresholds=policy.thresholds)
+    if rel.relation == Relation.NEW and c.extends and c.retraction is None \
+            and any(m.id == c.extends for m in matches):
+        return Related(Relation.UPDATE, c.extends)
     if rel.relation == Relation.NEW and c.retraction is None and (
             held := frozen_in_question(said, matches, policy.thresholds)) is not None:
         return Related(Relation.UPDATE, held.id)  # the frozen memory blocks it

@@ -173,6 +173,10 @@ class Candidate:
     # memory it names; the gate checks the memory is one the lookup matched.
     intent: str | None = None
     intent_target: str | None = None
+    # The memory the message's previous sentence just changed, when this sentence marks no
+    # change of its own and is plainly close to it ("I can't do spicy food anymore. Please
+    # avoid spicy recipes."): it goes on about that change, so it extends that memory.
+    extends: str | None = None
     # (kind, value) sensitive in the messages it was read from (safety.sensitive_values):
     # sensitive here too, though the label that made it so stayed behind (gate.screen).
     carried_pii: tuple[tuple[str, str], ...] = field(default=(), repr=False)

@@ -338,6 +338,9 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     alone = adds_on if adds_on and discourse.stands_alone(c.source_text or c.content) \
         and not any(r.memory.id == adds_on and r.topical for r in found) else None
     adds_on = None if alone else adds_on
+    if adds_on and c.slot is None and any(
+            r.memory.id == adds_on and r.score >= policy.thresholds.match for r in found):
+        cand = replace(cand, extends=adds_on)  # plainly about the change just made
     offered = [i for i in continues or [] if i != alone]
     if guessed and not offered and discourse.changes_mind(c.source_text or c.content) and any(
             r.memory.id == guessed and r.topical for r in found):
