@@ -113,6 +113,9 @@ def test_a_change_keeps_its_statement_with_the_value_swapped(line: str, statemen
     ("can you move the briefing to 8:15 and send it by email instead",  # a second change
      "Send my morning briefing on Slack at 7:30"),
     ("make it friday", "My gym days are Monday, Wednesday and Friday"),  # which day?
+    ("don't make it thursday", "Send my weekly report on Wednesdays"),  # the choice refused
+    ("please don't change it to 8am", "Send the digest at 9am"),
+    ("别改成周五", "每周三提醒我交周报"),
 ])
 def test_no_swap_without_one_value_of_its_kind(line: str, statement: str) -> None:
     assert swap_in(line, statement) is None

@@ -70,3 +70,12 @@ def test_a_statement_said_to_be_said_again_confirms_the_memory(vault: Vault) -> 
     vault.observe(ME, [{"role": "user", "content": line}])
     assert [x.id for x in vault.list(ME, limit=20) if x.kind != "turn"] == [m.id]
     assert vault.get(ME, m.id).metadata.get("confirmations")
+
+
+def test_said_again_with_a_change_is_a_change(vault: Vault) -> None:
+    # (an audit: "I've said this before" read the whole line as said again, and the
+    # change it makes was lost)
+    m = vault.remember(ME, "I prefer tea in the mornings").memory
+    line = "I've said this before, but I prefer coffee in the mornings now"
+    vault.observe(ME, [{"role": "user", "content": line}])
+    assert "coffee" in vault.get(ME, m.id).content

@@ -38,6 +38,8 @@ TABLE: list[tuple[str, list[str], str, list[str], str]] = [
      "I do not want my photos shared with partner apps", ["update"], "updated"),
     ("polarity flip", ["I'm happy for you to use my voice notes for training"],
      "I don't want my voice notes used for training", ["update"], "updated"),
+    ("polarity flip", ["我可以接受晚上十点以后的通知"], "我不能接受晚上十点以后的通知", ["update"],
+     "updated"),
     ("free-form change", ["I do my banking with Halifax"],
      "moved all my accounts over to Starling, bye Halifax", ["update"], "updated"),
     ("free-form change", ["我平时用安卓手机"], "其实我现在已经换成苹果手机了", ["update"],

@@ -248,6 +248,14 @@ def restating(text: str) -> bool:
     return bool(_RESTATE.search(text))
 
 
+def without_restating(text: str) -> str:
+    """The statement without its words that say it is said again."""
+    return _FOR_THE_RECORD.sub(" ", _RESTATE.sub(" ", text))
+
+
+_FOR_THE_RECORD = re.compile(r"\bfor\s+the\s+record\b|\bi\s+know\b|记一下|说一下", re.I)
+
+
 def one_time(text: str) -> bool:
     """Is the statement about one occasion rather than how things stand?"""
     return bool(_ONCE.search(text))

@@ -38,6 +38,11 @@ _REFUSED = re.compile(r"\b(?:not|no|never)\s+(?:the\s+)?$|(?:不要|不是|别|�
 _REFUSED_AFTER = re.compile(
     r"^[^，,。.!！?？;；]{0,4}?(?:不行|不好|不要|不用|不可以|不合适|不方便|太|不太|也不|"
     r"(?:is|'s|are)\s+(?:too|not|no\s+good)|too\b|won'?t|doesn'?t|isn'?t|not\b|sucks)", re.I)
+# The choice itself refused: "don't make it thursday", "please don't change it to 8am",
+# "别改成周五" (the value is what is not wanted).
+_NOT_CHOSEN = re.compile(r"\b(?:do\s*n[o'’]?t|do\s+not|never|no\s+need\s+to)\s+(?:\w+\s+){0,2}?"
+                         r"(?:make|change|move|switch|set|put|push|shift)\b|"
+                         r"(?:别|不要|不用|不必)(?:再)?(?:改|换|挪|调|推|移)", re.I)
 # A name right after thanks or a greeting is whom the line speaks to ("Thanks Sam, that's
 # better"), not a value.
 _ADDRESSED = re.compile(r"(?:\b(?:thanks|thank\s+you|thx|ty|cheers|hi|hello|hey|dear|bye|"
@@ -198,7 +203,8 @@ def swap(line: str, statement: str) -> tuple[str, str, str] | None:
 
 
 def _swap(line: str, statement: str, mine: Value) -> tuple[str, str, str] | None:
-    if _REFUSED.search(line[:mine.start]) or _REFUSED_AFTER.search(line[mine.end:]) or (
+    if _REFUSED.search(line[:mine.start]) or _REFUSED_AFTER.search(line[mine.end:]) or \
+            _NOT_CHOSEN.search(line[:mine.start]) or (
             mine.kind == "name" and _ADDRESSED.search(line[:mine.start])):
         return None
     if mine.kind == "name":

@@ -44,6 +44,7 @@ from .discourse import (
     stays_only,
     stops_only,
     supposes,
+    without_restating,
     without_stays,
 )
 from .planoff import planned
@@ -307,9 +308,12 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # "I also…", "我也…": beside it; but what the conversation tied it to it changes
         # ("我不吃素了，现在也吃肉" and the diet it gives up)
         return Related(Relation.NEW)
-    if restating(statement) and not by_rank and not (strong and replaces(statement)):
+    if restating(statement) and not by_rank and not (strong and replaces(statement)) \
+            and not (changes_mind(without_restating(statement))
+                     and not restates(statement, best.content)):
         # "as I mentioned", "一直都…"; but "running is out, I swim laps instead now, still
-        # 3x a week" replaces, and its "still" is about what stays.
+        # 3x a week" replaces, and its "still" is about what stays; and "I've said this
+        # before, but I prefer coffee in the mornings now" changes "…tea in the mornings".
         return Related(Relation.SAME, best.id)
     if (flip or strong or weak) and (supposes(statement) or recounts(statement)):
         # "If the iPhone gets cheaper I might switch to it", "要是明年工资涨了，我可能会搬去
