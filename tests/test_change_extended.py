@@ -133,3 +133,15 @@ def test_a_request_about_the_change_just_made_is_kept_with_it(vault: Vault, give
     now = vault.get(ME, m.id)
     assert new in now.content and then in now.content
     assert [x.id for x in _stored(vault)] == [m.id]
+
+
+def test_no_extension_longer_than_a_memory_may_be() -> None:
+    from types import SimpleNamespace
+
+    from memvault.validate import MAX_CONTENT_CHARS
+    from memvault.valueswap import extended
+
+    long = SimpleNamespace(id="m_x", status="active", content="a" * (MAX_CONTENT_CHARS - 10))
+    assert extended(None, long, "and then a sentence that goes on about it") is None
+    held = SimpleNamespace(id="m_y", status="active", content="Switched to cycling")
+    assert extended(None, held, "switched to cycling") is None  # already says it

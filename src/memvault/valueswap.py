@@ -23,6 +23,7 @@ from typing import Any
 from .understand.discourse import changes_mind
 from .understand.ellipsis import swap_in
 from .understand.stance import core as stance_core
+from .validate import MAX_CONTENT_CHARS
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,8 @@ def prepared(eng: Any, said: str, slot: str | None, found: list[Any]) -> Swapped
 
 def extended(eng: Any, changed: Any, said: str) -> Swapped | None:
     """`changed` (the memory the message's previous sentence just changed) with the
-    statement `said` (as screened) after it, or None when one already holds the other."""
+    statement `said` (as screened) after it, or None when one already holds the other or
+    the two together would be longer than a memory may be."""
     if changed is None or changed.status != "active":
         return None
     have, add = changed.content.strip(), said.strip()
@@ -78,6 +80,8 @@ def extended(eng: Any, changed: Any, said: str) -> Swapped | None:
         return None
     joined = have if have[-1:] in ".!?。！？…" else have + ("。" if _cjk(have[-1]) else ".")
     joined += ("" if _cjk(add[0]) else " ") + add
+    if len(joined) > MAX_CONTENT_CHARS:
+        return None
     return Swapped(changed.id, joined, embedded(eng, [joined])[0][0], changed.content)
 
 

@@ -338,7 +338,9 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     alone = adds_on if adds_on and discourse.stands_alone(c.source_text or c.content) \
         and not any(r.memory.id == adds_on and r.topical for r in found) else None
     adds_on = None if alone else adds_on
-    if adds_on and c.slot is None and any(
+    extended = valueswap.extended(eng, eng.reads.get(user, adds_on), screened.content) \
+        if adds_on and c.slot is None and retraction is None else None
+    if extended is not None and any(
             r.memory.id == adds_on and r.score >= policy.thresholds.match for r in found):
         cand = replace(cand, extends=adds_on)  # plainly about the change just made
     offered = [i for i in continues or [] if i != alone]
@@ -383,8 +385,6 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     derived = facts_from(eng.reads, user, [r.memory for r in found] + held) \
         if retraction is not None else {}
     swapped = valueswap.prepared(eng, screened.source_text or "", c.slot, found)
-    extended = valueswap.extended(eng, eng.reads.get(user, adds_on), screened.content) \
-        if adds_on and c.slot is None and retraction is None else None
     with eng.core.acting_as(actor_role), eng.core.store.transaction() as tx:
         eng.writes.check_sources(tx, sc, extra)
         slot = c.slot
