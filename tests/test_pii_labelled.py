@@ -298,3 +298,24 @@ def test_a_value_the_statement_holds_is_hidden_where_a_proposal_repeats_it(
     mail = "alice.secret@example.com"
     got = staged.propose(ME, "The user likes green tea", tags=[f"from {mail}"])
     assert staged.get(ME, got.memory_id).tags == ["from [EMAIL]"]
+
+
+@pytest.mark.parametrize("text, phone", [
+    # national forms as people write them (an audit found these stored in clear)
+    ("call me on 07700 900123 if I'm late", "07700 900123"),
+    ("mobile's 07700 900 123", "07700 900 123"),
+    ("the office line is 020 7946 0018", "020 7946 0018"),
+    ("ring 0161 496 0000 after six", "0161 496 0000"),
+    ("my number is (555) 123-4567", "(555) 123-4567"),
+])
+def test_national_phone_forms_are_phones(text: str, phone: str) -> None:
+    out, found = redact(text)
+    assert phone not in out and [f.kind for f in found] == ["phone"]
+
+
+@pytest.mark.parametrize("text", [
+    "order 07700900123 shipped", "tracking 01234 567 890 12", "ref 2024 123456",
+    "I ran 07 miles", "room 0161", "lot 5 01234 567 890",
+])
+def test_number_runs_that_are_not_phones_stay(text: str) -> None:
+    assert redact(text) == (text, [])
