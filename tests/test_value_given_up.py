@@ -71,3 +71,13 @@ def test_given_up_then_replaced_in_one_message_is_one_memory(vault: Vault) -> No
     now = vault.get(ME, m.id)
     assert (now.slot, now.value) == (m.slot, "SMS")
     assert [x.id for x in _held(vault)] == [m.id]
+
+
+def test_one_of_several_values_given_up_loses_none_of_the_others(vault: Vault) -> None:
+    # (an audit: "no more emails" with email and SMS held left "does not want email" and
+    # SMS was gone) the change waits for a person; what is held stays as it was.
+    _say(vault, "notify me by email and SMS")
+    (m,) = _held(vault)
+    assert isinstance(m.value, list) and len(m.value) == 2
+    assert _say(vault, "no more emails please") == ["stage"]
+    assert vault.get(ME, m.id) == m

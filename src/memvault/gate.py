@@ -94,10 +94,13 @@ def _same_value(a: Any, b: Any) -> bool:
 
 def rejects_held(rejected: Any, held: Any) -> bool:
     """Is the value a statement rejects without naming another ("no more push
-    notifications", "别叫我小王了") the one held, or one of those held?"""
+    notifications", "别叫我小王了") the whole value held? One of several held ("email /
+    SMS", then "no more emails") is not: what stays is for a person to confirm, not to
+    be lost with the value given up."""
     if rejected is None or held is None:
         return False
-    return any(_same_value(rejected, h) for h in (held if isinstance(held, list) else [held]))
+    values = held if isinstance(held, list) else [held]
+    return len(values) == 1 and _same_value(rejected, values[0])
 
 
 def _claims_equal(content: str, value: Any, view: MemoryView) -> bool:
