@@ -79,3 +79,14 @@ def test_said_again_with_a_change_is_a_change(vault: Vault) -> None:
     line = "I've said this before, but I prefer coffee in the mornings now"
     vault.observe(ME, [{"role": "user", "content": line}])
     assert "coffee" in vault.get(ME, m.id).content
+
+
+def test_said_again_with_another_value_is_kept_beside(vault: Vault) -> None:
+    # (the second audit: "once more for the record" confirmed the peanut memory and the
+    # shellfish was stored nowhere)
+    m = vault.remember(ME, "I'm allergic to peanuts").memory
+    line = "once more for the record: I'm allergic to shellfish"
+    vault.observe(ME, [{"role": "user", "content": line}])
+    assert vault.get(ME, m.id) == m
+    assert any("shellfish" in x.content for x in vault.list(ME, limit=20)
+               if x.kind != "turn" and x.id != m.id)

@@ -191,10 +191,13 @@ _RESTATE = re.compile(
     r"|保持不变|不用改了?|不改了|别改了"
     r"|我说过|之前说过|说过了|(?:(?<![^，,。！!？?\s我都也就还])|(?<=这个)|(?<=那个))一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
     r"老规矩|老习惯|雷打不动|一如既往|[再在]强调|强调一下|重申|再说一遍|再说一次|提醒一下(?=[，,\s])|"
-    r"to\s+repeat|just\s+to\s+be\s+clear|once\s+again|"
-    # ("once more for the record: …", "repeating myself i know", "I've said this before,")
-    r"once\s+more(?=\s*(?:[,:;.!]|for\s+the\s+record))|repeat(?:ing)?\s+myself|"
-    r"(?:i\s+know\s+)?i(?:['’]ve|\s+have)?\s+(?:said|told\s+you)\s+(?:this|that|it)\s+"
+    r"to\s+repeat|just\s+to\s+be\s+clear|once\s+again", re.I)
+# Saying only that the line is said again ("once more for the record: …", "repeating
+# myself i know", "I've said this before,"): it confirms a memory only when it says
+# nothing that memory does not ("…: I'm allergic to shellfish" is not "…peanuts" again).
+_SAID_AGAIN = re.compile(
+    r"\bonce\s+more(?=\s*(?:[,:;.!]|for\s+the\s+record))|\brepeat(?:ing)?\s+myself\b|"
+    r"\b(?:i\s+know\s+)?i(?:['’]ve|\s+have)?\s+(?:said|told\s+you)\s+(?:this|that|it)\s+"
     r"(?:before|already)(?=\s*(?:[,.!?;:]|but\b|$))", re.I)
 # ("一直" restates after the speaker or at a clause's start, "我一直不吃肉", "这个一直没变";
 # not what something else keeps doing, "手机一直响", nor "以后一直用浅色", "最近一直用Arc".)
@@ -245,12 +248,18 @@ def only_once(text: str) -> bool:
 
 def restating(text: str) -> bool:
     """Does the statement say it repeats what held before?"""
-    return bool(_RESTATE.search(text))
+    return bool(_RESTATE.search(text) or _SAID_AGAIN.search(text))
+
+
+def only_said_again(text: str) -> bool:
+    """Does the statement say it is said again only by a marker of repetition ("once more
+    for the record"), not of what stays ("as I mentioned", "still", "一直")?"""
+    return bool(_SAID_AGAIN.search(text)) and not _RESTATE.search(text)
 
 
 def without_restating(text: str) -> str:
     """The statement without its words that say it is said again."""
-    return _FOR_THE_RECORD.sub(" ", _RESTATE.sub(" ", text))
+    return _FOR_THE_RECORD.sub(" ", _SAID_AGAIN.sub(" ", _RESTATE.sub(" ", text)))
 
 
 _FOR_THE_RECORD = re.compile(r"\bfor\s+the\s+record\b|\bi\s+know\b|记一下|说一下", re.I)

@@ -37,6 +37,7 @@ from .discourse import (
     kept_clauses,
     marks_change,
     one_time,
+    only_said_again,
     opens_one_more,
     recounts,
     replaces,
@@ -310,7 +311,9 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         return Related(Relation.NEW)
     if restating(statement) and not by_rank and not (strong and replaces(statement)) \
             and not (changes_mind(without_restating(statement))
-                     and not restates(statement, best.content)):
+                     and not restates(statement, best.content)) \
+            and not (only_said_again(statement) and not any(
+                restates(without_restating(statement), x) for x in (best.content, best.said) if x)):
         # "as I mentioned", "一直都…"; but "running is out, I swim laps instead now, still
         # 3x a week" replaces, and its "still" is about what stays; and "I've said this
         # before, but I prefer coffee in the mornings now" changes "…tea in the mornings".
