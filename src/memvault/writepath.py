@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import agentpolicy, gate, slotnames, threadlinks, valueswap
 from . import validate as v
@@ -42,9 +42,6 @@ from .understand import discourse
 from .understand.relate import Thresholds, shares_words
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items, versioncap
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(slots=True)
