@@ -181,6 +181,8 @@ _ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|alongside
 
 
 # Saying again what holds: "as I mentioned", "same as always", "一直都…", "还是老样子".
+# ("一直" restates after the speaker or at a clause's start, "我一直不吃肉", "这个一直没变";
+# not what something else keeps doing, "手机一直响", nor "以后一直用浅色", "最近一直用Arc".)
 _RESTATE = re.compile(
     r"^\s*again\b|\b(?:as\s+i\s+(?:said|mentioned|told\s+you)|like\s+i\s+(?:said|mentioned|"
     r"told\s+you)|"
@@ -199,8 +201,6 @@ _SAID_AGAIN = re.compile(
     r"\bonce\s+more(?=\s*(?:[,:;.!]|for\s+the\s+record))|\brepeat(?:ing)?\s+myself\b|"
     r"\b(?:i\s+know\s+)?i(?:['’]ve|\s+have)?\s+(?:said|told\s+you)\s+(?:this|that|it)\s+"
     r"(?:before|already)(?=\s*(?:[,.!?;:]|but\b|$))", re.I)
-# ("一直" restates after the speaker or at a clause's start, "我一直不吃肉", "这个一直没变";
-# not what something else keeps doing, "手机一直响", nor "以后一直用浅色", "最近一直用Arc".)
 # One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
 _ONCE = re.compile(
     # ("as of this week", "starting this month", "从这周起": when a change starts)
