@@ -380,13 +380,11 @@ _DETECTORS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], bool]]] =
     ("phone", re.compile(r"(?<![0-9])1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"),
      _standalone(_always)),
     # North American numbers need separators: a bare 10-digit run is too often something
-    # else (order ids, amounts).
+    # else (order ids, amounts). An area code in brackets says "phone" whatever the
+    # exchange ("(555) 123-4567").
     ("phone", re.compile(
-        r"(?<![0-9+])(?:1[ .-]?)?(?:\([2-9][0-9]{2}\)[ ]?|[2-9][0-9]{2}[ .-])[2-9][0-9]{2}"
+        r"(?<![0-9+])(?:1[ .-]?)?(?:\([2-9][0-9]{2}\)[ ]?[0-9]{3}|[2-9][0-9]{2}[ .-][2-9][0-9]{2})"
         r"[ .-][0-9]{4}(?![0-9])"), _standalone(_always)),
-    # An area code in brackets says "phone" whatever the exchange ("(555) 123-4567").
-    ("phone", re.compile(r"(?<![0-9+])\([2-9][0-9]{2}\)[ ]?[0-9]{3}[ .-][0-9]{4}(?![0-9])"),
-     _standalone(_always)),
     # UK numbers in national form, grouped as they are written: a mobile "07700 900123" /
     # "07700 900 123", London "020 7946 0018", another area "0161 496 0000" (a bare
     # eleven-digit run is too often an order number).
