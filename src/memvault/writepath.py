@@ -326,28 +326,28 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         # 不吃素了" and "我女儿喜欢吃素", "call me instead" and "My manager prefers email").
         if speaks_of_self(c.source_text or c.content):
             found = [r for r in found if not about_someone_else(r.memory)]
-    # Named too little to match, but continuing or settling a change: what the same
-    # message changed, else what the conversation changed last ("changed my mind again:
-    # Inverness"). Offered as a match: only a statement of change takes it.
+    said = c.source_text or c.content
     # "moved to Leeds last month. I'm learning Japanese now": a statement of its own, not
     # about the change just made (nor a new value of it: not of its topic), is not tied
     # to that change by the message or by recency.
-    alone = adds_on if adds_on and discourse.stands_alone(c.source_text or c.content) \
-        and not any(r.memory.id == adds_on and r.topical for r in found) else None
+    was = next((r for r in found if r.memory.id == adds_on), None) if adds_on else None
+    alone = adds_on if adds_on and discourse.stands_alone(said) \
+        and not (was is not None and was.topical) else None
     adds_on = None if alone else adds_on
     extended = valueswap.extended(eng, eng.reads.get(user, adds_on), screened.content) \
         if adds_on and c.slot is None and retraction is None else None
-    if extended is not None and any(
-            r.memory.id == adds_on and r.score >= policy.thresholds.match for r in found):
+    if extended is not None and was is not None and was.score >= policy.thresholds.match:
         cand = replace(cand, extends=adds_on)  # plainly about the change just made
+    # Named too little to match, but continuing or settling a change: what the same
+    # message changed, else what the conversation changed last ("changed my mind again:
+    # Inverness"). Offered as a match: only a statement of change takes it.
     offered = [i for i in continues or [] if i != alone]
-    if guessed and not offered and discourse.changes_mind(c.source_text or c.content) and any(
+    if guessed and not offered and discourse.changes_mind(said) and any(
             r.memory.id == guessed and r.topical for r in found):
         # "We moved! We're in Manchester now": a change staged as a guess ("we moved" and
         # the one home stored), and a next sentence of the same topic that says what holds
         # now: together they name the memory.
         offered = [guessed]
-    said = c.source_text or c.content
     if not offered and discourse.settles(said):
         offered = threadlinks.last_changed(eng, user, now)
     elif not offered and discourse.changes_mind(said) and found and found[0].dense >= \

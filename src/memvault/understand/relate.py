@@ -310,13 +310,9 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # ("我不吃素了，现在也吃肉" and the diet it gives up)
         return Related(Relation.NEW)
     if restating(statement) and not by_rank and not (strong and replaces(statement)) \
-            and not (changes_mind(without_restating(statement))
-                     and not restates(statement, best.content)) \
-            and not (only_said_again(statement) and not any(
-                restates(without_restating(statement), x) for x in (best.content, best.said) if x)):
+            and _said_again_of(statement, best):
         # "as I mentioned", "一直都…"; but "running is out, I swim laps instead now, still
-        # 3x a week" replaces, and its "still" is about what stays; and "I've said this
-        # before, but I prefer coffee in the mornings now" changes "…tea in the mornings".
+        # 3x a week" replaces, and its "still" is about what stays.
         return Related(Relation.SAME, best.id)
     if (flip or strong or weak) and (supposes(statement) or recounts(statement)):
         # "If the iPhone gets cheaper I might switch to it", "要是明年工资涨了，我可能会搬去
@@ -345,6 +341,19 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
+
+
+def _said_again_of(statement: str, memory: Match) -> bool:
+    """Is a statement that says it is said again that memory said again? Not when the rest
+    of it makes a change ("I've said this before, but I prefer coffee in the mornings now"
+    and "…tea in the mornings"), nor, said again only by a marker of repetition, when it
+    says a word the memory does not ("once more for the record: I'm allergic to
+    shellfish" and "…peanuts")."""
+    rest = without_restating(statement)
+    if changes_mind(rest) and not restates(statement, memory.content):
+        return False
+    return not only_said_again(statement) or any(
+        restates(rest, x) for x in (memory.content, memory.said) if x)
 
 
 def frozen_in_question(statement: str, matches: Sequence[Match],
