@@ -330,9 +330,8 @@ CASES: list[tuple[str, list[dict[str, Any]]]] = [
     ("The client wants CSV reports, I prefer PDF",
      [_c(None, None, "fact", subject="client", flags=["third_party"]),
       _c("report.format", "PDF", "preference")]),
-    ("我们老板喜欢 PDF，但我自己更喜欢 CSV",
-     [_c(None, None, "fact", subject="老板", flags=["third_party"]),
-      _c("report.format", "CSV", "preference")]),
+    # A boss's liking is the boss's (extract/others.py); the user's own clause is kept.
+    ("我们老板喜欢 PDF，但我自己更喜欢 CSV", [_c("report.format", "CSV", "preference")]),
     ("以后报告别用 Word 了，用 PDF",
      [_c("report.format", "PDF", "preference", com=True, replaces="DOCX")]),
     ("Send me an email notification when the build fails.",

@@ -134,8 +134,11 @@ def test_something_to_make_from_now_on_is_a_standing_wish() -> None:
 
 
 def test_a_colleague_first_is_someone_else_not_the_speaker() -> None:
-    """"我们经理只喝黑咖啡" was read as the user's own habit."""
-    (c,) = RuleExtractor().extract([Message("user", "我们经理只喝黑咖啡", id="m1")])
+    """"我们经理只喝黑咖啡" was read as the user's own habit; a colleague's habit is not a
+    memory of the user's at all (extract/others.py), what the colleague requires is, as
+    theirs."""
+    assert RuleExtractor().extract([Message("user", "我们经理只喝黑咖啡", id="m1")]) == []
+    (c,) = RuleExtractor().extract([Message("user", "我们经理要求周报用PDF", id="m1")])
     assert c.subject == "经理" and "third_party" in c.flags
 
 

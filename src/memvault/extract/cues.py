@@ -323,9 +323,12 @@ THIRD = re.compile(
     r"coworker|manager|girlfriend|boyfriend|team|flatmate|roommate|housemate|in-laws|"
     r"cousin|aunt|uncle|grandma|grandpa|grandmother|grandfather|niece|nephew|neighbou?r|"
     r"mum|mummy|mam|mama|papa|hubby|bf|gf|wifey|missus|mate|"
-    r"fianc[ée]e?|landlord|landlady|tenant|client|assistant)\b|我的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
+    r"fianc[ée]e?|landlord|landlady|tenant|client|assistant)\b"
+    # (after a time or an occasion said first: "今天下午茶 我们组长一口气点了三杯")
+    r"|(?:[^\s，,。！？!?我你您]{1,8}[\s，,]+)?我们?的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
     r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
-    r"女朋友|对象|妈|爸|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|室友|舍友|同学|邻居|房东)"
+    r"女朋友|对象|妈|爸|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|室友|舍友|同学|邻居|房东|闺蜜|"
+    r"好友|好朋友|哥们|发小|死党|组长|上司|经理|主管|教练|师傅|搭档|合伙人)"
     # the user's child named without "我": "孩子的钢琴课在周二", "娃在读三年级" (not
     # "孩子的教育问题真让人头疼", about children in general)
     r"|(?:我们?|咱们?)家的?(?P<zh5>孩子|娃|儿子|女儿|闺女|宝宝|小孩|老大|老二)(?![^，。！？]*我)"

@@ -117,6 +117,7 @@ from .cues import (
     sentences,
 )
 from .messages import Message, as_messages
+from .others import kept_about
 from .readspans import opens_quote, read_spans
 from .requests import after_request, asked, asked_change
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
@@ -340,6 +341,9 @@ class RuleExtractor:
             content = _clean(head)
             if not content:
                 return []
+            if not kept_about(head, who, third.end(), msg.content):
+                # a friend's or a colleague's ways: the turn keeps them (others.py)
+                return self._sentence(msg, at + own.end(), end, question) if own else []
             out = [CandidateMemory(content=content, kind=Kind.FACT.value, slot=None,
                                    value=None, confidence=min(conf, 0.85), subject=who,
                                    ttl=ttl_cue[1] if ttl_cue else None,

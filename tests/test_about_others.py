@@ -1,0 +1,80 @@
+"""Remarks about a friend, a colleague, a boss or a neighbour are not the user's memories
+(extract/others.py; issue 18, found on the generalisation set's development half, tested
+here in wording of its own), on both backends. Before, "my coworker only drinks green
+tea" was stored as a standing fact beside the user's own, and "我们主管开会从来不带电脑"
+was read as the user's own habit. The turn keeps what was said: recall still finds it.
+Family, who someone is, what someone requires of the user, and what the user asks to be
+kept are memories as before.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Scope, Vault
+from memvault.extract import Message
+from memvault.extract.others import kept_about
+from memvault.extract.rules import RuleExtractor
+
+ME = Scope("acme", "lin")
+
+
+def _memories(vault: Vault) -> list[str]:
+    return [m.content for m in vault.list(ME, limit=50) if m.kind != "turn"]
+
+
+def _kept(line: str) -> list[str]:
+    return [c.content for c in RuleExtractor().extract([Message("user", line, id="m1")])]
+
+
+@pytest.mark.parametrize("line", [
+    "my coworker only drinks green tea, no idea how he survives",
+    "my neighbour mows his lawn at 7am every sunday, unbelievable",
+    "my flatmate hoards takeaway menus like they're treasure",
+    "我们主管开会从来不带电脑，全靠脑子记",
+    "我好朋友每年都去一次冰岛看极光",
+    "昨晚聚餐 我们经理一个人喝了两瓶红酒",
+])
+def test_someone_elses_ways_are_not_stored(vault: Vault, line: str) -> None:
+    out = vault.observe(ME, [{"role": "user", "content": line}])
+    assert [o.action for o in out.outcomes] == []
+    assert _memories(vault) == []
+    turns = [m for m in vault.list(ME, limit=50) if m.kind == "turn"]
+    assert [t.content for t in turns] == [line]  # the conversation record keeps it
+
+
+def test_the_turn_is_still_found_by_recall(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content": "my coworker only drinks green tea"}])
+    hits = vault.recall(ME, "what does my coworker drink?")
+    assert hits and "green tea" in hits[0].memory.content
+
+
+@pytest.mark.parametrize("line, word", [
+    ("my son only eats pasta these days", "pasta"),                  # family
+    ("我妈对芒果过敏", "芒果"),
+    ("my manager is Priya Shah", "Priya"),                            # who someone is
+    ("我们组长叫老周", "老周"),
+    ("my landlord wants the rent by the 1st of every month", "rent"),  # required of me
+    ("客户以后周报都要 Excel 版", "Excel"),
+    ("my friend Omar is vegan, remember that when I plan the dinner", "vegan"),  # asked
+    ("我朋友阿杰不吃辣，下次订餐帮我记着", "不吃辣"),
+    ("my boss drives me to the station on fridays", "station"),       # about me too
+])
+def test_family_names_requirements_and_what_is_asked_are_kept(line: str, word: str) -> None:
+    assert any(word in c for c in _kept(line))
+
+
+def test_the_users_own_clause_is_kept_beside_a_colleagues() -> None:
+    assert _kept("我同事都用 Windows，但我自己更喜欢 Mac") == ["我自己更喜欢 Mac"]
+
+
+@pytest.mark.parametrize("body, who, end, kept", [
+    ("my friend hates cats", "friend", 9, False),
+    ("my sister hates cats", "sister", 9, True),
+    ("she hates cats", "she", 3, True),          # a pronoun may be family
+    ("老王天天迟到", "老王", 2, False),            # a surname and 老: a person, not kin
+    ("老公天天加班", "老公", 2, True),
+    ("王经理喜欢喝茶", "王经理", 3, False),
+])
+def test_whom_a_statement_is_about(body: str, who: str, end: int, kept: bool) -> None:
+    assert kept_about(body, who, end) is kept
