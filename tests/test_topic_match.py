@@ -32,14 +32,37 @@ def tell(vault: Vault, line: str) -> Any:
 @pytest.mark.parametrize("meant, line, others", [
     ("I bank with Lloyds", "moved my savings over to a Revolut account", OTHER_EN),
     ("I use VS Code for everything", "switched to Neovim full time, no regrets", OTHER_EN),
+    ("I buy groceries at Waitrose", "switched my weekly shop to Lidl", OTHER_EN),
+    ("我的工资卡是工行的", "工资卡已经换成建行了", OTHER_ZH),
+], ids=["bank", "editor", "grocer", "工资卡"])
+def test_a_change_confidently_of_the_memorys_one_value_topic_is_applied(
+        vault: Vault, meant: str, line: str, others: list[str]) -> None:
+    """Both sentences well inside one class that holds one value at a time (topicscore.
+    sure_topic), and a change said in so many words: the memory's next version, applied
+    (before, staged like any guess); the others stay; rollback restores the old value."""
+    target = said(vault, meant)
+    rest = [said(vault, t) for t in others]
+    (o,) = tell(vault, line).outcomes
+    assert o.action == "updated" and o.memory_id == target
+    now = vault.get(ME, target)
+    assert now.version == 2 and now.content != meant
+    assert all(vault.get(ME, i).version == 1 for i in rest)
+    assert vault.review_list(ME) == []
+    vault.rollback(ME, target, to_version=1)
+    assert vault.get(ME, target).content == meant
+
+
+@pytest.mark.parametrize("meant, line, others", [
+    ("I bank with HSBC", "my salary goes into Monzo now, switched last month", OTHER_EN),
     ("我记笔记用印象笔记", "现在改用飞书文档了", OTHER_ZH),
     ("我平时开车上班", "现在改坐地铁了", OTHER_ZH),
     ("我用安卓手机", "现在换了个苹果", OTHER_ZH),
-], ids=["bank", "editor", "notes", "通勤", "手机"])
+], ids=["bank", "notes", "通勤", "手机"])
 def test_a_change_in_other_words_is_staged_against_the_memory_of_its_topic(
         vault: Vault, meant: str, line: str, others: list[str]) -> None:
     """The class names the memory a change is about, where no word and no closeness
-    does; a class is a guess, so a person confirms (as for a guess by rank) and approving
+    does; a class said without confidence is a guess (the new line's class .28–.68 here),
+    so a person confirms (as for a guess by rank) and approving
     makes it that memory's next version, never a fact beside it."""
     target = said(vault, meant)
     rest = [said(vault, t) for t in others]

@@ -441,7 +441,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                                matches=tuple((gate.MemoryView.of(m), sc_, dn)
                                              for m, sc_, dn in fresh),
                                linked=frozenset(offered),
-                               topical={r.memory.id: r.exclusive for r in found if r.topical})
+                               topical={r.memory.id: r.exclusive for r in found if r.topical},
+                               sure_topics=frozenset(r.memory.id for r in found if r.sure))
         d = gate.decide(cand, state, policy)
         reasons = [r.value for r in d.reasons]
         why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import Core
 from ..model import GRAPH_KINDS, Kind, Memory, Scope, Status
-from ..topicscore import same_topic, topics_of
+from ..topicscore import same_topic, sure_topic, topics_of
 from ..understand.stance import core as stance_core
 from ..understand.topics import content_words
 
@@ -43,6 +43,9 @@ class Related:
     # whatever values they give; `exclusive`: a topic that holds one value at a time.
     topical: bool = False
     exclusive: bool = False
+    # Both confidently in that class (topicscore.sure_topic): the class alone says which
+    # memory a change of a one-value topic is about.
+    sure: bool = False
 
 
 def _overlap(a: set[str], b: set[str]) -> float:
@@ -105,5 +108,6 @@ def _with_topics(emb: object, text: str, own: np.ndarray, found: list[Related]
                               [own, *([None] * len(found))])
     if mine is None:
         return found
-    return [replace(r, topical=True, exclusive=mine.exclusive) if same_topic(mine, t) else r
+    return [replace(r, topical=True, exclusive=mine.exclusive, sure=sure_topic(mine, t))
+            if same_topic(mine, t) else r
             for r, t in zip(found, theirs, strict=True)]

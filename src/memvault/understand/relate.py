@@ -82,6 +82,7 @@ class Match:
     topical: bool = False
     exclusive: bool = False
     frozen: bool = False  # an operator froze it: its value is not to change unreviewed
+    sure_topic: bool = False  # both confidently in the topic class (topicscore.sure_topic)
 
     def names(self, statement: str) -> bool:
         """Do the statement and this memory, as stored or as said, name a thing in
@@ -329,8 +330,11 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # A memory named by its topic class alone is a guess too: the generalisation set's
         # held-out half counted two more silent overwrites per language when such changes
         # were applied (BENCHMARKS.md), so they are applied only when plainly close, as a
-        # guess by rank is, and staged against the memory otherwise.
-        sure = (not (by_rank or by_topic) or (t.apply_ranked and target.dense >= t.match)) \
+        # guess by rank is, or when both are confidently in the class (a change said in
+        # so many words about the one memory of a one-value topic: "I've moved my current
+        # account to Nationwide" and "I bank with Lloyds"), and staged otherwise.
+        sure = (not (by_rank or by_topic) or (t.apply_ranked and (
+            target.dense >= t.match or (by_topic and target.sure_topic)))) \
             and not (foreign and target is best)
         return Related(Relation.UPDATE, target.id, sure=sure, by_topic=by_topic)
     if changes_mind(statement) and not restates(statement, best.content):
