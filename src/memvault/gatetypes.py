@@ -243,7 +243,7 @@ class GateState:
     # Matches in the candidate's topic class by meaning (reads/related.py, topicscore.py):
     # id -> whether that topic holds one value at a time.
     topical: Mapping[str, bool] = field(default_factory=dict)
-    sure_topics: frozenset[str] = frozenset()
+    topic_of: Mapping[str, str] = field(default_factory=dict)  # topical id -> class
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,21 +30,13 @@ import numpy as np
 
 from .lrucache import LRUCache, text_digest
 
-__all__ = ["FLOOR", "SAID_FLOOR", "SURE_SAID", "SURE_STORED", "Topic", "same_topic", "sure_topic",
-           "topics_of"]
+__all__ = ["FLOOR", "SAID_FLOOR", "Topic", "same_topic", "topics_of"]
 
 # A stored memory's class counts from this probability; a new statement's, said in
 # passing and with a story around it ("We're in Manchester now, finally closer to my
 # sister"), from the lower one, when it is also the memory's class.
 FLOOR = 0.5
 SAID_FLOOR = 0.25
-# Both well above the floors ("I've moved my current account to Nationwide" .92, "I bank
-# with Lloyds" .97): the class alone says which memory a change of a one-value topic is
-# about, though the two sentences are hardly closer (.35) than unrelated ones
-# (understand/relate.py applies such a change instead of staging it). Chosen on the
-# generalisation set's development half: .5 / .8 and .6 / .8 differ there by one case.
-SURE_SAID = 0.5
-SURE_STORED = 0.8
 _CACHE_SIZE = 4096
 
 
@@ -123,12 +115,6 @@ def topics_of(embedder: Any, texts: Sequence[str], vectors: Sequence[Any] | None
         _MEMO.put_many((keys[i], t)
                        for i, t in zip(order, made_topics, strict=True))
     return out
-
-
-def sure_topic(said: Topic | None, stored: Topic | None) -> bool:
-    """Are both in the same topic class well above the floors?"""
-    return same_topic(said, stored) and said is not None and stored is not None \
-        and said.p >= SURE_SAID and stored.p >= SURE_STORED
 
 
 def same_topic(said: Topic | None, stored: Topic | None) -> bool:

@@ -442,7 +442,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                                              for m, sc_, dn in fresh),
                                linked=frozenset(offered),
                                topical={r.memory.id: r.exclusive for r in found if r.topical},
-                               sure_topics=frozenset(r.memory.id for r in found if r.sure))
+                               topic_of={r.memory.id: r.topic for r in found if r.topic})
         d = gate.decide(cand, state, policy)
         reasons = [r.value for r in d.reasons]
         why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"

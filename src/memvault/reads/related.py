@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import Core
 from ..model import GRAPH_KINDS, Kind, Memory, Scope, Status
-from ..topicscore import same_topic, sure_topic, topics_of
+from ..topicscore import same_topic, topics_of
 from ..understand.stance import core as stance_core
 from ..understand.topics import content_words
 
@@ -43,9 +43,7 @@ class Related:
     # whatever values they give; `exclusive`: a topic that holds one value at a time.
     topical: bool = False
     exclusive: bool = False
-    # Both confidently in that class (topicscore.sure_topic): the class alone says which
-    # memory a change of a one-value topic is about.
-    sure: bool = False
+    topic: str | None = None  # the class's name, when topical
 
 
 def _overlap(a: set[str], b: set[str]) -> float:
@@ -108,6 +106,6 @@ def _with_topics(emb: object, text: str, own: np.ndarray, found: list[Related]
                               [own, *([None] * len(found))])
     if mine is None:
         return found
-    return [replace(r, topical=True, exclusive=mine.exclusive, sure=sure_topic(mine, t))
+    return [replace(r, topical=True, exclusive=mine.exclusive, topic=mine.name)
             if same_topic(mine, t) else r
             for r, t in zip(found, theirs, strict=True)]

@@ -29,6 +29,7 @@ from enum import StrEnum
 from itertools import pairwise
 
 from ..textindex import STOPWORDS, terms
+from .topicnames import names_class
 from .discourse import (
     SPEAKER,
     adds,
@@ -82,7 +83,7 @@ class Match:
     topical: bool = False
     exclusive: bool = False
     frozen: bool = False  # an operator froze it: its value is not to change unreviewed
-    sure_topic: bool = False  # both confidently in the topic class (topicscore.sure_topic)
+    topic: str = ""  # the topic class's name, when `topical`
 
     def names(self, statement: str) -> bool:
         """Do the statement and this memory, as stored or as said, name a thing in
@@ -170,12 +171,19 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         by_rank = not named and bool(retraction.strip()) and _leads(ranked, t)
         if by_rank:
             named = ranked[:1]
-        if not named and t.by_topic and retraction.strip() and \
-                len(kin := [m for m in ranked if m.topical]) == 1:
-            # What the label names is the topic of one memory only ("forget my medication"
-            # and "I take sertraline every morning"): that memory, though no word is shared.
-            # Staged, never applied: a class is a guess, and "forget what I said about my
-            # cat" shares the class of "I have a dog named Rex".
+        kin = [m for m in ranked if m.topical] if t.by_topic and retraction.strip() else []
+        if len(kin) == 1 and names_class(retraction, kin[0].topic) and (
+                not named or (by_rank and named[0] is kin[0])) and not changes_mind(statement):
+            # The label is the class's own name ("my medication", "用药那条", "the pets
+            # info": topicnames.py) and one memory is of that class ("I take sertraline
+            # every morning"): all the label can mean, though no word is shared. (Not
+            # with a new value said beside it: "称呼那条删掉吧，以后叫我老王就行" is a
+            # change a person confirms.)
+            return Related(Relation.FORGET, kin[0].id, by_topic=True)
+        if not named and len(kin) == 1:
+            # What the label names is the topic of one memory only, by a thing of the
+            # class: staged, never applied: "forget what I said about my cat" shares the
+            # class of "I have a dog named Rex".
             return Related(Relation.FORGET, kin[0].id, sure=False, by_topic=True)
         if not named:
             # A label said, and memories about as close as any, though none plainly ("delete
@@ -330,11 +338,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # A memory named by its topic class alone is a guess too: the generalisation set's
         # held-out half counted two more silent overwrites per language when such changes
         # were applied (BENCHMARKS.md), so they are applied only when plainly close, as a
-        # guess by rank is, or when both are confidently in the class (a change said in
-        # so many words about the one memory of a one-value topic: "I've moved my current
-        # account to Nationwide" and "I bank with Lloyds"), and staged otherwise.
-        sure = (not (by_rank or by_topic) or (t.apply_ranked and (
-            target.dense >= t.match or (by_topic and target.sure_topic)))) \
+        # guess by rank is, and staged otherwise. Not when both are confidently of the
+        # class either: "moved my mortgage to Nationwide" is as surely of the class of "I
+        # bank with Lloyds" as "moved my current account to Nationwide" (an audit, BENCHMARKS.md).
+        sure = (not (by_rank or by_topic) or (t.apply_ranked and target.dense >= t.match)) \
             and not (foreign and target is best)
         return Related(Relation.UPDATE, target.id, sure=sure, by_topic=by_topic)
     if changes_mind(statement) and not restates(statement, best.content):
