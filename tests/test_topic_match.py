@@ -14,8 +14,8 @@ import pytest
 from memvault import Scope, Vault
 from memvault.config import Strategy
 from memvault.embed import load_embedder
-from memvault.understand.topicnames import names_class
 from memvault.topicscore import FLOOR, SAID_FLOOR, Topic, same_topic, topics_of
+from memvault.understand.topicnames import names_class
 
 ME = Scope("acme", "lin")
 OTHER_EN = ["I keep bees in the garden", "I go climbing on Sundays"]

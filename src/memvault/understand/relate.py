@@ -29,7 +29,6 @@ from enum import StrEnum
 from itertools import pairwise
 
 from ..textindex import STOPWORDS, terms
-from .topicnames import names_class
 from .discourse import (
     SPEAKER,
     adds,
@@ -51,6 +50,7 @@ from .discourse import (
 )
 from .planoff import planned
 from .stance import core, polarity
+from .topicnames import names_class
 from .topics import content_words, straddles
 
 
