@@ -129,10 +129,16 @@ def test_rank_is_what_relate_reads_when_no_word_is_shared() -> None:
     assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", False)
     # plainly close (`match`) as well: applied, unless the thresholds stage every guess
     plain = [Match("a", "I bank with Lloyds", 0.45, 0.45), Match("b", "I keep bees", 0.2, 0.2)]
-    r = relate("moved my savings over to Revolut", plain)
+    r = relate("switched everything over to Revolut", plain)
     assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", True)
     careful = Thresholds(apply_ranked=False)
-    r = relate("moved my savings over to Revolut", plain, thresholds=careful)
+    r = relate("switched everything over to Revolut", plain, thresholds=careful)
+    assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", False)
+    # a word the memory names ("bank") is not a guess by rank
+    r = relate("moved my banking over to Revolut", plain, thresholds=careful)
+    assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", True)
+    # what it says it moves (savings) the memory does not name: a guess (changeobject.py)
+    r = relate("moved my savings over to Revolut", plain)
     assert (r.relation, r.target_id, r.sure) == (Relation.UPDATE, "a", False)
     # what may hold changes nothing: a condition, a possibility
     assert relate("if Revolut gets a branch here I might move my savings", plain).relation \

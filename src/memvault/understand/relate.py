@@ -29,6 +29,7 @@ from enum import StrEnum
 from itertools import pairwise
 
 from ..textindex import STOPWORDS, terms
+from .changeobject import changed_object, names_object
 from .discourse import (
     SPEAKER,
     adds,
@@ -342,7 +343,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # class either: "moved my mortgage to Nationwide" is as surely of the class of "I
         # bank with Lloyds" as "moved my current account to Nationwide" (an audit, BENCHMARKS.md).
         sure = (not (by_rank or by_topic) or (t.apply_ranked and target.dense >= t.match)) \
-            and not (foreign and target is best)
+            and not (foreign and target is best) and _names_its_object(statement, target)
         return Related(Relation.UPDATE, target.id, sure=sure, by_topic=by_topic)
     if changes_mind(statement) and not restates(statement, best.content):
         return Related(Relation.NEW)  # "now…" about something else it resembles
@@ -352,6 +353,17 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
+
+
+def _names_its_object(statement: str, memory: Match) -> bool:
+    """Does the memory name what the statement says it changes, or does the statement
+    name no such thing? "Switched my work laptop to a MacBook Air" and "My main language at
+    work is Java" share a word, not the laptop (changeobject.py)."""
+    thing = changed_object(statement)
+    # (or names the memory's own value, the one given up: "switched my main current
+    # account to Starling, monzo kept freezing my card" and "I bank with Monzo")
+    return thing is None or any(names_object(x, thing) for x in (memory.content, memory.said)
+                                if x) or _names_only(statement, memory)
 
 
 def _said_again_of(statement: str, memory: Match) -> bool:

@@ -1,0 +1,69 @@
+"""What a change says it changes: the object of its verb of substitution.
+
+"Switched my work laptop to a MacBook Air" changes a laptop; "我把手机号换成移动的了"
+changes a phone number; "我信用卡换成了招行的" a credit card. A memory that does not name
+that thing ("My main language at work is Java", "我的手机是华为 Mate 60", "我的工资卡在
+招商银行") may still be what the change is about, as a guess, but a word they happen to
+share ("work", 手机) or a topic class they share (a bank, a phone) does not make it sure:
+such a change is staged against it, for a person to confirm (relate.py). Before, each of
+these overwrote the memory.
+"""
+
+from __future__ import annotations
+
+import re
+
+import jieba
+
+from ..textindex import terms
+
+__all__ = ["changed_object", "names_object"]
+
+_EN = re.compile(
+    r"\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|swap(?:ped|ping)?|"
+    r"transferr?(?:ed|ing)?|shift(?:ed|ing)?|replac(?:e|ed|ing))\s+(?:over\s+)?"
+    r"(?:all\s+)?(?:of\s+)?(?:my|our)\s+((?:[a-z][a-z-]*\s+){0,2}?[a-z][a-z-]*)"
+    r"\s+(?:over\s+|across\s+)?(?:to|for|into|with)\b", re.I)
+# 把 X 换成 / 改到 …; X 换成 … right after the speaker or a clause's start
+_ZH = re.compile(
+    r"把(?:我们的?|我的?)?([\u4e00-\u9fffA-Za-z]{1,6}?)(?:都|也|全|全部)?(?:换|改|转|调|迁|挪|搬)|"
+    r"(?:^|我的?|[，,。\s])(?![我把])([\u4e00-\u9fff]{2,4}?)(?:也|都)?(?:换成|改成|换到|转到|改到|迁到)")
+# Heads that name no thing of their own ("changed my mind to…", "moved my stuff to…").
+_NO_THING = frozenset("mind stuff things everything it them plans plan".split())
+
+
+def changed_object(statement: str) -> str | None:
+    """The head of what the statement says it switches, moves or changes ("laptop" in
+    "switched my work laptop to a MacBook", "信用卡" in "我信用卡换成了招行的"), or None
+    when it names none ("switched to Neovim", "搬到杭州了", "现在换成小米了")."""
+    if m := _EN.search(statement):
+        head = m.group(1).split()[-1].casefold()
+        return None if head in _NO_THING else head
+    if m := _ZH.search(statement):
+        thing = m.group(1) or m.group(2)
+        return thing if _words(thing) else None
+    return None
+
+
+def names_object(memory: str, thing: str) -> bool:
+    """Does `memory` name `thing`, a word of it as a whole ("手机号" is not named by "我的
+    手机", "常用邮箱" is by "我的邮箱是…"), or a Chinese activity with its parts apart
+    ("看书" in "用微信读书看电子书")?"""
+    if thing[0] >= "\u2e80":
+        words = _words(thing)
+        return bool(words & set(terms(memory))) or any(
+            len(w) == 2 and re.search(f"{re.escape(w[0])}.{{1,3}}{re.escape(w[1])}", memory)
+            for w in words)
+    return bool(set(terms(thing)) & set(terms(memory)))
+
+
+# When and how much, not what: "周报现在改成…", "把看书全搬到…".
+_NOT_A_THING_ZH = frozenset(
+    "现在 以后 最近 已经 都 全 也 又 还 就 今天 这次 这周 今年 还是 其实 干脆 直接 "
+    "那 那就 先 再 统一 一律 索性 不对 算了 然后 所以 平时 要 想 后来 之后 接着 最后 终于 总算 "
+    "结果 于是 目前 如今 上周 下周 明天 昨天 周末 早就 刚刚 刚 今年 去年 上个月 这个月".split())
+
+
+def _words(thing: str) -> set[str]:
+    """A Chinese object's words as said, whole ("手机号", not 手机 and 号)."""
+    return {w for w in jieba.cut(thing, HMM=False) if w.strip() and w not in _NOT_A_THING_ZH}
