@@ -46,6 +46,7 @@ from typing import Any
 from ..model import Kind
 from ..safety.instructions import scan
 from ..understand.discourse import (
+    LONG_AGO,
     adds,
     beyond_change,
     changes_mind,
@@ -255,8 +256,9 @@ class RuleExtractor:
                 or ((first or progressive) and any(m.spec.stative for m in matches)))
         if PAST.search(body) and not (command or change or standing):
             wish = False  # "I was vegetarian for a year in college": not now
-        if CHILDHOOD.search(body) and not (command or standing or NOW.search(body)):
-            wish = False
+        if (CHILDHOOD.search(body) or LONG_AGO.search(body)) and not (
+                command or standing or NOW.search(body)):
+            wish = False  # "I moved to Leeds from Sheffield in 2015": history
         # A complaint names what went wrong ("每次导出 Excel 都报错"), not what to use,
         # unless another clause asks for something ("CSV 太慢了，以后用 XLSX").
         complaint = bool(COMPLAINT.search(body)) and not (command or change or pref
@@ -264,6 +266,10 @@ class RuleExtractor:
         if complaint and not any(STANDING.search(c) and not COMPLAINT.search(c)
                                  for c in CLAUSE.split(body)):
             wish = False
+        if one_time(body) and not (command or standing):
+            # "moved to Lisbon for two weeks of holiday": a stay, not a new address; a
+            # slot that may hold for a while takes the occasion as its time to live instead
+            matches = [m for m in matches if m.spec.transient]
         decisions = self._decide(body, matches) if wish else []
         given_up: _Decision | None = None
         if decisions and all(d.value is None for d in decisions) \
