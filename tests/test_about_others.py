@@ -34,6 +34,9 @@ def _kept(line: str) -> list[str]:
     "我们主管开会从来不带电脑，全靠脑子记",
     "我好朋友每年都去一次冰岛看极光",
     "昨晚聚餐 我们经理一个人喝了两瓶红酒",
+    # (an audit: a coach's ways were the user's; a neighbour's plan was kept for its 要)
+    "my personal trainer lives on protein shakes",
+    "我邻居说他下个月要去云南",
 ])
 def test_someone_elses_ways_are_not_stored(vault: Vault, line: str) -> None:
     out = vault.observe(ME, [{"role": "user", "content": line}])
@@ -59,6 +62,7 @@ def test_the_turn_is_still_found_by_recall(vault: Vault) -> None:
     ("my friend Omar is vegan, remember that when I plan the dinner", "vegan"),  # asked
     ("我朋友阿杰不吃辣，下次订餐帮我记着", "不吃辣"),
     ("my boss drives me to the station on fridays", "station"),       # about me too
+    ("李老师说周五的家长会改到周六了", "周六"),                          # an arrangement moved
 ])
 def test_family_names_requirements_and_what_is_asked_are_kept(line: str, word: str) -> None:
     assert any(word in c for c in _kept(line))

@@ -318,12 +318,14 @@ FIRST = any_of(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|im)\b", r"我",
                # chat drops the subject: "trying to lose weight these days"
                r"^\s*(?:been\s+)?trying\s+to\b")
 THIRD = re.compile(
-    r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:my\s+(?P<en>wife|husband|partner|son|daughter|"
+    r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:my\s+(?:(?:best|old|new|personal|former|"
+    r"little|big|older|younger|elder|eldest|oldest|youngest|step|late|current)\s+)?(?P<en>wife|husband|partner|son|daughter|"
     r"kids?|child(?:ren)?|mom|mother|dad|father|parents|brother|sister|friend|boss|colleague|"
     r"coworker|manager|girlfriend|boyfriend|team|flatmate|roommate|housemate|in-laws|"
     r"cousin|aunt|uncle|grandma|grandpa|grandmother|grandfather|niece|nephew|neighbou?r|"
     r"mum|mummy|mam|mama|papa|hubby|bf|gf|wifey|missus|mate|"
-    r"fianc[ée]e?|landlord|landlady|tenant|client|assistant)\b"
+    r"fianc[ée]e?|landlord|landlady|tenant|client|assistant|coach|trainer|tutor|therapist|"
+    r"dentist|doctor|gp|physio|mentor|barber|hairdresser|nanny|babysitter|cleaner)\b"
     # (after a time or an occasion said first: "今天下午茶 我们组长一口气点了三杯")
     r"|(?:[^\s，,。！？!?我你您]{1,8}[\s，,]+)?我们?的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
     r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"

@@ -22,6 +22,8 @@ __all__ = ["kept_about"]
 _SOCIAL = frozenset(
     "friend boss colleague coworker manager flatmate roommate housemate neighbour neighbor "
     "mate landlord landlady tenant client assistant customer teacher doctor lawyer ceo cfo "
+    "coach trainer tutor therapist dentist gp physio mentor barber hairdresser nanny "
+    "babysitter cleaner "
     "cto coo vp director supervisor lead auditor accountant vendor investor "
     "朋友 老板 同事 领导 室友 舍友 同学 邻居 房东 闺蜜 好友 好朋友 哥们 发小 死党 "
     "组长 上司 经理 主管 教练 师傅 搭档 合伙人 客户 甲方".split())
@@ -38,7 +40,10 @@ _ASKED_TO_KEEP = re.compile(
 _REQUIRES = re.compile(
     r"\b(?:wants?|wanted|requires?|required|expects?|asked|asks|insists?|needs?)\b|"
     r"\bfrom now on\b|\bgoing forward\b|要求|希望|规定|让我|叫我|要我|以后|今后|往后|从现在起|"
-    r"(?<![想只])要(?![命死])", re.I)
+    r"(?:都|每次|必须|一定|得)要|"
+    # a time someone moved ("王老师说下学期的课改到周三了", "my boss moved the standup to 10")
+    r"改到|调到|挪到|推迟到|提前到|改在|\b(?:moved|pushed|rescheduled|changed)\s+(?:it|the\s+\w+)"
+    r"\s+to\b", re.I)
 # Who they are is kept: "my manager is Tom Baker", "我同事叫小林".
 _NAMED = re.compile(r"^\s*(?:is|['’]s|was)\s+(?:called\s+|named\s+)?(?-i:[A-Z][a-z]+)\b|"
                     r"^\s*(?:is\s+)?(?:called|named)\b|^['’]s\s+name\b|^\s*(?:叫|姓|名字)", re.I)
