@@ -1,6 +1,6 @@
 """A change told as history, by the calendar ("back in 2019", "years ago", "in 2015",
 "2018年的时候", "三年前", "换过一次"), and a stay with its length ("for two weeks", "住一周"),
-do not change what holds now (understand/discourse.LONG_AGO, one_time), on both backends.
+do not change what holds now (understand/when.py), on both backends.
 Found by an audit whose probes were written before it read the code: "I switched banks
 back in 2019, to Halifax" replaced "I bank with Barclays", "moved to Lisbon for two weeks
 of holiday" replaced the home city, "I moved to Leeds from Sheffield in 2015" turned it
@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from memvault import Scope, Vault
-from memvault.understand.discourse import LONG_AGO, one_time, recounts
+from memvault.understand.discourse import one_time, recounts
+from memvault.understand.when import LONG_AGO, a_stay
 
 ME = Scope("acme", "rio")
 
@@ -61,4 +62,4 @@ def test_a_story_set_long_ago_is_told_not_a_change() -> None:
     ("moved to Lisbon last month", False),
 ])
 def test_a_stay_with_its_length_is_one_occasion(line: str, once: bool) -> None:
-    assert one_time(line) is once
+    assert one_time(line) is once and a_stay(line) is once

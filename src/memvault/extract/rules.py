@@ -46,7 +46,6 @@ from typing import Any
 from ..model import Kind
 from ..safety.instructions import scan
 from ..understand.discourse import (
-    LONG_AGO,
     adds,
     beyond_change,
     changes_mind,
@@ -58,6 +57,7 @@ from ..understand.discourse import (
 from ..understand.stance import core
 from ..understand.stance import core as stance_core
 from ..understand.topics import content_words
+from ..understand.when import LONG_AGO, a_stay
 from .calledoff import called_off, carry
 from .candidate import CandidateMemory
 from .clauses import own_habit, replaced_in_words, tag_request
@@ -122,7 +122,13 @@ from .others import kept_about
 from .readspans import opens_quote, read_spans
 from .requests import after_request, asked, asked_change
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
-from .statements import is_task, open_statement, undecided, with_speaker
+from .statements import (
+    is_task,
+    open_statement,
+    speaker_clauses,
+    undecided,
+    with_speaker,
+)
 from .statements import standing as is_statement
 
 
@@ -233,14 +239,19 @@ class RuleExtractor:
         emphasis = bool(EMPHASIS.search(body) and not DEMONSTRATIVE.search(body)
                         and not (ttl_cue and ttl_cue[1] == "1d"))
         matches = self.registry.find(body)
-        if not any(m.via == "pattern" for m in matches) and (said := with_speaker(body)):
-            # "上个月搬到成都了", "living in Hackney now": the slot patterns name the speaker
-            text, n = said
-            matches = sorted(matches + [
-                replace(m, start=m.start - n, end=m.end - n)
-                for m in self.registry.find(text)
-                if m.via == "pattern" and m.start >= n and "的" not in m.surface],
-                key=lambda m: (m.start, -m.end))
+        if not any(m.via == "pattern" for m in matches):
+            # "上个月搬到成都了", "living in Hackney now": the slot patterns name the speaker;
+            # so does a Chinese clause after a space or a comma ("累瘫 现在住滨江了")
+            for k in speaker_clauses(body):
+                if not (said := with_speaker(body[k:])):
+                    continue
+                text, n = said
+                found = [replace(m, start=m.start - n + k, end=m.end - n + k)
+                         for m in self.registry.find(text)
+                         if m.via == "pattern" and m.start >= n and "的" not in m.surface]
+                if found:
+                    matches = sorted(matches + found, key=lambda m: (m.start, -m.end))
+                    break
         if (not command and not pref and not standing and not fact and imperative
                 and not any(m.via == "pattern" for m in matches)
                 and DEMONSTRATIVE.search(body) and not is_statement(body)
@@ -266,9 +277,9 @@ class RuleExtractor:
         if complaint and not any(STANDING.search(c) and not COMPLAINT.search(c)
                                  for c in CLAUSE.split(body)):
             wish = False
-        if one_time(body) and not (command or standing):
+        if a_stay(body) and not (command or standing):
             # "moved to Lisbon for two weeks of holiday": a stay, not a new address; a
-            # slot that may hold for a while takes the occasion as its time to live instead
+            # slot that may hold for a while takes the stay as its time to live instead
             matches = [m for m in matches if m.spec.transient]
         decisions = self._decide(body, matches) if wish else []
         given_up: _Decision | None = None

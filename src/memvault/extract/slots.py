@@ -75,6 +75,12 @@ _ZH_PLACE = r"[^\s，。,.!?！？；;、]{1,20}?"
 # The place ends where a time phrase starts ("I moved to Paris last week").
 # An emoji or another symbol ends it too.
 # Not a shift, a part of the day or a new team ("moved to nights", "moved to a new team").
+# A town by its name, one word or a capitalised pair ("Leeds", "New York"), where the
+# words after it are not a place's ("our new place in Lisbon is gorgeous").
+_EN_TOWN = (r"(?-i:[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?)(?![\w'’\-])|"
+            r"(?!(?:a|an|the|my|our)\b)(?-i:[a-z][\w'’\-]+)"
+            r"(?=\s*(?:[,;!?]|\.(?:\s|$)|$|\s+(?:is|was|and|but|now|so|lol|for|with)\b|"
+            r"[^\w\s'’\-]))")
 _EN_PLACE = (r"(?!(?:nights?|days?|mornings?|evenings?|afternoons?|weekends?|weekdays?|"
              r"(?:the\s+)?(?:night|day|early|late|evening)\s+shifts?|part[- ]time|full[- ]time|"
              r"remote|hybrid|a\s+new\s+(?:team|role|job|position|department|project|shift|"
@@ -218,6 +224,14 @@ BUILTIN: tuple[SlotSpec, ...] = (
             r"finally)\s+|^\s*we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|"
             r"finally\s+)?)(?:moved|relocated)\s+(?:from\s+[^,.;!?]{1,40}?\s+)?to\s+"
             rf"(?P<value>{_EN_PLACE})",
+            # the home named: "my flat is in Camden", "the keys to our new place in Leeds"
+            r"\b(?:my|our)\s+(?:(?:new|own)\s+)?(?:flat|house|home|apartment|condo)\s+(?:is|['’]s)"
+            rf"\s+in\s+(?P<value>{_EN_TOWN})",
+            rf"\b(?:my|our)\s+new\s+(?:place|flat|house|home|apartment|condo)\s+in\s+"
+            rf"(?P<value>{_EN_TOWN})",
+            # "officially a glasgow resident now"
+            r"^\s*(?:(?:I['’]m|I\s+am)\s+)?(?:now\s+|officially\s+|finally\s+){0,2}an?\s+"
+            r"(?P<value>[a-z][\w'’\-]{1,30}(?:\s+[a-z][\w'’\-]{1,30})?)\s+resident\b",
         ),
         parse=parse_place, transient=False,
         templates={"en": "The user lives in {value}", "zh": "用户住在{value}",

@@ -13,6 +13,7 @@ import re
 
 from .planoff import plan_off
 from .stance import CALLED_OFF, polarity
+from .when import LONG_AGO, STAY
 
 # The speaker named anywhere in the line ("I", "my", "we", "我", "咱"): a line without it
 # says something of someone or something else, or leaves its speaker unsaid.
@@ -204,7 +205,8 @@ _SAID_AGAIN = re.compile(
 # One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
 _ONCE = re.compile(
     # ("as of this week", "starting this month", "从这周起": when a change starts)
-    r"\b(?:today|tonight|tomorrow|(?<!as\sof\s)(?<!from\s)(?<!starting\s)"
+    r"\b(?:(?<!as\sof\s)(?<!from\s)(?<!starting\s)today|tonight|tomorrow|(?<!as\sof\s)"
+    r"(?<!from\s)(?<!starting\s)"
     r"this\s+(?:morning|afternoon|evening|week|weekend|time|once|"
     r"one)|just\s+this\s+once|only\s+today|for\s+now|right\s+now|at\s+the\s+moment|"
     r"for\s+the\s+time\s+being|just\s+for\s+this|for\s+this\s+(?:one|snippet|report|file|"
@@ -223,9 +225,7 @@ _ONCE = re.compile(
     r"(?:conference|visit|wedding|work\s+trip|business\s+trip|few\s+(?:days|weeks)|"
     r"couple\s+of\s+(?:days|weeks))\b|(?:过几天|下周|月底)就?回来"
     # a stay with its length ("moved to Lisbon for two weeks of holiday", "国庆搬去大理住一周")
-    r"|\b(?:mov(?:e|ed|ing)|stay(?:ing|ed)?|living)\b[^.!?,;]{1,30}\bfor\s+(?:a|one|two|three|"
-    r"four|\d+|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|months?|nights?)\b"
-    r"|[搬去到][^，。！？]{1,8}住(?:一|两|三|几|\d+)(?:周|晚|天|个月|个星期)"
+    r"|" + STAY +
     # a request about one thing shown or named ("这个菜谱给我换成杯和盎司", "这封邮件帮我…")
     r"|这(?:个|份|篇|封|张|段|道|条)[\u4e00-\u9fff]{1,4}?(?=给我|帮我|请你?|麻烦|你帮)", re.I)
 
@@ -399,14 +399,6 @@ def supposes(text: str) -> bool:
 
 # A time the statement is set in that is over ("back when I lived in Porto", "when I was
 # 12", "大学那会儿", "读研那几年"): what it tells is history, not how things stand.
-# Long ago, by the calendar: "back in 2019", "years ago", "in 2015", "2018年的时候", "三年前",
-# and the Chinese aspect of having done it once ("换过一次工作"); not "back in March", which
-# may be this year's change.
-LONG_AGO = re.compile(
-    r"\bback\s+in\s+(?:(?:19|20)\d\d|the\s+day)\b|\b(?:\d+|a\s+few|a\s+couple\s+of|several|many|two|three|four|five|"
-    r"six|ten)\s+years?\s+ago\b|\b(?:years|ages|long)\s+ago\b|\bin\s+(?:19\d\d|20[01]\d)\b|"
-    r"(?:19|20)\d\d\s*年(?:的时候|那会儿?|那年|时)|[一二两三四五六七八九十几\d]+年前|前几年|"
-    r"(?:换|搬|改|转|跳槽|辞职)过", re.I)
 _PAST_FRAME = re.compile(
     r"\bback\s+(?:when|then)\b|\bwhen\s+i\s+was\s+(?:a\s+(?:kid|child|teen(?:ager)?|student)|"
     r"young(?:er)?|little|in\s+(?:college|uni(?:versity)?|(?:high\s+|grad\s+)?school)|\d{1,2})\b|"
