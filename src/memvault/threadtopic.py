@@ -14,6 +14,7 @@ Pure: the caller does the reading.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -36,6 +37,29 @@ def thread_lines(earlier_in_call: Sequence[Line], stored: Sequence[Line]) -> lis
     (latest first)."""
     own = list(reversed(earlier_in_call))[:LINES]
     return own or list(stored)[:LINES]
+
+
+# A take-back of "that" and nothing named: "remove that, it was a joke", "把那条删了吧".
+_THAT = re.compile(
+    r"\b(?:remove|delete|forget|drop|erase|scrap|clear|wipe)\s+(?:that|this|it)\b"
+    r"(?!\s+(?:about|of|bit|one|note|thing|part|entry)\b)|"
+    r"(?:那个|这个|那条|这条|它)(?:删掉|删了|去掉|忘了|别记了)|"
+    r"(?:删掉|删了|去掉|忘掉)(?:那个|这个|那条|这条|它)(?![\u4e00-\u9fff])", re.I)
+
+
+def takes_back_that(said: str) -> bool:
+    """Does the line take back "that", naming nothing itself?"""
+    return bool(_THAT.search(said))
+
+
+def read_back(messages: Sequence[tuple[str | None, str, str]], at: int) -> list[Line]:
+    """The assistant's message just before message `at` ((turn, text, role) each), as the
+    line a bare "remove that" refers to; none when the message before is not the
+    assistant's."""
+    if 0 < at <= len(messages) and messages[at - 1][2] == "assistant":
+        turn, text, _ = messages[at - 1]
+        return [(turn, text)]
+    return []
 
 
 def with_rest(lines: list[Line], turn: str | None, message: str, said: str) -> list[Line]:

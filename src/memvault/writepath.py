@@ -35,7 +35,7 @@ from .reads.related import NOT_MATCHED
 from .safety import pii
 from .safety.pii import for_sending, hidden_kinds, redact, scrub, scrub_around, sensitive_values
 from .statementscore import judged
-from .threadtopic import Line, thread_lines, with_rest
+from .threadtopic import Line, read_back, takes_back_that, thread_lines, with_rest
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
 from .understand import discourse
@@ -177,6 +177,12 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             lines = with_rest(thread_lines([(result.turns[i], m.content) for i, m in enumerate(
                 msgs[:at]) if m.role == "user"], stored), turn, getattr(
                     msgs[at] if at < len(msgs) else None, "content", ""), said)
+        elif getattr(c, "retraction", None) is not None and takes_back_that(said) \
+                and turn in result.turns:
+            # "remove that", answering the assistant's "I have a note that you're lactose
+            # intolerant": what the assistant just said it holds is what "that" is.
+            lines = read_back([(result.turns[i], m.content, m.role) for i, m in enumerate(
+                msgs)], result.turns.index(turn))
         if changed[0] == turn and changed[1] and c.slot is None and discourse.explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,
             # too long."): kept only if it changes a memory itself (the turn keeps it).
