@@ -177,12 +177,15 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             lines = with_rest(thread_lines([(result.turns[i], m.content) for i, m in enumerate(
                 msgs[:at]) if m.role == "user"], stored), turn, getattr(
                     msgs[at] if at < len(msgs) else None, "content", ""), said)
-        elif getattr(c, "retraction", None) is not None and takes_back_that(said) \
-                and turn in result.turns:
+        elif (label := getattr(c, "retraction", None)) is not None and turn in result.turns \
+                and (takes_back_that(said) or not label.strip()):
             # "remove that", answering the assistant's "I have a note that you're lactose
-            # intolerant": what the assistant just said it holds is what "that" is.
+            # intolerant": what the assistant just said it holds is what "that" is; else
+            # what the rest of the message names ("Jordan and I broke up. Please don't
+            # bring them up anymore").
+            at = result.turns.index(turn)
             lines = read_back([(result.turns[i], m.content, m.role) for i, m in enumerate(
-                msgs)], result.turns.index(turn))
+                msgs)], at) or with_rest([], turn, msgs[at].content, said)
         if changed[0] == turn and changed[1] and c.slot is None and discourse.explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,
             # too long."): kept only if it changes a memory itself (the turn keeps it).
