@@ -26,6 +26,10 @@ ME = Scope("acme", "rio")
     ("我住在南京", "三年前搬到过苏州"),
     ("I live in Glasgow", "moved to Crete for three weeks of sun"),
     ("我住在南京", "五一搬去青岛住一周"),
+    # (a second audit)
+    ("I live in Glasgow", "we moved to Perth a decade ago"),
+    ("I live in Glasgow", "relocated to Aberdeen for a six-week contract"),
+    ("I live in Glasgow", "the cottage is lovely, living in Skye for the week"),
 ])
 def test_history_and_a_stay_change_nothing(vault: Vault, meant: str, line: str) -> None:
     m = vault.observe(ME, [{"role": "user", "content": meant}]).outcomes[0]

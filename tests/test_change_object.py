@@ -23,6 +23,10 @@ ME = Scope("acme", "kai")
     ("I bank with Santander", "moved my credit card over to Barclaycard"),
     ("我的工资卡在建设银行", "我信用卡换成了中信的"),
     ("我的手机是小米 13", "我把手机号换成电信的了"),
+    # (a second audit: the part a thing names, another side of life)
+    ("My phone number is 07700 900111", "I switched my phone to a Pixel 9"),
+    ("我的手机号是13900001111", "我手机换成华为了"),
+    ("My personal laptop is a ThinkPad", "changed my work laptop to a Surface"),
 ])
 def test_a_change_of_a_thing_the_memory_does_not_name_is_staged(
         vault: Vault, meant: str, line: str) -> None:
@@ -62,7 +66,18 @@ def test_what_a_change_says_it_changes(line: str, thing: str | None) -> None:
 @pytest.mark.parametrize("memory, thing, named", [
     ("我的手机是华为", "手机号", False), ("我的工资卡在招商银行", "工资卡", True),
     ("我平时用微信读书看电子书", "看书", True), ("I bank with Barclays", "card", False),
-    ("My bank card is a Visa", "card", True),
+    ("My bank card is a Visa", "card", True), ("My phone number is 0123", "phone", False),
+    ("我的手机号是139", "手机", False),
 ])
 def test_a_memory_names_the_thing_as_a_whole(memory: str, thing: str, named: bool) -> None:
     assert names_object(memory, thing) is named
+
+
+@pytest.mark.parametrize("memory, side, named", [
+    ("My personal laptop is a ThinkPad", "work", False),
+    ("My work laptop is a Dell", "work", True), ("My laptop is a Dell", "work", True),
+    ("My work laptop is a Dell", None, True),
+])
+def test_a_thing_of_another_side_of_life_is_not_named(memory: str, side: str | None,
+                                                      named: bool) -> None:
+    assert names_object(memory, "laptop", side) is named

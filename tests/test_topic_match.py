@@ -95,6 +95,22 @@ def test_a_take_back_by_its_class_name_forgets_the_one_memory_of_it(
     assert vault.review_list(ME) == []
 
 
+@pytest.mark.parametrize("first, second, line", [
+    ("I take lisinopril for blood pressure", "I also take atorvastatin at night",
+     "forget my medications please"),
+    ("我每天早上吃一片优甲乐", "我晚上还要吃一粒褪黑素", "把我吃药的事都删了吧"),
+])
+def test_a_take_back_by_the_class_name_of_two_memories_is_a_persons_choice(
+        vault: Vault, first: str, second: str, line: str) -> None:
+    """(an audit: the closer of two medications was deleted)"""
+    a, b = said(vault, first), said(vault, second)
+    (o,) = tell(vault, line).outcomes
+    assert o.action == "stage"
+    assert vault.get(ME, a).status == vault.get(ME, b).status == "active"
+    (item,) = vault.review_list(ME)
+    assert set(item.metadata["review"]["links"]) == {a, b}
+
+
 def test_a_take_back_by_a_thing_of_the_class_is_staged_against_that_memory_only(
         vault: Vault) -> None:
     # A class is a guess ("my cat" is in the class of "I have a dog named Rex"): a person

@@ -17,7 +17,7 @@ import jieba
 
 from ..textindex import terms
 
-__all__ = ["changed_object", "names_object"]
+__all__ = ["changed_object", "names_object", "whose"]
 
 _EN = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|swap(?:ped|ping)?|"
@@ -45,16 +45,45 @@ def changed_object(statement: str) -> str | None:
     return None
 
 
-def names_object(memory: str, thing: str) -> bool:
+def whose(statement: str) -> str | None:
+    """The side of life the changed thing is said to be of ("work" in "switched my work
+    laptop to…"), when the statement says one."""
+    if m := _EN.search(statement):
+        said = {w.casefold() for w in m.group(1).split()[:-1]}
+        return next((w for w in said if w in _SIDES), None)
+    return None
+
+
+# Sides of life a thing is of: a work laptop is not the personal one.
+_SIDES = frozenset("work personal home office private business".split())
+# Nouns a thing names a part of ("phone number", "phone case"): the thing as a modifier.
+_PART = ("number", "numbers", "case", "bill", "plan", "contract", "charger", "provider",
+         "network", "address", "account", "password", "screen", "cover", "insurance", "id")
+
+
+def names_object(memory: str, thing: str, side: str | None = None) -> bool:
     """Does `memory` name `thing`, a word of it as a whole ("手机号" is not named by "我的
-    手机", "常用邮箱" is by "我的邮箱是…"), or a Chinese activity with its parts apart
-    ("看书" in "用微信读书看电子书")?"""
+    手机", "phone" not by "my phone number", "常用邮箱" is by "我的邮箱是…"), or a Chinese
+    activity with its parts apart ("看书" in "用微信读书看电子书")? `side`: the side of life
+    the change said the thing is of; a memory of another side ("My personal laptop…" for
+    a work laptop) does not name it."""
     if thing[0] >= "\u2e80":
         words = _words(thing)
-        return bool(words & set(terms(memory))) or any(
+        said = set(jieba.cut(memory, HMM=False))
+        return bool(words & said) or any(
             len(w) == 2 and re.search(f"{re.escape(w[0])}.{{1,3}}{re.escape(w[1])}", memory)
             for w in words)
-    return bool(set(terms(thing)) & set(terms(memory)))
+    stem = set(terms(thing))
+    tokens = re.findall(r"[A-Za-z][\w'-]*", memory)
+    for i, tok in enumerate(tokens):
+        if not stem & set(terms(tok)):
+            continue
+        after = tokens[i + 1].casefold() if i + 1 < len(tokens) else ""
+        before = tokens[i - 1].casefold() if i else ""
+        if after in _PART or (side and before in _SIDES and before != side):
+            continue
+        return True
+    return False
 
 
 # When and how much, not what: "周报现在改成…", "把看书全搬到…".

@@ -29,7 +29,7 @@ from enum import StrEnum
 from itertools import pairwise
 
 from ..textindex import STOPWORDS, terms
-from .changeobject import changed_object, names_object
+from .changeobject import changed_object, names_object, whose
 from .discourse import (
     SPEAKER,
     adds,
@@ -48,6 +48,9 @@ from .discourse import (
     supposes,
     without_restating,
     without_stays,
+)
+from .discourse import (
+    retraction as retraction_in,
 )
 from .planoff import planned
 from .stance import core, polarity
@@ -173,8 +176,12 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         if by_rank:
             named = ranked[:1]
         kin = [m for m in ranked if m.topical] if t.by_topic and retraction.strip() else []
-        if len(kin) == 1 and names_class(retraction, kin[0].topic) and (
-                not named or (by_rank and named[0] is kin[0])) and not changes_mind(statement):
+        if len(kin) > 1 and names_class(retraction, kin[0].topic):
+            # "forget my medications" and two memories of medication: a person picks (an
+            # audit: the closer one was deleted)
+            return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in kin[:5]))
+        if len(kin) == 1 and names_class(retraction, kin[0].topic) and all(
+                m is kin[0] for m in named) and not _says_new_value(statement):
             # The label is the class's own name ("my medication", "用药那条", "the pets
             # info": topicnames.py) and one memory is of that class ("I take sertraline
             # every morning"): all the label can mean, though no word is shared. (Not
@@ -355,6 +362,13 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     return Related(Relation.NEW)
 
 
+def _says_new_value(statement: str) -> bool:
+    """Does a clause of a take-back, other than the take-back's own, say a change ("称呼
+    那条删掉吧，以后叫我老王就行")?"""
+    return any(changes_mind(c) and retraction_in(c) is None
+               for c in _CLAUSE.split(statement) if c.strip())
+
+
 def _names_its_object(statement: str, memory: Match) -> bool:
     """Does the memory name what the statement says it changes, or does the statement
     name no such thing? "Switched my work laptop to a MacBook Air" and "My main language at
@@ -362,8 +376,9 @@ def _names_its_object(statement: str, memory: Match) -> bool:
     thing = changed_object(statement)
     # (or names the memory's own value, the one given up: "switched my main current
     # account to Starling, monzo kept freezing my card" and "I bank with Monzo")
-    return thing is None or any(names_object(x, thing) for x in (memory.content, memory.said)
-                                if x) or _names_only(statement, memory)
+    return thing is None or any(names_object(x, thing, whose(statement))
+                                for x in (memory.content, memory.said) if x) \
+        or _names_only(statement, memory)
 
 
 def _said_again_of(statement: str, memory: Match) -> bool:

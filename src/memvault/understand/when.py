@@ -16,13 +16,16 @@ __all__ = ["LONG_AGO", "STAY", "a_stay"]
 # may be this year's change.
 LONG_AGO = re.compile(
     r"\bback\s+in\s+(?:(?:19|20)\d\d|the\s+day)\b|\b(?:\d+|a\s+few|a\s+couple\s+of|several|"
-    r"many|two|three|four|five|six|ten)\s+years?\s+ago\b|\b(?:years|ages|long)\s+ago\b|\bin\s+(?:19\d\d|20[01]\d)\b|"
+    r"many|two|three|four|five|six|ten)\s+(?:years?|decades?)\s+ago\b|\b(?:years|ages|long|"
+    r"decades|a\s+decade)\s+ago\b|\bin\s+(?:19\d\d|20[01]\d)\b|"
     r"(?:19|20)\d\d\s*年(?:的时候|那会儿?|那年|时)|[一二两三四五六七八九十几\d]+年前|前几年|"
     r"(?:换|搬|改|转|跳槽|辞职)过", re.I)
 
 # a stay with its length ("moved to Lisbon for two weeks of holiday", "国庆搬去大理住一周")
-STAY = (r"\b(?:mov(?:e|ed|ing)|stay(?:ing|ed)?|living)\b[^.!?,;]{1,30}\bfor\s+(?:a|one|two|"
-        r"three|four|\d+|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|months?|nights?)\b"
+STAY = (r"\b(?:mov(?:e|ed|ing)|relocat\w*|stay(?:ing|ed)?|living)\b[^.!?,;]{1,30}\bfor\s+"
+        r"(?:(?:a|one|two|three|four|\d+|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|months?|"
+        r"nights?)\b|an?\s+(?:\w+-)?(?:day|week|month|night)\b|the\s+(?:week|weekend|month|"
+        r"summer|winter)\b)"
         r"|[搬去到][^，。！？]{1,8}住(?:一|两|三|几|\d+)(?:周|晚|天|个月|个星期)")
 _STAY_RE = re.compile(STAY, re.I)
 
