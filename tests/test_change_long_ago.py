@@ -1,6 +1,7 @@
 """A change told as history, by the calendar ("back in 2019", "years ago", "in 2015",
 "2018年的时候", "三年前", "换过一次"), and a stay with its length ("for two weeks", "住一周"),
-do not change what holds now (understand/when.py), on both backends.
+and a move still to come ("moving to Glasgow next month", "下个月就搬") do not change what
+holds now (understand/when.py), on both backends.
 Found by an audit whose probes were written before it read the code: "I switched banks
 back in 2019, to Halifax" replaced "I bank with Barclays", "moved to Lisbon for two weeks
 of holiday" replaced the home city, "I moved to Leeds from Sheffield in 2015" turned it
@@ -13,7 +14,7 @@ import pytest
 
 from memvault import Scope, Vault
 from memvault.understand.discourse import one_time, recounts
-from memvault.understand.when import LONG_AGO, a_stay
+from memvault.understand.when import LONG_AGO, a_stay, plans_ahead
 
 ME = Scope("acme", "rio")
 
@@ -30,6 +31,10 @@ ME = Scope("acme", "rio")
     ("I live in Glasgow", "we moved to Perth a decade ago"),
     ("I live in Glasgow", "relocated to Aberdeen for a six-week contract"),
     ("I live in Glasgow", "the cottage is lovely, living in Skye for the week"),
+    # a move still to come (a second audit: the plan replaced the home, or the workplace)
+    ("I live in Glasgow", "we're moving to Inverness next spring"),
+    ("我在南京上班", "新房在江宁 下个月就搬"),
+    ("I work in Stirling", "our new flat is near Stirling castle, moving in next week"),
 ])
 def test_history_and_a_stay_change_nothing(vault: Vault, meant: str, line: str) -> None:
     m = vault.observe(ME, [{"role": "user", "content": meant}]).outcomes[0]
@@ -67,3 +72,13 @@ def test_a_story_set_long_ago_is_told_not_a_change() -> None:
 ])
 def test_a_stay_with_its_length_is_one_occasion(line: str, once: bool) -> None:
     assert one_time(line) is once and a_stay(line) is once
+
+
+@pytest.mark.parametrize("line, later", [
+    ("I'm moving to Glasgow next month", True), ("we'll switch banks in a few weeks", True),
+    ("下个月就搬去杭州了", True), ("准备跳槽去字节", True),
+    ("I moved to Glasgow last month", False), ("from next week send the report on Mondays", False),
+    ("搬到杭州了", False),
+])
+def test_a_move_still_to_come(line: str, later: bool) -> None:
+    assert plans_ahead(line) is later

@@ -56,6 +56,7 @@ from .planoff import planned
 from .stance import core, polarity
 from .topicnames import names_class
 from .topics import content_words, straddles
+from .when import plans_ahead
 
 
 class Relation(StrEnum):
@@ -331,7 +332,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # "as I mentioned", "一直都…"; but "running is out, I swim laps instead now, still
         # 3x a week" replaces, and its "still" is about what stays.
         return Related(Relation.SAME, best.id)
-    if (flip or strong or weak) and (supposes(statement) or recounts(statement)):
+    if (flip or strong or weak) and (supposes(statement) or recounts(statement)
+                                     or plans_ahead(statement)):
         # "If the iPhone gets cheaper I might switch to it", "要是明年工资涨了，我可能会搬去
         # 上海": nothing has changed yet; "switched to bass at 16", "读研那几年一天三杯咖
         # 啡": what changed then is history.
@@ -405,7 +407,8 @@ def frozen_in_question(statement: str, matches: Sequence[Match],
     "I work as a nurse" because nothing else is stored)."""
     t = thresholds or Thresholds()
     if not changes_mind(statement) or adds(statement) or restating(statement) \
-            or supposes(statement) or recounts(statement) or one_time(statement):
+            or supposes(statement) or recounts(statement) or one_time(statement) \
+            or plans_ahead(statement):
         return None
     ranked = sorted(matches, key=lambda m: -m.score)
     kin = [m for m in ranked if m.exclusive]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LONG_AGO", "STAY", "a_stay"]
+__all__ = ["LONG_AGO", "STAY", "a_stay", "plans_ahead"]
 
 # Long ago, by the calendar: "back in 2019", "years ago", "in 2015", "2018年的时候", "三年前",
 # and the Chinese aspect of having done it once ("换过一次工作"); not "back in March", which
@@ -34,3 +34,23 @@ def a_stay(text: str) -> bool:
     """Does the statement tell of a stay with its length ("moved to Lisbon for two weeks
     of holiday", "国庆搬去大理住一周"), not a new home?"""
     return bool(_STAY_RE.search(text))
+
+
+# A move or a switch said to come later: "I'm moving to Glasgow next month", "moving in
+# next week", "新房子在南山区 下周就搬". What holds now has not changed yet.
+_LATER_EN = re.compile(
+    r"\bnext\s+(?:week|month|year|spring|summer|autumn|fall|winter|term|\w+day)\b|"
+    r"\bin\s+(?:a\s+few|a\s+couple\s+of|two|three|four|five|six|\d+)\s+(?:days|weeks|months)\b|"
+    r"\b(?:soon|tomorrow)\b|\blater\s+this\s+(?:year|month)\b", re.I)
+_MOVE_EN = re.compile(
+    r"\b(?:(?:I|we)['’]ll|(?:I|we)\s+will|going\s+to|gonna|plan(?:ning)?\s+to|about\s+to)\s+"
+    r"(?:\w+\s+)?(?:move|relocate|switch|change|start|join|leave|quit)\b|"
+    r"\b(?:moving|relocating|switching|changing|starting|joining|leaving|quitting)\b", re.I)
+_LATER_ZH = re.compile(
+    r"(?:下周|下个?月|下个星期|明年|过几天|过两天|月底|年底|下半年|马上|快要?|即将|准备|打算|计划)"
+    r"[^，。！？,.!?]{0,4}?(?:就|要|会)?(?:搬|换|转|跳槽|入职|辞职|调)")
+
+
+def plans_ahead(text: str) -> bool:
+    """Does the statement tell of a move or a switch still to come?"""
+    return bool((_LATER_EN.search(text) and _MOVE_EN.search(text)) or _LATER_ZH.search(text))
