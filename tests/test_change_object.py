@@ -58,6 +58,7 @@ def test_a_change_of_the_thing_the_memory_names_is_applied(
     ("switched to Neovim", None), ("搬到杭州了", None),
     ("手机摔坏了，现在换成小米了", None),   # a time word is not a thing
     ("I changed my mind to tea", None),
+    ("通知时间改成晚上8点", None), ("回复语言改成英文吧", None),   # how, not a thing
 ])
 def test_what_a_change_says_it_changes(line: str, thing: str | None) -> None:
     assert changed_object(line) == thing

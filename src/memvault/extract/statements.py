@@ -451,10 +451,19 @@ def speaker_clauses(body: str) -> list[int]:
     has been named before it."""
     starts = [0]
     for m in _ZH_CLAUSE.finditer(body):
-        if _PERSON_ZH.search(body[:m.start()]):
+        before = body[:m.start()]
+        # (nor something else said first: "公司 搬到望京了", "the office, moved to Leeds")
+        if _PERSON_ZH.search(before) or OTHER_SUBJECT.search(before) or THIRD.match(before) \
+                or _THING_FIRST_ZH.search(before):
             break
         starts.append(m.end())
     return starts
+
+
+# A place, a body or a thing of which a later clause may be said ("公司 搬到望京了", "店
+# 搬到二楼了", "宿舍 换到三号楼了").
+_THING_FIRST_ZH = re.compile(r"公司|单位|团队|部门|学校|店|门店|工作室|办公室|宿舍|医院|健身房|"
+                             r"银行|工厂|诊所|幼儿园|机构|项目|会议|课")
 
 
 # A line that opens with what the speaker does or did: "living in Hackney now", "moved to

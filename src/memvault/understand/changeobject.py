@@ -41,8 +41,15 @@ def changed_object(statement: str) -> str | None:
         return None if head in _NO_THING else head
     if m := _ZH.search(statement):
         thing = m.group(1) or m.group(2)
-        return thing if _words(thing) else None
+        words = _words(thing)
+        # "通知时间改成…", "回复语言改成…": how a thing is done, not a thing
+        return thing if words and not any(w.endswith(_HOW) for w in words) else None
     return None
+
+
+# What an arrangement is made by, not a thing of its own.
+_HOW = tuple("方式 时间 格式 语言 地点 频率 称呼 渠道 颜色 风格 语气 时段 日子 周期 提醒 通知 "
+              "版本 字体 主题 模式 单位 币种 长度 顺序".split())
 
 
 def whose(statement: str) -> str | None:

@@ -19,7 +19,7 @@ LONG_AGO = re.compile(
     r"many|two|three|four|five|six|ten)\s+(?:years?|decades?)\s+ago\b|\b(?:years|ages|long|"
     r"decades|a\s+decade)\s+ago\b|\bin\s+(?:19\d\d|20[01]\d)\b|"
     r"(?:19|20)\d\d\s*年(?:的时候|那会儿?|那年|时)|[一二两三四五六七八九十几\d]+年前|前几年|"
-    r"(?:换|搬|改|转|跳槽|辞职)过", re.I)
+    r"(?:换|搬|改|转|跳槽|辞职)过(?![来去头])", re.I)
 
 # a stay with its length ("moved to Lisbon for two weeks of holiday", "国庆搬去大理住一周")
 STAY = (r"\b(?:mov(?:e|ed|ing)|relocat\w*|stay(?:ing|ed)?|living)\b[^.!?,;]{1,30}\bfor\s+"
@@ -46,9 +46,10 @@ _MOVE_EN = re.compile(
     r"\b(?:(?:I|we)['’]ll|(?:I|we)\s+will|going\s+to|gonna|plan(?:ning)?\s+to|about\s+to)\s+"
     r"(?:\w+\s+)?(?:move|relocate|switch|change|start|join|leave|quit)\b|"
     r"\b(?:moving|relocating|switching|changing|starting|joining|leaving|quitting)\b", re.I)
+# (a move of home or job: "下周起换成邮件通知" is a request, not a plan)
 _LATER_ZH = re.compile(
-    r"(?:下周|下个?月|下个星期|明年|过几天|过两天|月底|年底|下半年|马上|快要?|即将|准备|打算|计划)"
-    r"[^，。！？,.!?]{0,4}?(?:就|要|会)?(?:搬|换|转|跳槽|入职|辞职|调)")
+    r"(?:下周|下个?月|下个星期|明年|过几天|过两天|月底|年底|下半年|即将|准备|打算|计划)"
+    r"[^，。！？,.!?]{0,4}?(?:就|要|会)?(?:搬|跳槽|入职|辞职)")
 
 
 def plans_ahead(text: str) -> bool:
