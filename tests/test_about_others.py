@@ -13,7 +13,7 @@ import pytest
 
 from memvault import Scope, Vault
 from memvault.extract import Message
-from memvault.extract.others import kept_about
+from memvault.extract.others import kept_about, theirs_after
 from memvault.extract.rules import RuleExtractor
 
 ME = Scope("acme", "lin")
@@ -72,6 +72,16 @@ def test_the_users_own_clause_is_kept_beside_a_colleagues() -> None:
     assert _kept("我同事都用 Windows，但我自己更喜欢 Mac") == ["我自己更喜欢 Mac"]
 
 
+@pytest.mark.parametrize("line, mine", [
+    # (an audit: the colleague's habit was kept inside the user's preference)
+    ("I prefer green tea; my flatmate only drinks cola", "I prefer green tea"),
+    ("I love ramen but my manager can't stand it", "I love ramen"),
+    ("我喝燕麦奶，我同事只喝全脂的", "我喝燕麦奶"),
+])
+def test_a_colleagues_clause_after_the_users_is_left_out(line: str, mine: str) -> None:
+    assert _kept(line) == [mine]
+
+
 @pytest.mark.parametrize("body, who, end, kept", [
     ("my friend hates cats", "friend", 9, False),
     ("my sister hates cats", "sister", 9, True),
@@ -82,3 +92,13 @@ def test_the_users_own_clause_is_kept_beside_a_colleagues() -> None:
 ])
 def test_whom_a_statement_is_about(body: str, who: str, end: int, kept: bool) -> None:
     assert kept_about(body, who, end) is kept
+
+
+@pytest.mark.parametrize("body, cut", [
+    ("I prefer tea; my colleague only drinks espresso", 12),
+    ("I drink tea, my wife prefers coffee", None),   # family: kept as before
+    ("I drink tea, my boss wants me to try matcha", None),   # bears on the user
+    ("I drink tea", None),
+])
+def test_where_someone_elses_clause_starts(body: str, cut: int | None) -> None:
+    assert theirs_after(body) == cut

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["kept_about"]
+from .cues import THIRD
+
+__all__ = ["kept_about", "theirs_after"]
 
 # Relations outside the family, as the THIRD cue (cues.py) names them: a statement about
 # one of them is the user's memory only on the conditions above.
@@ -61,3 +63,24 @@ def kept_about(body: str, who: str, subject_end: int, message: str = "") -> bool
     rest = body[subject_end:]
     return bool(_NAMED.match(rest) or _ASKED_TO_KEEP.search(message or body)
                 or _REQUIRES.search(rest) or _ME.search(rest))
+
+
+# A clause boundary after which someone else may be the subject.
+_BOUNDARY = re.compile(r"\s*[,;，；]\s*|\s+(?=(?:but|while|whereas)\s)|(?<=[\u4e00-\u9fff])\s+")
+
+
+def theirs_after(body: str) -> int | None:
+    """Where a clause about someone else's ways starts in a statement of the user's ("I
+    prefer tea; my colleague only drinks espresso", "我喝美式，我同事只喝拿铁"): the user's
+    statement ends there. None when no such clause follows, or when it is one the user
+    would keep (kept_about)."""
+    for m in _BOUNDARY.finditer(body):
+        rest = body[m.end():]
+        rest = re.sub(r"^(?:but|while|whereas)\s+", "", rest, flags=re.I)
+        third = THIRD.match(rest)
+        if m.start() == 0 or third is None:
+            continue
+        who = next((g for g in third.groups() if g), "")
+        if who and not kept_about(rest, who, third.end(), body):
+            return m.start()
+    return None

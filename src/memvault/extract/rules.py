@@ -118,7 +118,7 @@ from .cues import (
     sentences,
 )
 from .messages import Message, as_messages
-from .others import kept_about
+from .others import kept_about, theirs_after
 from .readspans import opens_quote, read_spans
 from .requests import after_request, asked, asked_change
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
@@ -204,6 +204,10 @@ class RuleExtractor:
         at = start + (prefix.end() if prefix else 0)  # where body starts in the message
         if not body.strip():
             return []
+        if (cut := theirs_after(body)) is not None and not THIRD.match(body):
+            # "I prefer tea; my colleague only drinks espresso": the colleague's clause is
+            # theirs (others.py); the user's statement ends before it
+            return self._sentence(msg, start, at + cut, question)
         reason = command_reason(raw) or command_reason(body)
         command = reason is not None
         standing = bool(STANDING.search(body)) and not own_habit(body)
