@@ -77,6 +77,7 @@ def test_the_users_own_clause_is_kept_beside_a_colleagues() -> None:
     ("I prefer green tea; my flatmate only drinks cola", "I prefer green tea"),
     ("I love ramen but my manager can't stand it", "I love ramen"),
     ("我喝燕麦奶，我同事只喝全脂的", "我喝燕麦奶"),
+    ("周末去爬山 我朋友也去", "周末去爬山"),   # a clause of the user's, not a time said first
 ])
 def test_a_colleagues_clause_after_the_users_is_left_out(line: str, mine: str) -> None:
     assert _kept(line) == [mine]

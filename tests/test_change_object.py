@@ -4,8 +4,9 @@
 written before it read the code: "Switched my work laptop to a MacBook Air" overwrote
 "My main language at work is Java" (a shared "work"), "我把手机号换成移动的了" the phone
 memory, "我信用卡换成了招行的" the salary-card bank. Now such a change is staged against
-the memory for a person to confirm; a change of the thing the memory names is applied as
-before. Wording of its own, not the audit's.
+the memory for a person to confirm; a change of the thing the memory names, or of a memory
+plainly close in meaning (`close`), is applied as before ("我信用卡换成了招行的" beside "我的
+工资卡在招商银行" is .73 close: still applied, a known gap). Wording of its own.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ ME = Scope("acme", "kai")
     ("My main language at work is Python", "switched my work phone to a Pixel"),
     ("I bank with Santander", "moved my credit card over to Barclaycard"),
     ("我的工资卡在建设银行", "我信用卡换成了中信的"),
+    # two words for one thing, not plainly close (.44): staged, never lost
+    ("每天早上6点半叫我起床", "把闹钟改到7点"),
     ("我的手机是小米 13", "我把手机号换成电信的了"),
     # (a second audit: the part a thing names, another side of life)
     ("My phone number is 07700 900111", "I switched my phone to a Pixel 9"),

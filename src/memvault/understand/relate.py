@@ -352,7 +352,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # class either: "moved my mortgage to Nationwide" is as surely of the class of "I
         # bank with Lloyds" as "moved my current account to Nationwide" (an audit, BENCHMARKS.md).
         sure = (not (by_rank or by_topic) or (t.apply_ranked and target.dense >= t.match)) \
-            and not (foreign and target is best) and _names_its_object(statement, target)
+            and not (foreign and target is best) \
+            and (target.dense >= t.close or _names_its_object(statement, target))
         return Related(Relation.UPDATE, target.id, sure=sure, by_topic=by_topic)
     if changes_mind(statement) and not restates(statement, best.content):
         return Related(Relation.NEW)  # "now…" about something else it resembles
@@ -374,7 +375,9 @@ def _says_new_value(statement: str) -> bool:
 def _names_its_object(statement: str, memory: Match) -> bool:
     """Does the memory name what the statement says it changes, or does the statement
     name no such thing? "Switched my work laptop to a MacBook Air" and "My main language at
-    work is Java" share a word, not the laptop (changeobject.py)."""
+    work is Java" share a word, not the laptop (changeobject.py). (Asked only of a memory
+    not plainly close in meaning: "把闹钟改到7点" and "每天早上6点半叫我起床" name one
+    thing in two words.)"""
     thing = changed_object(statement)
     # (or names the memory's own value, the one given up: "switched my main current
     # account to Starling, monzo kept freezing my card" and "I bank with Monzo")
