@@ -182,10 +182,13 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
             # audit: the closer one was deleted)
             return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in kin[:5]))
         if len(kin) == 1 and names_class(retraction, kin[0].topic) and all(
-                m is kin[0] for m in named) and not _says_new_value(statement):
+                m is kin[0] for m in named) and not _says_new_value(statement) and all(
+                m is kin[0] or m.dense < t.ratio * kin[0].dense for m in ranked[:5]):
             # The label is the class's own name ("my medication", "用药那条", "the pets
             # info": topicnames.py) and one memory is of that class ("I take sertraline
-            # every morning"): all the label can mean, though no word is shared. (Not
+            # every morning"), none other nearly as close: all the label can mean, though
+            # no word is shared. (Two car memories, one of them in the class by less than
+            # its floor: a person picks.) (Not
             # with a new value said beside it: "称呼那条删掉吧，以后叫我老王就行" is a
             # change a person confirms.)
             return Related(Relation.FORGET, kin[0].id, by_topic=True)
