@@ -588,3 +588,9 @@ def explains(text: str) -> bool:
                 or ((marks_change(text) or replaces(text)) and not stops_only(text))
                 or settles(text) or adds(text) or opens_one_more(text)
                 or retraction(text) is not None)
+
+
+def says_new_value(statement: str) -> bool:
+    """Does a clause of a take-back, other than the take-back's own, say a change ("称呼
+    那条删掉吧，以后叫我老王就行")?"""
+    return any(changes_mind(c) and retraction(c) is None for c in _clauses(statement))

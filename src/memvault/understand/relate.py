@@ -43,14 +43,12 @@ from .discourse import (
     recounts,
     replaces,
     restating,
+    says_new_value,
     stays_only,
     stops_only,
     supposes,
     without_restating,
     without_stays,
-)
-from .discourse import (
-    retraction as retraction_in,
 )
 from .planoff import planned
 from .stance import core, polarity
@@ -182,7 +180,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
             # audit: the closer one was deleted)
             return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in kin[:5]))
         if len(kin) == 1 and names_class(retraction, kin[0].topic) and all(
-                m is kin[0] for m in named) and not _says_new_value(statement) and all(
+                m is kin[0] for m in named) and not says_new_value(statement) and all(
                 m is kin[0] or m.dense < t.ratio * kin[0].dense for m in ranked[:5]):
             # The label is the class's own name ("my medication", "用药那条", "the pets
             # info": topicnames.py) and one memory is of that class ("I take sertraline
@@ -366,13 +364,6 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
-
-
-def _says_new_value(statement: str) -> bool:
-    """Does a clause of a take-back, other than the take-back's own, say a change ("称呼
-    那条删掉吧，以后叫我老王就行")?"""
-    return any(changes_mind(c) and retraction_in(c) is None
-               for c in _CLAUSE.split(statement) if c.strip())
 
 
 def _names_its_object(statement: str, memory: Match) -> bool:
