@@ -35,6 +35,9 @@ ME = Scope("acme", "rio")
     ("I live in Glasgow", "we're moving to Inverness next spring"),
     ("我在南京上班", "新房在江宁 下个月就搬"),
     ("I work in Stirling", "our new flat is near Stirling castle, moving in next week"),
+    # what used to be, of another value (the second audit: it replaced the memory)
+    ("I live in Glasgow", "I used to live in Perth"),
+    ("I work at Barclays", "I used to work at HSBC, long story"),
 ])
 def test_history_and_a_stay_change_nothing(vault: Vault, meant: str, line: str) -> None:
     m = vault.observe(ME, [{"role": "user", "content": meant}]).outcomes[0]
@@ -42,6 +45,12 @@ def test_history_and_a_stay_change_nothing(vault: Vault, meant: str, line: str) 
     vault.observe(ME, [{"role": "user", "content": line}])
     assert vault.get(ME, m.memory_id) == before
     assert vault.review_list(ME) == []
+
+
+def test_what_used_to_be_of_the_memorys_own_value_gives_it_up(vault: Vault) -> None:
+    m = vault.remember(ME, "I drink coffee every morning").memory
+    vault.observe(ME, [{"role": "user", "content": "I used to drink coffee"}])
+    assert vault.get(ME, m.id).version == 2
 
 
 def test_a_recent_change_still_changes(vault: Vault) -> None:

@@ -341,6 +341,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         return Related(Relation.NEW)
     if (by_rank or weak) and restates(statement, target.content):
         return Related(Relation.SAME, target.id)  # "我现在还是住在长沙"
+    if (flip or strong or weak) and _used_to_other(statement, target):
+        return Related(Relation.NEW)  # "I used to live in York" beside "I live in Leeds"
     if flip or strong or weak:
         # A guess by rank is applied only when the memory is plainly close in meaning
         # (`match`): below it, sentence vectors put unrelated statements of the same shape
@@ -364,6 +366,21 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
+
+
+_USED_TO = re.compile(r"\bused\s+to\b", re.I)
+
+
+def _used_to_other(statement: str, memory: Match) -> bool:
+    """Does the statement only tell what used to be, of a value the memory does not hold?
+    "I used to drink coffee" gives up "I drink coffee every morning"; "I used to work at
+    Amazon" tells history beside "I work at Google" (an audit found it replaced)."""
+    parts = [p for p in _CLAUSE.split(statement) if p.strip()]
+    past = [p for p in parts if _USED_TO.search(p)]
+    if not past or any(changes_mind(p) for p in parts if p not in past):
+        return False
+    return not any(restates(_USED_TO.sub(" ", p), x) for p in past
+                   for x in (memory.content, memory.said) if x)
 
 
 def _names_its_object(statement: str, memory: Match) -> bool:
