@@ -51,10 +51,11 @@ from .discourse import (
     without_stays,
 )
 from .planoff import planned
-from .stance import core, polarity
+from .stance import CLAUSE as _CLAUSE
+from .stance import core, denies, polarity
 from .topicnames import names_class
 from .topics import content_words, straddles
-from .when import plans_ahead
+from .when import plans_ahead, used_to_clauses
 
 
 class Relation(StrEnum):
@@ -368,19 +369,13 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     return Related(Relation.NEW)
 
 
-_USED_TO = re.compile(r"\bused\s+to\b", re.I)
-
-
 def _used_to_other(statement: str, memory: Match) -> bool:
     """Does the statement only tell what used to be, of a value the memory does not hold?
     "I used to drink coffee" gives up "I drink coffee every morning"; "I used to work at
     Amazon" tells history beside "I work at Google" (an audit found it replaced)."""
-    parts = [p for p in _CLAUSE.split(statement) if p.strip()]
-    past = [p for p in parts if _USED_TO.search(p)]
-    if not past or any(changes_mind(p) for p in parts if p not in past):
-        return False
-    return not any(restates(_USED_TO.sub(" ", p), x) for p in past
-                   for x in (memory.content, memory.said) if x)
+    past, rest = used_to_clauses(_CLAUSE.split(statement))
+    return bool(past) and not any(changes_mind(p) for p in rest) and not any(
+        restates(p, x) for p in past for x in (memory.content, memory.said) if x)
 
 
 def _names_its_object(statement: str, memory: Match) -> bool:
@@ -476,29 +471,6 @@ def shares_words(a: str, b: str) -> bool:
     return bool(both) or any(
         len(short) >= 4 and long_.startswith(short) for u in x for v in y
         if u[0] < "\u2e80" for short, long_ in (sorted((u, v), key=len),))
-
-
-# A clause's not, and the words that only stress it ("at all", "根本").
-_NOT = re.compile(r"\b(?:not|never|no\s+longer)\b|\b\w+n['’]t\b|不是|并不|不再|没有|"
-                  r"不(?=[\u4e00-\u9fff])|没(?=[\u4e00-\u9fff])", re.I)
-_STRESS = re.compile(r"\b(?:at\s+all|any\s*more|actually|really|honestly|wait|after\s+all|"
-                     r"in\s+fact|(?:the\s+)?user(?:['’]s)?)\b|根本|一点也|一点都|其实|并|用户",
-                     re.I)
-_CLAUSE = re.compile(r"\s[-—–]+\s|[,，;；。!！?？]|\.(?:\s|$)")
-
-
-def denies(statement: str, memory: str) -> bool:
-    """Does a clause of `statement` say `memory` with a not, or `memory` say it with one
-    ("I'm not allergic to penicillin at all" / "I'm allergic to penicillin", "我不是素食者"
-    / "我是素食者")? The same content words, only the not differs: "I don't drink coffee
-    after 3pm" does not deny "I drink coffee every morning"."""
-    def words(text: str) -> frozenset[str]:
-        return frozenset(terms(_STRESS.sub(" ", _NOT.sub(" ", text))))
-    said = words(memory)
-    if not said:
-        return False
-    return any(bool(_NOT.search(part)) != bool(_NOT.search(memory)) and words(part) == said
-               for part in _CLAUSE.split(statement) if part.strip())
 
 
 # When, not what: a part of the day or week names no thing ("Early morning is the only

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..textindex import terms
+
 # Negative stance first: "don't like" must not read as "like".
 _NEG_EN = (r"(?:do\s*n[o']t|does\s*n[o']t|did\s*n[o']t|can\s*n[o']t|cannot|can't|won't|"
            r"dont|doesnt|didnt|cant|wont|"
@@ -78,3 +80,26 @@ def core(text: str) -> str:
     out = _POS.sub(" ", out)
     out = _FRAME.sub(" ", out)
     return _SPACE.sub(" ", out).strip()
+
+
+# A clause's not, and the words that only stress it ("at all", "根本"); where a clause ends.
+_NOT = re.compile(r"\b(?:not|never|no\s+longer)\b|\b\w+n['’]t\b|不是|并不|不再|没有|"
+                  r"不(?=[\u4e00-\u9fff])|没(?=[\u4e00-\u9fff])", re.I)
+_STRESS = re.compile(r"\b(?:at\s+all|any\s*more|actually|really|honestly|wait|after\s+all|"
+                     r"in\s+fact|(?:the\s+)?user(?:['’]s)?)\b|根本|一点也|一点都|其实|并|用户",
+                     re.I)
+CLAUSE = re.compile(r"\s[-—–]+\s|[,，;；。!！?？]|\.(?:\s|$)")
+
+
+def denies(statement: str, memory: str) -> bool:
+    """Does a clause of `statement` say `memory` with a not, or `memory` say it with one
+    ("I'm not allergic to penicillin at all" / "I'm allergic to penicillin", "我不是素食者"
+    / "我是素食者")? The same content words, only the not differs: "I don't drink coffee
+    after 3pm" does not deny "I drink coffee every morning"."""
+    def words(text: str) -> frozenset[str]:
+        return frozenset(terms(_STRESS.sub(" ", _NOT.sub(" ", text))))
+    said = words(memory)
+    if not said:
+        return False
+    return any(bool(_NOT.search(part)) != bool(_NOT.search(memory)) and words(part) == said
+               for part in CLAUSE.split(statement) if part.strip())

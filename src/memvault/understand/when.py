@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LONG_AGO", "STAY", "a_stay", "plans_ahead"]
+__all__ = ["LONG_AGO", "STAY", "a_stay", "plans_ahead", "used_to_clauses"]
 
 # Long ago, by the calendar: "back in 2019", "years ago", "in 2015", "2018年的时候", "三年前",
 # and the Chinese aspect of having done it once ("换过一次工作"); not "back in March", which
@@ -55,3 +55,12 @@ _LATER_ZH = re.compile(
 def plans_ahead(text: str) -> bool:
     """Does the statement tell of a move or a switch still to come?"""
     return bool((_LATER_EN.search(text) and _MOVE_EN.search(text)) or _LATER_ZH.search(text))
+
+
+_USED_TO = re.compile(r"\bused\s+to\b", re.I)
+
+
+def used_to_clauses(clauses: list[str]) -> tuple[list[str], list[str]]:
+    """The clauses that tell what used to be ("used to" taken out), and the others."""
+    past = [_USED_TO.sub(" ", c) for c in clauses if c.strip() and _USED_TO.search(c)]
+    return past, [c for c in clauses if c.strip() and not _USED_TO.search(c)]
