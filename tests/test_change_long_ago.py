@@ -88,6 +88,7 @@ def test_a_stay_with_its_length_is_one_occasion(line: str, once: bool) -> None:
     ("I'm moving to Glasgow next month", True), ("we'll switch banks in a few weeks", True),
     ("下个月就搬去杭州了", True), ("准备跳槽去字节", True),
     ("I moved to Glasgow last month", False), ("from next week send the report on Mondays", False),
+    ("starting next week, move my digest to Mondays", False),
     ("搬到杭州了", False), ("下周起换成邮件通知", False),   # a request from a day on
 ])
 def test_a_move_still_to_come(line: str, later: bool) -> None:

@@ -37,15 +37,16 @@ def a_stay(text: str) -> bool:
 
 
 # A move or a switch said to come later: "I'm moving to Glasgow next month", "moving in
-# next week", "新房子在南山区 下周就搬". What holds now has not changed yet.
+# next week", "新房子在南山区 下周就搬". What holds now has not changed yet. ("starting next
+# week, send it on Mondays" says when a request starts: not a plan.)
 _LATER_EN = re.compile(
     r"\bnext\s+(?:week|month|year|spring|summer|autumn|fall|winter|term|\w+day)\b|"
     r"\bin\s+(?:a\s+few|a\s+couple\s+of|two|three|four|five|six|\d+)\s+(?:days|weeks|months)\b|"
     r"\b(?:soon|tomorrow)\b|\blater\s+this\s+(?:year|month)\b", re.I)
 _MOVE_EN = re.compile(
     r"\b(?:(?:I|we)['’]ll|(?:I|we)\s+will|going\s+to|gonna|plan(?:ning)?\s+to|about\s+to)\s+"
-    r"(?:\w+\s+)?(?:move|relocate|switch|change|start|join|leave|quit)\b|"
-    r"\b(?:moving|relocating|switching|changing|starting|joining|leaving|quitting)\b", re.I)
+    r"(?:\w+\s+)?(?:move|relocate|switch|change|join|leave|quit)\b|"
+    r"\b(?:moving|relocating|switching|changing|joining|leaving|quitting)\b", re.I)
 # (a move of home or job: "下周起换成邮件通知" is a request, not a plan)
 _LATER_ZH = re.compile(
     r"(?:下周|下个?月|下个星期|明年|过几天|过两天|月底|年底|下半年|即将|准备|打算|计划)"
