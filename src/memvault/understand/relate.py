@@ -186,10 +186,9 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
             # The label is the class's own name ("my medication", "用药那条", "the pets
             # info": topicnames.py) and one memory is of that class ("I take sertraline
             # every morning"), none other nearly as close: all the label can mean, though
-            # no word is shared. (Two car memories, one of them in the class by less than
-            # its floor: a person picks.) (Not
-            # with a new value said beside it: "称呼那条删掉吧，以后叫我老王就行" is a
-            # change a person confirms.)
+            # no word is shared. Not with a second memory nearly as close (two cars, one
+            # below the class's floor), nor with a new value said beside it ("称呼那条删掉
+            # 吧，以后叫我老王就行"): a person confirms those.
             return Related(Relation.FORGET, kin[0].id, by_topic=True)
         if not named and len(kin) == 1:
             # What the label names is the topic of one memory only, by a thing of the
