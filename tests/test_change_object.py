@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from memvault import Scope, Vault
-from memvault.understand.changeobject import changed_object, names_object
+from memvault.understand.changeobject import changed_thing, names_object
 
 ME = Scope("acme", "kai")
 
@@ -64,7 +64,7 @@ def test_a_change_of_the_thing_the_memory_names_is_applied(
     ("通知时间改成晚上8点", None), ("回复语言改成英文吧", None),   # how, not a thing
 ])
 def test_what_a_change_says_it_changes(line: str, thing: str | None) -> None:
-    assert changed_object(line) == thing
+    assert (changed_thing(line) or (None, None))[0] == thing
 
 
 @pytest.mark.parametrize("memory, thing, named", [
@@ -85,3 +85,10 @@ def test_a_memory_names_the_thing_as_a_whole(memory: str, thing: str, named: boo
 def test_a_thing_of_another_side_of_life_is_not_named(memory: str, side: str | None,
                                                       named: bool) -> None:
     assert names_object(memory, "laptop", side) is named
+
+
+@pytest.mark.parametrize("line, side", [
+    ("switched my work laptop to a MacBook", "work"), ("moved my savings to Marcus", None),
+])
+def test_the_side_of_life_a_change_says(line: str, side: str | None) -> None:
+    assert (changed_thing(line) or (None, None))[1] == side

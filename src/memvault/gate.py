@@ -244,7 +244,7 @@ def _relation(c: Candidate, cur: MemoryView | None, state: GateState,
     matches = [Match(view.id, view.content, score, dense, view.id in state.linked,
                      view.source_text or "", view.id in state.topical,
                      state.topical.get(view.id, False), view.frozen,
-                     state.topic_of.get(view.id, ""))
+                     state.topic_class if view.id in state.topical else "")
                for view, score, dense in state.matches
                if not (c.slot is not None and view.slot is not None)]
     said = c.source_text or c.content

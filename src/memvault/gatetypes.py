@@ -243,7 +243,8 @@ class GateState:
     # Matches in the candidate's topic class by meaning (reads/related.py, topicscore.py):
     # id -> whether that topic holds one value at a time.
     topical: Mapping[str, bool] = field(default_factory=dict)
-    topic_of: Mapping[str, str] = field(default_factory=dict)  # topical id -> class
+    # That class's name (every `topical` match shares the candidate's class).
+    topic_class: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,13 +52,11 @@ def takes_back_that(said: str) -> bool:
     return bool(_THAT.search(said))
 
 
-def read_back(messages: Sequence[tuple[str | None, str, str]], at: int) -> list[Line]:
-    """The assistant's message just before message `at` ((turn, text, role) each), as the
-    line a bare "remove that" refers to; none when the message before is not the
-    assistant's."""
-    if 0 < at <= len(messages) and messages[at - 1][2] == "assistant":
-        turn, text, _ = messages[at - 1]
-        return [(turn, text)]
+def read_back(before: tuple[str | None, str, str] | None) -> list[Line]:
+    """The message just before a take-back ((turn, text, role)), as the line a bare
+    "remove that" refers to, when it is the assistant's; else none."""
+    if before is not None and before[2] == "assistant":
+        return [(before[0], before[1])]
     return []
 
 

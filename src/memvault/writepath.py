@@ -184,8 +184,9 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             # what the rest of the message names ("Jordan and I broke up. Please don't
             # bring them up anymore").
             at = result.turns.index(turn)
-            lines = read_back([(result.turns[i], m.content, m.role) for i, m in enumerate(
-                msgs)], at) or with_rest([], turn, msgs[at].content, said)
+            before = (result.turns[at - 1], msgs[at - 1].content, msgs[at - 1].role) if at \
+                else None
+            lines = read_back(before) or with_rest([], turn, msgs[at].content, said)
         if changed[0] == turn and changed[1] and c.slot is None and discourse.explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,
             # too long."): kept only if it changes a memory itself (the turn keeps it).
@@ -451,7 +452,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                                              for m, sc_, dn in fresh),
                                linked=frozenset(offered),
                                topical={r.memory.id: r.exclusive for r in found if r.topical},
-                               topic_of={r.memory.id: r.topic for r in found if r.topic})
+                               topic_class=next((r.topic for r in found if r.topic), ""))
         d = gate.decide(cand, state, policy)
         reasons = [r.value for r in d.reasons]
         why = "gate: " + ", ".join(reasons) if reasons else "gate: accepted"

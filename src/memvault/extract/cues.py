@@ -326,8 +326,8 @@ THIRD = re.compile(
     r"mum|mummy|mam|mama|papa|hubby|bf|gf|wifey|missus|mate|"
     r"fianc[ée]e?|landlord|landlady|tenant|client|assistant|coach|trainer|tutor|therapist|"
     r"dentist|doctor|gp|physio|mentor|barber|hairdresser|nanny|babysitter|cleaner)\b"
-    # (after a time or an occasion said first: "今天下午茶 我们组长一口气点了三杯")
-    # (a time or an occasion, not a clause of the user's own: "周末去爬山 我朋友也去")
+    # (after a time or an occasion said first: "今天下午茶 我们组长一口气点了三杯"; not
+    # after a clause of the user's own: "周末去爬山 我朋友也去")
     r"|(?:(?:今天|昨天|前天|昨晚|今晚|刚才|刚刚|上周|这周|周末|最近|早上|中午|下午|晚上|上午|那天|"
     r"上次)(?:下午茶|聚餐|聚会|团建|开会|会上|饭局|吃饭的时候)?[\s，,]+)?我们?的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
     r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"

@@ -435,12 +435,12 @@ def with_speaker(text: str) -> tuple[str, int] | None:
 
 # Where a clause starts after a space or a comma between Chinese words, or after a comma in
 # English ("got the keys today, living in Hackney now").
-_ZH_CLAUSE = re.compile(r"(?<=[\u4e00-\u9fff！!～~])[\s，,]+(?=[\u4e00-\u9fff])|"
+_CLAUSE_START = re.compile(r"(?<=[\u4e00-\u9fff！!～~])[\s，,]+(?=[\u4e00-\u9fff])|"
                         r"(?<=[A-Za-z])\s*[,;]\s+(?=[a-z])")
 
 
 # Someone named before such a clause is whom it is about ("我妈 现在住杭州了").
-_PERSON_ZH = re.compile(r"(?i:\b(?:I|I['’]m|me|my|he|she|they|his|her|their|we|our|you|your)\b)|"
+_SOMEONE = re.compile(r"(?i:\b(?:I|I['’]m|me|my|he|she|they|his|her|their|we|our|you|your)\b)|"
                         r"[我你您他她它咱俺]|妈|爸|哥|姐|弟|妹|老公|老婆|媳妇|儿子|女儿|闺女|"
                         r"孩子|娃|朋友|同事|老板|领导|室友|邻居|爷|奶|外公|外婆|"
                         r"[老小][王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾]")
@@ -450,10 +450,10 @@ def speaker_clauses(body: str) -> list[int]:
     """The line's start, then each clause's (a speaker left unsaid in it) while no one
     has been named before it."""
     starts = [0]
-    for m in _ZH_CLAUSE.finditer(body):
+    for m in _CLAUSE_START.finditer(body):
         before = body[:m.start()]
         # (nor something else said first: "公司 搬到望京了", "the office, moved to Leeds")
-        if _PERSON_ZH.search(before) or OTHER_SUBJECT.search(before) or THIRD.match(before) \
+        if _SOMEONE.search(before) or OTHER_SUBJECT.search(before) or THIRD.match(before) \
                 or _THING_FIRST_ZH.search(before):
             break
         starts.append(m.end())

@@ -17,7 +17,7 @@ import jieba
 
 from ..textindex import terms
 
-__all__ = ["changed_object", "names_object", "whose"]
+__all__ = ["changed_thing", "names_object"]
 
 _EN = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|swap(?:ped|ping)?|"
@@ -32,33 +32,26 @@ _ZH = re.compile(
 _NO_THING = frozenset("mind stuff things everything it them plans plan".split())
 
 
-def changed_object(statement: str) -> str | None:
+def changed_thing(statement: str) -> tuple[str, str | None] | None:
     """The head of what the statement says it switches, moves or changes ("laptop" in
-    "switched my work laptop to a MacBook", "信用卡" in "我信用卡换成了招行的"), or None
-    when it names none ("switched to Neovim", "搬到杭州了", "现在换成小米了")."""
+    "switched my work laptop to a MacBook", "信用卡" in "我信用卡换成了招行的"), with the side
+    of life it is said to be of ("work"), or None when it names none ("switched to
+    Neovim", "搬到杭州了", "现在换成小米了")."""
     if m := _EN.search(statement):
-        head = m.group(1).split()[-1].casefold()
-        return None if head in _NO_THING else head
+        *said, head = (w.casefold() for w in m.group(1).split())
+        return None if head in _NO_THING else (head, next((w for w in said if w in _SIDES),
+                                                          None))
     if m := _ZH.search(statement):
         thing = m.group(1) or m.group(2)
         words = _words(thing)
         # "通知时间改成…", "回复语言改成…": how a thing is done, not a thing
-        return thing if words and not any(w.endswith(_HOW) for w in words) else None
+        return (thing, None) if words and not any(w.endswith(_HOW) for w in words) else None
     return None
 
 
 # What an arrangement is made by, not a thing of its own.
 _HOW = tuple("方式 时间 格式 语言 地点 频率 称呼 渠道 颜色 风格 语气 时段 日子 周期 提醒 通知 "
               "版本 字体 主题 模式 单位 币种 长度 顺序".split())
-
-
-def whose(statement: str) -> str | None:
-    """The side of life the changed thing is said to be of ("work" in "switched my work
-    laptop to…"), when the statement says one."""
-    if m := _EN.search(statement):
-        said = {w.casefold() for w in m.group(1).split()[:-1]}
-        return next((w for w in said if w in _SIDES), None)
-    return None
 
 
 # Sides of life a thing is of: a work laptop is not the personal one.

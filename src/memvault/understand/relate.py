@@ -29,7 +29,7 @@ from enum import StrEnum
 from itertools import pairwise
 
 from ..textindex import STOPWORDS, terms
-from .changeobject import changed_object, names_object, whose
+from .changeobject import changed_thing, names_object
 from .discourse import (
     SPEAKER,
     adds,
@@ -383,11 +383,11 @@ def _names_its_object(statement: str, memory: Match) -> bool:
     work is Java" share a word, not the laptop (changeobject.py). (Asked only of a memory
     not plainly close in meaning: "把闹钟改到7点" and "每天早上6点半叫我起床" name one
     thing in two words.)"""
-    thing = changed_object(statement)
+    changed = changed_thing(statement)
     # (or names the memory's own value, the one given up: "switched my main current
     # account to Starling, monzo kept freezing my card" and "I bank with Monzo")
-    return thing is None or any(names_object(x, thing, whose(statement))
-                                for x in (memory.content, memory.said) if x) \
+    return changed is None or any(names_object(x, *changed)
+                                  for x in (memory.content, memory.said) if x) \
         or _names_only(statement, memory)
 
 
