@@ -243,9 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lang", choices=["en", "zh"], action="append")
     ap.add_argument("--half", choices=["dev", "heldout"])
     ap.add_argument("--category", action="append")
-    ap.add_argument("--batch", choices=["1", "2", "3", "4", "5", "6"], help="only one set: "
-                    "the first (en.jsonl, zh.jsonl), the second (en2, zh2), … the sixth "
-                    "(en6, zh6)")
+    ap.add_argument("--batch", choices=[str(n) for n in range(1, 8)],
+                    help="only one set: the first (en.jsonl, zh.jsonl), the second (en2, "
+                    "zh2), … the seventh (en7, zh7)")
     ap.add_argument("--failures", action="store_true",
                     help="print the development half's failures")
     ap.add_argument("--reveal-heldout", action="store_true",
