@@ -72,8 +72,8 @@ from .understand.relate import (
     adds_to,
     frozen_in_question,
     relate,
-    says_again,
 )
+from .understand.saidagain import says_again
 
 __all__ = ["SOURCE_RANK", "STAGE_REASONS", "Action", "Candidate", "Decision", "GatePolicy",
            "GateState", "MemoryView", "Reason", "Screened", "decide", "rejects_held", "screen"]

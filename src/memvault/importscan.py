@@ -33,7 +33,8 @@ from .reads import records
 from .reads.related import NOT_MATCHED
 from .safety.instructions import scan as instruction_scan
 from .safety.pii import find_pii, keyed_kinds, redact
-from .understand.relate import Match, Relation, relate, restates
+from .understand.relate import Match, Relation, relate
+from .understand.saidagain import restates
 from .understand.stance import polarity
 from .understand.topics import topic_of
 from .writepath import gate_policy

@@ -425,9 +425,10 @@ NEG = any_of(
     r"退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|戒了|戒掉|"
     r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是",
     r"不\s*$")  # right before the value: "我不吃素"
-# "短信通知就不要了": the negation follows the value in Chinese.
+# "短信通知就不要了": the negation follows the value in Chinese ("电话千万别打"; not "短信
+# 别打电话", where the not is about the next value).
 NEG_AFTER = any_of(r"^[^，,。；;]{0,6}?(?:不要|不用|不需要|算了|关掉|关闭|关了|退订|"
-                   + _NOT_READ + r"|别(?:再)?发)",
+                   + _NOT_READ + r"|别(?:再)?[发打](?![^\W\d_了啦吧呀哈]))",
                    # "生酮不搞了", "PDF 不弄了": the value, then stopping it
                    r"^\s*(?:就|也|都|我)?(?:不|不再)[^，,。；;了\s]{1,2}了",
                    # the value, then the user unable to handle it: "电话经常接不到",

@@ -10,7 +10,6 @@ from ..understand.discourse import beyond_change
 from ..understand.stance import core
 from ..understand.topics import content_words
 from .cues import CLAUSE, sentences
-from .statements import quoted_spans
 
 # Where a clause starts: what comes before the clause that introduces a quotation stays.
 _CLAUSE_OR_AND = re.compile(CLAUSE.pattern + r"|\band\b|\bso\b|然后|而且|结果", re.I)
@@ -21,6 +20,52 @@ _INTRODUCES = re.compile(
     r"|\b(?:said|says|wrote|writes|texted|messaged|emailed|replied|asked|told\s+(?:me|us|him|"
     r"her|them)|(?:texted|messaged|emailed|wrote\s+to)\s+(?:me|us|him|her|them))"
     r"(?:\s+(?:this|back))?\s*[:,]?\s*$", re.I)
+
+
+# Words inside quotation marks are someone else's (a line of an e-mail, a T-shirt's
+# slogan, what the barista said), never the user's statement.
+_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|"
+                     r"(?:(?<=^)|(?<=[\s:(\[]))'[^']{3,}?'(?=[\s.,;:!?)\]]|$)")
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """Quotations (a quoted phrase of several words), and the lines of a chat the user
+    pastes or retells; a quoted single term ("don't call me 'buddy'") is the user's own
+    word for something."""
+    return sorted([(m.start(), m.end()) for m in _QUOTED.finditer(text)
+                   if len(m.group()) > 12 or " " in m.group().strip()]
+                  + transcript_spans(text))
+
+
+# A speaker's label opening a line of a chat: "A：", "Mom:", "小王：", "C: @bot …".
+_SPEAKER = re.compile(r"(?:^|(?<=[\s。！？!?.…~）):：]))([A-Za-z][\w.]{0,11}|[\u4e00-\u9fff]{1,4})"
+                      r"\s*[:：](?=\s*\S)")
+# A chat announced as one: "给你看个群聊", "聊天记录", "our family group chat", "texts:".
+_A_CHAT = re.compile(r"群|聊天记录|对话|截图|\b(?:group\s*chat|chat|conversation|"
+                     r"thread|transcript|texts|messages)\b", re.I)
+# Where the pasted chat ends and the user speaks again: a dash rule.
+_CHAT_END = re.compile(r"\s(?:——|--+|—)\s?")
+
+
+def transcript_spans(text: str) -> list[tuple[int, int]]:
+    """The lines of a chat pasted or retold in the message ("给你看个群聊：A：我又胖了 B：…
+    C：@小助手 从现在开始…"): each speaker's words are theirs, not the user's. A chat
+    when the message announces one before the first of two or more labels, or when a
+    speaker's label comes back (a dialogue); field labels said once each ("住址：杭州
+    电话：…") are not a chat."""
+    labels = list(_SPEAKER.finditer(text))
+    if len(labels) < 2:
+        return []
+    names = [m.group(1).casefold() for m in labels]
+    if _A_CHAT.search(text, 0, labels[0].end()):
+        # Announced ("群聊截图：老王：…"): the chat starts at the first speaker's label.
+        labels = [m for m in labels if not _A_CHAT.search(m.group(1))]
+    elif len(set(names)) == len(names):
+        return []
+    if len(labels) < 2:
+        return []
+    stop = _CHAT_END.search(text, labels[-1].end())
+    return [(labels[0].start(), stop.start() if stop else len(text))]
 
 
 def read_spans(text: str) -> list[tuple[int, int, bool]]:

@@ -557,16 +557,3 @@ _THING = re.compile(r"^\s*(?:the|this|that|these|those)\s+(?!(?:one|ones|is|was|
 def names_something(text: str) -> bool:
     """Does the sentence say what it is about, beyond pronouns and framing?"""
     return bool(content_words(core(text)))
-
-
-# Words inside quotation marks are someone else's (a line of an e-mail, a T-shirt's
-# slogan, what the barista said), never the user's statement.
-_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|"
-                     r"(?:(?<=^)|(?<=[\s:(\[]))'[^']{3,}?'(?=[\s.,;:!?)\]]|$)")
-
-
-def quoted_spans(text: str) -> list[tuple[int, int]]:
-    """Quotations (a quoted phrase of several words); a quoted single term ("don't call
-    me 'buddy'") is the user's own word for something."""
-    return [(m.start(), m.end()) for m in _QUOTED.finditer(text)
-            if len(m.group()) > 12 or " " in m.group().strip()]

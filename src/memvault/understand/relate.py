@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
 
-from ..textindex import STOPWORDS, terms
+from ..textindex import STOPWORDS
 from .changeobject import changed_thing, names_object
 from .discourse import (
     SPEAKER,
@@ -51,6 +51,7 @@ from .discourse import (
     without_stays,
 )
 from .planoff import planned
+from .saidagain import ELABORATES, elaborates, restates, words_of
 from .stance import CLAUSE as _CLAUSE
 from .stance import core, denies, polarity
 from .topicnames import names_class
@@ -360,7 +361,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         return Related(Relation.UPDATE, target.id, sure=sure, by_topic=by_topic)
     if changes_mind(statement) and not restates(statement, best.content):
         return Related(Relation.NEW)  # "now…" about something else it resembles
-    if restates(statement, best.content):
+    if restates(statement, best.content) or (best.dense >= ELABORATES
+                                              and elaborates(statement, best.content)):
         return Related(Relation.SAME, best.id)
     # Same topic, no marker of change: both can hold ("I use a Mac" and "I use Windows at
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
@@ -525,7 +527,7 @@ def _picked(statement: str, close: Sequence[Match]) -> Match | None:
     the 7pm reminder": the 7pm one, not the 9am one), or None unless exactly one has. A
     value only (a number, a time, a day): things go by other words too ("the restaurant"
     is also "the ramen place")."""
-    said = {w for w in _tokens(statement) & set().union(*(_said_of(m) for m in close))
+    said = {w for w in words_of(statement) & set().union(*(_said_of(m) for m in close))
             if w in _WHEN or any(c.isdigit() for c in w)}
     fits = [m for m in close if said <= _said_of(m)]
     return fits[0] if said and len(fits) == 1 else None
@@ -534,7 +536,7 @@ def _picked(statement: str, close: Sequence[Match]) -> Match | None:
 def _said_of(memory: Match) -> set[str]:
     """Every word of a memory, values included, as stored and as said: what a label
     ("7点那个提醒") may pick it by."""
-    return _tokens(memory.content) | (_tokens(memory.said) if memory.said else set())
+    return words_of(memory.content) | (words_of(memory.said) if memory.said else set())
 
 
 def _joined(text: str) -> set[str]:
@@ -546,38 +548,3 @@ def _joined(text: str) -> set[str]:
 def adds_to(statement: str) -> bool:
     """Does the statement present itself as one more thing ("also", "too", "也")?"""
     return adds(statement)
-
-
-def says_again(new: str, old: str, *, said: str | None = None) -> bool:
-    """Restates the old statement, and what it was said as (`said`) has no word of
-    change: a slot value said less fully ("我住南山这边" after "我住在深圳南山") is the same
-    value, not a new one."""
-    return not changes_mind(said or new) and restates(new, old)
-
-
-def restates(new: str, old: str) -> bool:
-    """Says nothing the old statement does not: every word of the new one's core but
-    filler, its values included ("Thursday", "15", "四年级"), is in the old one. Close
-    meaning is not enough: "allergic to shellfish" is not "allergic to peanuts"."""
-    a, b = _tokens(core(new) or new), _tokens(core(old) or old)
-    return not a - b - _FILLER
-
-
-# Words that add no fact of their own: how often, how surely, where-about ("most
-# evenings", "一直都是", "南山这边"). Any other word the old statement lacks is news.
-_FILLER = frozenset(
-    "most usually generally normally mostly typically basically really still always "
-    "pretty quite just mainly main around side part here there thing stuff lot bit "
-    "now currently 现在 目前 如今 "
-    "一直 都 是 的 还是 平时 一般 通常 基本 基本上 大多 大多数 主要 总是 老是 经常 也 还 就 "
-    "这边 那边 这里 那里 附近 一带 左右 差不多 挺 蛮 很 比较 真的 确实 其实 用户".split())
-
-
-# A list of weekdays said compactly ("周一三五", "星期二、四") is the same days said in full.
-_WEEKDAYS = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天](?:[、,，和及与]?[一二三四五六日天])+)")
-def _tokens(text: str) -> set[str]:
-    """Every word but the function words: values count (the full-text index's terms).
-    Chinese is cut into words, not characters, so "每天早上跑步" and "每天晚上跑步" differ in
-    a word, not share six of seven."""
-    return set(terms(_WEEKDAYS.sub(lambda m: " " + " ".join(f"周{d}" for d in re.findall(
-        r"[一二三四五六日天]", m.group(1))) + " ", text)))
