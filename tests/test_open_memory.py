@@ -336,7 +336,7 @@ def test_memory_stored_by_hand_that_reads_like_an_instruction_is_flagged(
 ])
 def test_a_retraction_is_a_wish_about_keeping_not_a_memory_verb_in_passing(
         line: str, takes_back: str | None) -> None:
-    from memvault.understand.discourse import retraction
+    from memvault.understand.takeback import retraction
     assert retraction(line) == takes_back
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from memvault import Scope, Vault
-from memvault.understand.discourse import one_time, retraction
+from memvault.understand.discourse import one_time
 from memvault.understand.planoff import plan_off
+from memvault.understand.takeback import retraction
 
 ME = Scope("acme", "mei")
 

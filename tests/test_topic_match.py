@@ -216,7 +216,7 @@ def test_topic_classes_by_meaning() -> None:
     ("房贷那条你当没听过吧", "房贷"), ("吐槽同事那句你就当没听见", "吐槽同事"),
 ])
 def test_what_was_said_named_as_such_and_removed_is_a_take_back(line: str, named: str) -> None:
-    from memvault.understand.discourse import retraction
+    from memvault.understand.takeback import retraction
     assert retraction(line) == named
 
 
@@ -225,7 +225,7 @@ def test_what_was_said_named_as_such_and_removed_is_a_take_back(line: str, named
     "we should scrap the bit about pricing in the deck", "他当没听见一样走了",
 ])
 def test_removing_a_part_of_something_else_takes_nothing_back(line: str) -> None:
-    from memvault.understand.discourse import retraction
+    from memvault.understand.takeback import retraction
     assert retraction(line) is None
 
 

@@ -19,7 +19,7 @@ import pytest
 from memvault import Scope, Vault
 from memvault.extract import as_messages
 from memvault.extract.rules import RuleExtractor
-from memvault.understand.discourse import retraction
+from memvault.understand.takeback import retraction
 
 ME = Scope("acme", "fay")
 

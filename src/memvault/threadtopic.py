@@ -44,7 +44,7 @@ _THAT = re.compile(
     r"\b(?:remove|delete|forget|drop|erase|scrap|clear|wipe)\s+(?:that|this|it)\b"
     r"(?!\s+(?:about|of|bit|one|note|thing|part|entry)\b)|"
     r"(?:那个|这个|那条|这条|它)(?:删掉|删了|去掉|忘了|别记了)|"
-    r"(?:删掉|删了|去掉|忘掉)(?:那个|这个|那条|这条|它)(?![\u4e00-\u9fff])", re.I)
+    r"(?:删掉|删了|去掉|忘掉)(?:那个|这个|那条|这条|它)(?![^\W\d_吧了啦呀哈])", re.I)
 
 
 def takes_back_that(said: str) -> bool:
@@ -54,10 +54,23 @@ def takes_back_that(said: str) -> bool:
 
 def read_back(before: tuple[str | None, str, str] | None) -> list[Line]:
     """The message just before a take-back ((turn, text, role)), as the line a bare
-    "remove that" refers to, when it is the assistant's; else none."""
-    if before is not None and before[2] == "assistant":
+    "remove that" refers to, when it is the assistant's saying what it holds of the user
+    ("I have a note that you're lactose intolerant", "since you're learning it"); else
+    none. A draft or an answer it wrote ("Here's a draft to your landlord: …") is not
+    what "delete it" takes back from memory."""
+    if before is not None and before[2] == "assistant" and _READS_BACK.search(before[1]):
         return [(before[0], before[1])]
     return []
+
+
+# The assistant saying what it holds of the user: "you're…", "you mentioned…", "I have a
+# note that…", "你说过…", "你是…".
+_READS_BACK = re.compile(
+    r"\byou(?:'re|'ve|’re|’ve|\s+(?:are|have|were|had|mentioned|said|told|like|love|prefer|"
+    r"use|live|work|take|drink|eat|go|do|don't|can't|hate))\b|"
+    r"\bI(?:\s+(?:have|had|noted|remember|saved|stored|kept)|['’]ve\s+(?:got|noted|saved|kept))\b"
+    r"[^.?!]{0,30}\b(?:note|you)\b|"
+    r"你(?:说过|提过|之前说|是|在|喜欢|不喜欢|有|用|住|不吃|不喝|对)|记得你|记着你", re.I)
 
 
 def with_rest(lines: list[Line], turn: str | None, message: str, said: str) -> list[Line]:

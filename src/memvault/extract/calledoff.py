@@ -8,7 +8,12 @@ when no rule read one in it.
 
 from __future__ import annotations
 
+import re
+
+from ..understand.discourse import beyond_change
 from ..understand.planoff import plan_off
+from ..understand.stance import core
+from ..understand.topics import content_words
 from .candidate import CandidateMemory
 from .cues import HYPOTHETICAL, REQUEST
 
@@ -35,3 +40,30 @@ def called_off(body: str, question: bool, got: list[CandidateMemory]) -> str | N
     for c in mine:
         carry(c, thing)
     return None if got else thing
+
+
+def beside_take_back(found: list[CandidateMemory]) -> list[CandidateMemory]:
+    """A message's candidates, without the sentences that only say why a thing is taken
+    back and name nothing of their own ("lol no, I gave up on that months ago. delete
+    it"): the take-back reads them to find its memory; stored, they would be a memory of
+    "that"."""
+    if not any("retraction" in c.flags for c in found):
+        return found
+    return [c for c in found if "retraction" in c.flags or c.slot is not None
+            or not _names_nothing(c.source_text or c.content)]
+
+
+def _names_nothing(text: str) -> bool:
+    """Only when, an interjection or a word of change, around "that" or "it" at most: "lol
+    no, I gave up on that months ago", "nah I quit that ages ago", "早就不弄那个了"."""
+    words = set(content_words(beyond_change(core(text)))) - _LIGHT
+    return not words or (len(words) == 1 and bool(_BACK.search(text)))
+
+
+# Words that name no thing: of when ("months ago", "三个月前") and interjections.
+_LIGHT = frozenset("ago age ages back while now then anymore today yesterday week weeks month "
+                   "months year years day days since lately recently long nah lol yeah yep "
+                   "nope ok okay haha ugh hmm well honestly tbh 以前 之前 现在 前 月 年 天 周 早 "
+                   "哈哈 嗯 唉 那个 这个".split())
+# A word that points back at what was said instead of naming it.
+_BACK = re.compile(r"\b(?:that|it|this|those|them)\b|那个|这个|它|那事|这事", re.I)

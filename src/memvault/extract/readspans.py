@@ -8,6 +8,7 @@ import re
 
 from ..understand.discourse import beyond_change
 from ..understand.stance import core
+from ..understand.takeback import retraction
 from ..understand.topics import content_words
 from .cues import CLAUSE, sentences
 
@@ -86,7 +87,7 @@ def read_spans(text: str) -> list[tuple[int, int, bool]]:
         if not text[start:end].strip(" \t,，:：\"'“‘「『"):
             continue
         if out and not out[-1][2] and not content_words(
-                beyond_change(core(text[start:end]))):
+                beyond_change(core(text[start:end]))) and retraction(text[start:end]) is None:
             # "I hate them.", "Final answer.": about the sentence before
             out[-1] = (out[-1][0], end, question)
             continue

@@ -52,13 +52,13 @@ from ..understand.discourse import (
     corrects,
     one_time,
     only_once,
-    retraction,
 )
 from ..understand.stance import core
 from ..understand.stance import core as stance_core
+from ..understand.takeback import retraction
 from ..understand.topics import content_words
 from ..understand.when import LONG_AGO, a_stay
-from .calledoff import called_off, carry
+from .calledoff import beside_take_back, called_off, carry
 from .candidate import CandidateMemory
 from .clauses import own_habit, replaced_in_words, tag_request
 from .commands import CMD_PREFIX, CMD_TAG, command_reason
@@ -184,6 +184,7 @@ class RuleExtractor:
                 if (thing := called_off(said.content[start:end], question, got)) is not None:
                     got = [carry(c, thing) for c in self._open(said, start, end, text)]
                 found.extend(after_request(found, got))
+            found = beside_take_back(found)
             if any("command_like" in c.flags for c in found) or any(
                     f.kind == "injection" for f in scan(msg.content)):
                 # A message that carries an instruction to the memory: nothing else in it

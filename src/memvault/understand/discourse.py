@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from .planoff import plan_off
 from .stance import CALLED_OFF, polarity
+from .takeback import retraction
 from .when import LONG_AGO, STAY
 
 # The speaker named anywhere in the line ("I", "my", "we", "我", "咱"): a line without it
@@ -71,106 +71,6 @@ _CHANGE_ZH = (r"还是.{0,12}吧|算了|改(?!善|进|革)|换|不再|已经不|
               # a move to another employer, trade or school year ("跳槽到字节了", "娃升四年级了")
               r"跳槽|转行|升职|晋升|入职|升(?:入|上)?[一二三四五六七八九]年级")
 _CHANGE = re.compile(rf"\b(?:{_CHANGE_EN})\b|(?:{_CHANGE_ZH})", re.I)
-
-# Taking a stored statement back: a memory verb, not a plain "never mind" (which also
-# opens a change: "算了还是钉钉吧").
-# Verbs of keeping something in memory, in the forms a retraction uses them.
-_KEEP_NOW = (r"(?:remember|keep|store|save|record|retain)(?:ing)?|"
-             r"(?:hold|holding|hang|hanging)\s+on(?:\s*to)?")
-_KEEP_EN = rf"{_KEEP_NOW}|(?:remember|store|save|record|retain)ed|kept|(?:held|hung)\s+on(?:\s*to)?"
-_RETRACT_EN = (
-    # an imperative to the memory at the start of a clause: "forget the cello idea",
-    # "can you delete what I told you about…", "please wipe whatever you have on my ex"
-    r"(?:(?:^|[,;:.!?]\s*)(?:(?:lol|lmao|haha|oh|ah|ok|okay|so|and|also|actually|hey|yeah|"
-    r"nah|no|hmm|um|well|btw|wait|ugh|oops|right)[,!.]?\s+){0,3}|\b(?:please|pls|can\s+you|"
-    r"could\s+you|would\s+you|will\s+you|you\s+(?:can|may|could)|feel\s+free\s+to|"
-    r"go\s+ahead\s+and)\s+|"
-    # "just forget it", not "I just forget again"
-    r"(?<!\bI\s)(?<!\bwe\s)(?<!you\s)(?<!they\s)\bjust\s+)"
-    # (not before a letter: "forget那条…" ends the English word where the Chinese begins)
-    r"(?:forget|delete|remove|erase|wipe|scratch|strike|disregard|unsay|retract|"
-    r"un-?remember)(?![A-Za-z0-9_'])"
-    r"(?!\s+(?:it|about\s+it|this\s+(?:question|email|file|message))\b)|"
-    # "I don't want my weight stored", "shouldn't be in your memory", "take X out of memory"
-    r"\bdo\s*n[o']?t\s+want\b(?=\s+(?:my|the|that|this|any)\b[^.!?]{0,40}?\b(?:stored|kept|"
-    r"saved|remembered|on\s+file|in\s+(?:your\s+)?memory)\b)|"
-    r"\bshould(?:n'?t|\s+not)\s+be\s+in\s+(?:your\s+)?(?:memory|notes|records|files)\b|"
-    r"\btake\b(?=[^.!?]{1,50}?\bout\s+of\s+(?:your\s+)?(?:memory|notes|records))|"
-    # "drop the running one", "scrap the cello thing": a memory named as a thing
-    r"(?:^|[,;:.!?]\s*|\b(?:please|pls|just)\s+)(?:drop|ditch|scrap|bin|nix|lose)(?=\s+the\s+"
-    r"(?:[\w'-]+\s+){1,3}(?:one|thing|bit|note|entry|memory|part|stuff|info)\b)|"
-    # "I'd prefer you not remember…", "I'd rather you didn't keep…"
-    # (a wish: "you never remembered my birthday" is a complaint)
-    r"\b(?:rather|prefer(?:red)?|want(?:ed)?|wish|like|need|ask(?:ed)?|better\s+if)\s+"
-    rf"(?:it\s+if\s+|if\s+)?you\s+(?:to\s+)?(?:not|didn'?t|never|wouldn'?t|don'?t)\s+"
-    rf"(?:to\s+)?(?:{_KEEP_EN})\b|"
-    r"(?:drop|ditch|take|clear|remove|delete|erase|wipe|scrub|purge|strip|cut|get\s+rid\s+of)"
-    r"\b(?=[^.;!?]{0,40}?\b(?:from|out\s+of)\s+(?:your\s+)?(?:notes|memory|memories|records|"
-    r"files))|"
-    # "drop what you know about my dog", "scrub whatever you have on my ex"
-    r"\b(?:drop|ditch|scrap|scrub|purge|clear|lose|bin|toss|dump|nix)\s+(?:what(?:ever)?|"
-    r"everything|anything|all)\s+you\s+(?:know|have|remember|stored|saved|noted|kept)\b|"
-    # what was said, named as such, and a verb that removes it: "scrap what i told you
-    # about my pay", "take out what i said about my boss", "drop the bit about …"
-    r"(?:^|[,;:.!?]\s*|\b(?:please|pls|just|can\s+you|could\s+you)\s+)"
-    r"(?:scrap|drop|ditch|bin|nix|lose|toss|dump|cut|strike|take\s+out|clear|kill)\s+"
-    r"(?:what(?:ever)?\s+i\s+(?:said|told\s+you|mentioned|wrote|shared|typed)|the\s+(?:bit|"
-    r"part|stuff|thing|info|line|note)s?)\s+(?:about|on|re|regarding)\b|"
-    r"never\s+mind\s+(?:what|the|about|my)\b|"
-    rf"(?:do\s*n[o']t|do\s+not|no\s+need\s+to|stop|never)\s+(?:{_KEEP_NOW}|note|noting)\b"
-    r"(?!\s+(?:to|it\s+in\s+mind))|"
-    # "no point keeping that in my profile" (not "no point in keeping score")
-    rf"\bno\s+point(?:\s+in)?\s+(?:{_KEEP_NOW})\s+(?:that|this|it)\b"
-    r"(?!\s+(?:to|it\s+in\s+mind))|"
-    r"ignore\s+what\s+i\s+(?:said|told)|take\s+(?:that|it)\s+back|i\s+take\s+"
-    r"(?:that|it|back)|"
-    r"(?:that'?s|it'?s|that\s+is|this\s+is)\s+(?:not\s+true|no\s+longer\s+true|wrong|"
-    r"outdated|not\s+relevant)\s*(?:any\s*more|now)?|"
-    r"was\s+(?:just\s+)?(?:joking|kidding)|don'?t\s+hold\s+(?:me\s+to|onto)|"
-    # "please don't bring them up anymore", "stop mentioning my ex"
-    # (asked of the assistant: not "I never talk about work with my kids")
-    r"(?:^|[,;:.!?]\s*|\bplease\s+|\bpls\s+)(?:do\s*n[o']?t|do\s+not|stop)\s+"
-    r"(?:bring(?:ing)?\s+(?:[\w']+\s+){0,3}?up|mention(?:ing)?|talk(?:ing)?\s+about)\b"
-    r"(?=[^.!?]{0,80}\b(?:any\s*more|again)\b)|"
-    r"pretend\s+i\s+never\s+said"
-)
-_RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|刻意)?"
-               r"(?:记|存(?!钱|款|零)|留(?!下|言|意|学))|"
-               r"清掉|清除|清了|拿掉|移除|忘(?:了|掉|记)(?:吧|它|这|那|我说)|忘掉|删(?:了|掉|除|一下|下|咯)|"
-               r"撤(?:了|掉|销|一下|下)|"
-               r"去掉|划掉|抹掉|收回|撤回|不算(?:了|数)?|作废|当我没说过?|"
-               # "别再提他了" (not "别提了", don't get me started; not 提醒)
-               r"(?:别|不要|不用)再?提(?:起)?(?![醒前交高出供到议升示了])(?=[^，。！？]{1,10}了)|"
-               r"别当真|开玩笑的|随口一说|随口说的|随便说说|不记了|不作数|"
-               # "那条你当没听过吧": what was said, to be as if unheard
-               r"你就?当(?:作|做)?没(?:听|看)(?:过|见|到)|当我没(?:讲|提)过?")
-_RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
-
-# "delete it", "take it out" take a memory back once the sentence has named one ("that
-# thing about trying for a baby — delete it please"); alone, "it" is the thing at hand.
-_RETRACT_IT = re.compile(r"\b(?:delete|erase|remove|wipe|forget|drop|take)\s+it(?:\s+out)?\b",
-                         re.I)
-_REFERENT = re.compile(r"\b(?:the|that|this|my)\s+(?:[\w'-]+\s+){0,3}(?:thing|stuff|info|"
-                       r"bit|part|note|memory)\b", re.I)
-
-# What a retraction names around its verb: "what I said about", "那条", "之前说…那个".
-_ABOUT = re.compile(
-    r"\b(?:what(?:ever)?\s+(?:i\s+(?:said|told\s+you|mentioned)|you\s+(?:have|know|"
-    r"stored|saved|noted|remember))|i\s+(?:said|told\s+you|mentioned)|said|told|"
-    r"mentioned|from\s+(?:your\s+)?(?:notes|memory|records)|not\s+relevant|stuff|idea|"
-    r"the\s+(?:bit|part|thing|stuff|note|"
-    r"memory|one)|that\s+i\s+(?:said|mentioned|told\s+you)|about|regarding|re:?|please|"
-    r"pls|you|can|could|just|ok|okay|actually|also|and|my|me|i'?d|i'?m|i|it|that|the|earlier|before|"
-    r"prefer|rather|lol|haha|oh|so|info|thing|things|one|bit|part|entry|have\s+on|on\s+me|"
-    r"hey|ugh|i'?m|stored|kept|saved|anywhere|out\s+of\s+(?:your\s+)?memory|"
-    r"in\s+(?:your\s+)?memory|"
-    r"on\s+file|(?:in|on|from)\s+(?:my|your)\s+(?:profile|notes)|them|him|her|"
-    r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty)\b"
-    r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
-    r"记录|那件事|那事|这事|信息|那会儿?|那时候?|当时|上次|他们|她们|他|她|它|"
-    r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
-_SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
-_CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
 
 _ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|alongside|"
                    r"on\s+top\s+of)\b"
@@ -292,7 +192,7 @@ _SETTLES = re.compile(
 # "no wait, it's Clove", "不对 是昌平".
 _CORRECTS = re.compile(
     r"\b(?:scratch|forget|ignore)\s+(?:that|this|it)\s*(?:[—–:;,-]+|\s+)\s*(?:just\s+|it'?s\s+|"
-    r"make\s+it\s+|actually\s+)?(?=\S)(?!(?:i|please|pls|don'?t|do\s+not|never|you)\b)|"
+    r"make\s+it\s+|actually\s+)?(?=\S)(?!(?:i|please|pls|don'?t|do\s+not|never|you|one|too)\b)|"
     r"\b(?:no\s+wait|wait\s+no|correction|typo)\b|不对[，,\s]*(?:是|应该是|改成)|说错了|"
     r"打错了|口误|" + _WRONG_THEN_RIGHT, re.I)
 
@@ -339,42 +239,6 @@ def marks_change(text: str) -> bool:
     denied ("not moving", "nothing's changed", "没改") is none."""
     text = without_stays(text)
     return bool(_CHANGE.search(text) or _SETTLES.search(text))
-
-
-def retraction(text: str) -> str | None:
-    """What a statement takes back ("" when it names nothing), or None when it takes
-    nothing back."""
-    found = list(_RETRACT.finditer(text))
-    if not found and _REFERENT.search(text):
-        found = list(_RETRACT_IT.finditer(text))
-    if not found:
-        return None
-    for m in found:
-        # The clause that holds the verb names the thing ("forget the divorce stuff? I
-        # shouldn't have shared it": the divorce); when it names nothing ("that's not
-        # true any more", "我收回刚才说的"), the clause before it or after it may.
-        start = max((b.end() for b in _CLAUSE.finditer(text, 0, m.start())), default=0)
-        end = next((b.start() for b in _CLAUSE.finditer(text, m.end())), len(text))
-        named = _named(text[start:m.start()] + " " + text[m.end():end])
-        if not named:
-            # A plan the line calls off names it wherever it is ("考研那事黄了，决定直接
-            # 工作，之前说的那个忘了吧"): not the clause that happens to stand nearest.
-            named = plan_off(text[:start] + "。" + text[end:]) or ""
-        if not named and start > 0:
-            before = max((b.end() for b in _CLAUSE.finditer(text) if b.end() < start),
-                         default=0)
-            named = _named(text[before:start])
-        if not named and end < len(text):
-            after = next((b.start() for b in _CLAUSE.finditer(text, end + 1)), len(text))
-            named = _named(text[end:after])
-        if named:
-            return named
-    return ""
-
-
-def _named(text: str) -> str:
-    words = _SPACE.sub(" ", _ABOUT.sub(" ", _RETRACT.sub(" ", text))).strip()
-    return words
 
 
 # What may hold, not what holds: a condition ("if the iPhone gets cheaper…", "如果华为出新款，

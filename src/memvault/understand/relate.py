@@ -145,7 +145,7 @@ class Related:
 def relate(statement: str, matches: Sequence[Match], *, retraction: str | None = None,
            soft: bool = False, thresholds: Thresholds | None = None) -> Related:
     """The relation of `statement` to its matches (best first). `retraction`: what the
-    statement takes back (discourse.retraction), None when it takes nothing back. `soft`:
+    statement takes back (takeback.retraction), None when it takes nothing back. `soft`:
     it takes back only a memory that names the same thing (a plan said to be off:
     planoff.py); when none does, the statement is related as any other."""
     t = thresholds or Thresholds()
