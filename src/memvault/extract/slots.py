@@ -326,7 +326,8 @@ BUILTIN: tuple[SlotSpec, ...] = (
     SlotSpec(
         "diet.restriction", "what the user eats or avoids", kind=Kind.PROFILE.value,
         values={"vegetarian": ("素食", "吃素", "素食者", "素食主义", "vegetarian", "veggie"),
-                "vegan": ("纯素", "严格素食", "vegan"), "halal": ("清真", "halal"),
+                "vegan": ("纯素", "严格素食", "全素", "vegan", "plant-based", "plant based"),
+                "halal": ("清真", "halal"),
                 "kosher": ("kosher",),
                 "gluten_free": ("无麸质", "gluten-free", "gluten free", "coeliac", "celiac"),
                 "lactose_free": ("乳糖不耐", "乳糖不耐受", "lactose intolerant",

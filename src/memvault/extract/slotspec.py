@@ -33,6 +33,13 @@ def word_regex(words: Iterable[str]) -> str:
     return "|".join(alts) if alts else r"(?!x)x"
 
 
+# The user reminding the assistant of something ("reminder that I'm vegan", "提醒你一
+# 下…"): no cue of the reminders the user wants.
+_REMINDS_YOU = re.compile(r"^\W*(?:(?:hey|ok|okay|so)\W+)?(?:(?:just\s+a|a\s+quick|quick|friendly|"
+                          r"gentle)\s+)?reminder(?:\s+that\b|\s*[:,—–-])|\bas\s+a\s+reminder\b|"
+                          r"^\W*提醒(?:你|您)一下(?!我)", re.I)
+
+
 def cue_regex(words: Iterable[str]) -> str:
     """`word_regex` for cue words, which are verbs and nouns as often inflected as not:
     "reply" also matches "replies", "replied", "replying"; "write" "writes", "writing"."""
@@ -235,7 +242,7 @@ class SlotRegistry:
         return got
 
     def has_cue(self, spec: SlotSpec, text: str) -> bool:
-        return bool(self._compiled(spec)[1].search(text))
+        return bool(self._compiled(spec)[1].search(_REMINDS_YOU.sub(" ", text)))
 
     def normalise(self, key: str, raw: Any) -> Any:
         """A value as the slot stores it: a surface word → its canonical value; an open
@@ -264,7 +271,7 @@ class SlotRegistry:
         out: list[SlotMatch] = []
         for spec in self:
             words, cues, smap = self._compiled(spec)
-            cue = bool(cues.search(text))
+            cue = bool(cues.search(_REMINDS_YOU.sub(" ", text)))
             if spec.enumerated:
                 for m in words.finditer(text):
                     surface = m.group(0)

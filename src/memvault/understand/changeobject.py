@@ -26,7 +26,7 @@ _EN = re.compile(
     r"\s+(?:over\s+|across\s+)?(?:to|for|into|with)\b", re.I)
 # 把 X 换成 / 改到 …; X 换成 … right after the speaker or a clause's start
 _ZH = re.compile(
-    r"把(?:我们的?|我的?)?([\u4e00-\u9fffA-Za-z]{1,6}?)(?:都|也|全|全部)?(?:换|改|转|调|迁|挪|搬)|"
+    r"把(?:我们的?|我的?)?([\u4e00-\u9fffA-Za-z]{1,6}?)(?:都|也|全|全部)?(?:换|改|转(?![给发告交达述])|调|迁|挪|搬)|"
     r"(?:^|我的?|[，,。\s])(?![我把])([\u4e00-\u9fff]{2,4}?)(?:也|都)?(?:换成|改成|换到|转到|改到|迁到)")
 # Heads that name no thing of their own ("changed my mind to…", "moved my stuff to…").
 _NO_THING = frozenset("mind stuff things everything it them plans plan".split())

@@ -330,10 +330,11 @@ def _clauses(text: str) -> list[str]:
 
 def _stays(clause: str) -> bool:
     """Does the clause say that a thing stays, changing nothing in the rest of its words?"""
-    if not _STAYS.search(clause) or _SUBSTITUTES.search(clause) or _SETTLES.search(clause):
+    if not _STAYS.search(clause) or _SETTLES.search(clause):
         return False
-    rest = _STAYS.sub(" ", clause)
-    return not changes_mind(rest) and not polarity(rest)  # "still miss Porto" is a feeling
+    rest = _STAYS.sub(" ", clause)  # (its own 换 is no substitution: "没换地方")
+    return not _SUBSTITUTES.search(rest) and not changes_mind(rest) \
+        and not polarity(rest)  # "still miss Porto" is a feeling
 
 
 def without_stays(text: str) -> str:

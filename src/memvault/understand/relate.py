@@ -504,9 +504,19 @@ def _other_value(statement: str, memory: Match) -> bool:
     """Do the statement and the memory each name a thing the other does not, the
     statement's in Chinese ("我还是用印象笔记" / "我用语雀记笔记")? Then "still" keeps
     another value than the memory's. (Named words are case-folded: no capital to go by.)"""
-    mine = named_words(without_stays(statement))
-    theirs = named_words(memory.content)
+    mine = _whole_words(without_stays(statement))
+    theirs = _whole_words(memory.content)
     return any(w[0] >= "\u2e80" for w in mine - theirs) and bool(theirs - mine)
+
+
+def _whole_words(text: str) -> set[str]:
+    """The words a statement names things by, whole (no two-character pieces across
+    words: "在南" of "在南山"), without the ones that stand for any thing ("地方")."""
+    return {w for w in content_words(beyond_change(core(text) or text))
+            if len(w) >= (2 if w[0] >= "\u2e80" else 3) and w not in _WHEN} - _ANY_THING
+
+
+_ANY_THING = frozenset("地方 东西 事情 事儿 情况 place thing things stuff".split())
 
 
 def _after(statement: str, kept: list[str]) -> str:
