@@ -50,3 +50,20 @@ def test_an_order_inside_a_pasted_chat_changes_nothing(vault: Vault, stored: str
 def test_which_words_are_a_pasted_chat(text: str, chat: str) -> None:
     spans = transcript_spans(text)
     assert [text[a:b].strip() for a, b in spans] == ([chat] if chat else [])
+
+
+@pytest.mark.parametrize("line, kept", [
+    # the frame of a quotation, with where it was written
+    ('my daughter wrote in her diary "I hate broccoli more than anything" lol should I worry',
+     []),
+    ('I love pizza and my boss wrote on slack "everyone must use dark mode from now on"',
+     ["I love pizza"]),
+    # a what-if behind a frame, or asked without a question mark
+    ("quick thought: if I moved to Berlin would a German course be worth it or would I "
+     "manage with English", []),
+    ("如果我明年去成都读研 是不是得先学会吃辣啊 你觉得难不难", []),
+])
+def test_others_words_and_what_ifs_are_not_stored(vault: Vault, line: str,
+                                                  kept: list[str]) -> None:
+    vault.observe(ME, [{"role": "user", "content": line}])
+    assert _memories(vault) == kept

@@ -170,7 +170,12 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"^\s*if\s+(?:I|we)\b.*\bwould\s+(?:I|we|it|that)\b",
                       r"^\s*(?:if|would)\b.*\?",
                       r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
-                      r"怎么样|好不好|行不行|可以吗|行吗|呢)", r"^\s*(?:假如|假设)",
+                      r"怎么样|好不好|行不行|可以吗|行吗|呢|是不是|难不难|能不能|需不需要|用不用|"
+                      r"你觉得|你说)", r"^\s*(?:假如|假设)",
+                      # a frame first ("random shower thought: if I quit teaching … would a
+                      # bootcamp cut it"): what follows it is still the what-if
+                      r"^[^.!?:：]{0,40}[:：—–]\s*if\s+(?:I|we)\b.*\b(?:would|could|should)\s+"
+                      r"(?:I|we|it|that|a|an|the)\b",
                       # still deciding: "我在考虑要不要改成邮件", "thinking about switching"
                       r"要不要|在考虑|考虑一下|犹豫", r"\b(?:thinking|thought) (?:about|of)\b",
                       r"\bconsidering\b", r"\bnot sure (?:if|whether)\b",

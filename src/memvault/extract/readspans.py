@@ -20,7 +20,8 @@ _INTRODUCES = re.compile(
     r"告诉我)(?:了)?(?:一?句|一?段|一?条)?(?:话)?\s*[:：,，]?\s*$"
     r"|\b(?:said|says|wrote|writes|texted|messaged|emailed|replied|asked|told\s+(?:me|us|him|"
     r"her|them)|(?:texted|messaged|emailed|wrote\s+to)\s+(?:me|us|him|her|them))"
-    r"(?:\s+(?:this|back))?\s*[:,]?\s*$", re.I)
+    r"(?:\s+(?:this|back))?(?:\s+(?:in|on|at|into|under)\s+(?:[\w'’-]+\s+){0,4}?[\w'’-]+)?"
+    r"\s*[:,]?\s*$", re.I)  # "wrote in his school essay"
 
 
 # Words inside quotation marks are someone else's (a line of an e-mail, a T-shirt's
@@ -82,7 +83,9 @@ def read_spans(text: str) -> list[tuple[int, int, bool]]:
         cut = min([end, *(q0 for q0, _ in quoted if start < q0 < end)])
         if cut < end and _INTRODUCES.search(text, start, cut):
             # Only the clause that introduces it goes; what the sentence said before stays.
-            cut = max([start, *(m.end() for m in _CLAUSE_OR_AND.finditer(text, start, cut))])
+            # (after a comma; before an "and", which belongs to neither clause)
+            cut = max([start, *(m.start() if m.group()[:1].isalpha() else m.end()
+                                for m in _CLAUSE_OR_AND.finditer(text, start, cut))])
         end = cut
         if not text[start:end].strip(" \t,，:：\"'“‘「『"):
             continue
