@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .understand.discourse import kept_clauses, stays_only
+from .understand.offers import reads_back
 from .understand.relate import Thresholds, shares_words
 
 # How long a conversation stays one thread (the window of "what the conversation
@@ -58,19 +59,10 @@ def read_back(before: tuple[str | None, str, str] | None) -> list[Line]:
     ("I have a note that you're lactose intolerant", "since you're learning it"); else
     none. A draft or an answer it wrote ("Here's a draft to your landlord: …") is not
     what "delete it" takes back from memory."""
-    if before is not None and before[2] == "assistant" and _READS_BACK.search(before[1]):
+    if before is not None and before[2] == "assistant" and reads_back(before[1]):
         return [(before[0], before[1])]
     return []
 
-
-# The assistant saying what it holds of the user: "you're…", "you mentioned…", "I have a
-# note that…", "你说过…", "你是…".
-_READS_BACK = re.compile(
-    r"\byou(?:'re|'ve|’re|’ve|\s+(?:are|have|were|had|mentioned|said|told|like|love|prefer|"
-    r"use|live|work|take|drink|eat|go|do|don't|can't|hate))\b|"
-    r"\bI(?:\s+(?:have|had|noted|remember|saved|stored|kept)|['’]ve\s+(?:got|noted|saved|kept))\b"
-    r"[^.?!]{0,30}\b(?:note|you)\b|"
-    r"你(?:说过|提过|之前说|是|在|喜欢|不喜欢|有|用|住|不吃|不喝|对)|记得你|记着你", re.I)
 
 
 def with_rest(lines: list[Line], turn: str | None, message: str, said: str) -> list[Line]:

@@ -18,7 +18,8 @@ _CLAUSE_OR_AND = re.compile(CLAUSE.pattern + r"|\band\b|\bso\b|然后|而且|结
 _INTRODUCES = re.compile(
     r"(?:(?<![小常])说|写了?|回了|(?<!开)发了?|问了?|道|讲|留言|评论|回复|发我|发给我|跟我说|"
     r"告诉我)(?:了)?(?:一?句|一?段|一?条)?(?:话)?\s*[:：,，]?\s*$"
-    r"|\b(?:said|says|wrote|writes|texted|messaged|emailed|replied|asked|told\s+(?:me|us|him|"
+    r"|\b(?:said|says|wrote|writes|texted|messaged|emailed|replied|asked|sent|forwarded|"
+    r"told\s+(?:me|us|him|"
     r"her|them)|(?:texted|messaged|emailed|wrote\s+to)\s+(?:me|us|him|her|them))"
     r"(?:\s+(?:this|back))?(?:\s+(?:in|on|at|into|under)\s+(?:[\w'’-]+\s+){0,4}?[\w'’-]+)?"
     r"\s*[:,]?\s*$", re.I)  # "wrote in his school essay"
@@ -40,7 +41,8 @@ def quoted_spans(text: str) -> list[tuple[int, int]]:
 
 
 # A speaker's label opening a line of a chat: "A：", "Mom:", "小王：", "C: @bot …".
-_SPEAKER = re.compile(r"(?:^|(?<=[\s。！？!?.…~）):：]))([A-Za-z][\w.]{0,11}|[\u4e00-\u9fff]{1,4})"
+_SPEAKER = re.compile(r"(?:^|(?<=[\s。！？!?.…~）):：]))"
+                      r"([A-Za-z][\w.]{0,11}|[\u4e00-\u9fff]{1,4}[A-Za-z0-9]?)"  # "同事A："
                       r"\s*[:：](?=\s*\S)")
 # A chat announced as one: "给你看个群聊", "聊天记录", "our family group chat", "texts:".
 _A_CHAT = re.compile(r"群|聊天记录|对话|截图|\b(?:group\s*chat|chat|conversation|"

@@ -53,6 +53,7 @@ from ..understand.discourse import (
     one_time,
     only_once,
 )
+from ..understand.offers import declined
 from ..understand.stance import core
 from ..understand.stance import core as stance_core
 from ..understand.takeback import retraction
@@ -185,6 +186,9 @@ class RuleExtractor:
                     got = [carry(c, thing) for c in self._open(said, start, end, text)]
                 found.extend(after_request(found, got))
             found = beside_take_back(found)
+            if i and msgs[i - 1].role == "assistant" and declined(msgs[i - 1].content):
+                # "要不要我提醒你交房租？" / "那个就别管了 我已经交了": the offer is declined
+                found = [c for c in found if "retraction" not in c.flags]
             if any("command_like" in c.flags for c in found) or any(
                     f.kind == "injection" for f in scan(msg.content)):
                 # A message that carries an instruction to the memory: nothing else in it

@@ -258,7 +258,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # The opposite stance counts only on the same thing ("I love quiet cafés" / "I can't
     # stand quiet cafés"): both name it, and they are close.
     flip = bool(mine and theirs and mine != theirs and best in naming
-                and best.score >= t.match) or (best.score >= t.match and (
+                and best.score >= t.match and not _another_of_kind(statement, best)) or (
+                    best.score >= t.match and (
                     denies(statement, best.content)
                     or (bool(best.said) and denies(statement, best.said))))
     target = best
@@ -498,6 +499,20 @@ _AMOUNT = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|
                      r"twice|x|times?|days?|hours?|minutes?|weeks?|months?|cups?|glass(?:es)?|"
                      r"miles?|km|kms|kg|kgs|lbs?|pounds?|mg|ml|liters?|litres?|steps?|reps?|"
                      r"sets?|pages?|[一二两三四五六七八九十几\d]+[天次个小时分钟周月杯公里斤克页]*)+")
+
+
+def _another_of_kind(statement: str, memory: Match) -> bool:
+    """Do the two name things of one kind by different words, each one its own ("horror
+    films" / "sci-fi films", "Thai food" / "Italian food", "恐怖电影" / "科幻电影")? Then
+    liking one and disliking the other is no change of stance on either."""
+    a, b = (content_words(core(_CLAUSE.split(x, maxsplit=1)[0])) for x in (statement,
+                                                                         memory.content))
+    if len(a) == len(b) == 1 and a[0] != b[0] and a[0][0] >= "\u2e80":
+        # one compound each, one head: "科幻电影" / "恐怖电影"
+        head = next((n for n in (3, 2) if a[0][-n:] == b[0][-n:]), 0)
+        return bool(head) and len(a[0]) > head and len(b[0]) > head
+    return bool(a and b) and a[-1] == b[-1] and 1 < len(a) <= 3 and 1 < len(b) <= 3 \
+        and not set(a[:-1]) & set(b[:-1])
 
 
 def _other_value(statement: str, memory: Match) -> bool:

@@ -1,0 +1,43 @@
+"""What the assistant's line before a user's reply is: one that says what it holds of the
+user ("I have a note that you're lactose intolerant", "since you're learning it",
+"你之前说…"), which a bare "remove that" takes back; or an offer ("want me to…?",
+"要不要我提醒你…？"), which "那个就别管了" or "forget it" declines, taking nothing back from
+memory.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["declined", "offers", "reads_back"]
+
+# The assistant saying what it holds of the user: "you're…", "you mentioned…", "I have a
+# note that…", "你说过…", "你是…".
+_READS_BACK = re.compile(
+    r"\byou(?:'re|'ve|’re|’ve|\s+(?:are|have|were|had|mentioned|said|told|like|love|prefer|"
+    r"use|live|work|take|drink|eat|go|do|don't|can't|hate))\b|"
+    r"\bI(?:\s+(?:have|had|noted|remember|saved|stored|kept)|['’]ve\s+(?:got|noted|saved|kept))\b"
+    r"[^.?!]{0,30}\b(?:note|you)\b|"
+    r"你(?:说过|提过|之前说|是|在|喜欢|不喜欢|有|用|住|不吃|不喝|对)|记得你|记着你", re.I)
+
+# The assistant offering to do something: "want me to…", "shall I…", "要不要我…", "需要我…吗".
+_OFFERS = re.compile(
+    r"\b(?:(?:do\s+you\s+)?want\s+me\s+to|would\s+you\s+like\s+me\s+to|shall\s+I|should\s+I|"
+    r"I\s+can\b[^.!?]*\?|how\s+about\s+I|let\s+me)\b|要不要我|需要我|要我|我帮你|我可以帮你|我来帮你",
+    re.I)
+
+
+def reads_back(text: str) -> bool:
+    """Does the assistant's line say what it holds of the user?"""
+    return bool(_READS_BACK.search(text))
+
+
+def offers(text: str) -> bool:
+    """Does the assistant's line offer to do something?"""
+    return bool(_OFFERS.search(text))
+
+
+def declined(assistant_line: str) -> bool:
+    """Is a take-back in reply to this line a refusal of what it offers, not a take-back
+    of a memory (it offers, and says nothing it holds of the user)?"""
+    return offers(assistant_line) and not reads_back(assistant_line)
