@@ -91,3 +91,16 @@ def test_a_pasted_chat_with_labelled_speakers_stores_nothing(vault: Vault, paste
     before = _active(vault)
     _say(vault, pasted)
     assert _active(vault) == before
+
+
+@pytest.mark.parametrize("line, holds", [
+    ("Would you like me to book the usual table?", False),   # asked, not held
+    ("Do you have a preferred airline?", False),
+    ("要不要我帮你在日历上加个提醒？", False),                 # the one helped
+    ("你是不是还在减肥？", False),
+    ("你之前说不吃香菜，我就没放。", True),
+    ("你是素食者，所以我没放肉。", True),
+])
+def test_what_counts_as_saying_what_it_holds(line: str, holds: bool) -> None:
+    from memvault.understand.offers import reads_back
+    assert reads_back(line) is holds

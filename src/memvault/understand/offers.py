@@ -14,11 +14,15 @@ __all__ = ["declined", "offers", "reads_back"]
 # The assistant saying what it holds of the user: "you're…", "you mentioned…", "I have a
 # note that…", "你说过…", "你是…".
 _READS_BACK = re.compile(
+    # (not asked: "would you like me to…", "do you have…")
+    r"(?<!\bwould\s)(?<!\bdo\s)(?<!\bdid\s)(?<!\bif\s)(?<!\bcan\s)(?<!\bare\s)"
     r"\byou(?:'re|'ve|’re|’ve|\s+(?:are|have|were|had|mentioned|said|told|like|love|prefer|"
     r"use|live|work|take|drink|eat|go|do|don't|can't|hate))\b|"
     r"\bI(?:\s+(?:have|had|noted|remember|saved|stored|kept)|['’]ve\s+(?:got|noted|saved|kept))\b"
     r"[^.?!]{0,30}\b(?:note|you)\b|"
-    r"你(?:说过|提过|之前说|是|在|喜欢|不喜欢|有|用|住|不吃|不喝|对)|记得你|记着你", re.I)
+    # (not the one helped: "我帮你在日历上…", "要不要我提醒你…")
+    r"(?<![帮给替为跟让叫问醒])你(?:说过|提过|之前说|喜欢|不喜欢|用|住|不吃|不喝|对|"
+    r"(?:是|有|在)(?!吗|没有|不))|记得你|记着你", re.I)  # (not "你是不是…", "你在吗")
 
 # The assistant offering to do something: "want me to…", "shall I…", "要不要我…", "需要我…吗".
 _OFFERS = re.compile(
