@@ -104,3 +104,34 @@ def test_a_pasted_chat_with_labelled_speakers_stores_nothing(vault: Vault, paste
 def test_what_counts_as_saying_what_it_holds(line: str, holds: bool) -> None:
     from memvault.understand.offers import reads_back
     assert reads_back(line) is holds
+
+
+def test_an_address_label_is_no_home_of_its_own(vault: Vault) -> None:
+    _say(vault, "我住在成都")
+    _say(vault, "住址：成都市武侯区")
+    assert ("用户住在成都", 1) in _active(vault)
+    assert not any(c.startswith("用户住在址") for c, _ in _active(vault))
+
+
+@pytest.mark.parametrize("stored, line, kept_beside", [
+    ("我对花粉过敏", "我除了花粉过敏 对虾也过敏", True),          # besides the one, another
+    ("我每天游泳", "除了下雨天 我每天都游泳", True),              # an exception narrows it
+    ("我对花粉过敏", "我一碰花粉就打喷嚏 花粉过敏好多年了", False),  # said again at length
+])
+def test_besides_and_except_are_not_said_again(vault: Vault, stored: str, line: str,
+                                              kept_beside: bool) -> None:
+    _say(vault, stored)
+    _say(vault, line)
+    assert (stored, 1) in _active(vault)
+    assert (len(_active(vault)) == 2) is kept_beside
+
+
+@pytest.mark.parametrize("line", [
+    "never mind, I'll book the restaurant myself",
+    "算了 不用帮我订了 我自己订",
+])
+def test_the_task_taken_back_is_no_memory(vault: Vault, line: str) -> None:
+    _say(vault, "I live in Bristol")
+    before = _active(vault)
+    _say(vault, line)
+    assert _active(vault) == before

@@ -19,7 +19,7 @@ def any_of(*alts: str) -> re.Pattern[str]:
 
 STANDING = any_of(
     r"\b(?:always|from now on|going forward|in (?:the )?future|by default|default to|"
-    r"every time|each time|whenever|never|from here on)\b",
+    r"every time|each time|whenever|never(?!\s+mind)|from here on)\b",
     r"以后|今后|往后|后续|之后都|从现在起|从今天起|从现在开始|从今以后|默认|每次|一律|总是|永远|"
     r"都用|一直用",
     # an arrangement asked of the assistant about the user: how to remind or reach them,
@@ -212,6 +212,13 @@ ONCE = any_of(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|repor
               # one particular thing to export ("export last month's data to xlsx")
               r"\bexport\s+(?:the|these|those|my|last\s+\w+'s|today's|yesterday's|this\s+\w+'s)\s",
               r"这次|这一次|本次|这回",
+              # the task at hand taken back by the user ("never mind, I'll look up the
+              # train times myself", "算了 我自己看火车票"), not a habit ("I cook for
+              # myself") nor a reason ("stop texting me reminders, I'll check the app myself")
+              r"^\W*(?:never\s*mind|forget\s+it|no\s+(?:thanks|need)|nah|it['’]?s\s+(?:ok|okay|fine)|"
+              r"don['’]?t\s+worry|skip\s+it|delete\s+it|leave\s+it)\b[\s,.!—–-]*(?:I['’]ll|I\s+will)\s+"
+              r"(?:just\s+)?[a-z]+\b[^.!?]{0,40}\bmyself\b",
+              r"(?:算了|不用了?|不用帮我[^，。！？\s]{0,4})[，,\s]*我自己(?:来|看|查|写|弄|搞|找|订|算|去)",
               # the message at hand ("this one in English please", "这一条用英文回答吧", "这封
               #邮件写正式点"), not how every one should be
               r"\bthis\s+(?:one|answer|reply|response|draft|summary|translation)\b",

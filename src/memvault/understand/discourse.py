@@ -400,7 +400,13 @@ def adds(text: str) -> bool:
     """Does the statement present itself as one more thing beside what is known? Not by
     a clause about someone else: "…别夹英文术语了 我爸妈现在也用这个号" says the parents use
     it too, not that the speaker adds one more thing."""
-    return any(_ALSO.search(c) and not _OTHERS_FIRST.match(c) for c in _ALSO_PARTS.split(text))
+    return any(_ALSO.search(c) and not _OTHERS_FIRST.match(c) for c in _ALSO_PARTS.split(text)) \
+        or bool(_BESIDES.search(text))
+
+
+# "除了猫毛过敏 对芒果也过敏", "除了咖啡 我还喝茶": besides the one, another (across the
+# clause break; not "除了周末 我每天都跑步", nor "还是")
+_BESIDES = re.compile(r"除了[^。！？]{1,16}?(?:也|还)(?!是)")
 
 
 # Clause bounds: punctuation, and a space between Chinese words (chat separates clauses so).

@@ -45,6 +45,8 @@ def elaborates(new: str, old: str) -> bool:
         return False
     if any(_VALUE.search(w) for w in a - b - _FILLER):
         return False
+    if _LIMITS.search(new) and not _LIMITS.search(old):
+        return False  # "除了周末 我每天都跑步" narrows "我每天跑步": no longer the same
     return not set(_ZH_AMOUNT.findall(new)) - set(_ZH_AMOUNT.findall(old))
 
 
@@ -52,6 +54,9 @@ def elaborates(new: str, old: str) -> bool:
 # "提醒请发短信给我", "我每周一三五去游泳").
 _LIGHT = frozenset("对 去 每 请 给 让 把 被 在 用 会 要 想 得 了 着 过 吧 呢 啊".split())
 _VALUE = re.compile(r"[0-9A-Za-z]")
+# An exception or a limit ("除了…", "只…", "但…", "except", "only", "unless").
+_LIMITS = re.compile(r"除了|除非|之外|只有|只在|只是|仅|但是?|不过|\b(?:except|only|unless|but|"
+                     r"apart\s+from|other\s+than)\b", re.I)
 # An amount said in Chinese numerals ("五公里", "两杯"), not one that points back at what
 # was just said ("这三天").
 _ZH_AMOUNT = re.compile(r"(?<![这那])[零一二两三四五六七八九十百千万半几]+"
