@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from memvault import Scope, Vault
-from memvault.understand.offers import declined
+from memvault.understand.offers import declined, reads_back
 
 ME = Scope("acme", "ana")
 
@@ -102,7 +102,6 @@ def test_a_pasted_chat_with_labelled_speakers_stores_nothing(vault: Vault, paste
     ("你是素食者，所以我没放肉。", True),
 ])
 def test_what_counts_as_saying_what_it_holds(line: str, holds: bool) -> None:
-    from memvault.understand.offers import reads_back
     assert reads_back(line) is holds
 
 

@@ -269,9 +269,10 @@ class SlotRegistry:
         """Every value mention and pattern capture in `text`, in order of position.
         Word mentions of a slot that needs a cue are kept only if a cue is present."""
         out: list[SlotMatch] = []
+        cue_text = _REMINDS_YOU.sub(" ", text)  # once, not once per slot
         for spec in self:
             words, cues, smap = self._compiled(spec)
-            cue = bool(cues.search(_REMINDS_YOU.sub(" ", text)))
+            cue = bool(cues.search(cue_text))
             if spec.enumerated:
                 for m in words.finditer(text):
                     surface = m.group(0)
