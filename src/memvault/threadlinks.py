@@ -29,7 +29,7 @@ from .model import Kind, Memory, Op, Scope, Status
 from .reads.related import NOT_MATCHED
 from .store import ListFilter
 from .threadtopic import LINES, THREAD_MS, Line, named
-from .understand.ellipsis import swap
+from .understand.ellipsis import swap, swap_near, swap_word
 from .understand.relate import Thresholds, named_words
 
 # How long "what the conversation changed last" stays the thing a settling line is about.
@@ -76,7 +76,12 @@ def reply_change(eng: Engine, sc: Scope, c: CandidateMemory, before: list[str] |
         return None
     said = c.source_text or c.content
     for text in dict.fromkeys(t for t in (target.content, target.source_text) if t):
-        if (swapped := swap(said, text)) is None:
+        swapped = swap(said, text)
+        if swapped is None and isinstance(target.value, str) and target.value:
+            # a repair that gives one word for the value its slot holds ("sorry, leeds")
+            swapped = swap_word(said, text, target.value)
+        swapped = swapped or swap_near(said, text)  # a misspelling put right
+        if swapped is None:
             continue
         content, slot, value = swapped[0], None, None
         if target.slot is not None:

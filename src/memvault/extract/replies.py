@@ -14,10 +14,13 @@ line when it does.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
-from ..understand.ellipsis import is_reply
+from ..understand.ellipsis import is_reply, repair_word, repaired
+from ..understand.repair import only_admits
 from .candidate import CandidateMemory
+from .cues import HYPOTHETICAL, IF_CLAUSE
 from .messages import Message
 
 REPLY = "reply_value"
@@ -70,7 +73,9 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
         # too much warning, i just forget again by the time it starts. make it 10 min
         # before").
         said = m.content.strip()
-        if not is_reply(said):
+        if HYPOTHETICAL.search(said) or IF_CLAUSE.search(said):
+            continue  # "要是再生一个，…": a what-if names no value the user holds
+        if not is_reply(said) and repair_word(said) is None:
             said = next((p.strip() for p in reversed(_SENTENCE.split(said)) if p.strip()), "")
             if said == m.content.strip() or not is_reply(said):
                 continue
@@ -82,3 +87,40 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
                    if (k := message_of(c, msgs)) is not None and k >= i), len(out))
         out.insert(at, reply)
     return out
+
+
+def read_repairs(text: str, found: list[Any]) -> list[Any]:
+    """The candidates of a line, as its repairs leave them: none from a sentence that only
+    owns up to a slip ("my bad, I always mix those two up"); and when the line repairs
+    itself ("I live in Leeds, sorry, I mean Bradford"), those read from the statement
+    before the repair with the right value in place of the slip
+    (understand/ellipsis.repaired), and none from the repair's own words ("it's a
+    2017")."""
+    # "…capgemini. my bad, I always mix those two up": owning up keeps nothing
+    found = [c for c in found if not only_admits(c.source_text or c.content)]
+    olds = tuple(dict.fromkeys(c.value for c in found if isinstance(c.value, str) and c.value))
+    if (fix := repaired(text, olds)) is None:
+        return found
+    statement, old, new, at = fix
+    reply = text[at:]
+    out = []
+    for c in found:
+        source = c.source_text or c.content
+        if source.strip() and source.strip() in reply:
+            continue  # read from the repair itself
+        content = c.content
+        if reply.strip() and reply.strip() in content:
+            content = statement  # the line itself, slip and repair
+        elif old.casefold() in content.casefold():
+            content = _replaced(content, old, new)
+        elif new.casefold() not in content.casefold():
+            out.append(c)
+            continue
+        value = _replaced(c.value, old, new) if isinstance(c.value, str) else c.value
+        out.append(replace(c, content=content, value=value))
+    return out
+
+
+def _replaced(text: str, old: str, new: str) -> str:
+    k = text.casefold().find(old.casefold())
+    return text if k < 0 else text[:k] + new + text[k + len(old):]

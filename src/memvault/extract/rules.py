@@ -121,6 +121,7 @@ from .cues import (
 from .messages import Message, as_messages
 from .others import kept_about, theirs_after
 from .readspans import opens_quote, read_spans
+from .replies import read_repairs
 from .requests import after_request, asked, asked_change
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
 from .statements import (
@@ -185,7 +186,7 @@ class RuleExtractor:
                 if (thing := called_off(said.content[start:end], question, got)) is not None:
                     got = [carry(c, thing) for c in self._open(said, start, end, text)]
                 found.extend(after_request(found, got))
-            found = beside_take_back(found)
+            found = read_repairs(msg.content, beside_take_back(found))
             if i and msgs[i - 1].role == "assistant" and declined(msgs[i - 1].content):
                 # "要不要我提醒你交房租？" / "那个就别管了 我已经交了": the offer is declined
                 found = [c for c in found if "retraction" not in c.flags]

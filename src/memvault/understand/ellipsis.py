@@ -17,11 +17,13 @@ so a frozen memory still blocks it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from itertools import pairwise
 
 from ..textindex import CJK_RANGES, STOPWORDS
 from .discourse import one_time
+from .repair import Repair, chinese_target, chinese_value, repairs, repairs_removed, slip
 from .topics import content_words
 
 # Words that make a bare value a choice or a correction of what was just said.
@@ -62,7 +64,8 @@ _UNITS = {
 }
 _UNIT = "|".join(f"(?P<{k}>{v})" for k, v in _UNITS.items())
 # Bounded by what is not a Latin letter or digit: Chinese writes "提前30分钟提醒".
-_NUMBER = re.compile(rf"(?<![A-Za-z0-9.])(?P<cur>[$£€¥])?([0-9]+(?:[.:][0-9]+)?)\s*(?:{_UNIT})?"
+_NUMBER = re.compile(rf"(?<![A-Za-z0-9.])(?P<cur>[$£€¥])?([0-9]+(?:[.:][0-9]+)?)"
+                     rf"(?P<ord>st|nd|rd|th)?\s*(?:{_UNIT})?"
                      r"(?![A-Za-z0-9])", re.I)
 # A capitalised name: a run of capitalised words ("Brooks Ghost", "DOCX", "Excel"), not
 # "I" and not the line's first word (a sentence's own capital).
@@ -77,14 +80,16 @@ _QUOTES = re.compile(r"[\"“”「」『』]")
 _CJK = re.compile(f"[{CJK_RANGES}]")
 # The clause a value stands in ends at punctuation ("太早了，15 分钟吧", "ok final: Brooks
 # Ghost, those actually fit"); a full stop only where it is not a decimal point.
-_CLAUSE = re.compile(r"[,，。!！;；:：…~～\n—]|\.(?!\d)")
+_CLAUSE = re.compile(rf"[,，。!！;；:：…~～\n—]|\.(?!\d)|(?<=[{CJK_RANGES}])\s+(?=[{CJK_RANGES}])")
 # What a bare value's clause may hold besides it: marks of a choice, fillers.
 _BARE_EN = frozenset("""hmm hmmm ok okay ugh oh ah nah no yes yeah yep well so then just
 actually instead rather make it that let's lets do go with say final finally wait i mean
 scratch correction change to switch switched going went prefer better is be would will fine
-please lol haha the a an maybe sorry um uh emm emmm er now""".split())
+please lol haha the a an maybe sorry um uh emm emmm er now typo oops whoops bad meant
+misspoke it's its not autocorrect autocorrected""".split())
 _BARE_ZH = re.compile(r"还是|改成|改为|换成|不对|算了|其实|好了|那就|就|用|定|选|了|是|嗯|啊|哦|"
-                      r"呢|吧|哈|呀|诶|欸|额|呃|那")
+                      r"呢|吧|哈|呀|诶|欸|额|呃|那|说错|打错字?|写错|口误|更正|纠正|搞错|"
+                      r"记错|应该|不是|一下|叫|在|去")
 _LATIN_WORD = re.compile(r"[A-Za-z][\w'-]*")
 
 
@@ -95,6 +100,8 @@ class Value:
     start: int  # the span of `text`
     end: int
     digits: tuple[int, int] = (0, 0)  # a number's own span, without its unit
+    refused: str | None = None  # the wrong value, refused beside it ("not Paris")
+    verb: str | None = None  # a Chinese value's verb ("叫来福"): it types the value
 
 
 def _numbers(text: str) -> list[Value]:
@@ -105,14 +112,46 @@ def _numbers(text: str) -> list[Value]:
         unit = "money" if m.group("cur") else next((k for k in _UNITS if m.group(k)), None)
         if unit is None:  # "8:30" is a time of day without a unit
             unit = "clock" if ":" in m.group(2) else "number"
-        out.append(Value(unit, m.group(0), m.start(), m.end(), (m.start(2), m.end(2))))
+        end = m.start() + len(m.group(0).rstrip())
+        if unit == "number" and (w := _MEASURE_WORD.match(text, end)):
+            unit, end = "measure:" + w.group(0), w.end()  # "2杯" is a count of cups
+        out.append(Value(unit, text[m.start():end], m.start(), end, (m.start(2), m.end(2))))
+    for m in _CN_NUMBER.finditer(text):  # "两杯", "三十分钟", "四次"
+        w = m.group("w")
+        unit = next((k for k in _UNITS if re.fullmatch(_UNITS[k], w)), "measure:" + w)
+        out.append(Value(unit, m.group(0), m.start(), m.end(), m.span("n")))
     out += [Value("weekday", m.group(0), m.start(), m.end(), (m.start(), m.end()))
             for m in _WEEKDAY.finditer(text)]
+    # A month, with its year when one follows ("may 2027" for "March 2027"): one value.
+    months = [Value("month", m.group(0), m.start(), m.end(), (m.start(), m.end()))
+              for m in _MONTH.finditer(text)]
+    out = [v for v in out if not any(n.start <= v.start < n.end for n in months)]
+    # Beside a day ("june 19", "28th of august") the month is where the day is: the day
+    # is the value.
+    out += [n for n in months if not any(-8 <= v.start - n.end <= 1 or -1 <= n.start - v.end <= 4
+                                         for v in out)]
     return sorted(out, key=lambda v: v.start)
 
 
+# "may" is a month only beside a day or a year ("may 2027", "may 3rd", "3 may").
+_MONTH = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b(?:\s+\d{4}\b)?|"
+    r"\bmay\s+(?:\d{4}|\d{1,2}(?:st|nd|rd|th)?)\b", re.I)
+
+
+# Chinese counts: a numeral and its measure word (a count of cups is not a count of
+# times). "一点" (a little), "一下", "一直" are no counts: no measure word follows.
+_MEASURES = (r"杯|个|次|只|件|本|瓶|碗|顿|节|趟|份|张|台|辆|条|颗|片|位|间|套|双|支|根|盒|包|"
+             r"袋|粒|遍|回|岁|年级|楼|层|届|分钟|个?小时|天|个?星期|个?月|块钱?|元|公斤|千克|斤|公里|"
+             r"千米")
+_MEASURE_WORD = re.compile(rf"\s*(?:{_MEASURES})")
+_CN_NUMBER = re.compile(rf"(?<![零一二两三四五六七八九十百千万前这那近])"
+                        rf"(?P<n>[零一二两三四五六七八九十百千]+|半)(?P<w>{_MEASURES})")
+
+
 _WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
-                      r"(?:周|星期|礼拜)[一二三四五六日天](?![一二三四五六日天])", re.I)
+                      r"(?:周|星期|礼拜)[一二三四五六日天](?![一二三四五六日天次个回遍趟])", re.I)
 
 
 def _as_day(new: str, old: str) -> str:
@@ -121,6 +160,28 @@ def _as_day(new: str, old: str) -> str:
         return new
     new = new.rstrip("sS") + ("s" if old[-1:] in "sS" else "")
     return new[0].upper() + new[1:].lower() if old[0].isupper() else new.lower()
+
+
+def _elsewhere(line: str, mine: Value, statement: str) -> bool:
+    """Does a line that refuses a value speak of another thing than the statement: words
+    besides its values, none of them the statement's ("no, Canberra is the capital, not
+    Sydney" for "I live in Sydney"; not "btw priya's in birmingham not manchester")?"""
+    # The sentence of the value ("lol not accenture — capgemini. my bad, I always mix
+    # those two up": the next one is about the slip).
+    cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(line)), len(line) + 1]
+    lo = max(c for c in cuts if c <= mine.start)
+    hi = min(c for c in cuts if c >= mine.end)
+    rest = line[lo:hi].replace(mine.text, " ").replace(mine.refused or "", " ")
+    rest = _BARE_ZH.sub(" ", repairs_removed(rest))
+    extra = set(content_words(rest)) - set(content_words(mine.text)) - _FILLERS - _BARE_EN
+    return bool(extra) and not extra & set(content_words(statement))
+
+
+_SENTENCE_END = re.compile(r"[。！？!?]+|\.(?!\d)\s*")
+
+
+def _ordinal(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
 
 
 def _fits(new: str, old: Value) -> bool:
@@ -165,7 +226,43 @@ def short(line: str) -> bool:
 
 
 def _values(line: str) -> list[Value]:
-    return _numbers(line) or _names(line, skip_first=False)
+    """The values a line names: its numbers, else its names, else a word refused beside
+    another ("not accenture — capgemini"), else the one Chinese value of a repair ("说错了
+    是通州", understand/repair.py). A value said twice is one ("june 19!! sorry. 19."). Of
+    two values, one refused in so many words ("no, not Paris, Lyon", "不是7点 是6点半",
+    "6:45 😅 5:45 was a typo"), the other, carrying the refused one."""
+    found = _numbers(line) or _names(line, skip_first=False)
+    once = list({v.text.casefold(): v for v in reversed(found)}.values())[::-1]
+    refused = [v for v in once if _refused_here(line, v)]
+    if len(once) == 2 and len(refused) == 1:
+        return [replace(next(v for v in once if v is not refused[0]), refused=refused[0].text)]
+    if once:
+        return once
+    for m in (*_THIS_NOT.finditer(line), *_NOT_THIS.finditer(line)):
+        old, new = m.group("old"), m.group("new")
+        if not {old.casefold(), new.casefold()} & (STOPWORDS | _BARE_EN | _FILLERS):
+            return [Value("word", new, m.start("new"), m.end("new"), refused=old)]
+    if _CJK.search(line) and (rep := chinese_value(line)) is not None:
+        return [Value("chinese", rep.new, rep.start, rep.end, refused=rep.old, verb=rep.verb)]
+    return []
+
+
+def _refused_here(line: str, v: Value) -> bool:
+    return bool(_NOT_BEFORE.search(line[:v.start]) or _WRONG_AFTER.match(line, v.end))
+
+
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]")
+_FILLERS = frozenset("idk tbh imo lol lmao haha btw omg ugh".split())
+_NOT_BEFORE = re.compile(r"(?:\bnot\s+(?:the\s+)?|不是\s*|(?:说|写|打|叫)成\s*)$", re.I)
+_WRONG_AFTER = re.compile(r"\s*(?:(?:was|is)\s+(?:a\s+)?(?:typo|wrong|a\s+mistake)\b|"
+                          r"(?:是)?(?:打错|写错|说错|打反))", re.I)
+# A lower-case word refused beside another: "not accenture — capgemini", "kilkenny, not
+# galway", "thursday* not tuesday".
+_W = r"[A-Za-z][\w'-]*"
+_NOT_THIS = re.compile(rf"\bnot\s+(?:the\s+)?(?P<old>{_W})\s*(?:[,;—–]|\s-)+\s*"
+                       rf"(?:it'?s\s+|but\s+)?(?P<new>{_W})\b", re.I)
+_THIS_NOT = re.compile(rf"(?<![\w'])(?P<new>{_W})\*?\s*(?:[,;—–]\s*)?not\s+(?:the\s+)?"
+                       rf"(?P<old>{_W})\b", re.I)
 
 
 def bare(line: str, value: Value) -> bool:
@@ -180,14 +277,17 @@ def bare(line: str, value: Value) -> bool:
     return len(words) + len(_CJK.findall(_BARE_ZH.sub("", rest))) // 2 <= 1
 
 
-def is_reply(line: str) -> bool:
+def is_reply(line: str, *, marked: bool = False) -> bool:
     """Could `line` be a bare-value correction of what was just said (before knowing what
-    that was)?"""
-    if not short(line) or _ASKS.search(line) or _QUOTES.search(line) \
-            or not _CHOICE.search(line) or one_time(line):
+    that was)? `marked`: the line's place already says so (`repaired`)."""
+    if not short(line) or _ASKS.search(line) or _QUOTES.search(line) or one_time(line):
         return False
     values = _values(line)
-    return len(values) == 1 and bare(line, values[0])
+    if not (marked or _CHOICE.search(line) or repairs(line) or (values and values[0].refused)):
+        return False
+    # A value beside the one it refuses names its target, whatever else the line says
+    # ("btw priya's in birmingham not manchester, idk why i said that").
+    return len(values) == 1 and (values[0].refused is not None or bare(line, values[0]))
 
 
 def swap(line: str, statement: str) -> tuple[str, str, str] | None:
@@ -202,11 +302,121 @@ def swap(line: str, statement: str) -> tuple[str, str, str] | None:
     return _swap(line, statement, _values(line)[0])
 
 
+def repaired(line: str, olds: tuple[str, ...] = ()) -> tuple[str, str, str, int] | None:
+    """A line that repairs itself ("i drive a 2015 civic, my mistake, it's a 2017", "我的狗
+    狗叫可乐，啊不是，叫雪碧", "我是2019年入职的 emmm 2018年 搞错了"): the statement before
+    the repair with the value swapped, the old and the new value, and where the repair
+    starts; None when no part after a break both marks a repair and swaps a value of the
+    part before it. `olds`: values read from the line by their slot ("fremont" in "we
+    moved to fremont, er, hayward i mean"), which a single word of the repair may replace
+    (`swap_word`)."""
+    for cut in _CUT.finditer(line):
+        statement, reply = line[:cut.start()].rstrip(" ,，、-—–"), line[cut.end():].strip()
+        if not statement or not reply or not (repairs(reply) or _INLINE_MARK.match(reply)):
+            continue
+        if is_reply(reply, marked=True) and (got := _swap(reply, statement, _values(reply)[0])):
+            return (*got, cut.end())
+        for old in olds:
+            if got := swap_word(reply, statement, old):
+                return (*got, cut.end())
+        if got := swap_near(reply, statement):
+            return (*got, cut.end())
+    return None
+
+
+def swap_near(line: str, statement: str) -> tuple[str, str, str] | None:
+    """A misspelling put right: `statement` with the one word spelt nearly like the word a
+    repair line gives ("sorry, typo: patil" for "Dr Patel", "*Clove" for "Clover") in its
+    place; None when no single word of the statement is that close."""
+    if (new := repair_word(line)) is None:
+        return None
+    near = [m for m in _LATIN_WORD.finditer(statement)
+            if len(m.group(0)) >= 3 and m.group(0).casefold() != new.casefold()
+            and m.group(0).casefold() not in STOPWORDS
+            and SequenceMatcher(None, m.group(0).casefold(), new.casefold()).ratio() >= _NEAR]
+    if len(near) != 1:
+        return None
+    return swap_word(line, statement, near[0].group(0))
+
+
+# How alike two spellings of one word are: "patel"/"patil" .8, "anna"/"anne" .75,
+# "clover"/"clove" .91; "leeds"/"london" .36.
+_NEAR = 0.7
+
+
+def swap_word(line: str, statement: str, old: str) -> tuple[str, str, str] | None:
+    """`statement` with `old` (a value its slot reads, so of a known kind: "fremont" as
+    where the user lives) replaced by the one word that a repair line gives in the clause
+    of its mark ("er, hayward i mean, last spring"; "sorry, leeds"); None when the line
+    marks no repair or gives no such single word."""
+    if (new := repair_word(line)) is None:
+        return None
+    found = [m for m in re.finditer(rf"(?<![A-Za-z0-9]){re.escape(old)}(?![A-Za-z0-9])",
+                                    statement, re.I)]
+    if len(found) != 1 or new.casefold() == old.casefold():
+        return None
+    if new.islower() and found[0].group(0)[:1].isupper():
+        new = new[0].upper() + new[1:]
+    k, e = found[0].span()
+    return statement[:k] + new + statement[e:], statement[k:e], new
+
+
+def repair_word(line: str) -> str | None:
+    """The one word a repair line gives, in its mark's clause or the first clause after
+    it that says anything ("er, hayward i mean, last spring", "oops, sorry, leeds")."""
+    if not short(line) or _ASKS.search(line) or _QUOTES.search(line) or not slip(line) \
+            or one_time(line):
+        return None
+    clauses = [c for c in re.split(r"[,，;；.!！—–]+", line) if c.strip()]
+    at = next((i for i, c in enumerate(clauses) if repairs(c)), None)
+    for clause in clauses[at:] if at is not None else []:
+        words = [w for w in _LATIN_WORD.findall(repairs_removed(clause))
+                 if w.casefold() not in STOPWORDS | _BARE_EN | _FILLERS]
+        if words:
+            return words[0] if len(words) == 1 and len(words[0]) >= 3 else None
+    return None
+
+
+# Where a repair may start: after a break ("…civic, my mistake, …"; "…上海人 哦不对 …").
+_CUT = re.compile(rf"[,，;；。!！]\s*|\s+[—–-]+\s+|(?<=[{CJK_RANGES}])\s+|\s+(?=[{CJK_RANGES}])|"
+                  r"\s+(?=emm)")
+# Marks that repair only inside the line they follow: ", no, 5th grade", "，啊不是，叫雪碧".
+_INLINE_MARK = re.compile(r"(?:no|nope|er|erm|emm+|um+)\b[,\s]|(?:[啊哦呃噢诶额]\s*)?不是[\s，,]|"
+                          r"emm+|呃|额", re.I)
+
+
 def _swap(line: str, statement: str, mine: Value) -> tuple[str, str, str] | None:
-    if _REFUSED.search(line[:mine.start]) or _REFUSED_AFTER.search(line[mine.end:]) or \
+    after = line[mine.end:]
+    if mine.refused is not None or mine.kind == "chinese":
+        # Its own clause only: "是昌平 海淀太贵了" refuses the value after it, not 昌平.
+        after = re.split(r"[\s，,。.!！;；]", after.lstrip(), maxsplit=1)[0] \
+            if mine.refused is None else ""
+    if _REFUSED.search(line[:mine.start]) or _REFUSED_AFTER.search(after) or \
             _NOT_CHOSEN.search(line[:mine.start]) or (
             mine.kind == "name" and _ADDRESSED.search(line[:mine.start])):
         return None
+    if mine.kind == "chinese":
+        span = chinese_target(statement, Repair(mine.text, mine.start, mine.end, mine.refused,
+                                                mine.verb))
+        if span is None:
+            return None
+        return statement[:span[0]] + mine.text + statement[span[1]:], \
+            statement[span[0]:span[1]], mine.text
+    if mine.refused is not None:
+        # The wrong value, refused in so many words, is the one it replaces (a word of
+        # the statement, not part of one: "not 5" is not in "15 minutes").
+        found = [m for m in re.finditer(re.escape(mine.refused), statement, re.I)
+                 if not (_ASCII_WORD.match(statement[m.start() - 1:m.start()])
+                         and _ASCII_WORD.match(mine.refused[0]))
+                 and not (_ASCII_WORD.match(statement[m.end():m.end() + 1])
+                          and _ASCII_WORD.match(mine.refused[-1]))]
+        if len(found) != 1 or _elsewhere(line, mine, statement):
+            return None
+        k, e = found[0].span()
+        new = _as_day(mine.text, found[0].group(0)) if mine.kind == "weekday" else mine.text
+        if mine.kind == "word" and new.islower() and found[0].group(0)[:1].isupper():
+            new = new[0].upper() + new[1:]  # "kilkenny" for "Galway": a name as written
+        return statement[:k] + new + statement[e:], statement[k:e], new
     if mine.kind == "name":
         old_all = _names(statement, skip_first=True)
         same = old_all
@@ -222,8 +432,14 @@ def _swap(line: str, statement: str, mine: Value) -> tuple[str, str, str] | None
         new_text = line[mine.digits[0]:mine.digits[1]]
         if statement[a:b] == new_text or not _fits(new_text, old):
             return None
+        if (m := re.match(r"st|nd|rd|th", statement[b:])) and new_text.isdigit():
+            # "the 22nd" made "the 28th", not "the 28nd"
+            b, new_text = b + m.end(), new_text + _ordinal(int(new_text))
+            return statement[:a] + new_text + statement[b:], statement[a:b], new_text
         return statement[:a] + new_text + statement[b:], statement[a:b], new_text
     text = _as_day(mine.text, old.text) if mine.kind == "weekday" else mine.text
+    if mine.kind == "month" and text[:1].islower() and old.text[:1].isupper():
+        text = text[0].upper() + text[1:]  # "June" for "July", as the statement writes it
     if old.text.casefold().replace(" ", "") == text.casefold().replace(" ", ""):
         return None
     return statement[:old.start] + text + statement[old.end:], old.text, text

@@ -1,0 +1,174 @@
+"""A speaker repairing what they just said: "sorry typo, it's Anne", "no, not Paris, Lyon",
+"说错了 是通州", "不是海淀 是昌平", "我家狗叫旺财 不对 叫来福".
+
+People correct a slip by naming the right value, often with a mark of the repair
+("typo", "I mean", "oops", "不对", "口误", "说错了") and sometimes with the wrong value
+refused beside it ("not Paris", "不是海淀"). The value's kind says which word of the
+earlier statement it replaces (understand/ellipsis.py: a number with its unit or measure
+word, a capitalised name, a day). Chinese names and places carry no capital, so here a
+Chinese value is typed by what the repair says around it:
+
+- the wrong value refused in so many words ("不是海淀 是昌平"): that word, when the
+  statement holds it;
+- the verb that introduces both ("叫来福" for "我家狗叫旺财"): the word after that verb
+  in the statement;
+- otherwise a proper noun (a place, a person's or an organisation's name, by jieba's
+  part-of-speech tags) for the one proper noun of the statement.
+
+Anything less certain is no repair: the statement stays and the line goes through the
+write path as any other.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from ..textindex import CJK_RANGES
+
+# A mark that the speaker repairs a slip of theirs (not a change of mind: the value said
+# was never meant). English marks are words; Chinese ones are verbs of erring.
+MARK = re.compile(
+    r"\b(?:sorry|oops|whoops|typo|my\s+bad|mis-?spoke|misspelt|misspelled|autocorrect(?:ed)?|"
+    r"i\s+meant|i\s+mean\b(?!\s+(?:it|that|i|you|we|they|he|she|to)\b)|meant\s+to\s+say|correction|my\s+mistake|by\s+mistake|mix(?:ed)?\s+(?:them|those|"
+    r"these|it)(?:\s+two)?\s+up|read\s+it\s+wrong|brain\s+fart)\b|(?:^|(?<=\s))\*(?=\w)|(?<=\w)\*(?=\s|$)|"
+    r"不对|说错了?|打错(?:字)?了?|写错了?|口误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
+    r"弄错了|搞混了|记混了|看错了|打反了|手滑|应该是", re.I)
+_C = f"[{CJK_RANGES}]"
+# A Chinese value: a short run after the word that introduces it, up to a break or a
+# particle ("是昌平 海淀太贵了", "叫来福吧", "在通州哈").
+_VALUE = (rf"(?!不对|不是|对不)(?P<new>{_C}{{2,6}}?)"
+          rf"(?=[了的啦哈呀吧啊哦呢]*(?:$|[^{CJK_RANGES}]|不是))")
+_END = rf"(?=[了的啦哈呀吧啊哦呢]*(?:$|[^{CJK_RANGES}]))"
+_INTRO = r"是|叫|姓|在|去|到|住|住在|搬到|改成|改为|换成|用"
+_CJK_REPAIR = re.compile(
+    rf"(?:(?:不对|说错了?|打错(?:字)?了?|写错了?|口误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
+    rf"(?:^|(?<=[\s，,]))(?:[啊哦呃噢诶]\s*)?不是(?=[\s，,])|(?i:sorry|oops|my\s+bad))"
+    rf"[\s，,：:。.!！]*(?:应该|其实)?|应该(?=是))"
+    rf"(?:姓\s*(?P<surname>{_C}){_END}|(?P<verb>{_INTRO})?\s*{_VALUE})")
+# "不是海淀 是昌平", "是昌平 不是海淀".
+_CONTRAST = re.compile(
+    rf"不是\s*(?P<old>{_C}{{1,6}}?)\s*[，,、\s]*(?:而)?(?P<verb>{_INTRO})\s*{_VALUE}|"
+    rf"(?P<verb2>{_INTRO})\s*(?P<new2>{_C}{{2,6}}?)\s*[，,、\s]*(?:而)?不是\s*(?P<old2>{_C}{{1,6}}?)"
+    rf"(?=[了的啦哈呀吧啊哦呢]*(?:$|[\s，,。.!！~～;；]))")
+# The words of the verbs; 是 introduces anything, so it types nothing by itself.
+_TYPING_VERBS = frozenset(_INTRO.split("|")) - {"是"}
+# jieba's tags of proper nouns: places, persons, organisations, other proper names.
+_PROPER = frozenset({"ns", "nr", "nrt", "nrfg", "nt", "nz"})
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    new: str          # the right value, as written
+    start: int        # its span in the line
+    end: int
+    old: str | None   # the wrong value, when the line refuses it in so many words
+    verb: str | None  # the word that introduces the value, when it types it
+
+
+def repairs(line: str) -> bool:
+    """Does the line mark a repair of a slip?"""
+    return bool(MARK.search(line))
+
+
+def slip(line: str) -> bool:
+    """Does the line mark a slip in so many words, not only say sorry ("sorry, tired" is
+    no repair; "sorry, I mean leeds" is)?"""
+    return any(not _APOLOGY.fullmatch(m.group(0)) for m in MARK.finditer(line))
+
+
+_APOLOGY = re.compile(r"sorry|oops|whoops", re.I)
+
+
+def only_admits(sentence: str) -> bool:
+    """Does the sentence only own up to a slip ("I mixed them up", "My bad, I always mix
+    those two up", "之前打错了"), saying nothing about the user to keep?"""
+    if not slip(sentence):
+        return False
+    rest = _OWNING_UP.sub(" ", MARK.sub(" ", sentence))
+    return not re.search(rf"[A-Za-z]{{2,}}|{_C}", rest)
+
+
+# What goes with owning up to a slip: the speaker, the slip, when it was made.
+_OWNING_UP = re.compile(
+    r"\b(?:i|i'?ve|i'?m|me|my|always|keep|kept|again|said|told|you|u|wrote|typed|that|"
+    r"those|them|these|two|the|other|day|earlier|before|lol|haha|idk|why|whatever|ugh|oh|"
+    r"so|totally|completely|just|really)\b|我|你|之前|刚才|刚刚|上次|那天|又|了|的|啦|哈+|"
+    r"呀|啊|哦|呢|吧|不好意思|抱歉|sorry", re.I)
+
+
+def repairs_removed(text: str) -> str:
+    """`text` without its marks of a repair ("hayward i mean" → "hayward")."""
+    return MARK.sub(" ", text)
+
+
+def chinese_value(line: str) -> Repair | None:
+    """The one Chinese value a repair line gives, with the wrong one when it refuses it
+    ("不是海淀 是昌平") and the verb that introduces it; None when it gives none or two."""
+    found = []
+    for m in _CONTRAST.finditer(line):
+        if m.group("new") is not None:
+            found.append(Repair(m.group("new"), m.start("new"), m.end("new"), m.group("old"),
+                                m.group("verb")))
+        else:
+            found.append(Repair(m.group("new2"), m.start("new2"), m.end("new2"),
+                                m.group("old2"), m.group("verb2")))
+    if not found:
+        found = [Repair(m.group("surname"), m.start("surname"), m.end("surname"), None, "姓")
+                 if m.group("surname") else
+                 Repair(m.group("new"), m.start("new"), m.end("new"), None, m.group("verb"))
+                 for m in _CJK_REPAIR.finditer(line)]
+    if len(found) != 1 or found[0].new == found[0].old:
+        return None
+    return found[0]
+
+
+def chinese_target(statement: str, rep: Repair) -> tuple[int, int] | None:
+    """The span of `statement` that `rep`'s value replaces: the refused value, the word
+    after the same verb, or the one proper noun; None when it cannot be told."""
+    if rep.old is not None:
+        k = statement.find(rep.old)
+        return (k, k + len(rep.old)) if k >= 0 and statement.count(rep.old) == 1 else None
+    if rep.verb in _TYPING_VERBS:
+        # The words after the same verb, up to a break ("我家狗叫旺财" for "叫来福"); a
+        # name is cut apart by the tagger too often to go by its words.
+        after = [m.span("old") for m in re.finditer(
+            rf"(?<!不){rep.verb}(?P<old>{_C}{{1,6}}?){_END}",
+            statement) if m.group("old") != rep.new]
+        if len(after) == 1:
+            return after[0]
+    if rep.verb in (None, "是"):
+        # The value after the statement's one 是 ("专业是计算机" for "sorry 是软件工程").
+        after = list(re.finditer(rf"是(?P<old>{_C}{{1,6}}?){_END}", statement))
+        if len(after) == 1 and after[0].group("old") != rep.new:
+            return after[0].span("old")
+    # A value of the same length with the same last character ("上海人" for "杭州人",
+    # "三年级" for "四年级"): its last character types it.
+    same = [m.span() for m in re.finditer(rf"{_C}{{{len(rep.new) - 1}}}{re.escape(rep.new[-1])}",
+                                          statement) if m.group(0) != rep.new]
+    if len(rep.new) >= 3 and len(same) == 1:
+        return same[0]
+    # A proper noun for the statement's one proper noun: a common one ("黑色") may stand
+    # for any word of the statement.
+    if not {f for _, f in _tagged(rep.new)} <= _PROPER:
+        return None
+    proper, at = [], 0
+    for w, flag in _tagged(statement):
+        if flag in _PROPER and re.fullmatch(f"{_C}+", w):
+            proper.append((at, at + len(w)))
+        at += len(w)
+    if len(proper) != 1 or statement[proper[0][0]:proper[0][1]] == rep.new:
+        return None
+    return proper[0]
+
+
+@cache
+def _tagger():  # type: ignore[no-untyped-def]
+    import jieba.posseg  # loaded on the first Chinese repair only
+
+    return jieba.posseg.POSTokenizer()
+
+
+def _tagged(text: str) -> list[tuple[str, str]]:
+    return [(p.word, p.flag) for p in _tagger().cut(text)]
