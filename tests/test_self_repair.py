@@ -39,6 +39,11 @@ ME = Scope("acme", "lin")
     ("no wait, april 2026", "my visa runs out in June 2026", "my visa runs out in April 2026"),
     # a day said twice is one value ("14!! sorry. 14.")
     ("march 14!! sorry. 14.", "my mum's birthday is march 4", "my mum's birthday is march 14"),
+    # found by an audit: the refused value's own form, without the words around it
+    ("wait, 65 kg, not 70", "I weigh 70 kg", "I weigh 65 kg"),
+    ("我是说法语，不是德语，打错了", "我在学德语", "我在学法语"),
+    ("sorry 说错 是对猫毛过敏 不是狗毛", "我对狗毛过敏", "我对猫毛过敏"),
+    ("不对 4只", "我养了三只猫", "我养了4只猫"),
 ])
 def test_the_slipped_value_is_swapped(line: str, statement: str, becomes: str) -> None:
     got = swap(line, statement)
@@ -51,6 +56,8 @@ def test_the_slipped_value_is_swapped(line: str, statement: str, becomes: str) -
     ("最近胃不太对", "我每周三晚上打羽毛球"),                           # 不对 of a feeling
     ("不对 黑色的", "我开特斯拉 自行车白色的"),                        # a common noun: which word?
     ("不是周三 是周五", "我每天早上跑步"),                              # refused value not held
+    ("不对 是30盒", "我养了两只狗"),                                    # boxes are not dogs
+    ("OOPS I MEANT BLUR", "MY FAVOURITE BAND IS MUSE"),                # capitals name nothing
 ])
 def test_what_is_not_a_repair_of_the_statement_swaps_nothing(line: str, statement: str) -> None:
     assert swap(line, statement) is None
@@ -136,6 +143,7 @@ def test_a_repair_in_the_same_call_changes_what_was_just_said(vault: Vault) -> N
 
 @pytest.mark.parametrize(("first", "line"), [
     ("I live in Sydney", "no, Canberra is the capital, not Sydney"),
+    ("我家狗叫旺财", "感觉不对，旺财老是掉毛"),  # 不对 of a feeling: no correction
     ("I work at Acme", "wait no, that's right"),
     ("我有两个孩子", "要是再生一个，就得换辆大车了"),
 ])

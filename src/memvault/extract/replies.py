@@ -17,14 +17,17 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from ..textindex import CJK_RANGES
 from ..understand.ellipsis import is_reply, repair_word, repaired
-from ..understand.repair import only_admits
+from ..understand.repair import only_admits, slip
 from .candidate import CandidateMemory
 from .cues import HYPOTHETICAL, IF_CLAUSE
 from .messages import Message
 
 REPLY = "reply_value"
 # Sentence ends, not the point of a decimal ("1.5 hours").
+# A Chinese line's parts, where spaces stand for commas ("啊不对 是一杯 下午那杯早就戒了").
+_CJK_PART = re.compile(rf"(?<=[{CJK_RANGES}])\s+(?=[{CJK_RANGES}])")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])(?!\d)\s*|\n+")
 
 
@@ -67,8 +70,8 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
     read = {message_of(c, msgs) for c in candidates if c.slot is not None}
     out = list(candidates)
     for i, m in enumerate(msgs):
-        if m.role != "user" or i in read:
-            continue
+        if m.role != "user" or (i in read and not slip(m.content)):
+            continue  # a slot read is the better reading, unless the line repairs a slip
         # The line, or its last sentence after sentences that give the reason ("30 mins is
         # too much warning, i just forget again by the time it starts. make it 10 min
         # before").
@@ -76,8 +79,14 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
         if HYPOTHETICAL.search(said) or IF_CLAUSE.search(said):
             continue  # "要是再生一个，…": a what-if names no value the user holds
         if not is_reply(said) and repair_word(said) is None:
-            said = next((p.strip() for p in reversed(_SENTENCE.split(said)) if p.strip()), "")
-            if said == m.content.strip() or not is_reply(said):
+            # or its last sentence, or the repair its first part makes ("啊不对 是一杯 下午
+            # 那杯早就戒了 …")
+            parts = [p.strip() for p in _SENTENCE.split(said) if p.strip()]
+            cjk = _CJK_PART.split(said)
+            heads = [h for h in (" ".join(cjk[:k]) for k in range(1, len(cjk))) if slip(h)]
+            said = next((p for p in (parts[-1] if parts else "", *heads)
+                         if p and p != m.content.strip() and is_reply(p)), "")
+            if not said:
                 continue
         reply = CandidateMemory(content=said, kind="fact", slot=None, value=None,
                                 source="user_explicit", confidence=0.9,

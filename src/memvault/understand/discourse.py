@@ -184,7 +184,9 @@ _SETTLES = re.compile(
     r"\b(?:changed\s+my\s+mind|final\s+answer|in\s+the\s+end|after\s+all|scratch\s+that|"
     r"on\s+second\s+thoughts?|ended\s+up|settled\s+on|went\s+with|final|no\s+wait|"
     r"correction)\b"
-    r"|算了|不对|最后|最终|改主意|还是.{0,12}吧|定了|说错了|打错了|口误|" + _WRONG_THEN_RIGHT,
+    # 不对 of a feeling or a judgement ("感觉不对", "不太对", "不对劲") corrects nothing
+    r"|算了|(?<![觉太点里得像么有])不对(?!劲)|最后|最终|改主意|还是.{0,12}吧|定了|说错了|打错了|"
+    r"口误|" + _WRONG_THEN_RIGHT,
     re.I)
 
 

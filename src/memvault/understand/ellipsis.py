@@ -145,7 +145,10 @@ _MONTH = re.compile(
 _MEASURES = (r"杯|个|次|只|件|本|瓶|碗|顿|节|趟|份|张|台|辆|条|颗|片|位|间|套|双|支|根|盒|包|"
              r"袋|粒|遍|回|岁|年级|楼|层|届|分钟|个?小时|天|个?星期|个?月|块钱?|元|公斤|千克|斤|公里|"
              r"千米")
-_MEASURE_WORD = re.compile(rf"\s*(?:{_MEASURES})")
+# After an Arabic number any Chinese character but a particle is its measure word ("21罐"
+# counts cans, not cats).
+_MEASURE_WORD = re.compile(rf"\s*(?:{_MEASURES})|(?![了的吧啊呀呢哦么嘛和跟到至或不没是就都也还再才"
+                           rf"又很太])[{CJK_RANGES}]")
 _CN_NUMBER = re.compile(rf"(?<![零一二两三四五六七八九十百千万前这那近])"
                         rf"(?P<n>[零一二两三四五六七八九十百千]+|半)(?P<w>{_MEASURES})")
 
@@ -160,6 +163,20 @@ def _as_day(new: str, old: str) -> str:
         return new
     new = new.rstrip("sS") + ("s" if old[-1:] in "sS" else "")
     return new[0].upper() + new[1:].lower() if old[0].isupper() else new.lower()
+
+
+def _unwrapped(new: str, before: str, after: str) -> str:
+    """`new` without the words the statement has around the value it replaces ("是对芒果
+    过敏 不是花生" for "我对花生过敏": "芒果", not "对芒果过敏")."""
+    for n in range(len(new) - 1, 0, -1):
+        if before.endswith(new[:n]):
+            new = new[n:]
+            break
+    for n in range(len(new) - 1, 0, -1):
+        if after.startswith(new[-n:]):
+            new = new[:-n]
+            break
+    return new
 
 
 def _elsewhere(line: str, mine: Value, statement: str) -> bool:
@@ -231,7 +248,8 @@ def _values(line: str) -> list[Value]:
     是通州", understand/repair.py). A value said twice is one ("june 19!! sorry. 19."). Of
     two values, one refused in so many words ("no, not Paris, Lyon", "不是7点 是6点半",
     "6:45 😅 5:45 was a typo"), the other, carrying the refused one."""
-    found = _numbers(line) or _names(line, skip_first=False)
+    # A line in capitals ("OOPS I MEANT BLUR") shows no name by its capitals.
+    found = _numbers(line) or ([] if line.isupper() else _names(line, skip_first=False))
     once = list({v.text.casefold(): v for v in reversed(found)}.values())[::-1]
     refused = [v for v in once if _refused_here(line, v)]
     if len(once) == 2 and len(refused) == 1:
@@ -389,7 +407,7 @@ def _swap(line: str, statement: str, mine: Value) -> tuple[str, str, str] | None
     after = line[mine.end:]
     if mine.refused is not None or mine.kind == "chinese":
         # Its own clause only: "是昌平 海淀太贵了" refuses the value after it, not 昌平.
-        after = re.split(r"[\s，,。.!！;；]", after.lstrip(), maxsplit=1)[0] \
+        after = re.split(r"[\s，,。.!！;；]", after, maxsplit=1)[0] \
             if mine.refused is None else ""
     if _REFUSED.search(line[:mine.start]) or _REFUSED_AFTER.search(after) or \
             _NOT_CHOSEN.search(line[:mine.start]) or (
@@ -400,8 +418,8 @@ def _swap(line: str, statement: str, mine: Value) -> tuple[str, str, str] | None
                                                 mine.verb))
         if span is None:
             return None
-        return statement[:span[0]] + mine.text + statement[span[1]:], \
-            statement[span[0]:span[1]], mine.text
+        new = _unwrapped(mine.text, statement[:span[0]], statement[span[1]:])
+        return statement[:span[0]] + new + statement[span[1]:], statement[span[0]:span[1]], new
     if mine.refused is not None:
         # The wrong value, refused in so many words, is the one it replaces (a word of
         # the statement, not part of one: "not 5" is not in "15 minutes").
@@ -414,6 +432,9 @@ def _swap(line: str, statement: str, mine: Value) -> tuple[str, str, str] | None
             return None
         k, e = found[0].span()
         new = _as_day(mine.text, found[0].group(0)) if mine.kind == "weekday" else mine.text
+        if mine.refused.isdigit() and mine.digits != (0, 0):
+            new = line[mine.digits[0]:mine.digits[1]]  # "78 kg, not 82": "82 kg" → "78 kg"
+        new = _unwrapped(new, statement[:k], statement[e:])
         if mine.kind == "word" and new.islower() and found[0].group(0)[:1].isupper():
             new = new[0].upper() + new[1:]  # "kilkenny" for "Galway": a name as written
         return statement[:k] + new + statement[e:], statement[k:e], new

@@ -33,7 +33,7 @@ MARK = re.compile(
     r"\b(?:sorry|oops|whoops|typo|my\s+bad|mis-?spoke|misspelt|misspelled|autocorrect(?:ed)?|"
     r"i\s+meant|i\s+mean\b(?!\s+(?:it|that|i|you|we|they|he|she|to)\b)|meant\s+to\s+say|correction|my\s+mistake|by\s+mistake|mix(?:ed)?\s+(?:them|those|"
     r"these|it)(?:\s+two)?\s+up|read\s+it\s+wrong|brain\s+fart)\b|(?:^|(?<=\s))\*(?=\w)|(?<=\w)\*(?=\s|$)|"
-    r"不对|说错了?|打错(?:字)?了?|写错了?|口误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
+    r"(?<![觉太点里得像么有])不对(?!劲)|说错了?|打错(?:字)?了?|写错了?|口误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
     r"弄错了|搞混了|记混了|看错了|打反了|手滑|应该是", re.I)
 _C = f"[{CJK_RANGES}]"
 # A Chinese value: a short run after the word that introduces it, up to a break or a
@@ -41,9 +41,9 @@ _C = f"[{CJK_RANGES}]"
 _VALUE = (rf"(?!不对|不是|对不)(?P<new>{_C}{{2,6}}?)"
           rf"(?=[了的啦哈呀吧啊哦呢]*(?:$|[^{CJK_RANGES}]|不是))")
 _END = rf"(?=[了的啦哈呀吧啊哦呢]*(?:$|[^{CJK_RANGES}]))"
-_INTRO = r"是|叫|姓|在|去|到|住|住在|搬到|改成|改为|换成|用"
+_INTRO = r"是说|意思是|是|叫|姓|在|去|到|住|住在|搬到|改成|改为|换成|用"
 _CJK_REPAIR = re.compile(
-    rf"(?:(?:不对|说错了?|打错(?:字)?了?|写错了?|口误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
+    rf"(?:(?:(?<![觉太点里得像么有])不对(?!劲)|说错了?|打错(?:字)?了?|写错了?|口误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
     rf"(?:^|(?<=[\s，,]))(?:[啊哦呃噢诶]\s*)?不是(?=[\s，,])|(?i:sorry|oops|my\s+bad))"
     rf"[\s，,：:。.!！]*(?:应该|其实)?|应该(?=是))"
     rf"(?:姓\s*(?P<surname>{_C}){_END}|(?P<verb>{_INTRO})?\s*{_VALUE})")
@@ -53,7 +53,7 @@ _CONTRAST = re.compile(
     rf"(?P<verb2>{_INTRO})\s*(?P<new2>{_C}{{2,6}}?)\s*[，,、\s]*(?:而)?不是\s*(?P<old2>{_C}{{1,6}}?)"
     rf"(?=[了的啦哈呀吧啊哦呢]*(?:$|[\s，,。.!！~～;；]))")
 # The words of the verbs; 是 introduces anything, so it types nothing by itself.
-_TYPING_VERBS = frozenset(_INTRO.split("|")) - {"是"}
+_TYPING_VERBS = frozenset(_INTRO.split("|")) - {"是", "是说", "意思是"}
 # jieba's tags of proper nouns: places, persons, organisations, other proper names.
 _PROPER = frozenset({"ns", "nr", "nrt", "nrfg", "nt", "nz"})
 
@@ -138,7 +138,7 @@ def chinese_target(statement: str, rep: Repair) -> tuple[int, int] | None:
             statement) if m.group("old") != rep.new]
         if len(after) == 1:
             return after[0]
-    if rep.verb in (None, "是"):
+    if rep.verb in (None, "是", "是说", "意思是"):
         # The value after the statement's one 是 ("专业是计算机" for "sorry 是软件工程").
         after = list(re.finditer(rf"是(?P<old>{_C}{{1,6}}?){_END}", statement))
         if len(after) == 1 and after[0].group("old") != rep.new:
