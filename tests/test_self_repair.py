@@ -44,6 +44,17 @@ ME = Scope("acme", "lin")
     ("我是说法语，不是德语，打错了", "我在学德语", "我在学法语"),
     ("sorry 说错 是对猫毛过敏 不是狗毛", "我对狗毛过敏", "我对猫毛过敏"),
     ("不对 4只", "我养了三只猫", "我养了4只猫"),
+    # the statement said again with the slipped word refused: the one new word replaces it
+    ("honestly I misspoke, it's cashews I'm allergic to, not almonds",
+     "I'm allergic to almonds", "I'm allergic to cashews"),
+    ("更正一下，我在京东上班，不在美团", "我在美团上班", "我在京东上班"),
+    # the rest of its sentence said already by the statement
+    ("sorry, 34 Elm Road, typo", "my address is 43 Elm Road", "my address is 34 Elm Road"),
+    ("抱歉，是6月9日，不是6日", "我的生日是6月6日", "我的生日是6月9日"),
+    # "meant", "笔误", a Chinese hour
+    ("ugh, meant 8:15", "my train leaves at 7:15", "my train leaves at 8:15"),
+    ("笔误，是5个小时", "我每天通勤2个小时", "我每天通勤5个小时"),
+    ("搞错了 是八点", "我每天晚上十点睡觉", "我每天晚上八点睡觉"),
 ])
 def test_the_slipped_value_is_swapped(line: str, statement: str, becomes: str) -> None:
     got = swap(line, statement)
@@ -58,6 +69,8 @@ def test_the_slipped_value_is_swapped(line: str, statement: str, becomes: str) -
     ("不是周三 是周五", "我每天早上跑步"),                              # refused value not held
     ("不对 是30盒", "我养了两只狗"),                                    # boxes are not dogs
     ("OOPS I MEANT BLUR", "MY FAVOURITE BAND IS MUSE"),                # capitals name nothing
+    ("sorry, I bought 3 new shoes today", "I run 5 km a day"),        # says more than a value
+    ("不对不对 姓林 双木林", "我们班主任三点放学后开会"),                # 三点水-like: no hour here
 ])
 def test_what_is_not_a_repair_of_the_statement_swaps_nothing(line: str, statement: str) -> None:
     assert swap(line, statement) is None
@@ -71,6 +84,7 @@ def test_what_is_not_a_repair_of_the_statement_swaps_nothing(line: str, statemen
     ("我老婆是南京人 哦不对 苏州人", "我老婆是苏州人"),
     ("我的车尾号是4 哦说错了 尾号是9", "我的车尾号是9"),
     ("我是2016年毕业的 emmm 2017年 记错了", "我是2017年毕业的"),
+    ("我住在南京鼓楼区 哦不 是玄武区", "我住在南京玄武区"),
 ])
 def test_a_line_that_repairs_itself_reads_as_its_repaired_statement(line: str,
                                                                     becomes: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..textindex import CJK_RANGES
 from ..understand.ellipsis import is_reply, repair_word, repaired
-from ..understand.repair import only_admits, slip
+from ..understand.repair import only_admits, refuses, slip
 from .candidate import CandidateMemory
 from .cues import HYPOTHETICAL, IF_CLAUSE
 from .messages import Message
@@ -78,7 +78,7 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
         said = m.content.strip()
         if HYPOTHETICAL.search(said) or IF_CLAUSE.search(said):
             continue  # "要是再生一个，…": a what-if names no value the user holds
-        if not is_reply(said) and repair_word(said) is None:
+        if not is_reply(said) and repair_word(said) is None and not refuses(said):
             # or its last sentence, or the repair its first part makes ("啊不对 是一杯 下午
             # 那杯早就戒了 …")
             parts = [p.strip() for p in _SENTENCE.split(said) if p.strip()]

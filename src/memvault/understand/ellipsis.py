@@ -23,7 +23,15 @@ from itertools import pairwise
 
 from ..textindex import CJK_RANGES, STOPWORDS
 from .discourse import one_time
-from .repair import Repair, chinese_target, chinese_value, repairs, repairs_removed, slip
+from .repair import (
+    Repair,
+    by_difference,
+    chinese_target,
+    chinese_value,
+    repairs,
+    repairs_removed,
+    slip,
+)
 from .topics import content_words
 
 # Words that make a bare value a choice or a correction of what was just said.
@@ -116,6 +124,8 @@ def _numbers(text: str) -> list[Value]:
         if unit == "number" and (w := _MEASURE_WORD.match(text, end)):
             unit, end = "measure:" + w.group(0), w.end()  # "2杯" is a count of cups
         out.append(Value(unit, text[m.start():end], m.start(), end, (m.start(2), m.end(2))))
+    out += [Value("clock", m.group(0), m.start(), m.end(), m.span("n"))
+            for m in _CN_CLOCK.finditer(text)]  # "七点", "十一点半"; not "一点" (a little)
     for m in _CN_NUMBER.finditer(text):  # "两杯", "三十分钟", "四次"
         w = m.group("w")
         unit = next((k for k in _UNITS if re.fullmatch(_UNITS[k], w)), "measure:" + w)
@@ -147,6 +157,8 @@ _MEASURES = (r"杯|个|次|只|件|本|瓶|碗|顿|节|趟|份|张|台|辆|条|�
              r"千米")
 # After an Arabic number any Chinese character but a particle is its measure word ("21罐"
 # counts cans, not cats).
+_CN_CLOCK = re.compile(r"(?<![零一二两三四五六七八九十])(?P<n>[两三四五六七八九]|十[一二]?)点半?"
+                       r"(?![水心菜赞评击头子数儿滴])")  # not "三点水" (a radical), "点心"
 _MEASURE_WORD = re.compile(rf"\s*(?:{_MEASURES})|(?![了的吧啊呀呢哦么嘛和跟到至或不没是就都也还再才"
                            rf"又很太])[{CJK_RANGES}]")
 _CN_NUMBER = re.compile(rf"(?<![零一二两三四五六七八九十百千万前这那近])"
@@ -179,18 +191,32 @@ def _unwrapped(new: str, before: str, after: str) -> str:
     return new
 
 
+def _fits_line(line: str, mine: Value, statement: str) -> bool:
+    """A value that does not stand bare in its line ("sorry, 21 Baker Street, typo", "sorry
+    I misspoke, I work at KPMG") replaces one only when the rest of its sentence says
+    nothing the statement does not."""
+    if mine.refused is not None or bare(line, mine):
+        return True
+    return not _extra(line, mine) - set(content_words(statement))
+
+
+def _extra(line: str, mine: Value) -> set[str]:
+    """The words of the value's sentence besides the value, marks of a repair, fillers."""
+    cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(line)), len(line) + 1]
+    lo = max(c for c in cuts if c <= mine.start)
+    hi = min(c for c in cuts if c >= mine.end)
+    rest = line[lo:hi].replace(mine.text, " ").replace(mine.refused or "", " ")
+    rest = _BARE_ZH.sub(" ", repairs_removed(rest))
+    return set(content_words(rest)) - set(content_words(mine.text)) - _FILLERS - _BARE_EN
+
+
 def _elsewhere(line: str, mine: Value, statement: str) -> bool:
     """Does a line that refuses a value speak of another thing than the statement: words
     besides its values, none of them the statement's ("no, Canberra is the capital, not
     Sydney" for "I live in Sydney"; not "btw priya's in birmingham not manchester")?"""
     # The sentence of the value ("lol not accenture — capgemini. my bad, I always mix
     # those two up": the next one is about the slip).
-    cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(line)), len(line) + 1]
-    lo = max(c for c in cuts if c <= mine.start)
-    hi = min(c for c in cuts if c >= mine.end)
-    rest = line[lo:hi].replace(mine.text, " ").replace(mine.refused or "", " ")
-    rest = _BARE_ZH.sub(" ", repairs_removed(rest))
-    extra = set(content_words(rest)) - set(content_words(mine.text)) - _FILLERS - _BARE_EN
+    extra = _extra(line, mine)
     return bool(extra) and not extra & set(content_words(statement))
 
 
@@ -252,8 +278,11 @@ def _values(line: str) -> list[Value]:
     found = _numbers(line) or ([] if line.isupper() else _names(line, skip_first=False))
     once = list({v.text.casefold(): v for v in reversed(found)}.values())[::-1]
     refused = [v for v in once if _refused_here(line, v)]
-    if len(once) == 2 and len(refused) == 1:
-        return [replace(next(v for v in once if v is not refused[0]), refused=refused[0].text)]
+    kin = [v for v in once if refused and v is not refused[0] and v.kind == refused[0].kind]
+    if len(refused) == 1 and (len(once) == 2 or len(kin) == 1):
+        # the other value, or the other of the refused one's kind ("是5月8日，不是3日")
+        other = kin[0] if len(kin) == 1 else next(v for v in once if v is not refused[0])
+        return [replace(other, refused=refused[0].text)]
     if once:
         return once
     for m in (*_THIS_NOT.finditer(line), *_NOT_THIS.finditer(line)):
@@ -270,7 +299,8 @@ def _refused_here(line: str, v: Value) -> bool:
 
 
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]")
-_FILLERS = frozenset("idk tbh imo lol lmao haha btw omg ugh".split())
+_FILLERS = frozenset("idk tbh imo lol lmao haha btw omg ugh err erm um uh honestly literally "
+                     "basically really seriously".split())
 _NOT_BEFORE = re.compile(r"(?:\bnot\s+(?:the\s+)?|不是\s*|(?:说|写|打|叫)成\s*)$", re.I)
 _WRONG_AFTER = re.compile(r"\s*(?:(?:was|is)\s+(?:a\s+)?(?:typo|wrong|a\s+mistake)\b|"
                           r"(?:是)?(?:打错|写错|说错|打反))", re.I)
@@ -305,7 +335,8 @@ def is_reply(line: str, *, marked: bool = False) -> bool:
         return False
     # A value beside the one it refuses names its target, whatever else the line says
     # ("btw priya's in birmingham not manchester, idk why i said that").
-    return len(values) == 1 and (values[0].refused is not None or bare(line, values[0]))
+    return len(values) == 1 and (values[0].refused is not None or bare(line, values[0])
+                                 or slip(line))
 
 
 def swap(line: str, statement: str) -> tuple[str, str, str] | None:
@@ -315,9 +346,13 @@ def swap(line: str, statement: str) -> tuple[str, str, str] | None:
     number with a unit replaces one of the same kind with its unit ("7pm" → "8am", "70 kg"
     → "150 lbs"); a bare number only the digits ("make it 20": "30 minutes" → "20
     minutes")."""
-    if not is_reply(line):
-        return None
-    return _swap(line, statement, _values(line)[0])
+    if is_reply(line) and _fits_line(line, v := _values(line)[0], statement) \
+            and (got := _swap(line, statement, v)):
+        return got
+    if short(line) and not (_ASKS.search(line) or _QUOTES.search(line) or one_time(line)):
+        # a repair that says the statement again, the slipped word refused
+        return by_difference(line, statement, _BARE_EN | _FILLERS)
+    return None
 
 
 def repaired(line: str, olds: tuple[str, ...] = ()) -> tuple[str, str, str, int] | None:
@@ -332,7 +367,8 @@ def repaired(line: str, olds: tuple[str, ...] = ()) -> tuple[str, str, str, int]
         statement, reply = line[:cut.start()].rstrip(" ,，、-—–"), line[cut.end():].strip()
         if not statement or not reply or not (repairs(reply) or _INLINE_MARK.match(reply)):
             continue
-        if is_reply(reply, marked=True) and (got := _swap(reply, statement, _values(reply)[0])):
+        if is_reply(reply, marked=True) and _fits_line(reply, v := _values(reply)[0], statement) \
+                and (got := _swap(reply, statement, v)):
             return (*got, cut.end())
         for old in olds:
             if got := swap_word(reply, statement, old):
@@ -400,6 +436,7 @@ _CUT = re.compile(rf"[,，;；。!！]\s*|\s+[—–-]+\s+|(?<=[{CJK_RANGES}])\s
                   r"\s+(?=emm)")
 # Marks that repair only inside the line they follow: ", no, 5th grade", "，啊不是，叫雪碧".
 _INLINE_MARK = re.compile(r"(?:no|nope|er|erm|emm+|um+)\b[,\s]|(?:[啊哦呃噢诶额]\s*)?不是[\s，,]|"
+                          r"[啊哦呃噢诶额]\s*不[\s，,]|"
                           r"emm+|呃|额", re.I)
 
 

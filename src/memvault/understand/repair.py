@@ -25,26 +25,29 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from ..textindex import CJK_RANGES
+import jieba
+
+from ..textindex import CJK_RANGES, STOPWORDS
 
 # A mark that the speaker repairs a slip of theirs (not a change of mind: the value said
 # was never meant). English marks are words; Chinese ones are verbs of erring.
 MARK = re.compile(
     r"\b(?:sorry|oops|whoops|typo|my\s+bad|mis-?spoke|misspelt|misspelled|autocorrect(?:ed)?|"
-    r"i\s+meant|i\s+mean\b(?!\s+(?:it|that|i|you|we|they|he|she|to)\b)|meant\s+to\s+say|correction|my\s+mistake|by\s+mistake|mix(?:ed)?\s+(?:them|those|"
+    r"i\s+meant|meant\b|i\s+mean\b(?!\s+(?:it|that|i|you|we|they|he|she|to)\b)|meant\s+to\s+say|correction|my\s+mistake|by\s+mistake|mix(?:ed)?\s+(?:them|those|"
     r"these|it)(?:\s+two)?\s+up|read\s+it\s+wrong|brain\s+fart)\b|(?:^|(?<=\s))\*(?=\w)|(?<=\w)\*(?=\s|$)|"
-    r"(?<![觉太点里得像么有])不对(?!劲)|说错了?|打错(?:字)?了?|写错了?|口误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
+    r"(?<![觉太点里得像么有])不对(?!劲)|说错了?|打错(?:字)?了?|写错了?|口误|笔误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
     r"弄错了|搞混了|记混了|看错了|打反了|手滑|应该是", re.I)
 _C = f"[{CJK_RANGES}]"
 # A Chinese value: a short run after the word that introduces it, up to a break or a
 # particle ("是昌平 海淀太贵了", "叫来福吧", "在通州哈").
-_VALUE = (rf"(?!不对|不是|对不)(?P<new>{_C}{{2,6}}?)"
+_VALUE = (rf"(?!不对|不是|对不|[打说写搞记弄]错|口误|笔误|更正|纠正|应该)(?P<new>{_C}{{2,6}}?)"
           rf"(?=[了的啦哈呀吧啊哦呢]*(?:$|[^{CJK_RANGES}]|不是))")
 _END = rf"(?=[了的啦哈呀吧啊哦呢]*(?:$|[^{CJK_RANGES}]))"
 _INTRO = r"是说|意思是|是|叫|姓|在|去|到|住|住在|搬到|改成|改为|换成|用"
 _CJK_REPAIR = re.compile(
     rf"(?:(?:(?<![觉太点里得像么有])不对(?!劲)|说错了?|打错(?:字)?了?|写错了?|口误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
-    rf"(?:^|(?<=[\s，,]))(?:[啊哦呃噢诶]\s*)?不是(?=[\s，,])|(?i:sorry|oops|my\s+bad))"
+    rf"(?:^|(?<=[\s，,]))(?:[啊哦呃噢诶]\s*)?不是(?=[\s，,])|(?:^|(?<=[\s，,]))[啊哦呃噢]\s*不"
+    rf"(?=[\s，,])|(?i:sorry|oops|my\s+bad))"
     rf"[\s，,：:。.!！]*(?:应该|其实)?|应该(?=是))"
     rf"(?:姓\s*(?P<surname>{_C}){_END}|(?P<verb>{_INTRO})?\s*{_VALUE})")
 # "不是海淀 是昌平", "是昌平 不是海淀".
@@ -172,3 +175,57 @@ def _tagger():  # type: ignore[no-untyped-def]
 
 def _tagged(text: str) -> list[tuple[str, str]]:
     return [(p.word, p.flag) for p in _tagger().cut(text)]
+
+
+def refuses(line: str) -> bool:
+    """Does the line refuse a value in so many words ("…, not peanuts", "不在腾讯")?"""
+    return bool(_REFUSED.search(line))
+
+
+def by_difference(line: str, statement: str, fillers: frozenset[str] = frozenset()
+                  ) -> tuple[str, str, str] | None:
+    """A repair that says the statement again but for one word, refusing the old one
+    ("actually I misspoke - it's shellfish I'm allergic to, not peanuts" for "I'm allergic
+    to peanuts"; "更正一下，我在阿里巴巴上班，不在腾讯" for "我在腾讯上班"): `statement`
+    with the refused word replaced by the one word of the line the statement lacks, with
+    the old and the new word; None unless exactly one refused word is the statement's and
+    exactly one other word is new (`fillers`: words that say nothing)."""
+    olds = {m.group("old") or m.group("old_zh") for m in _REFUSED.finditer(line)}
+    held = [o for o in olds if _occurs(o, statement)]
+    if len(held) != 1 or len(olds) != 1:
+        return None
+    old = held[0]
+    rest = MARK.sub(" ", _REFUSED.sub(" ", line))
+    said = {w.casefold() for w in _LATIN.findall(statement)} | set(_cjk_words(statement))
+    new = [w for w in _LATIN.findall(rest) if w.casefold() not in said
+           and w.casefold() not in STOPWORDS | fillers and len(w) > 1]
+    new += [w for w in _cjk_words(rest) if w not in said and len(w) >= 2]
+    if len(new) != 1:
+        return None
+    k = _occurs(old, statement)
+    assert k is not None
+    word = new[0]
+    if word.islower() and statement[k:k + 1].isupper():
+        word = word[0].upper() + word[1:]
+    return statement[:k] + word + statement[k + len(old):], statement[k:k + len(old)], word
+
+
+_LATIN = re.compile(r"[A-Za-z][\w'-]*")
+_REFUSED = re.compile(rf"\bnot\s+(?:the\s+|a\s+|an\s+)?(?P<old>[A-Za-z][\w-]*)\b|"
+                      rf"不(?:是|在|叫|姓|去|用)\s*(?P<old_zh>{_C}{{1,6}}?){_END}", re.I)
+
+
+def _occurs(word: str, text: str) -> int | None:
+    """Where `word` stands in `text` as a word of its own (a Latin word not inside another)."""
+    m = re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", text, re.I)
+    return m.start() if m else None
+
+
+def _cjk_words(text: str) -> list[str]:
+    return [w for run in re.findall(f"{_C}+", text) for w in jieba.cut(run)
+            if w not in _CJK_LIGHT]
+
+
+# Words of a Chinese repair that name nothing.
+_CJK_LIGHT = frozenset("不好意思 抱歉 其实 应该 就是 一下 我是 我们 他们 那个 这个 是 在 的 "
+                       "了".split())
