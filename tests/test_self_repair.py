@@ -70,6 +70,8 @@ def test_the_slipped_value_is_swapped(line: str, statement: str, becomes: str) -
     ("不对 是30盒", "我养了两只狗"),                                    # boxes are not dogs
     ("OOPS I MEANT BLUR", "MY FAVOURITE BAND IS MUSE"),                # capitals name nothing
     ("sorry, I bought 3 new shoes today", "I run 5 km a day"),        # says more than a value
+    ("my mistake, I forgot to mention I have a cat called Miso",      # a name said in passing
+     "I go swimming on Tuesday mornings"),
     ("不对不对 姓林 双木林", "我们班主任三点放学后开会"),                # 三点水-like: no hour here
 ])
 def test_what_is_not_a_repair_of_the_statement_swaps_nothing(line: str, statement: str) -> None:
@@ -166,3 +168,25 @@ def test_a_look_alike_changes_nothing(vault: Vault, first: str, line: str) -> No
     before = _active(vault)
     _say(vault, line)
     assert before[0] in _active(vault) and all(v == 1 for _, v in _active(vault))
+
+
+@pytest.mark.parametrize(("first", "line", "has", "gone"), [
+    ("我妈的生日是农历九月初九", "我妈生日是农历九月初八 之前打错了", "初八", "初九"),
+    ("I go swimming on Tuesday mornings",
+     "hey i told you tuesday for swimming but it's thursday mornings, my mistake",
+     "thursday", "Tuesday mornings"),
+])
+def test_a_statement_said_again_to_put_a_slip_right_updates_its_memory(
+        vault: Vault, first: str, line: str, has: str, gone: str) -> None:
+    _say(vault, first)
+    _say(vault, line)
+    [(content, version)] = _active(vault)
+    assert version == 2 and has in content and gone not in content
+    assert "打错" not in content and "mistake" not in content  # owning up is not kept
+
+
+def test_owning_up_to_a_slip_beside_another_statement_changes_no_other_memory(
+        vault: Vault) -> None:
+    _say(vault, "I go swimming on Tuesday mornings")
+    _say(vault, "my mistake, I forgot to mention I have a cat called Miso")
+    assert ("I go swimming on Tuesday mornings", 1) in _active(vault)

@@ -177,6 +177,9 @@ class Candidate:
     # change of its own and is plainly close to it ("I can't do spicy food anymore. Please
     # avoid spicy recipes."): it goes on about that change, so it extends that memory.
     extends: str | None = None
+    # Its message owns up to a slip ("我爸生日是农历八月十六 之前打错了"): a statement said
+    # again to put a value right, so the memory plainly close to it is what it corrects.
+    repairs: bool = False
     # (kind, value) sensitive in the messages it was read from (safety.sensitive_values):
     # sensitive here too, though the label that made it so stayed behind (gate.screen).
     carried_pii: tuple[tuple[str, str], ...] = field(default=(), repr=False)

@@ -315,6 +315,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           tentative=bool(getattr(c, "tentative", False)),
                           by_meaning="by_meaning" in (getattr(c, "flags", None) or []),
                           intent=getattr(c, "intent", None),
+                          repairs="repair" in (getattr(c, "flags", None) or []),
                           intent_target=getattr(c, "intent_target", None),
                           carried_pii=carried_pii)
     screened = screened if screened is not None else gate.screen(cand, policy)  # before the tx

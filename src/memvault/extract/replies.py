@@ -109,7 +109,13 @@ def read_repairs(text: str, found: list[Any]) -> list[Any]:
     found = [c for c in found if not only_admits(c.source_text or c.content)]
     olds = tuple(dict.fromkeys(c.value for c in found if isinstance(c.value, str) and c.value))
     if (fix := repaired(text, olds)) is None:
-        return found
+        if not slip(text):
+            return found
+        # The message owns up to a slip and says a statement again ("我爸生日是农历八月十六
+        # 之前打错了"): the statement, without the owning up, puts a memory right (the
+        # gate: `Candidate.repairs`).
+        return [replace(c, content=kept, flags=[*c.flags, "repair"])
+                for c in found if (kept := _without_admission(c.content))]
     statement, old, new, at = fix
     reply = text[at:]
     out = []
@@ -133,3 +139,16 @@ def read_repairs(text: str, found: list[Any]) -> list[Any]:
 def _replaced(text: str, old: str, new: str) -> str:
     k = text.casefold().find(old.casefold())
     return text if k < 0 else text[:k] + new + text[k + len(old):]
+
+
+def _without_admission(content: str) -> str:
+    """`content` without its clauses that only own up to a slip."""
+    parts = _CLAUSES.split(content)
+    kept = [p for p in parts if p.strip() and not only_admits(p)]
+    return content if len(kept) == len([p for p in parts if p.strip()]) else \
+        "，".join(p.strip(" ,，") for p in kept) if _CJK_PART.search(content) or \
+        any(ord(ch) >= 0x2e80 for ch in content) else ", ".join(p.strip(" ,") for p in kept)
+
+
+# Clause breaks, and spaces between Chinese characters ("…八月十六 之前打错了").
+_CLAUSES = re.compile(rf"[,，;；]\s*|(?<=[{CJK_RANGES}])\s+(?=[{CJK_RANGES}])")

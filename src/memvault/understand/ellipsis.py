@@ -205,7 +205,9 @@ def _extra(line: str, mine: Value) -> set[str]:
     cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(line)), len(line) + 1]
     lo = max(c for c in cuts if c <= mine.start)
     hi = min(c for c in cuts if c >= mine.end)
-    rest = line[lo:hi].replace(mine.text, " ").replace(mine.refused or "", " ")
+    rest = line[lo:hi].replace(mine.text, " ")
+    if mine.refused:
+        rest = rest.replace(mine.refused, " ")
     rest = _BARE_ZH.sub(" ", repairs_removed(rest))
     return set(content_words(rest)) - set(content_words(mine.text)) - _FILLERS - _BARE_EN
 
