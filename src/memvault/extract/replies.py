@@ -25,9 +25,9 @@ from .cues import HYPOTHETICAL, IF_CLAUSE
 from .messages import Message
 
 REPLY = "reply_value"
-# Sentence ends, not the point of a decimal ("1.5 hours").
 # A Chinese line's parts, where spaces stand for commas ("啊不对 是一杯 下午那杯早就戒了").
 _CJK_PART = re.compile(rf"(?<=[{CJK_RANGES}])\s+(?=[{CJK_RANGES}])")
+# Sentence ends, not the point of a decimal ("1.5 hours").
 _SENTENCE = re.compile(r"(?<=[.!?。！？])(?!\d)\s*|\n+")
 
 
@@ -143,11 +143,11 @@ def _replaced(text: str, old: str, new: str) -> str:
 
 def _without_admission(content: str) -> str:
     """`content` without its clauses that only own up to a slip."""
-    parts = _CLAUSES.split(content)
-    kept = [p for p in parts if p.strip() and not only_admits(p)]
-    return content if len(kept) == len([p for p in parts if p.strip()]) else \
-        "，".join(p.strip(" ,，") for p in kept) if _CJK_PART.search(content) or \
-        any(ord(ch) >= 0x2e80 for ch in content) else ", ".join(p.strip(" ,") for p in kept)
+    parts = [p for p in _CLAUSES.split(content) if p.strip()]
+    kept = [p.strip(" ,，") for p in parts if not only_admits(p)]
+    if len(kept) == len(parts):
+        return content
+    return ("，" if re.search(f"[{CJK_RANGES}]", content) else ", ").join(kept)
 
 
 # Clause breaks, and spaces between Chinese characters ("…八月十六 之前打错了").

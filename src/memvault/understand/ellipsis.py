@@ -155,10 +155,10 @@ _MONTH = re.compile(
 _MEASURES = (r"杯|个|次|只|件|本|瓶|碗|顿|节|趟|份|张|台|辆|条|颗|片|位|间|套|双|支|根|盒|包|"
              r"袋|粒|遍|回|岁|年级|楼|层|届|分钟|个?小时|天|个?星期|个?月|块钱?|元|公斤|千克|斤|公里|"
              r"千米")
-# After an Arabic number any Chinese character but a particle is its measure word ("21罐"
-# counts cans, not cats).
 _CN_CLOCK = re.compile(r"(?<![零一二两三四五六七八九十])(?P<n>[两三四五六七八九]|十[一二]?)点半?"
                        r"(?![水心菜赞评击头子数儿滴])")  # not "三点水" (a radical), "点心"
+# After an Arabic number any Chinese character but a particle is its measure word ("21罐"
+# counts cans, not cats).
 _MEASURE_WORD = re.compile(rf"\s*(?:{_MEASURES})|(?![了的吧啊呀呢哦么嘛和跟到至或不没是就都也还再才"
                            rf"又很太])[{CJK_RANGES}]")
 _CN_NUMBER = re.compile(rf"(?<![零一二两三四五六七八九十百千万前这那近])"

@@ -12,9 +12,14 @@ Chinese value is typed by what the repair says around it:
   statement holds it;
 - the verb that introduces both ("叫来福" for "我家狗叫旺财"): the word after that verb
   in the statement;
+- the statement's one "是…" ("专业是计算机" for "sorry 是软件工程");
+- a value of the same length with the same last character ("上海人" for "杭州人");
 - otherwise a proper noun (a place, a person's or an organisation's name, by jieba's
   part-of-speech tags) for the one proper noun of the statement.
 
+Also here: `by_difference`, a repair that says the statement again with the slipped
+word refused ("it's shellfish I'm allergic to, not peanuts"); `only_admits`, a sentence
+that only owns up to a slip ("my bad, I always mix those two up"), which keeps nothing.
 Anything less certain is no repair: the statement stays and the line goes through the
 write path as any other.
 """
@@ -33,10 +38,14 @@ from ..textindex import CJK_RANGES, STOPWORDS
 # was never meant). English marks are words; Chinese ones are verbs of erring.
 MARK = re.compile(
     r"\b(?:sorry|oops|whoops|typo|my\s+bad|mis-?spoke|misspelt|misspelled|autocorrect(?:ed)?|"
-    r"i\s+meant|meant\b|i\s+mean\b(?!\s+(?:it|that|i|you|we|they|he|she|to)\b)|meant\s+to\s+say|correction|my\s+mistake|by\s+mistake|mix(?:ed)?\s+(?:them|those|"
-    r"these|it)(?:\s+two)?\s+up|read\s+it\s+wrong|brain\s+fart)\b|(?:^|(?<=\s))\*(?=\w)|(?<=\w)\*(?=\s|$)|"
-    r"(?<![觉太点里得像么有])不对(?!劲)|说错了?|打错(?:字)?了?|写错了?|口误|笔误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
-    r"弄错了|搞混了|记混了|看错了|打反了|手滑|应该是", re.I)
+    r"(?:i\s+)?meant(?:\s+to\s+say)?|i\s+mean\b(?!\s+(?:it|that|i|you|we|they|he|she|to)\b)|correction|"
+    r"my\s+mistake|by\s+mistake|mix(?:ed)?\s+(?:them|those|these|it)(?:\s+two)?\s+up|"
+    r"read\s+it\s+wrong|brain\s+fart)\b|"
+    r"(?:^|(?<=\s))\*(?=\w)|(?<=\w)\*(?=\s|$)|"  # "*Mochi", "thursday*"
+    # 不对 of a feeling or a judgement ("感觉不对", "不太对", "不对劲") repairs nothing
+    r"(?<![觉太点里得像么有])不对(?!劲)|说错了?|打错(?:字)?了?|写错了?|口误|笔误|"
+    r"更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|弄错了|搞混了|记混了|看错了|打反了|手滑|应该是",
+    re.I)
 _C = f"[{CJK_RANGES}]"
 # A Chinese value: a short run after the word that introduces it, up to a break or a
 # particle ("是昌平 海淀太贵了", "叫来福吧", "在通州哈").
@@ -45,7 +54,8 @@ _VALUE = (rf"(?!不对|不是|对不|[打说写搞记弄]错|口误|笔误|更�
 _END = rf"(?=[了的啦哈呀吧啊哦呢]*(?:$|[^{CJK_RANGES}]))"
 _INTRO = r"是说|意思是|是|叫|姓|在|去|到|住|住在|搬到|改成|改为|换成|用"
 _CJK_REPAIR = re.compile(
-    rf"(?:(?:(?<![觉太点里得像么有])不对(?!劲)|说错了?|打错(?:字)?了?|写错了?|口误|更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
+    rf"(?:(?:(?<![觉太点里得像么有])不对(?!劲)|说错了?|打错(?:字)?了?|写错了?|口误|"
+    rf"更正(?:一下)?|纠正(?:一下)?|搞错了|记错了|"
     rf"(?:^|(?<=[\s，,]))(?:[啊哦呃噢诶]\s*)?不是(?=[\s，,])|(?:^|(?<=[\s，,]))[啊哦呃噢]\s*不"
     rf"(?=[\s，,])|(?i:sorry|oops|my\s+bad))"
     rf"[\s，,：:。.!！]*(?:应该|其实)?|应该(?=是))"
