@@ -327,18 +327,38 @@ def bare(line: str, value: Value) -> bool:
     return len(words) + len(_CJK.findall(_BARE_ZH.sub("", rest))) // 2 <= 1
 
 
+def _could_reply(line: str) -> bool:
+    """Short, and neither a question, a quotation nor about one occasion."""
+    return short(line) and not (_ASKS.search(line) or _QUOTES.search(line) or one_time(line))
+
+
+def _reply_value(line: str, *, marked: bool = False) -> Value | None:
+    """The value `line` gives as a reply (`is_reply`), or None."""
+    if not _could_reply(line):
+        return None
+    values = _values(line)
+    if not (marked or _CHOICE.search(line) or repairs(line) or (values and values[0].refused)):
+        return None
+    # A value beside the one it refuses names its target, whatever else the line says
+    # ("btw priya's in birmingham not manchester, idk why i said that").
+    if len(values) == 1 and (values[0].refused is not None or bare(line, values[0])
+                             or slip(line)):
+        return values[0]
+    return None
+
+
 def is_reply(line: str, *, marked: bool = False) -> bool:
     """Could `line` be a bare-value correction of what was just said (before knowing what
     that was)? `marked`: the line's place already says so (`repaired`)."""
-    if not short(line) or _ASKS.search(line) or _QUOTES.search(line) or one_time(line):
-        return False
-    values = _values(line)
-    if not (marked or _CHOICE.search(line) or repairs(line) or (values and values[0].refused)):
-        return False
-    # A value beside the one it refuses names its target, whatever else the line says
-    # ("btw priya's in birmingham not manchester, idk why i said that").
-    return len(values) == 1 and (values[0].refused is not None or bare(line, values[0])
-                                 or slip(line))
+    return _reply_value(line, marked=marked) is not None
+
+
+def _reply_swap(line: str, statement: str, *, marked: bool = False
+                ) -> tuple[str, str, str] | None:
+    """`_swap` of the value `line` gives as a reply, when the rest of it fits `statement`."""
+    v = _reply_value(line, marked=marked)
+    return _swap(line, statement, v) if v is not None and _fits_line(line, v, statement) \
+        else None
 
 
 def swap(line: str, statement: str) -> tuple[str, str, str] | None:
@@ -348,10 +368,9 @@ def swap(line: str, statement: str) -> tuple[str, str, str] | None:
     number with a unit replaces one of the same kind with its unit ("7pm" → "8am", "70 kg"
     → "150 lbs"); a bare number only the digits ("make it 20": "30 minutes" → "20
     minutes")."""
-    if is_reply(line) and _fits_line(line, v := _values(line)[0], statement) \
-            and (got := _swap(line, statement, v)):
+    if got := _reply_swap(line, statement):
         return got
-    if short(line) and not (_ASKS.search(line) or _QUOTES.search(line) or one_time(line)):
+    if _could_reply(line):
         # a repair that says the statement again, the slipped word refused
         return by_difference(line, statement, _BARE_EN | _FILLERS)
     return None
@@ -369,8 +388,7 @@ def repaired(line: str, olds: tuple[str, ...] = ()) -> tuple[str, str, str, int]
         statement, reply = line[:cut.start()].rstrip(" ,，、-—–"), line[cut.end():].strip()
         if not statement or not reply or not (repairs(reply) or _INLINE_MARK.match(reply)):
             continue
-        if is_reply(reply, marked=True) and _fits_line(reply, v := _values(reply)[0], statement) \
-                and (got := _swap(reply, statement, v)):
+        if got := _reply_swap(reply, statement, marked=True):
             return (*got, cut.end())
         for old in olds:
             if got := swap_word(reply, statement, old):
@@ -420,8 +438,7 @@ def swap_word(line: str, statement: str, old: str) -> tuple[str, str, str] | Non
 def repair_word(line: str) -> str | None:
     """The one word a repair line gives, in its mark's clause or the first clause after
     it that says anything ("er, hayward i mean, last spring", "oops, sorry, leeds")."""
-    if not short(line) or _ASKS.search(line) or _QUOTES.search(line) or not slip(line) \
-            or one_time(line):
+    if not _could_reply(line) or not slip(line):
         return None
     clauses = [c for c in re.split(r"[,，;；.!！—–]+", line) if c.strip()]
     at = next((i for i, c in enumerate(clauses) if repairs(c)), None)
