@@ -189,7 +189,7 @@ def test_said_again_is_no_confirmation_of_the_only_memory_by_rank(vault: Vault) 
 
 
 def test_two_words_run_together_name_nothing_in_common(vault: Vault) -> None:
-    from memvault.understand.relate import shares_words
+    from memvault.understand.matchwords import shares_words
     assert not shares_words("明天早会取消", "每天早上7点提醒我拉伸")   # 天早 runs two words
     assert shares_words("过道那个座位", "我坐飞机喜欢靠过道")
     mid = _said(vault, "每天早上7点提醒我拉伸")

@@ -30,7 +30,7 @@ from .reads.related import NOT_MATCHED
 from .store import ListFilter
 from .threadtopic import LINES, THREAD_MS, Line, named
 from .understand.ellipsis import swap, swap_near, swap_word
-from .understand.relate import Thresholds, named_words
+from .understand.matchwords import Thresholds, named_words
 
 # How long "what the conversation changed last" stays the thing a settling line is about.
 LAST_CHANGE_MS = 3 * 86_400_000

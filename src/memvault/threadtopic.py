@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .understand.discourse import kept_clauses, stays_only
+from .understand.matchwords import Thresholds, shares_words
 from .understand.offers import reads_back
-from .understand.relate import Thresholds, shares_words
 
 # How long a conversation stays one thread (the window of "what the conversation
 # changed last", threadlinks.LAST_CHANGE_MS, too).

@@ -39,7 +39,7 @@ from .threadtopic import Line, read_back, takes_back_that, thread_lines, with_re
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
 from .understand import discourse
-from .understand.relate import Thresholds, shares_words
+from .understand.matchwords import Thresholds, shares_words
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items, versioncap
 

@@ -63,7 +63,7 @@ _CHANGE_EN = (
 _CHANGE_ZH = (r"还是.{0,12}吧|算了|改(?!善|进|革)|换|不再|已经不|不[^了，。,.！!？?、；;]{1,6}了|"
               # "stop …": 别打电话了, 别再提醒我了 (not 别忘了, a reminder)
               r"别再?(?!忘)[^了，。,.！!？?、；;]{1,6}了|"
-              r"变成|搬|转|调到|调成|调整|挪到|提到|提高到|升到|涨到|加到|降到|减到|不想再|戒|而是|"
+              r"变成|搬|转(?![头身眼])|调到|调成|调整|挪到|提到|提高到|升到|涨到|加到|降到|减到|不想再|戒|而是|"
               r"(?:放宽|收紧|调高|调低|提前|推迟|延后|延长|缩短|放|推|延|改)到|涨(?!知识)|降(?=了|价|到)|"
               r"调了|要调|"
               r"取消|"
@@ -184,8 +184,9 @@ _SETTLES = re.compile(
     r"\b(?:changed\s+my\s+mind|final\s+answer|in\s+the\s+end|after\s+all|scratch\s+that|"
     r"on\s+second\s+thoughts?|ended\s+up|settled\s+on|went\s+with|final|no\s+wait|"
     r"correction)\b"
-    # 不对 of a feeling or a judgement ("感觉不对", "不太对", "不对劲") corrects nothing
-    r"|算了|(?<![觉太点里得像么有])不对(?!劲)|最后|最终|改主意|还是.{0,12}吧|定了|说错了|打错了|"
+    # 不对 of a feeling or a judgement ("感觉不对", "不太对", "不对劲") corrects nothing;
+    # 最后 of a place in something ("回答最后加个总结", "最后那个总结") settles nothing
+    r"|算了|(?<![觉太点里得像么有])不对(?!劲)|(?:^|(?<=[，,。！!？?\s我们那]))最后(?![一那这的个])|最终|改主意|还是.{0,12}吧|定了|说错了|打错了|"
     r"口误|" + _WRONG_THEN_RIGHT,
     re.I)
 

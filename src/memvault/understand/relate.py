@@ -26,9 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import pairwise
 
-from ..textindex import STOPWORDS
 from .changeobject import changed_thing, names_object
 from .discourse import (
     SPEAKER,
@@ -50,12 +48,14 @@ from .discourse import (
     without_restating,
     without_stays,
 )
+from .matchwords import WHEN, Match, Thresholds, named_words
+from .meant import holds_old, meant, names_alone
 from .planoff import planned
 from .saidagain import ELABORATES, elaborates, restates, words_of
 from .stance import CLAUSE as _CLAUSE
 from .stance import core, denies, polarity
 from .topicnames import names_class
-from .topics import content_words, straddles
+from .topics import content_words
 from .when import plans_ahead, used_to_clauses
 
 
@@ -66,66 +66,6 @@ class Relation(StrEnum):
     FORGET = "forget"        # takes the target back
     AMBIGUOUS = "ambiguous"  # takes back or changes one of several: a person decides
     NO_TARGET = "no_target"  # takes back something nothing stored says
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """A stored memory the statement may concern; `score` is its closeness (0..1)."""
-
-    id: str
-    content: str
-    score: float
-    dense: float = 0.0  # the meaning part of the score alone
-    # Tied to the statement by the conversation itself: what an earlier sentence of the
-    # same message changed, or what a line that settles a thread refers to.
-    linked: bool = False
-    # The words the memory was said in, when its content is a rewrite of them ("My hotel
-    # budget is around 100 euros a night" stored as "The user's budget is 100 EUR").
-    said: str = ""
-    # In the statement's topic class by meaning (topicscore.py), whatever values the two
-    # give ("moved my accounts to Monzo" / "I bank with Barclays"); `exclusive`: a topic
-    # that holds one value at a time, so a new value replaces the old one.
-    topical: bool = False
-    exclusive: bool = False
-    frozen: bool = False  # an operator froze it: its value is not to change unreviewed
-    topic: str = ""  # the topic class's name, when `topical`
-
-    def names(self, statement: str) -> bool:
-        """Do the statement and this memory, as stored or as said, name a thing in
-        common?"""
-        return shares_words(statement, self.content) or (
-            bool(self.said) and self.said != self.content and shares_words(statement, self.said))
-
-
-@dataclass(frozen=True, slots=True)
-class Thresholds:
-    """match: closeness from which a memory is about the same thing; change: the same,
-    for a statement that takes the opposite stance on a thing both name (a change said
-    in so many words that names the same thing needs only `second`); close: from which a
-    time word alone ("now", "最近") makes a change without a word in common. retract: the
-    closeness a retraction needs to name a memory. margin: a second memory this close to
-    the best one makes the target ambiguous. lead, floor: a memory at least `floor` close
-    in meaning and ahead of every other by `lead` is the one a replacement ("switched
-    to…", "换成…") or a retraction means, though they share no word."""
-
-    match: float = 0.4
-    change: float = 0.3
-    close: float = 0.55
-    retract: float = 0.35
-    margin: float = 0.04
-    ratio: float = 0.7
-    second: float = 0.15
-    lead: float = 0.1
-    floor: float = 0.25
-    # hint: the closeness from which a retraction that names no memory plainly is staged
-    # against the few nearest, rather than dropped.
-    hint: float = 0.18
-    # A change whose memory only its rank names, and that memory plainly close (`match`):
-    # applied (True) or staged for a person (False). Below `match` it is always staged.
-    apply_ranked: bool = True
-    # The memory a change or a take-back is about may be the one in its topic class by
-    # meaning (Match.topical, Match.exclusive); False: by closeness and words only.
-    by_topic: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +187,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # for obsidian"). When only the word says so, the closest memory that names it is the
     # one meant, not a closer one that merely resembles the statement.
     naming = [m for m in ranked if m.names(statement)]
+    # A word names one memory only when no other close memory has it too: "work" in "we
+    # moved to a 4 day week at work" is in "I cycle to work" and "I use a MacBook at work"
+    # alike, and says which of them changes no more than rank does.
+    telling = [m for m in naming if names_alone(statement, m, ranked, t.lead)]
     # A thing said to change, the speaker nowhere ("the office moved to Leeds"), that shares
     # with the closest memory only a name it gives ("The user lives in Leeds"): that memory
     # is about something else with the same value, at most a guess for a person. One that
@@ -282,16 +226,19 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         strong = True
     elif best.score >= t.close and not foreign and (marks_change(statement)
                                                      or changes_mind(statement)):
-        strong = True
-    elif marks_change(statement) and naming and naming[0].score >= t.second:
-        strong, target = True, naming[0]
+        # Of several plainly close, the one closest in meaning: a word in common lifts a
+        # memory's score ("hours" in "I prefer trains for trips under 5 hours" and "my
+        # hours are 7 to 3 now") more than it tells what the change is about.
+        strong, target = True, meant(statement, [m for m in ranked if m.score >= t.close], t)
+    elif marks_change(statement) and telling and telling[0].score >= t.second:
+        strong, target = True, telling[0]
     elif elsewhere:
         # The message already changed another memory: a time word in its next sentence is
         # a reason given for that change, not a change of this one ("Could focus mode kick
         # in at 8am instead? Early morning is the only quiet time I get now.")
         pass
-    elif changes_mind(statement) and naming and naming[0].score >= t.match:
-        weak, target = True, naming[0]
+    elif changes_mind(statement) and telling and telling[0].score >= t.match:
+        weak, target = True, telling[0]
     elif (marks_change(statement) or replaces(statement)) and not restating(statement) \
             and t.by_topic and len(kin := [m for m in ranked if m.exclusive]) == 1:
         # A change said in so many words, and one memory in the statement's topic, a topic
@@ -345,6 +292,11 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         return Related(Relation.SAME, target.id)  # "我现在还是住在长沙"
     if (flip or strong or weak) and _used_to_other(statement, target):
         return Related(Relation.NEW)  # "I used to live in York" beside "I live in Leeds"
+    if (strong or weak) and (held := holds_old(statement, target, ranked, t)) is not None:
+        # The memory picked already says what the change says ("I prefer window seats on
+        # flights" and "window seat from now on"), and another about the same thing holds
+        # a value the line leaves ("I prefer aisle seats"): that one is what changes.
+        target = held
     if flip or strong or weak:
         # A guess by rank is applied only when the memory is plainly close in meaning
         # (`match`): below it, sentence vectors put unrelated statements of the same shape
@@ -460,41 +412,6 @@ def _leads(ranked: Sequence[Match], t: Thresholds) -> bool:
     return best.dense >= t.floor and best.dense - second >= t.lead
 
 
-def shares_words(a: str, b: str) -> bool:
-    """Do the two statements name a thing in common: a specific content word of their
-    cores (not a stance or a change marker, not a lone Chinese character such as 卡,
-    which is a card in one sentence and lag in another)?"""
-    x, y = named_words(a), named_words(b)
-    # A character pair counts when one of the two says it inside a word ("过道" in one,
-    # cut 过/道 in the other), not when both only run two words together ("明天早会" and
-    # "每天早上" share 天早).
-    both = {w for w in x & y if w[0] < "\u2e80" or len(w) != 2 or not straddles(w, a, b)}
-    # A clipped word names the same thing ("temps" / "temperatures", "meds" / "medication").
-    return bool(both) or any(
-        len(short) >= 4 and long_.startswith(short) for u in x for v in y
-        if u[0] < "\u2e80" for short, long_ in (sorted((u, v), key=len),))
-
-
-# When, not what: a part of the day or week names no thing ("Early morning is the only
-# quiet time I get now" is not about "my morning news briefing").
-_WHEN = frozenset(
-    "morning mornings evening evenings afternoon afternoons night nights tonight today "
-    "tomorrow yesterday weekend weekends weekday weekdays week weeks daily weekly monthly "
-    "month months year years early late monday tuesday wednesday thursday friday saturday "
-    "sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays "
-    "早上 上午 中午 下午 晚上 今天 明天 昨天 周末 每天 每周 工作日 凌晨 傍晚 夜里 最近 "
-    "周一 周二 周三 周四 周五 周六 周日 星期一 星期二 星期三 星期四 星期五 星期六 星期天 "
-    "星期日".split())
-
-
-def named_words(text: str) -> set[str]:
-    """The specific words a statement names things by (what `shares_words` compares)."""
-    return {w for w in content_words(beyond_change(core(text) or text), grams=True)
-            if len(w) >= (2 if w[0] >= "\u2e80" else 3) and w not in _WHEN} | _joined(text)
-
-
-# How many or how often: what stays of a change ("I take the bus instead now, still four
-# days a week") without naming the thing that stays.
 _AMOUNT = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|once|"
                      r"twice|x|times?|days?|hours?|minutes?|weeks?|months?|cups?|glass(?:es)?|"
                      r"miles?|km|kms|kg|kgs|lbs?|pounds?|mg|ml|liters?|litres?|steps?|reps?|"
@@ -528,7 +445,7 @@ def _whole_words(text: str) -> set[str]:
     """The words a statement names things by, whole (no two-character pieces across
     words: "在南" of "在南山"), without the ones that stand for any thing ("地方")."""
     return {w for w in content_words(beyond_change(core(text) or text))
-            if len(w) >= (2 if w[0] >= "\u2e80" else 3) and w not in _WHEN} - _ANY_THING
+            if len(w) >= (2 if w[0] >= "\u2e80" else 3) and w not in WHEN} - _ANY_THING
 
 
 _ANY_THING = frozenset("地方 东西 事情 事儿 情况 place thing things stuff".split())
@@ -553,7 +470,7 @@ def _picked(statement: str, close: Sequence[Match]) -> Match | None:
     value only (a number, a time, a day): things go by other words too ("the restaurant"
     is also "the ramen place")."""
     said = {w for w in words_of(statement) & set().union(*(_said_of(m) for m in close))
-            if w in _WHEN or any(c.isdigit() for c in w)}
+            if w in WHEN or any(c.isdigit() for c in w)}
     fits = [m for m in close if said <= _said_of(m)]
     return fits[0] if said and len(fits) == 1 else None
 
@@ -562,12 +479,6 @@ def _said_of(memory: Match) -> set[str]:
     """Every word of a memory, values included, as stored and as said: what a label
     ("7点那个提醒") may pick it by."""
     return words_of(memory.content) | (words_of(memory.said) if memory.said else set())
-
-
-def _joined(text: str) -> set[str]:
-    """Adjacent Latin words run together: "VS Code" is "vscode", "Mac Book" "macbook"."""
-    words = [w.casefold() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", text)]
-    return {a + b for a, b in pairwise(words) if a not in STOPWORDS and b not in STOPWORDS}
 
 
 def adds_to(statement: str) -> bool:
