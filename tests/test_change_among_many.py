@@ -93,6 +93,12 @@ def test_a_value_said_in_the_reason_is_not_the_new_value():
     assert (rel.relation, rel.target_id) == (Relation.UPDATE, "eve")
 
 
+def test_a_memory_far_less_close_in_meaning_is_not_the_old_value():
+    ranked = [m("meeting", "开会前 10 分钟提醒我", .80, .62, topical=True, exclusive=True),
+              m("diary", "每天晚上9点提醒我写日记", .43, .33, topical=True, exclusive=True)]
+    assert holds_old("改成提前 30 分钟提醒", ranked[0], ranked, T) is None
+
+
 def test_no_other_memory_of_the_class_keeps_the_pick():
     ranked = [SEATS[0], m("sleep", "I sleep about 7 hours a night", .40, .25)]
     assert holds_old("window seat from now on, I want to sleep", ranked[0], ranked, T) is None

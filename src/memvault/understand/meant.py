@@ -51,7 +51,8 @@ def meant(statement: str, close: Sequence[Match], t: Thresholds) -> Match:
 
 def holds_old(statement: str, target: Match, ranked: Sequence[Match],
                t: Thresholds) -> Match | None:
-    """The other memory of the same one-value topic class that holds the value a change
+    """The other memory of the same one-value topic class, nearly as close in meaning
+    (`ratio`), that holds the value a change
     leaves, when `target` holds the value it comes to: the statement shares with `target`
     every word it shares with the other, and more (the new value: "window"), said in the
     clause that makes the change (not in its reason: "前一天晚上提醒我转头就忘，还是当天
@@ -67,7 +68,8 @@ def holds_old(statement: str, target: Match, ranked: Sequence[Match],
     changing = " ".join([c for c in clauses if marks_change(c)]
                         or [c for c in clauses if changes_mind(c)])
     for m in ranked:
-        if m is target or m.score < t.match or m.linked or not (m.topical and m.exclusive):
+        if m is target or m.score < t.match or m.linked or not (m.topical and m.exclusive) \
+                or m.dense < t.ratio * target.dense:
             continue
         theirs = in_common(statement, m)
         new = mine - theirs
