@@ -110,6 +110,47 @@ def test_a_memory_the_conversation_tied_the_line_to_is_kept():
     assert holds_old("window seat from now on", tied[0], tied, T) is None
 
 
+# --- a class whose values add up -------------------------------------------------------------
+
+def test_a_time_word_in_a_class_that_adds_up_adds_one_more():
+    ranked = [Match("pollen", "I'm allergic to pollen", .73, .58, topical=True,
+                    topic="allergy"),
+              Match("pen", "I'm allergic to penicillin", .65, .50, topical=True,
+                    topic="allergy")]
+    rel = relate("turns out I'm allergic to mango now", ranked, thresholds=T)
+    assert rel.relation == Relation.NEW
+
+
+def test_a_replacement_said_in_so_many_words_still_changes_in_such_a_class():
+    ranked = [Match("med", "I take sertraline every morning", .70, .55, topical=True,
+                    topic="medication")]
+    rel = relate("switched from sertraline to fluoxetine now", ranked, thresholds=T)
+    assert (rel.relation, rel.target_id) == (Relation.UPDATE, "med")
+
+
+def test_a_class_of_one_value_still_changes_on_a_time_word():
+    ranked = [Match("home", "I live in York", .72, .57, topical=True, exclusive=True,
+                    topic="residence")]
+    rel = relate("I live in Leeds now", ranked, thresholds=T)
+    assert (rel.relation, rel.target_id) == (Relation.UPDATE, "home")
+
+
+@pytest.mark.parametrize("memories, line, word", [
+    (["I'm allergic to pollen", "I'm allergic to penicillin"],
+     "turns out I'm allergic to mango now", "mango"),
+    (["我对花粉过敏", "我对青霉素过敏"], "最近发现我对芒果过敏", "芒果"),
+])
+def test_observe_keeps_every_allergy(vault, memories, line, word):
+    scope = Scope("t", "u2")
+    ids = [vault.remember(scope, text).memory.id for text in memories]
+    vault.observe(scope, [{"role": "user", "content": line}])
+    assert [(vault.get(scope, i).version, vault.get(scope, i).content) for i in ids] \
+        == [(1, text) for text in memories]
+    live = [x for x in vault.list(scope) if x.status == "active" and x.kind != "turn"
+            and x.id not in ids]
+    assert [word in x.content.casefold() for x in live] == [True]
+
+
 # --- words that say no change -----------------------------------------------------------------
 
 @pytest.mark.parametrize("text, expected", [

@@ -80,6 +80,9 @@ _ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|alongside
                    # "又领养了只橘猫", "又入了一台": one more of a kind that is counted
                    r"|又[\u4e00-\u9fff]{1,2}了[一两]?[只个张台条辆套部本件位双把]"
                    r"|也(?=喜欢|爱|想|用|会|养|学|玩|看|听|吃|喝|挺|蛮|很|有|在|要|是|常|经常|戒)"
+                   # the speaker too, of any verb ("我也对芒果过敏"); not "maybe" (也许), "me
+                   # too" (我也是), "fine" (我也行), nor "no longer either" (我也不想养了)
+                   r"|我也(?![许是就行好罢算可不没])"
                    r"|还(?=喜欢|爱|想|用|会|养|学|玩|看|听|吃|喝|挺|蛮|有)|另外|同时|以及", re.I)
 
 

@@ -54,7 +54,7 @@ from .planoff import planned
 from .saidagain import ELABORATES, elaborates, restates, words_of
 from .stance import CLAUSE as _CLAUSE
 from .stance import core, denies, polarity
-from .topicnames import names_class
+from .topicnames import adds_up, names_class
 from .topics import content_words
 from .when import plans_ahead, used_to_clauses
 
@@ -297,6 +297,15 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # flights" and "window seat from now on"), and another about the same thing holds
         # a value the line leaves ("I prefer aisle seats"): that one is what changes.
         target = held
+    if (strong or weak) and not flip and not target.linked and target.topical \
+            and adds_up(target.topic) and polarity(statement) == polarity(target.content) \
+            and not any(_NEGATED.search(x) for x in (statement, target.content)) \
+            and not replaces(statement):
+        # A time word alone ("now", "最近发现") in a class whose values add up (allergies,
+        # medications, pets): "turns out I'm allergic to mango now" is one more allergy
+        # beside "I'm allergic to pollen", not a change of it. (Not a line or a memory
+        # that says not: "I'm NOT allergic to penicillin after all", "还是不养狗了".)
+        return Related(Relation.NEW)
     if flip or strong or weak:
         # A guess by rank is applied only when the memory is plainly close in meaning
         # (`match`): below it, sentence vectors put unrelated statements of the same shape
@@ -380,6 +389,8 @@ def frozen_in_question(statement: str, matches: Sequence[Match],
             return m
     return None
 
+
+_NEGATED = re.compile(r"\b(?:not|no|never|nor)\b|n['’]t\b|[不没别未]", re.I)
 
 _OWNED = re.compile(r"\b(?!(?:it|that|he|she|there|what|who|let|here|where)['’])"
                     r"[a-z]+['’]s\s+([a-z]{3,})\b", re.I)

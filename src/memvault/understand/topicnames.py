@@ -13,7 +13,18 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["names_class"]
+__all__ = ["adds_up", "names_class"]
+
+# Classes whose values add up rather than replace one another: a second allergy, pet,
+# medication, condition or language is one more, not a change of the first, unless the
+# user says it replaces it ("switched", "instead", "no longer"). (Tastes are not here:
+# "迷上泰餐了" after "最近迷上了韩餐" moves on.)
+_ADD_UP = frozenset({"allergy", "medication", "health_condition", "languages_spoken", "pets"})
+
+
+def adds_up(topic: str) -> bool:
+    """Do the values of the topic class add up (a second allergy is one more)?"""
+    return topic in _ADD_UP
 
 _NAMES: dict[str, tuple[str, ...]] = {
     "airline_seat": ("airline", "airlines", "航空公司"),
