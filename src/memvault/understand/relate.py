@@ -48,7 +48,7 @@ from .discourse import (
     without_restating,
     without_stays,
 )
-from .matchwords import WHEN, Match, Thresholds, named_words
+from .matchwords import WHEN, Match, Thresholds, in_common, named_words
 from .meant import holds_old, meant, names_alone
 from .planoff import planned
 from .saidagain import ELABORATES, elaborates, restates, words_of
@@ -298,12 +298,14 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # a value the line leaves ("I prefer aisle seats"): that one is what changes.
         target = held
     if (strong or weak) and not flip and not target.linked and target.topical \
-            and adds_up(target.topic) and polarity(statement) == polarity(target.content) \
+            and adds_up(target.topic, in_common(statement, target)) \
+            and polarity(statement) * polarity(target.content) >= 0 \
             and not any(_NEGATED.search(x) for x in (statement, target.content)) \
             and not replaces(statement):
         # A time word alone ("now", "最近发现") in a class whose values add up (allergies,
         # medications, pets): "turns out I'm allergic to mango now" is one more allergy
-        # beside "I'm allergic to pollen", not a change of it. (Not a line or a memory
+        # beside "I'm allergic to pollen", not a change of it; "doc upped my sertraline to
+        # 100mg" names the same one as "I take 50mg of sertraline". (Not a line or a memory
         # that says not: "I'm NOT allergic to penicillin after all", "还是不养狗了".)
         return Related(Relation.NEW)
     if flip or strong or weak:

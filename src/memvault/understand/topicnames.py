@@ -22,9 +22,24 @@ __all__ = ["adds_up", "names_class"]
 _ADD_UP = frozenset({"allergy", "medication", "health_condition", "languages_spoken", "pets"})
 
 
-def adds_up(topic: str) -> bool:
-    """Do the values of the topic class add up (a second allergy is one more)?"""
-    return topic in _ADD_UP
+# The words such a class's statements relate the user to a value by ("allergic to",
+# "take", "养", "诊断"): two statements that share only these name two values of it;
+# sharing another ("sertraline") they name the same one.
+_FRAMES: dict[str, tuple[str, ...]] = {
+    "allergy": ("allerg", "react", "过敏"),
+    "medication": ("take", "taking", "medic", "meds", "pill", "prescri", "daily", "吃", "服",
+                   "药"),
+    "health_condition": ("diagnos", "suffer", "condition", "诊断", "患", "确诊"),
+    "languages_spoken": ("speak", "language", "fluent", "learn", "说", "会", "语", "学"),
+    "pets": ("have", "got", "adopt", "pet", "name", "养", "宠物", "叫"),
+}
+
+
+def adds_up(topic: str, shared: set[str]) -> bool:
+    """Do the values of the topic class add up (a second allergy is one more), and do two
+    statements that share the words `shared` name two values of it, not one?"""
+    frames = _FRAMES.get(topic, ()) if topic in _ADD_UP else None
+    return frames is not None and all(any(f in w for f in frames) for w in shared)
 
 _NAMES: dict[str, tuple[str, ...]] = {
     "airline_seat": ("airline", "airlines", "航空公司"),
