@@ -80,7 +80,8 @@ def holds_old(statement: str, target: Match, ranked: Sequence[Match],
     return None
 
 
-_GIVES_UP = re.compile(r"\b(?:instead\s+of|rather\s+than|from|no\s+more|not|never|quit|"
+_GIVES_UP = re.compile(r"\b(?:instead\s+of|rather\s+than|from|no\s+more|no|not|never|quit|"
+                       r"cancell?(?:ed|ing)?|"
                        r"stopp?(?:ed)?|gave\s+up|give\s+up|dropped|ditched|over)\s+(?:\w+\s+){0,2}$"
                        r"|(?:不再|不要|不喝|不吃|不用|戒了?|放弃|别|从)\S{0,3}$", re.I)
 
