@@ -52,13 +52,13 @@ def meant(statement: str, close: Sequence[Match], t: Thresholds) -> Match:
 def holds_old(statement: str, target: Match, ranked: Sequence[Match],
                t: Thresholds) -> Match | None:
     """The other memory of the same one-value topic class, nearly as close in meaning
-    (`ratio`), that holds the value a change
-    leaves, when `target` holds the value it comes to: the statement shares with `target`
-    every word it shares with the other, and more (the new value: "window"), said in the
-    clause that makes the change (not in its reason: "前一天晚上提醒我转头就忘，还是当天
-    早上七点提醒吧"); the other has words neither says (the old value: "aisle"). Not when
-    the line gives the target's value up ("no more tea, coffee only now"), nor when the
-    stances differ, nor for a memory the conversation tied the line to."""
+    (`ratio`), that holds the value a change leaves, when `target` holds the value it
+    comes to: the statement shares with `target` every word it shares with the other, and
+    more (the new value: "window"), said in the clause that makes the change (not in its
+    reason: "前一天晚上提醒我转头就忘，还是当天早上七点提醒吧"); the other has words neither
+    says (the old value: "aisle"). Not when the line gives the target's value up ("no more
+    tea, coffee only now"), nor when the stances differ, nor for a memory the conversation
+    tied the line to."""
     if target.linked or not (target.topical and target.exclusive) \
             or denies(statement, target.content) \
             or polarity(statement) * polarity(target.content) < 0:

@@ -18,13 +18,9 @@ __all__ = ["adds_up", "names_class"]
 # Classes whose values add up rather than replace one another: a second allergy, pet,
 # medication, condition or language is one more, not a change of the first, unless the
 # user says it replaces it ("switched", "instead", "no longer"). (Tastes are not here:
-# "迷上泰餐了" after "最近迷上了韩餐" moves on.)
-_ADD_UP = frozenset({"allergy", "medication", "health_condition", "languages_spoken", "pets"})
-
-
-# The words such a class's statements relate the user to a value by ("allergic to",
-# "take", "养", "诊断"): two statements that share only these name two values of it;
-# sharing another ("sertraline") they name the same one.
+# "迷上泰餐了" after "最近迷上了韩餐" moves on.) With each, the words its statements relate
+# the user to a value by ("allergic to", "take", "养", "诊断"): two statements that share
+# only these name two values of it; sharing another ("sertraline") they name the same one.
 _FRAMES: dict[str, tuple[str, ...]] = {
     "allergy": ("allerg", "react", "过敏"),
     "medication": ("take", "taking", "medic", "meds", "pill", "prescri", "daily", "吃", "服",
@@ -38,7 +34,7 @@ _FRAMES: dict[str, tuple[str, ...]] = {
 def adds_up(topic: str, shared: set[str]) -> bool:
     """Do the values of the topic class add up (a second allergy is one more), and do two
     statements that share the words `shared` name two values of it, not one?"""
-    frames = _FRAMES.get(topic, ()) if topic in _ADD_UP else None
+    frames = _FRAMES.get(topic)
     return frames is not None and all(any(f in w for f in frames) for w in shared)
 
 _NAMES: dict[str, tuple[str, ...]] = {
