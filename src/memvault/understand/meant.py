@@ -22,6 +22,12 @@ from .stance import CLAUSE, denies, polarity
 __all__ = ["holds_old", "meant", "names_alone"]
 
 
+def _its_own(statement: str, memory: Match, among: Sequence[Match]) -> set[str]:
+    """The words the statement shares with `memory` and with no other of `among`."""
+    return in_common(statement, memory) - set().union(
+        *(in_common(statement, m) for m in among if m is not memory))
+
+
 def names_alone(statement: str, memory: Match, ranked: Sequence[Match], lead: float) -> bool:
     """Does the statement share a word with `memory` that no other of its matches has, or
     is `memory` ahead in meaning, by `lead`, of every other that has its words ("回答越短
@@ -31,8 +37,8 @@ def names_alone(statement: str, memory: Match, ranked: Sequence[Match], lead: fl
     if not mine:
         return True
     others = [m for m in ranked if m is not memory and in_common(statement, m) & mine]
-    rest = set().union(*(in_common(statement, m) for m in others))
-    return bool(mine - rest) or all(memory.dense - m.dense >= lead for m in others)
+    return bool(_its_own(statement, memory, ranked)) \
+        or all(memory.dense - m.dense >= lead for m in others)
 
 
 def meant(statement: str, close: Sequence[Match], t: Thresholds) -> Match:
@@ -44,8 +50,7 @@ def meant(statement: str, close: Sequence[Match], t: Thresholds) -> Match:
     tied = [m for m in close if top.dense - m.dense < t.margin]
     if len(tied) < 2:
         return top
-    alone = [m for m in tied if in_common(statement, m) - set().union(
-        *(in_common(statement, o) for o in tied if o is not m))]
+    alone = [m for m in tied if _its_own(statement, m, tied)]
     return alone[0] if len(alone) == 1 else tied[0]
 
 
