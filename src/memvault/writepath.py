@@ -31,6 +31,7 @@ from .extract.slots import SLOTS, SlotRegistry
 from .ids import content_hash
 from .model import Op, Revision, Scope, Status
 from .observecheck import check_candidate, check_observe
+from .placevalue import PlaceJudge
 from .reads.related import NOT_MATCHED
 from .safety import pii
 from .safety.pii import for_sending, hidden_kinds, redact, scrub, scrub_around, sensitive_values
@@ -82,7 +83,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     msgs, ref = check_observe(messages, source_ref)
     # A spec ("rules", "llm:MODEL"; the strategy file's by default) or an object's extract().
     extractor = eng.core.strategy.write.extractor if extractor is None else extractor
-    ext = load_extractor(extractor) if isinstance(extractor, str) else extractor
+    # The rules read "moved to X" as a home only when X is a place by meaning (placevalue.py).
+    ext = extractor if not isinstance(extractor, str) else load_extractor(
+        extractor, place=PlaceJudge(eng.core.embedders[0])) \
+        if extractor.strip() == "rules" and eng.core.embedders else load_extractor(extractor)
     if not callable(getattr(ext, "extract", None)):
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")

@@ -40,19 +40,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..model import Kind
 from ..safety.instructions import scan
-from ..understand.discourse import (
-    adds,
-    beyond_change,
-    changes_mind,
-    corrects,
-    one_time,
-    only_once,
-)
+from ..understand.discourse import adds, beyond_change, changes_mind, corrects, one_time, only_once
 from ..understand.offers import declined
 from ..understand.stance import core
 from ..understand.stance import core as stance_core
@@ -124,13 +118,8 @@ from .readspans import opens_quote, read_spans
 from .replies import read_repairs
 from .requests import after_request, asked, asked_change
 from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
-from .statements import (
-    is_task,
-    open_statement,
-    speaker_clauses,
-    undecided,
-    with_speaker,
-)
+from .slotvalues import places_only
+from .statements import is_task, open_statement, speaker_clauses, undecided, with_speaker
 from .statements import standing as is_statement
 
 
@@ -157,8 +146,14 @@ class RuleExtractor:
 
     name = "rules"
 
-    def __init__(self, registry: SlotRegistry | None = None) -> None:
+    def __init__(self, registry: SlotRegistry | None = None,
+                 place: Callable[[str], bool] | None = None) -> None:
         self.registry = registry if registry is not None else SLOTS
+        self.place = place  # is a value read as a place one? (slotvalues.places_only)
+
+    def _find(self, text: str) -> list[SlotMatch]:
+        """The slot values `text` names, without a place that is not one."""
+        return places_only(self.registry.find(text), self.place)
 
     # --- the pass over the conversation ------------------------------------------------------
     def extract(self, messages: list[Message], *, unread: bool = False) -> list[CandidateMemory]:
@@ -248,7 +243,7 @@ class RuleExtractor:
         ttl_cue = next(((m, ttl) for rx, ttl in TTL if (m := rx.search(body))), None)
         emphasis = bool(EMPHASIS.search(body) and not DEMONSTRATIVE.search(body)
                         and not (ttl_cue and ttl_cue[1] == "1d"))
-        matches = self.registry.find(body)
+        matches = self._find(body)
         if not any(m.via == "pattern" for m in matches):
             # "上个月搬到成都了", "living in Hackney now": the slot patterns name the speaker;
             # so does a Chinese clause after a space or a comma ("累瘫 现在住滨江了")
@@ -257,7 +252,7 @@ class RuleExtractor:
                     continue
                 text, n = said
                 found = [replace(m, start=m.start - n + k, end=m.end - n + k)
-                         for m in self.registry.find(text)
+                         for m in self._find(text)
                          if m.via == "pattern" and m.start >= n and "的" not in m.surface]
                 if found:
                     matches = sorted(matches + found, key=lambda m: (m.start, -m.end))
@@ -541,7 +536,7 @@ class RuleExtractor:
                       "message_id": guess.id, "explicit": False, "confidence": 0.5,
                       "subject": "user", "flags": ["confirmation"], "note": note,
                       "at": reply.at, "extractor": self.name}
-            decisions = self._decide(text, self.registry.find(text))
+            decisions = self._decide(text, self._find(text))
             for d in decisions:
                 if d.value is None:
                     continue

@@ -88,6 +88,7 @@ _EN_PLACE = (r"(?!(?:nights?|days?|mornings?|evenings?|afternoons?|weekends?|wee
              r"[a-z][\w.'’\- ]{0,40}?(?=\s*(?:[,;!?]|[^\w\s.'’\-]|\.(?:\s|$)|$|\band\b|"
              r"\bbut\b|\bnow\b|\b(?:fyi|btw|lol|haha|tbh|rn|tho)\b|"
              r"\bwith\b|\bsince\b|\bfor\b|\bso\b|\bbecause\b|\bwhen\b|\bwhile\b|"
+             r"\b(?:full|part)[- ]time\b|\bpermanently\b|"
              r"\bafter\b|\bbefore\b|\b(?:last|this|next)\s+"
              r"(?:week|month|year|spring|summer|autumn|fall|winter)\b|\byesterday\b|\brecently\b|"
              r"\b(?:a few|two|three|several)\s+\w+\s+ago\b|\bin\s+(?:19|20)\d\d\b|"

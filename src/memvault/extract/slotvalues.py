@@ -5,7 +5,7 @@ of money, places, names), the regex fragments slot patterns embed (`TIME_ZH`, `T
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -221,3 +221,12 @@ def parse_name(text: str) -> str | None:
     return text if 0 < len(text) <= 40 else None
 
 
+
+
+def places_only(found: list[Any], place: Callable[[str], bool] | None) -> list[Any]:
+    """The slot matches `found`, without a place value that `place` (placevalue.py) says is
+    not one: "moved to Notion", "我们搬到飞书了" name an app, not where the user lives."""
+    if place is None:
+        return found
+    return [m for m in found if not (m.spec.parse is parse_place and m.via == "pattern"
+                                     and isinstance(m.value, str) and not place(m.value))]
