@@ -9,6 +9,7 @@ when no rule read one in it.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..understand.discourse import beyond_change
 from ..understand.planoff import plan_off
@@ -51,6 +52,16 @@ def beside_take_back(found: list[CandidateMemory]) -> list[CandidateMemory]:
         return found
     return [c for c in found if "retraction" in c.flags or c.slot is not None
             or not _names_nothing(c.source_text or c.content)]
+
+
+def swaps(found: list[Any], taken_back: str) -> bool:
+    """Do the slot values `found` in a line take back one value of a slot (said in
+    `taken_back`) and name another of the same slot? "forget email, text me", "scratch
+    email, ping me on telegram": a change of the value, not a take-back."""
+    said = taken_back.casefold()
+    gone = {(m.spec.key, m.value) for m in found if m.surface.casefold() in said}
+    return any(m.spec.key in {k for k, _ in gone} and (m.spec.key, m.value) not in gone
+               for m in found)
 
 
 def _names_nothing(text: str) -> bool:

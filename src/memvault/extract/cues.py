@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..understand.discourse import THIS_TIME_EN, THIS_TIME_ZH
+
 
 def any_of(*alts: str) -> re.Pattern[str]:
     """One case-insensitive pattern that matches any of `alts`."""
@@ -21,6 +23,7 @@ STANDING = any_of(
     r"\b(?:always|from now on|going forward|in (?:the )?future|by default|default to|"
     r"every time|each time|whenever|never(?!\s+mind)|from here on)\b",
     r"以后|今后|往后|后续|之后都|从现在起|从今天起|从现在开始|从今以后|默认|每次|一律|总是|永远|"
+    r"统一(?=[给用发导按改换都成走])|"
     r"都用|一直用",
     # an arrangement asked of the assistant about the user: how to remind or reach them,
     # with a recurrence ("Remind me to water the plants on Sundays", "send me a weekly
@@ -208,10 +211,10 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"them)\b",
                       r"\bday\s*dream\w*|\bfantasi[sz]\w*|\bdream(?:s|ing)?\s+(?:of|about)\b|"
                       r"\bpart\s+of\s+me\s+(?:wants|wishes|thinks)\b|幻想|白日梦|做梦都想")
-ONCE = any_of(r"\bthis time\b", r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
+ONCE = any_of(THIS_TIME_EN, r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
               # one particular thing to export ("export last month's data to xlsx")
               r"\bexport\s+(?:the|these|those|my|last\s+\w+'s|today's|yesterday's|this\s+\w+'s)\s",
-              r"这次|这一次|本次|这回",
+              THIS_TIME_ZH,
               # the task at hand taken back by the user ("never mind, I'll look up the
               # train times myself", "算了 我自己看火车票"), not a habit ("I cook for
               # myself") nor a reason ("stop texting me reminders, I'll check the app myself")
@@ -433,6 +436,8 @@ NEG = any_of(
     r"giving\s+up(?:\s+on)?)\s*$",
     r"\bdone with\b(?!\s+(?:the|this|that|it|my|your)\b)", r"n't\b" + _NOT_NEG_EN,
     r"\binstead of\b", r"\brather than\b",
+    # the value taken back right before it: "scratch email, ping me on telegram"
+    r"\b(?:scratch|forget|nix|drop|ditch|skip)\s+(?:the\s+)?$",
     _NOT_READ + r"|很少用|不常用|不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|"
     r"退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|戒了|戒掉|"
     r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是",
@@ -524,6 +529,6 @@ REQUEST = re.compile(r"^\s*(?:can|could|would|will)\s+you\b|能不能|可不可�
 # A change asked for as a question: "can you switch to answering in Spanish?",
 # "能不能以后改成…".
 CHANGE_REQUEST = re.compile(
-    r"^\s*(?:can|could|would|will)\s+you\s+(?:please\s+|pls\s+)?(?:switch|change|move|"
+    r"^\s*(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?(?:switch|change|move|"
     r"start|stop)\s+(?:to|over|from|using|answering|replying|writing|calling|sending|"
     r"giving|using)\b|(?:能不能|可不可以|能否)(?:以后|今后|往后|改|换)", re.I)

@@ -53,7 +53,7 @@ from ..understand.stance import core as stance_core
 from ..understand.takeback import retraction
 from ..understand.topics import content_words
 from ..understand.when import LONG_AGO, a_stay
-from .calledoff import beside_take_back, called_off, carry
+from .calledoff import beside_take_back, called_off, carry, swaps
 from .candidate import CandidateMemory
 from .clauses import own_habit, replaced_in_words, tag_request
 from .commands import CMD_PREFIX, CMD_TAG, command_reason
@@ -213,6 +213,9 @@ class RuleExtractor:
         command = reason is not None
         standing = bool(STANDING.search(body)) and not own_habit(body)
         taken_back = retraction(body)
+        # "scratch email, ping me on telegram": a change of the value, not a take-back
+        swapped = bool(taken_back) and swaps(self._find(body), taken_back)
+        taken_back = None if swapped else taken_back
         if taken_back is not None and not command and not HYPOTHETICAL.search(body) \
                 and not corrects(body) \
                 and not (question and not REQUEST.search(body)):
@@ -223,9 +226,11 @@ class RuleExtractor:
             if HYPOTHETICAL.search(body) or (question and IF_CLAUSE.search(body)
                                              and not REQUEST.search(body)):
                 return []  # imagining, or asking what would happen ("万一…，…怎么办？")
-            if (question or QUESTION.search(body)) and (ask := asked_change(body)):
-                # "can you push the briefing to 8:15?", "周报能不能改到周四发？": kept only
-                # if it changes a memory it matches (the clauses before it: its reasons)
+            if (question or QUESTION.search(body)) and (ask := asked_change(body)) and not any(
+                    m.spec.needs_cue and m.via == "word" for m in self._find(ask[1])):
+                # "can you push the briefing to 8:15?", "周报能不能改到周四发？": kept only if
+                # it changes a memory it matches (the clauses before it: its reasons); not
+                # one naming a setting's value with its cue ("can u switch to japanese")
                 return asked(self._open(msg, at + ask[0], end, ask[1]))
             # "can you switch to answering in Spanish?": a change asked for as a question
             if (question or QUESTION.search(body) or asks_a_not_a(body)) and not standing \
@@ -234,7 +239,7 @@ class RuleExtractor:
                 return self._beside_ask(msg, at, body)
             if ONCE.search(body) and not (standing or RECURRING.search(body)):
                 return []  # its other clauses are its reasons ("I'm borrowing a kitchen")
-        change = bool(CHANGE.search(body))
+        change = bool(CHANGE.search(body)) or swapped
         pref = PREF.search(body)
         fact = FACT.search(body)
         first = FIRST.search(body)

@@ -97,6 +97,10 @@ _EN_PLACE = (r"(?!(?:nights?|days?|mornings?|evenings?|afternoons?|weekends?|wee
              r"april|may|june|july|august|september|october|november|december|spring|summer|"
              r"autumn|fall|winter)\b))")
 
+# A name as said in English: a capitalised word, or initials ("J.P.", "A. J."), with a
+# title before it if one is said ("Dr. Okafor").
+_EN_NAME = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?:[A-Z]\.(?:\s?[A-Z]\.)+|[A-Z][\w'-]*)"
+
 BUILTIN: tuple[SlotSpec, ...] = (
     SlotSpec(
         "notify.channel", "how the user wants to receive notifications and reminders",
@@ -245,8 +249,8 @@ BUILTIN: tuple[SlotSpec, ...] = (
                   r"(?=[\s，。,.!?！？；;、]|$)",
                   r"我的名字是\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
                   r"(?:请|你可以|以后)?叫我\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
-                  r"\bmy name(?: is|'s|’s)\s+(?P<value>(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2}))",
-                  r"\bcall me\s+(?P<value>(?-i:[A-Z][\w'-]*))",
+                  rf"\bmy name(?: is|'s|’s)\s+(?P<value>(?-i:{_EN_NAME}(?: [A-Z][\w'-]*){{0,2}}))",
+                  rf"\bcall me\s+(?P<value>(?-i:{_EN_NAME}))",
                   # naming verbs beside "call": "address me as Dr. Okafor", "称呼我为林老师"
                   r"\b(?:address|refer\s+to)\s+me(?:\s+(?:formally|informally|simply|just))?"
                   r",?\s+as\s+(?P<value>(?-i:(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]*))",
@@ -255,7 +259,7 @@ BUILTIN: tuple[SlotSpec, ...] = (
                   # (not a way to travel: "I go by Uber to work")
                   r"\b(?:I|I'm|I've\s+been|started|been)\s+(?:go|going|gone)\s+by\s+"
                   r"(?!(?:Uber|Lyft|Bolt|Bus|Train|Tube|Metro|Subway|Taxi|Car|Bike|Plane|Air|"
-                  r"Ferry|Boat|Foot|Rail|Road|Sea)\b)(?P<value>(?-i:[A-Z][\w'-]*))"),
+                  rf"Ferry|Boat|Foot|Rail|Road|Sea)\b)(?P<value>(?-i:{_EN_NAME}))"),
         parse=parse_name, transient=False,
         templates={"en": "The user's name is {value}", "zh": "用户叫{value}",
                    "en:negative": "The user does not want to be called {replaces}",

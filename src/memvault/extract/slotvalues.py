@@ -132,11 +132,17 @@ _CURRENCIES = [
 ]
 _CUR_WORDS = r"元|块钱?|人民币|美元|美金|刀|欧元|英镑|日元|dollars?|bucks|euros?|pounds?|yen|" \
              r"usd|rmb|cny|eur|gbp|jpy"
+# "3k", "两万", "$2M", "1.5 million", "3亿": the multiple after the number.
+_MULT = (r"[kK](?![a-zA-Z])|千|万|亿|w(?![a-zA-Z])|[mM](?![a-zA-Z])|mn(?![a-zA-Z])|"
+         r"bn(?![a-zA-Z])|\s?(?:million|billion)s?(?![a-zA-Z])")
+_MULTIPLES = {"k": 1000, "千": 1000, "万": 10_000, "w": 10_000, "亿": 100_000_000,
+              "m": 1_000_000, "mn": 1_000_000, "million": 1_000_000, "bn": 10**9,
+              "billion": 10**9}
 AMOUNT = (r"[$€£¥￥]?\s*(?:\d[\d,]*(?:\.\d+)?|[零一二两三四五六七八九十百千万]+)\s*"
-          rf"(?:[kK](?![a-zA-Z])|千|万|w(?![a-zA-Z]))?\s*(?:{_CUR_WORDS})?")
+          rf"(?:{_MULT})?\s*(?:{_CUR_WORDS})?")
 _AMOUNT_RE = re.compile(
     r"(?P<sym>[$€£¥￥])?\s*(?P<num>\d[\d,]*(?:\.\d+)?|[零一二两三四五六七八九十百千万]+)\s*"
-    rf"(?P<mult>[kK](?![a-zA-Z])|千|万|w(?![a-zA-Z]))?\s*(?P<cur>{_CUR_WORDS})?", re.I)
+    rf"(?P<mult>{_MULT})?\s*(?P<cur>{_CUR_WORDS})?", re.I)
 _PERIODS = [(r"每个?月|一个?月|月度|per month|a month|/\s*mo(?:nth)?\b|monthly|每月", "month"),
             (r"每年|一年|per year|a year|/\s*y(?:ea)?r\b|yearly|annual", "year"),
             (r"每周|每星期|一周|per week|a week|weekly", "week"),
@@ -161,7 +167,7 @@ def parse_money(text: str) -> dict[str, Any] | None:
         if not num.isascii() and re.match(r"\s*个?[月年周天星]", text[m.end("num"):]):
             continue  # "一个月" is a period, not an amount
         mult = (m.group("mult") or "").lower()
-        amount *= {"k": 1000, "千": 1000, "万": 10_000, "w": 10_000}.get(mult, 1)
+        amount *= _MULTIPLES.get(mult.strip().removesuffix("s"), 1)
         if amount <= 0:
             continue
         cur_text = (m.group("sym") or "") + (m.group("cur") or "")
@@ -193,7 +199,9 @@ _NOT_PLACE = re.compile(
     r"^(?:an?|one|my|our|this|that)\s|^(?:fear|hope|denial|peace|harmony|poverty|luxury|"
     r"comfort|dread|terror|hiding|misery|the (?:moment|past|present|future|now|dark|shadow))\b"
     r"|\b(?:apartment|flat|house|home|dorm|dormitory|condo|studio|basement|cabin|tent|trailer|"
-    r"van|hotel|room|building)s?$"
+    r"van|hotel|room|building|unit|suite|floor|storey|story)s?$"
+    # a floor or a unit of the same building ("the 3rd floor unit", "floor 12")
+    r"|\b(?:\d+(?:st|nd|rd|th)|ground|top|upper|lower)\s+(?:floor|storey)\b|^(?:floor|unit)\s"
     # a move that is not a home: a new job, a device, a chapter, a shift
     r"|(?-i:^(?:next|new|other|another|same)\b)|\b(?:iphone|android|mac|windows|linux|chapter|page|"
     r"level|phase|stage|step|team|department|office|shift|desk|computer|laptop|phone|server|"

@@ -107,18 +107,24 @@ _SAID_AGAIN = re.compile(
     r"\bonce\s+more(?=\s*(?:[,:;.!]|for\s+the\s+record))|\brepeat(?:ing)?\s+myself\b|"
     r"\b(?:i\s+know\s+)?i(?:['’]ve|\s+have)?\s+(?:said|told\s+you)\s+(?:this|that|it)\s+"
     r"(?:before|already)(?=\s*(?:[,.!?;:]|but\b|$))", re.I)
+# "this time" of one occasion, not of one more attempt at a habit ("trying to lose weight,
+# seriously this time", "I'm quitting sugar for real this time", "这次是认真的").
+THIS_TIME_EN = (r"(?<!\bseriously\s)(?<!\breally\s)(?<!\bfor\sreal\s)(?<!\bfor\sgood\s)"
+                r"\bthis\s+time\b(?!\s+(?:for\s+(?:real|good|sure)|i\s+mean\s+it))")
+THIS_TIME_ZH = r"(?:这次|这一次|本次|这回)(?!是?认真|真的?要?|一定|动真格)"
 # One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
 _ONCE = re.compile(
     # ("as of this week", "starting this month", "从这周起": when a change starts)
     r"\b(?:(?<!as\sof\s)(?<!from\s)(?<!starting\s)today|tonight|tomorrow|(?<!as\sof\s)"
     r"(?<!from\s)(?<!starting\s)"
-    r"this\s+(?:morning|afternoon|evening|week|weekend|time|once|"
+    r"this\s+(?:morning|afternoon|evening|week|weekend|once|"
     r"one)|just\s+this\s+once|only\s+today|for\s+now|right\s+now|at\s+the\s+moment|"
     r"for\s+the\s+time\s+being|just\s+for\s+this|for\s+this\s+(?:one|snippet|report|file|"
     r"email|message|doc|document|project|task|case|trip|meeting|question)|"
     r"for\s+this\s+[a-z]+\s+only|(?:only|just)\s+for\s+this\s+[a-z]+)\b"
     r"|\b(?:only|just)\s+(?:today|tonight|this\s+(?:week|once|time))\b"
-    r"|明天|今天|今晚|后天|(?<!从)(?:这周|本周)(?!起|开始)|这次|这一次|这回|暂时|这两天|这几天|先(?=别|不)|这一条|这一单|这单"
+    rf"|{THIS_TIME_EN}|{THIS_TIME_ZH}"
+    r"|明天|今天|今晚|后天|(?<!从)(?:这周|本周)(?!起|开始)|暂时|这两天|这几天|先(?=别|不)|这一条|这一单|这单"
     # a request tied to one event: "资料更新后请…", "once it's done, let me know"
     r"|(?<!以)(?<!之)后(?=请|麻烦|记得|告诉|通知)"
     r"|\bonce\s+(?:it|this|that|the\s+\w+)\s+(?:is|are|has|have|gets?)\b"

@@ -1,0 +1,95 @@
+"""Slot values read as the user meant them: a budget in millions, a name in initials, a
+floor of the same building, "this time" of one more attempt, a setting asked for as a
+question, and a value dropped for another in one line. Each was misread before (an
+expectations-first probe set, BENCHMARKS.md); wording of its own here."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Scope
+from memvault.extract import as_messages
+from memvault.extract.rules import RuleExtractor
+from memvault.extract.slotvalues import parse_money
+
+
+def _read(line: str) -> list[tuple[str | None, object]]:
+    out = RuleExtractor().extract(as_messages([{"role": "user", "content": line}]))
+    return [(c.slot, c.value) for c in out]
+
+
+@pytest.mark.parametrize("said,amount", [
+    ("$3M", 3_000_000), ("1.2 million euros", 1_200_000), ("2bn", 2_000_000_000),
+    ("4亿", 400_000_000), ("6k", 6000), ("两万", 20_000), ("15 minutes", 15),
+])
+def test_a_multiple_after_the_number_counts(said, amount):
+    assert parse_money(said)["amount"] == amount
+
+
+def test_a_budget_in_millions_is_not_a_budget_of_units():
+    assert _read("my budget is about 1.5 million") == [
+        ("user.budget", {"amount": 1_500_000, "currency": None, "period": None})]
+
+
+@pytest.mark.parametrize("line,name", [
+    ("honestly just call me R.J., everyone does", "R.J."),
+    ("please call me Prof. Adeyemi in emails", "Prof. Adeyemi"),
+])
+def test_a_name_in_initials_or_with_a_title_is_kept_whole(line, name):
+    assert ("user.name", name) in _read(line)
+
+
+@pytest.mark.parametrize("line", [
+    "we moved to the 5th floor unit last week",
+    "I moved to floor 9, the view is great",
+])
+def test_a_floor_of_the_building_is_not_a_town(line):
+    assert "user.location" not in [s for s, _ in _read(line)]
+
+
+@pytest.mark.parametrize("line,slot", [
+    ("im cutting sugar to lose weight, for real this time", "diet.goal"),
+    ("这次是认真的 我要减肥了", "diet.goal"),
+])
+def test_this_time_of_one_more_attempt_is_not_one_occasion(line, slot):
+    assert slot in [s for s, _ in _read(line)]
+
+
+@pytest.mark.parametrize("line", ["send the invoice as PDF this time",
+                                  "这次用Word发给我就行"])
+def test_this_time_of_one_occasion_still_sets_nothing(line):
+    assert [s for s, _ in _read(line) if s] == []
+
+
+@pytest.mark.parametrize("line,slot,value", [
+    ("can u switch to korean for our chats", "reply.language", "ko"),
+    ("could you switch to whatsapp for reminders?", "notify.channel", "whatsapp"),
+])
+def test_a_setting_asked_for_as_a_question_is_set(line, slot, value):
+    assert (slot, value) in _read(line)
+
+
+def test_a_change_asked_for_that_names_no_setting_is_still_only_asked():
+    out = RuleExtractor().extract(as_messages(
+        [{"role": "user", "content": "can you move my piano lesson to 5pm?"}]))
+    assert [(c.slot, "asked_change" in c.flags) for c in out] == [(None, True)]
+
+
+def test_a_value_dropped_for_another_of_the_slot_is_a_change(vault):
+    scope = Scope("t", "u1")
+    vault.observe(scope, [{"role": "user", "content": "please notify me by email"}])
+    held = next(m for m in vault.list(scope) if m.slot == "notify.channel")
+    vault.observe(scope, [{"role": "user",
+                           "content": "ok scratch email, message me on slack insted"}])
+    after = vault.get(scope, held.id)
+    assert (after.version, after.value, after.status) == (2, "slack", "active")
+
+
+def test_a_take_back_of_a_value_alone_is_still_a_take_back():
+    out = RuleExtractor().extract(as_messages(
+        [{"role": "user", "content": "forget what I said about slack"}]))
+    assert ["retraction" in c.flags for c in out] == [True]
+
+
+def test_uniformly_is_how_things_stand():
+    assert ("report.format", "PDF") in _read("周报统一发PDF给我")
