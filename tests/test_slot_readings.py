@@ -93,3 +93,53 @@ def test_a_take_back_of_a_value_alone_is_still_a_take_back():
 
 def test_uniformly_is_how_things_stand():
     assert ("report.format", "PDF") in _read("周报统一发PDF给我")
+
+
+# --- the reply's language, any language, by its name -------------------------------------
+
+@pytest.mark.parametrize("line,tag", [
+    ("could you answer in Turkish from now on", "tr"),
+    ("talk to me in Vietnamese please", "vi"),
+    ("以后都用广东话回复我", "yue"),
+    ("reply in Traditional Chinese from now on", "zh-Hant"),
+    ("以后用印地语回答我", "hi"),
+])
+def test_any_language_named_as_the_replys_is_set(line, tag):
+    assert ("reply.language", tag) in _read(line)
+
+
+def test_the_language_asked_for_wins_over_one_named_in_passing():
+    assert _read("answer in Italian from now on, my spanish is rusty")[:1] == [
+        ("reply.language", "it")]
+
+
+@pytest.mark.parametrize("line", ["reply in short sentences from now on",
+                                  "answer in bullet points please",
+                                  "write it in Java from now on",
+                                  "reply in Dutch for this message only"])
+def test_a_word_that_only_resembles_a_language_sets_none(line):
+    assert "reply.language" not in [s for s, _ in _read(line)]
+
+
+def test_a_variety_of_the_language_held_is_a_change_named_in_the_users_words(vault):
+    scope = Scope("t", "u1")
+    vault.observe(scope, [{"role": "user", "content": "以后用中文回复我"}])
+    held = next(m for m in vault.list(scope) if m.slot == "reply.language")
+    vault.observe(scope, [{"role": "user", "content": "还是用粤语回复我吧"}])
+    after = vault.get(scope, held.id)
+    assert (after.version, after.value) == (2, "yue")
+    assert "粤语" in after.content
+
+
+# --- what others call the user ------------------------------------------------------------
+
+@pytest.mark.parametrize("line,name", [
+    ("everybody calls me Tash, short for Natasha, you can too", "Tash"),
+    ("大家都喊我二丫，你也这么叫吧", "二丫"),
+])
+def test_what_others_call_the_user_is_the_name_when_asked_for_too(line, name):
+    assert ("user.name", name) in _read(line)
+
+
+def test_what_everyone_calls_the_user_in_jest_is_no_name():
+    assert "user.name" not in [s for s, _ in _read("同学都叫我学霸 哈哈哈")]

@@ -227,7 +227,7 @@ class RuleExtractor:
                                              and not REQUEST.search(body)):
                 return []  # imagining, or asking what would happen ("万一…，…怎么办？")
             if (question or QUESTION.search(body)) and (ask := asked_change(body)) and not any(
-                    m.spec.needs_cue and m.via == "word" for m in self._find(ask[1])):
+                    m.spec.needs_cue and m.via != "pattern" for m in self._find(ask[1])):
                 # "can you push the briefing to 8:15?", "周报能不能改到周四发？": kept only if
                 # it changes a memory it matches (the clauses before it: its reasons); not
                 # one naming a setting's value with its cue ("can u switch to japanese")
@@ -485,10 +485,10 @@ class RuleExtractor:
                 later = [m for m in pos if m.start >= changes[-1]]
                 pos = later or pos
             if len({_key(m.value) for m in pos}) > 1:
-                # "Slack from now on, my phone is always on silent": the user's own device,
-                # described, is not a second value beside the one asked for
-                owned = [m for m in pos if MY_THING.search(text, 0, m.start)
-                         and IS_AFTER.match(text, m.end)]
+                # "Slack from now on, my phone is always on silent": the user's own device is
+                # no second value; nor a word beside one said so ("answer in pt…, my english…")
+                owned = [m for m in pos if (MY_THING.search(text, 0, m.start) and IS_AFTER.match(
+                    text, m.end)) or (m.via == "word" and any(o.via != "word" for o in pos))]
                 pos = [m for m in pos if m not in owned] or pos
             said_no = {_key(m.value) for m in neg}
             if any(_key(m.value) not in said_no for m in pos):

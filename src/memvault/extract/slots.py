@@ -59,6 +59,8 @@ from .slotvalues import (
     TIME_ZH,
     cn_int,
     lang_of,
+    language_name,
+    parse_language,
     parse_money,
     parse_name,
     parse_place,
@@ -161,6 +163,16 @@ BUILTIN: tuple[SlotSpec, ...] = (
         cues=("reply", "respond", "answer", "talk", "speak", "write", "communicate",
               "language", "switch to", "switch back to", "go back to", "回复", "回答", "交流",
               "说", "沟通", "语言", "用", "改回", "换回"),
+        # any language said as the reply's ("answer in Portuguese", "用粤语回我"), beside
+        # the seven named above: a name langcodes knows (slotvalues.parse_language)
+        asks=(r"\b(?:reply|replies|respond|responses?|answer|answers|write|talk|speak|"
+                  r"communicate|chat)(?:\s+(?:to|with)\s+me|\s+me)?(?:\s+(?:only|always|just))?\s+in\s+"
+                  r"(?P<value>[A-Za-z]+(?:[\s-][A-Za-z]+)?)",
+                  r"用(?P<value>[^\s，。,.!?！？；;、用]{1,6}?[语文话])(?:来)?(?:跟我|和我|给我|对我)?"
+                  r"(?:回复|回答|回我|交流|沟通|说|写|聊)",
+                  r"(?:回复|回答|回我)(?:都|就|一律)?(?:用|改成|换成|改用|换用)"
+                  r"(?P<value>[^\s，。,.!?！？；;、]{1,6}?[语文话])"),
+        parse=parse_language, names=language_name,
         needs_cue=True,
         labels={"zh": {"zh": "中文", "en": "英文", "ja": "日语", "ko": "韩语", "fr": "法语",
                        "de": "德语", "es": "西班牙语"},
@@ -248,7 +260,14 @@ BUILTIN: tuple[SlotSpec, ...] = (
                   r"(?P<value>[^\s，。,.!?！？；;、]{1,6})"
                   r"(?=[\s，。,.!?！？；;、]|$)",
                   r"我的名字是\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
-                  r"(?:请|你可以|以后)?叫我\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
+                  # (not what everyone else calls the user, "同事都叫我卷王", unless the
+                  # assistant is asked to as well: "大家都叫我阿May，你也这么叫吧")
+                  r"(?<!都)(?:请|你可以|以后)?叫我\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",
+                  r"都(?:叫|喊|称呼)我\s*(?P<value>[^\s，。,.!?！？；;、]{1,6})(?=[^。！？!?]{0,12}?"
+                  r"你也(?:可以)?(?:这么|这样)?(?:叫|喊|称呼))",
+                  rf"\b(?:everyone|everybody|people|folks|friends|(?:all\s+)?my\s+\w+)\s+calls?\s+me\s+"
+                  rf"(?P<value>(?-i:{_EN_NAME}))(?=[^.!?]{{0,50}}?\b(?:use\s+that|you\s+can\s+too|"
+                  r"you\s+too|go\s+with\s+that|call\s+me\s+that|do\s+the\s+same))",
                   rf"\bmy name(?: is|'s|’s)\s+(?P<value>(?-i:{_EN_NAME}(?: [A-Z][\w'-]*){{0,2}}))",
                   rf"\bcall me\s+(?P<value>(?-i:{_EN_NAME}))",
                   # naming verbs beside "call": "address me as Dr. Okafor", "称呼我为林老师"

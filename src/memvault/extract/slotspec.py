@@ -72,6 +72,10 @@ class SlotSpec:
     # A first-person sentence naming a value is a statement about the user ("I'm vegan").
     stative: bool = False
     patterns: tuple[str, ...] = ()
+    # Patterns of a value asked for ("answer in Portuguese"): read like a value's word
+    # (a wish must ask for it; "for this message only" keeps it), not like `patterns`,
+    # which say something of the user ("I live in Leeds").
+    asks: tuple[str, ...] = ()
     parse: Callable[[str], Any] | None = None
     # The value a universal negation means ("不喜欢任何形式的推送通知" → none).
     none_value: str | None = None
@@ -82,24 +86,29 @@ class SlotSpec:
     templates: Mapping[str, str] = field(default_factory=dict)
     labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     display: Callable[[Any], str] | None = None
+    # A value's name in a language ("en", "zh") when `labels` has none ("yue" → 粤语).
+    names: Callable[[Any, str], str | None] | None = None
     # Values of *other* slots this slot's value pulls against ("concise" vs "explain the
     # background first"): both stay active, and the context builder shows them as a conflict.
     clashes: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     _compiled: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    _asked: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         v.slot(self.key)
         v.kind(self.kind)
         try:
             compiled = tuple(re.compile(p, re.I) for p in self.patterns)
+            asked = tuple(re.compile(p, re.I) for p in self.asks)
         except re.error as e:
             raise ValidationError(f"slot {self.key}: bad pattern ({e})") from None
-        for p in compiled:
+        for p in (*compiled, *asked):
             if "value" not in p.groupindex:
                 raise ValidationError(f"slot {self.key}: pattern {p.pattern!r} has no "
                                       "(?P<value>…) group")
         object.__setattr__(self, "values", {k: tuple(ws) for k, ws in self.values.items()})
         object.__setattr__(self, "_compiled", compiled)
+        object.__setattr__(self, "_asked", asked)
 
     @property
     def enumerated(self) -> bool:
@@ -119,6 +128,8 @@ class SlotSpec:
         if isinstance(value, list):
             return " / ".join(self.label(x, lang) for x in value)
         got = self.labels.get(lang, {}).get(value) if isinstance(value, str) else None
+        if got is None and self.names is not None and isinstance(value, str):
+            got = self.names(value, lang)
         if got is not None:
             return got
         return self.display(value) if self.display is not None else str(value)
@@ -158,7 +169,7 @@ class SlotMatch:
     surface: str
     start: int
     end: int
-    via: str  # "word" (enumerated) or "pattern" (open value)
+    via: str  # "word" (enumerated), "pattern" (open value) or "asked" (SlotSpec.asks)
 
 
 class SlotRegistry:
@@ -281,8 +292,8 @@ class SlotRegistry:
                         continue
                     out.append(SlotMatch(spec, smap.get(key, surface), surface, m.start(),
                                          m.end(), "word"))
-            for pat in spec._compiled:
-                for m in pat.finditer(text):
+            for via, pats in (("pattern", spec._compiled), ("asked", spec._asked)):
+                for m in (m for pat in pats for m in pat.finditer(text)):
                     raw = m.group("value")
                     if raw is None:
                         continue
@@ -290,9 +301,13 @@ class SlotRegistry:
                     if value in (None, ""):
                         continue
                     out.append(SlotMatch(spec, value, raw, m.start("value"), m.end("value"),
-                                         "pattern"))
+                                         via))
         out.sort(key=lambda s: (s.start, -s.end))
-        return out
+        # A word inside what a pattern read for the same slot is part of that value ("中文"
+        # of "用繁体中文回复"), not a second one.
+        return [m for m in out if m.via != "word" or not any(
+            o.via != "word" and o.spec is m.spec and o.start <= m.start and m.end <= o.end
+            for o in out)]
 
 
 def _singular(word: str, smap: Mapping[str, str]) -> str:

@@ -238,3 +238,35 @@ def places_only(found: list[Any], place: Callable[[str], bool] | None) -> list[A
         return found
     return [m for m in found if not (m.spec.parse is parse_place and m.via == "pattern"
                                      and isinstance(m.value, str) and not place(m.value))]
+
+
+def parse_language(text: str) -> str | None:
+    """A language as its tag (langcodes): "Portuguese" → "pt", "Brazilian Portuguese" →
+    "pt-BR", "粤语" and "广东话" → "yue", "繁体中文" → "zh-Hant". Only a name of a language
+    with a million speakers or more, said as its name: langcodes also finds words that
+    merely resemble one ("short" → Shor, "Java" → Javanese, "person" → Persian)."""
+    import langcodes  # its name data loads on the first find
+
+    words = text.split()
+    for n in dict.fromkeys((len(words), 2, 1)):
+        said = " ".join(words[:n])
+        try:
+            tag = langcodes.find(said)
+        except LookupError:
+            continue
+        if not tag.language or (tag.speaking_population() or 0) < 1_000_000:
+            continue
+        name = tag.display_name().split(" (")[0].casefold()
+        if _CJK.search(said) or said.split()[-1].casefold() == name:
+            return str(tag).replace("cmn", "zh", 1) if tag.language == "cmn" else str(tag)
+    return None
+
+
+def language_name(tag: Any, lang: str) -> str | None:
+    """A language tag's name in the user's language ("yue" → "Cantonese" / "粤语")."""
+    import langcodes
+
+    try:
+        return langcodes.get(str(tag)).display_name("zh" if lang == "zh" else "en")
+    except (ValueError, LookupError):
+        return None
