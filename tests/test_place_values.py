@@ -60,7 +60,7 @@ def test_a_time_phrase_ends_the_place():
 def test_the_rules_ask_the_judge_only_of_a_place_value():
     asked: list[str] = []
 
-    def judge(value: str) -> bool:
+    def judge(value: str, said: str) -> bool:
         asked.append(value)
         return False
 
@@ -80,3 +80,16 @@ def test_an_embedder_without_a_measured_margin_keeps_every_value_a_place():
     assert not judge("YNAB") and judge("Kyoto")
     judge.margin = None  # what an embedder no margin was measured for gets
     assert judge("YNAB") and judge("Kyoto")
+
+
+@pytest.mark.parametrize("line,word", [
+    ("moved to Monzo, way better app than my old bank", "monzo"),
+    ("I moved to Zed, it's a much faster code editor", "zed"),
+])
+def test_a_line_about_a_thing_one_uses_moved_to_no_home(vault, line, word):
+    # the name alone may sound like a town; the line is about a bank, a code editor
+    scope = Scope("t", "u1")
+    vault.observe(scope, [{"role": "user", "content": line}])
+    live = _live(vault, scope)
+    assert [m.slot for m in live] == [None]
+    assert word in live[0].content.casefold()

@@ -143,3 +143,15 @@ def test_what_others_call_the_user_is_the_name_when_asked_for_too(line, name):
 
 def test_what_everyone_calls_the_user_in_jest_is_no_name():
     assert "user.name" not in [s for s, _ in _read("同学都叫我学霸 哈哈哈")]
+
+
+@pytest.mark.parametrize("line,said", [
+    ("别打电话了，我电话老是静音", ("不希望", "电话")),
+    ("stop texting me, my texts are a mess", ("does not want", "SMS")),
+])
+def test_a_reason_that_names_the_refused_value_does_not_ask_for_it(vault, line, said):
+    scope = Scope("t", "u1")
+    vault.observe(scope, [{"role": "user", "content": line}])
+    live = [m for m in vault.list(scope) if m.status == "active" and m.kind != "turn"]
+    assert [m.value for m in live if m.slot == "notify.channel"] == []
+    assert [all(w in m.content for w in said) for m in live] == [True]

@@ -4,9 +4,10 @@ is as often a thing the user switched to ("moved to Notion for my notes", "我�
 
 Judged by meaning: the value's vector against the mean of a few short descriptions of
 places ("a city", "一个区") and of things ("an app", "a bank", "一个软件"). A value clearly
-nearer the things is not a place. The margin is the embedder's own (measured in
-benchmarks/place_values.py); for an embedder with none measured every value stays a
-place, as before.
+nearer the things is not a place; nor is one said in a line the topic classes
+(topicscore.py) confidently put among the things one uses. The margin is the embedder's
+own (measured in benchmarks/place_values.py); for an embedder with none measured every
+value stays a place, as before.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MARGIN", "PlaceJudge"]
+from .topicscore import topics_of
+
+__all__ = ["LINE_FLOOR", "MARGIN", "THING_CLASSES", "PlaceJudge"]
 
 PLACES = ("a city", "a town", "a country", "a neighbourhood", "a district of a city",
           "一个城市", "一个区", "一个国家")
@@ -37,8 +40,19 @@ def _prototypes(embedder: Any) -> tuple[np.ndarray, np.ndarray]:
     return mean(PLACES), mean(THINGS)
 
 
+# Topic classes (topicscore.py) of things one uses, not where one lives: a line confidently
+# of one ("moved to Kotlin last sprint, way less boilerplate", "moved to Revolut bc my old
+# bank kept charging fees") moved to a thing, whatever its name sounds like.
+THING_CLASSES = frozenset({
+    "bank", "code_editor", "coffee_tea_order", "computer_os", "file_format", "games_tv",
+    "grocery_store", "music_taste", "notes_app", "notify_channel", "phone_device",
+    "reading_genre", "social_media", "streaming_service", "work_chat_app", "work_language"})
+LINE_FLOOR = 0.6
+
+
 class PlaceJudge:
-    """`judge(value)`: False when the value is clearly a thing, not a place."""
+    """`judge(value, said)`: False when the value is clearly a thing, not a place, or the
+    line it was said in is confidently about a thing one uses."""
 
     def __init__(self, embedder: Any) -> None:
         self.embedder = embedder
@@ -50,7 +64,11 @@ class PlaceJudge:
         v = np.asarray(self.embedder.embed_documents([value])[0], dtype=np.float32)
         return float(v @ thing - v @ place) / float(np.linalg.norm(v) or 1.0)
 
-    def __call__(self, value: str) -> bool:
+    def __call__(self, value: str, said: str = "") -> bool:
         if self.margin is None or not value.strip():
             return True
-        return self.nearer_things(value) < self.margin
+        if self.nearer_things(value) >= self.margin:
+            return False
+        topic = topics_of(self.embedder, [said])[0] if said.strip() else None
+        return not (topic is not None and topic.name in THING_CLASSES
+                    and topic.p >= LINE_FLOOR)

@@ -136,9 +136,7 @@ def _key(value: Any) -> str:
 
 
 def _one_or_list(values: list[Any]) -> Any:
-    if not values:
-        return None
-    return values[0] if len(values) == 1 else values
+    return (values[0] if len(values) == 1 else values) if values else None
 
 
 class RuleExtractor:
@@ -147,13 +145,12 @@ class RuleExtractor:
     name = "rules"
 
     def __init__(self, registry: SlotRegistry | None = None,
-                 place: Callable[[str], bool] | None = None) -> None:
+                 place: Callable[[str, str], bool] | None = None) -> None:
         self.registry = registry if registry is not None else SLOTS
         self.place = place  # is a value read as a place one? (slotvalues.places_only)
 
-    def _find(self, text: str) -> list[SlotMatch]:
-        """The slot values `text` names, without a place that is not one."""
-        return places_only(self.registry.find(text), self.place)
+    def _find(self, text: str) -> list[SlotMatch]:  # without a place that is not one
+        return places_only(self.registry.find(text), self.place, text)
 
     # --- the pass over the conversation ------------------------------------------------------
     def extract(self, messages: list[Message], *, unread: bool = False) -> list[CandidateMemory]:
@@ -491,7 +488,10 @@ class RuleExtractor:
                     text, m.end)) or (m.via == "word" and any(o.via != "word" for o in pos))]
                 pos = [m for m in pos if m not in owned] or pos
             said_no = {_key(m.value) for m in neg}
-            if any(_key(m.value) not in said_no for m in pos):
+            if pos and neg and all(_key(m.value) in said_no for m in pos) and not any(
+                    c.start() >= max(m.end for m in neg) for c in CHANGE.finditer(text)):
+                pos = []  # "别发邮件了，我最近邮箱满了": the reason names what is refused
+            elif any(_key(m.value) not in said_no for m in pos):
                 # "别发微信了，我微信消息太多看不过来，发邮件吧": a value refused is not also
                 # asked for by naming it again while asking for another
                 pos = [m for m in pos if _key(m.value) not in said_no]

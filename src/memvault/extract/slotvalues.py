@@ -231,13 +231,14 @@ def parse_name(text: str) -> str | None:
 
 
 
-def places_only(found: list[Any], place: Callable[[str], bool] | None) -> list[Any]:
-    """The slot matches `found`, without a place value that `place` (placevalue.py) says is
-    not one: "moved to Notion", "我们搬到飞书了" name an app, not where the user lives."""
+def places_only(found: list[Any], place: Callable[[str, str], bool] | None,
+                said: str = "") -> list[Any]:
+    """The slot matches `found` in `said`, without a place value that `place`
+    (placevalue.py) says is not one: "moved to Notion", "我们搬到飞书了" name an app."""
     if place is None:
         return found
     return [m for m in found if not (m.spec.parse is parse_place and m.via == "pattern"
-                                     and isinstance(m.value, str) and not place(m.value))]
+                                     and isinstance(m.value, str) and not place(m.value, said))]
 
 
 def parse_language(text: str) -> str | None:
