@@ -93,3 +93,11 @@ def test_a_line_about_a_thing_one_uses_moved_to_no_home(vault, line, word):
     live = _live(vault, scope)
     assert [m.slot for m in live] == [None]
     assert word in live[0].content.casefold()
+
+
+def test_a_town_clearly_named_stays_the_home_whatever_else_the_line_talks_about(vault):
+    scope = Scope("t", "u1")
+    line = "we moved to Valencia, my bank doesn't even have branches here"
+    vault.observe(scope, [{"role": "user", "content": line}])
+    assert [(m.slot, m.value) for m in _live(vault, scope) if m.slot] == [
+        ("user.location", "Valencia")]

@@ -4,10 +4,10 @@ is as often a thing the user switched to ("moved to Notion for my notes", "我�
 
 Judged by meaning: the value's vector against the mean of a few short descriptions of
 places ("a city", "一个区") and of things ("an app", "a bank", "一个软件"). A value clearly
-nearer the things is not a place; nor is one said in a line the topic classes
-(topicscore.py) confidently put among the things one uses. The margin is the embedder's
-own (measured in benchmarks/place_values.py); for an embedder with none measured every
-value stays a place, as before.
+nearer the things is not a place; nor is one not clearly nearer the places said in a line
+the topic classes (topicscore.py) confidently put among the things one uses. The margin
+is the embedder's own (measured in benchmarks/place_values.py); for an embedder with none
+measured every value stays a place, as before.
 """
 
 from __future__ import annotations
@@ -67,8 +67,11 @@ class PlaceJudge:
     def __call__(self, value: str, said: str = "") -> bool:
         if self.margin is None or not value.strip():
             return True
-        if self.nearer_things(value) >= self.margin:
+        nearer = self.nearer_things(value)
+        if nearer >= self.margin:
             return False
+        if nearer <= -self.margin:
+            return True  # clearly a place, whatever else the line talks about ("…my bank…")
         topic = topics_of(self.embedder, [said])[0] if said.strip() else None
         return not (topic is not None and topic.name in THING_CLASSES
                     and topic.p >= LINE_FLOOR)

@@ -229,8 +229,6 @@ def parse_name(text: str) -> str | None:
     return text if 0 < len(text) <= 40 else None
 
 
-
-
 def places_only(found: list[Any], place: Callable[[str, str], bool] | None,
                 said: str = "") -> list[Any]:
     """The slot matches `found` in `said`, without a place value that `place`
