@@ -155,3 +155,24 @@ def test_a_reason_that_names_the_refused_value_does_not_ask_for_it(vault, line, 
     live = [m for m in vault.list(scope) if m.status == "active" and m.kind != "turn"]
     assert [m.value for m in live if m.slot == "notify.channel"] == []
     assert [all(w in m.content for w in said) for m in live] == [True]
+
+
+# --- a group's budget, a name others use, sticking with it this time ----------------------
+
+@pytest.mark.parametrize("line", ["the client's marketing budget is 1.2 million",
+                                  "我们部门今年的培训预算是十万"])
+def test_a_budget_a_group_holds_is_not_the_users(line):
+    assert "user.budget" not in [s for s, _ in _read(line)]
+
+
+def test_the_users_own_budget_is_still_read():
+    assert ("user.budget", {"amount": 2000, "currency": None, "period": None}) in _read(
+        "my budget is 2k for the trip")
+
+
+def test_what_everyone_calls_the_user_with_guan_is_no_name():
+    assert "user.name" not in [s for s, _ in _read("大家都管我叫阿强")]
+
+
+def test_sticking_to_it_this_time_is_no_one_occasion():
+    assert ("diet.restriction", "vegan") in _read("im going vegan and sticking to it this time")

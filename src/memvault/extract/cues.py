@@ -422,6 +422,13 @@ FROM_SOMEONE = re.compile(r"^\s*(?:calls?|messages?|texts?|emails?|notifications
                           r"(?!you\b|this app\b|the app\b|here\b|now\b|today\b|tomorrow\b|then\b|"
                           r"this\b|next\b|that\b|\d)\w", re.I)
 FROM, TO = re.compile(r"\bfrom\s*$", re.I), re.compile(r"\s*(?:to|into)\b", re.I)
+# A budget a group holds, not the user: "our company's marketing budget is $3M", "我们组的预
+# 算是80万", "公司今年研发预算2000万".
+GROUP_BUDGET = re.compile(
+    r"\b(?:company|team|department|dept|org|organi[sz]ation|firm|office|project|client|school|"
+    r"club|group|agency|startup|business|charity)(?:['’]s)?\s+(?:[a-z]+\s+){0,3}budget\b|"
+    r"(?:公司|团队|部门|小组|组|项目|单位|学校|团建|客户|社团|工作室|班级)[^，。,;；\s]{0,8}预算",
+    re.I)
 # "don't forget to email me" asks for the email
 _NOT_NEG_EN = r"(?!\s+(?:forget|hesitate|fail|worry|miss)\b)"
 NEG = any_of(

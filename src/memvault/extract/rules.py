@@ -75,6 +75,7 @@ from .cues import (
     FIRST,
     FROM,
     FROM_SOMEONE,
+    GROUP_BUDGET,
     GUESS,
     HEDGE,
     HYPOTHETICAL,
@@ -462,9 +463,9 @@ class RuleExtractor:
                               default=len(text))
                 before, after = text[seg_start:m.start], text[m.end:seg_end]
                 if THIRD.match(before.lstrip(" 但是而且不过")) or FROM_SOMEONE.match(after) \
-                        or (spec.stative and DESCRIBES.match(after)):
-                    # "…，但我老婆吃素", "calls from the bank": someone else's; "the vegan
-                    # cafe": a place described, not the user
+                        or (spec.stative and DESCRIBES.match(after)) or GROUP_BUDGET.search(before):
+                    # "…，但我老婆吃素", "calls from the bank", "我们组的预算是80万": someone
+                    # else's; "the vegan cafe": a place described
                     continue
                 negated = bool(NEG.search(before) or NEG_AFTER.search(after)
                                # "switch my reports from xlsx to csv"
@@ -559,7 +560,6 @@ class RuleExtractor:
 # The mood of what follows a what-if in the same message: it goes on imagining.
 _CONDITIONAL = re.compile(r"\b(?:I|we|you|it)(?:'d|\s+would|\s+could|\s+might)\b|\bwould\b|"
                           r"我(?:就|会|肯定)|的话", re.I)
-
 _ASKS = re.compile(r"[?？]\s*$|[吗呢]\s*[?？]?\s*$")
 
 

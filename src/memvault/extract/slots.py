@@ -258,7 +258,7 @@ BUILTIN: tuple[SlotSpec, ...] = (
                    "zh:negative": "用户已不住在{replaces}"}),
     SlotSpec(
         "user.name", "what the user is called", kind=Kind.PROFILE.value,
-        patterns=(r"我(?:的名字)?叫(?![了过]|外卖|车|醒|人|餐)(?:做)?\s*"
+        patterns=(r"(?<!管)我(?:的名字)?叫(?![了过]|外卖|车|醒|人|餐)(?:做)?\s*"
                   r"(?P<value>[^\s，。,.!?！？；;、]{1,6})"
                   r"(?=[\s，。,.!?！？；;、]|$)",
                   r"我的名字是\s*(?P<value>[^\s，。,.!?！？；;、]{1,10})",

@@ -110,6 +110,7 @@ _SAID_AGAIN = re.compile(
 # "this time" of one occasion, not of one more attempt at a habit ("trying to lose weight,
 # seriously this time", "I'm quitting sugar for real this time", "这次是认真的").
 THIS_TIME_EN = (r"(?<!\bseriously\s)(?<!\breally\s)(?<!\bfor\sreal\s)(?<!\bfor\sgood\s)"
+                r"(?<!\bwith\sit\s)(?<!\bto\sit\s)(?<!\bmean\sit\s)"
                 r"\bthis\s+time\b(?!\s+(?:for\s+(?:real|good|sure)|i\s+mean\s+it))")
 THIS_TIME_ZH = r"(?:这次|这一次|本次|这回)(?!是?认真|真的?要?|一定|动真格)"
 # One occasion, not how things stand: "only today", "tomorrow", "明天", "这次".
