@@ -22,6 +22,9 @@ def _live(vault, scope):
     ("I've moved to Dropbox for all my work files", "dropbox"),
     ("moved to YNAB for budgeting last month", "ynab"),
     ("我上周搬到石墨文档了，协作方便多了", "石墨文档"),
+    # the name alone may sound like a town; the line is about a bank, a code editor
+    ("moved to Monzo, way better app than my old bank", "monzo"),
+    ("I moved to Zed, it's a much faster code editor", "zed"),
 ])
 def test_a_thing_moved_to_is_not_a_home(vault, line, word):
     scope = Scope("t", "u1")
@@ -80,19 +83,6 @@ def test_an_embedder_without_a_measured_margin_keeps_every_value_a_place():
     assert not judge("YNAB") and judge("Kyoto")
     judge.margin = None  # what an embedder no margin was measured for gets
     assert judge("YNAB") and judge("Kyoto")
-
-
-@pytest.mark.parametrize("line,word", [
-    ("moved to Monzo, way better app than my old bank", "monzo"),
-    ("I moved to Zed, it's a much faster code editor", "zed"),
-])
-def test_a_line_about_a_thing_one_uses_moved_to_no_home(vault, line, word):
-    # the name alone may sound like a town; the line is about a bank, a code editor
-    scope = Scope("t", "u1")
-    vault.observe(scope, [{"role": "user", "content": line}])
-    live = _live(vault, scope)
-    assert [m.slot for m in live] == [None]
-    assert word in live[0].content.casefold()
 
 
 def test_a_town_clearly_named_stays_the_home_whatever_else_the_line_talks_about(vault):

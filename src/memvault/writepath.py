@@ -84,9 +84,12 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
     # A spec ("rules", "llm:MODEL"; the strategy file's by default) or an object's extract().
     extractor = eng.core.strategy.write.extractor if extractor is None else extractor
     # The rules read "moved to X" as a home only when X is a place by meaning (placevalue.py).
-    ext = extractor if not isinstance(extractor, str) else load_extractor(
-        extractor, place=PlaceJudge(eng.core.embedders[0])) \
-        if extractor.strip() == "rules" and eng.core.embedders else load_extractor(extractor)
+    if not isinstance(extractor, str):
+        ext = extractor
+    elif extractor.strip() == "rules" and eng.core.embedders:
+        ext = load_extractor(extractor, place=PlaceJudge(eng.core.embedders[0]))
+    else:
+        ext = load_extractor(extractor)
     if not callable(getattr(ext, "extract", None)):
         raise ValidationError("extractor: expected a spec such as 'rules' or 'llm', or an "
                               "object with extract(messages)")

@@ -437,7 +437,7 @@ class RuleExtractor:
     # --- which value of which slot a sentence states ---------------------------------------
     def _decide(self, text: str, matches: list[SlotMatch]) -> list[_Decision]:
         bounds = [(m.start(), m.end()) for m in BOUNDARY.finditer(text)]
-        changes = [m.end() for m in CHANGE.finditer(text)]
+        changes = list(CHANGE.finditer(text))  # a change marker's span: what follows it
         prefer_over = bool(PREFER_OVER.search(text))
         by_spec: dict[str, list[SlotMatch]] = {}
         for m in matches:
@@ -480,7 +480,7 @@ class RuleExtractor:
                                    and not CONDITION.search(text, seg_start, seg_end)))
                 (neg if negated else pos).append(m)
             if changes and pos:
-                later = [m for m in pos if m.start >= changes[-1]]
+                later = [m for m in pos if m.start >= changes[-1].end()]
                 pos = later or pos
             if len({_key(m.value) for m in pos}) > 1:
                 # "Slack from now on, my phone is always on silent": the user's own device is
@@ -490,7 +490,7 @@ class RuleExtractor:
                 pos = [m for m in pos if m not in owned] or pos
             said_no = {_key(m.value) for m in neg}
             if pos and neg and all(_key(m.value) in said_no for m in pos) and not any(
-                    c.start() >= max(m.end for m in neg) for c in CHANGE.finditer(text)):
+                    c.start() >= max(m.end for m in neg) for c in changes):
                 pos = []  # "别发邮件了，我最近邮箱满了": the reason names what is refused
             elif any(_key(m.value) not in said_no for m in pos):
                 # "别发微信了，我微信消息太多看不过来，发邮件吧": a value refused is not also
