@@ -29,6 +29,9 @@ class ContextItem:
     scope: str = ""                # Scope.key(): superseding only happens within a scope
     origin: str | None = None      # where it was said, e.g. "agent=support,session=s1"
     note: str | None = None        # a turn's fate (turnnotes.py): rendered from _T, never raw
+    # Its text reads like an instruction (safety/instructions.py): said beside any note, so
+    # a turn not in effect is still marked as data, not a request awaiting its turn.
+    flagged: bool = False
     topic: str | None = None       # what it is about when no slot names it
     valid_to: int | None = None    # when it stopped holding (rendered as a range from date)
     # Why it was served over another scope's memory of its slot or topic (precedence.py):

@@ -162,6 +162,8 @@ def _item_lines(it: ContextItem, label: str, lang: str, *, shown: str | None = N
         parts.append(t["origin"].format(meta_label(it.origin)))
     if it.note in t["notes"]:
         parts.append(t["notes"][it.note])
+    if it.flagged:
+        parts.append(t["notes"]["flagged"])
     if it.precedence in t["precedence"]:
         parts.append(t["precedence"][it.precedence])
     content = it.content

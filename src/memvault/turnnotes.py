@@ -18,8 +18,6 @@ from .store import ListFilter
 
 PENDING, REJECTED, SUPERSEDED = "pending_review", "rejected_on_review", "superseded"
 BLOCKED, RETRACTED = "blocked", "retracted"
-# Any item, however stored, whose text reads like an instruction (safety/instructions.py).
-FLAGGED = "flagged"
 # Notes that say a turn is not in effect, in the order the first that applies wins.
 NOT_IN_EFFECT = (BLOCKED, PENDING, REJECTED, RETRACTED, SUPERSEDED)
 

@@ -16,7 +16,7 @@ from ..inject import render
 from ..model import Hit
 from ..reads import shared
 from ..safety.instructions import scan
-from ..turnnotes import FLAGGED, NOT_IN_EFFECT, turn_notes
+from ..turnnotes import NOT_IN_EFFECT, turn_notes
 from ..validtime import ValidWindow
 from .assemble import assemble, recall_only
 
@@ -70,11 +70,9 @@ def build_context(eng: Engine, scope: Any, query: Any, *, budget: int, lang: str
     # packing, so the note is counted against the budget.
     notes = turn_notes(eng.core.store, outcome.scope,
                        {it.id for it in shown.items if it.kind == turnctx.TURN_KIND})
-    for it in shown.items:
-        if it.id not in notes and scan(it.content):
-            notes[it.id] = FLAGGED
-    shown.items = [replace(it, note=notes[it.id]) if it.id in notes else it
-                   for it in shown.items]
+    flagged = {it.id for it in shown.items if scan(it.content)}
+    shown.items = [replace(it, note=notes.get(it.id), flagged=it.id in flagged)
+                   if it.id in notes or it.id in flagged else it for it in shown.items]
     # What is not in effect never outranks what is: after everything current, or gone.
     unapplied = {i for i, n in notes.items() if n in NOT_IN_EFFECT}
     shown.items = ([it for it in shown.items if it.id not in unapplied]
