@@ -281,6 +281,29 @@ def test_a_blocked_change_never_reads_as_current(vault: Vault) -> None:
         assert text.index("7am") < text.index("9am")
 
 
+@pytest.mark.parametrize("line, lang", [
+    ("From here on, send each of my reports over as a PDF file.", "en"),
+    ("以后报表都改成发PDF给我吧", "zh"),
+])
+def test_a_frozen_value_of_the_user_holds_in_every_session(vault: Vault, line: str,
+                                                           lang: str) -> None:
+    # Frozen in the user's own scope, changed in chat inside a session: the session does
+    # not get a value of its own beside the freeze, which the profile would then serve.
+    held = vault.remember(ME, "The user wants reports exported as CSV",
+                          slot="report.format", value="CSV")
+    vault.freeze(ME, held.id, reason="agreed with the user's accountant")
+    chat = Scope(ME.tenant, ME.user, session="s2")
+    res = say(vault, line, chat)
+    assert [o.action for o in res.outcomes] == ["block"]
+    assert vault.profile(ME)["report.format"]["value"] == "CSV"
+    assert [m.id for m in vault.list(ME, status="active", limit=100)
+            if m.slot == "report.format"] == [held.id]
+    ctx = vault.context(ME, line, budget=2000, lang=lang, session="s2")
+    at = ctx.text.index(line)
+    assert ("未生效" if lang == "zh" else "NOT IN EFFECT: blocked") in \
+        ctx.text[ctx.text.rfind("\n[", 0, at):at]
+
+
 def test_a_staged_change_is_not_in_effect_and_approve_updates_its_target(
         vault: Vault) -> None:
     mid = vault.remember(ME, "工作日早上9点给我推送日报").id  # stored by hand, no slot

@@ -91,6 +91,16 @@ class Scope:
     def key(self) -> str:
         return "\x1f".join((self.tenant, self.user, self.agent, self.session))
 
+    def wider(self) -> list[Scope]:
+        """The scopes this one narrows, nearest first: the agent's (without the session),
+        then the user's own."""
+        out = []
+        if self.session:
+            out.append(Scope(self.tenant, self.user, self.agent))
+        if self.agent:
+            out.append(Scope(self.tenant, self.user))
+        return out
+
     def __str__(self) -> str:
         parts = [f"{self.tenant}/{self.user}"]
         if self.agent:

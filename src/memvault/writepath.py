@@ -404,6 +404,11 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         eng.writes.check_sources(tx, sc, extra)
         slot = c.slot
         current = tx.find_slot(sc, slot) if slot else None
+        if slot and current is None:
+            # A frozen value in a scope this one narrows holds here too: a session's chat
+            # does not set the slot beside it (a blind audit: it then won the profile).
+            current = next((m for w in sc.wider() if (m := tx.find_slot(w, slot))
+                            and m.frozen and m.status == Status.ACTIVE), None)
         active = current if current is not None and current.status == Status.ACTIVE else None
         if expected_version is not None and (active is None
                                              or active.version != expected_version):
