@@ -103,3 +103,21 @@ def test_whom_a_statement_is_about(body: str, who: str, end: int, kept: bool) ->
 ])
 def test_where_someone_elses_clause_starts(body: str, cut: int | None) -> None:
     assert theirs_after(body) == cut
+
+
+@pytest.mark.parametrize("line", [
+    "我爸在家族群里转了这篇，你帮我看看靠不靠谱：“每天喝醋能软化血管”",
+    "my aunt shared this on facebook, is it legit? 'lemon water cures colds'",
+    "my brother just sent me this, what do you think",
+])
+def test_family_passing_on_the_thing_at_hand_is_no_memory(line: str) -> None:
+    # (found when a probe's "我妈在家族群里发了这个…" was stored as a fact about the family)
+    assert _kept(line) == []
+
+
+@pytest.mark.parametrize("line, word", [
+    ("我爸转了好几次岗，现在在物流公司", "物流"),
+    ("my mum sends me a recipe every sunday", "recipe"),
+])
+def test_what_family_do_with_things_of_their_own_is_still_kept(line: str, word: str) -> None:
+    assert any(word in c for c in _kept(line))

@@ -58,11 +58,22 @@ def kept_about(body: str, who: str, subject_end: int, message: str = "") -> bool
     `subject_end`), a memory of the user's? `message`: the whole message it is a sentence
     of, where a request to keep it may follow ("…过敏，下次聚餐帮我记着点")."""
     w = who.casefold()
+    rest = body[subject_end:]
+    if _PASSES_ON.match(rest):
+        return False  # "我妈在家族群里发了这个": what they passed on is at hand, not kept
     if w not in _SOCIAL and not _TITLED.match(who):
         return True  # family, a pronoun or a name
-    rest = body[subject_end:]
     return bool(_NAMED.match(rest) or _ASKED_TO_KEEP.search(message or body)
                 or _REQUIRES.search(rest) or _ME.search(rest))
+
+
+# Someone passing on the thing at hand ("my mom posted this in the family chat", "我妈在
+# 家族群里发了这个"): the clause says where the thing came from, nothing about anyone.
+_PASSES_ON = re.compile(
+    r"\s*(?:just\s+|also\s+)?(?:posted|sent|shared|forwarded|showed)\s+(?:me\s+|us\s+)?"
+    r"(?:this|that|these|it)\b(?!\s+\w+\s+(?:is|are|was)\b)[^.!?]{0,40}$"
+    r"|[^，。！？]{0,12}?(?:发|转发?|分享|甩)(?:了|来|给我|过来)*(?:这个|这条|这篇|这些|这段|这张|一条|一篇)\s*$",
+    re.I)
 
 
 # A clause boundary after which someone else may be the subject.
