@@ -93,6 +93,52 @@ def test_a_labelled_number_is_in_no_table(vault: Vault) -> None:
             assert n not in text, table
 
 
+@pytest.mark.parametrize("text, number, kind", [
+    # the label in another sentence of the same message, after or before the number
+    (f"Got it here: {CARD.replace(' ', '')}. That is my debit card number.", CARD, "card"),
+    (f"帮我存一下我的银行卡号。{CARD}", CARD, "card"),
+    (f"{CARD} 是我平时用的那张信用卡号", CARD, "card"),
+    (f"you'll need my passport no. for the visa form - it's the one below\n{ID}", ID,
+     "id_number"),
+    ("my bank account number for the refund, so you have it, is 40221187 63", "40221187 63",
+     "card"),
+])
+def test_a_number_a_label_of_its_message_names_is_redacted(text: str, number: str,
+                                                           kind: str) -> None:
+    # (a blind audit: each of these reached the database files in clear)
+    out, found = redact(text)
+    assert number not in out and number.replace(" ", "") not in out
+    assert kind in [f.kind for f in found]
+
+
+@pytest.mark.parametrize("text", [
+    "my card number changed last week, the new card came on 2026 11 30",
+    "passport renewal: appointment 20261203 at 9",
+    "张三 13800138000，身份证 11010519491231002X",
+])
+def test_dates_and_numbers_of_their_own_kind_are_not_taken_for_the_labelled_one(
+        text: str) -> None:
+    kinds = [f.kind for f in find_pii(text)]
+    assert "card" not in kinds and kinds.count("id_number") <= 1
+    if "1380013" in text:
+        assert kinds == ["phone", "id_number"]
+
+
+@backends("sqlite")
+def test_a_number_labelled_in_another_sentence_reaches_no_byte_of_the_store(
+        vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content":
+                        f"Here you go: {CARD}. That's my credit card number, I prefer "
+                        "window seats"}])
+    db = Path(vault.store.path)
+    needles = [n.encode() for n in (CARD, CARD.replace(" ", ""))]
+    files = [p for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")) if p.exists()]
+    assert files
+    for p in files:
+        assert not any(n in p.read_bytes() for n in needles), p.name
+    assert any("[CARD]" in t.content for t in vault.list(ME, kind="turn"))
+
+
 # Written before the change that finds them: the forms chat puts between a label and
 # its value, labels of other identity papers, and credentials. Fresh wording, none of it
 # from benchmarks/generalisation.

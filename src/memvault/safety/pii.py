@@ -29,6 +29,7 @@ from typing import Any
 from ..ids import is_id
 from .credentials import credential_spans
 from .instructions import normalize_with_map
+from .numberlabels import labelled_numbers, named_in_message
 from .placeholders import PLACEHOLDER_RX, PLACEHOLDERS
 from .secretforms import secret_forms
 
@@ -136,77 +137,6 @@ def _inside_identifier(m: re.Match[str]) -> bool:
 
 def _standalone(valid: Callable[[re.Match[str]], bool]) -> Callable[[re.Match[str]], bool]:
     return lambda m: not _inside_identifier(m) and valid(m)
-
-
-# A number the user labels as sensitive is sensitive whatever its checksum ("my card
-# number is 4000 1234 5678 9011", "身份证号 330106198805120011"): the label names the
-# kind. Labels, longest first within a kind; the number follows within a few characters
-# ("is", "no.", "：", "是") and holds at least six digits (a card's last four is not it).
-_LABELS: dict[str, tuple[str, ...]] = {
-    "card": ("银行卡号码", "银行卡号", "信用卡号", "储蓄卡号", "借记卡号", "银行账号", "银行账户",
-             "卡号", "账号", "账户号", "银行卡", "信用卡",
-             r"(?:credit|debit|bank|payment)\s+card(?:\s+(?:number|no\.?|#))?",
-             r"card\s+(?:number|no\.?|#)", r"(?:bank\s+)?account\s+(?:number|no\.?|#)",
-             r"acct\.?\s*(?:number|no\.?|#)?", r"iban", r"routing\s+number",
-             r"sort\s+code", r"(?:my|the|this|a)\s+card", r"account"),
-    "id_number": ("身份证号码", "身份证号", "身份证", "护照号码", "护照号", "护照", "证件号码",
-                  "证件号", "社保号", "社保卡号", "驾驶证号码", "驾驶证号", "驾照号码", "驾照号",
-                  "税号", "通行证号码", "通行证号", "通行证", "居住证号码", "居住证号", "居住证",
-                  r"driving\s+licen[cs]e(?:\s+(?:number|no\.?|#))?",
-                  r"licen[cs]e\s+(?:number|no\.?|#)", r"ni\s+(?:number|no\.?)",
-                  r"passport(?:\s+(?:number|no\.?|#))?", r"social\s+security(?:\s+number)?",
-                  r"ssn", r"(?:national|social)\s+(?:id|insurance)(?:\s+(?:number|no\.?))?",
-                  r"id\s+(?:number|no\.?|#)", r"driver'?s\s+licen[cs]e(?:\s+number)?",
-                  r"tax\s+(?:id|number)",
-                  r"(?:nin|dni|nie|nif|cpf|aadhaar|bsn|tfn|pesel|nric|hkid)"
-                  r"(?:\s+(?:number|no\.?|#))?", r"(?:pan|sin)\s+(?:card|number|no\.?)"),
-    "phone": ("手机号码", "手机号", "电话号码", "联系电话", "电话", "手机",
-              r"(?:phone|mobile|cell)(?:\s+(?:number|no\.?|#))?"),
-}
-# Labels too general to name a value at a distance ("the card game: 2024 edition", "that's
-# the account balance"): they only name a number right after them.
-_NEAR_ONLY = frozenset({r"(?:my|the|this|a)\s+card", r"account"})
-
-
-def _label_alts(far: bool = False) -> str:
-    return r"(?i:(?P<label>" + "|".join(
-        f"(?P<{kind}>" + "|".join(
-            f"(?<![A-Za-z]){alt}(?![A-Za-z])" if alt[:1].isascii() else alt
-            for alt in alts if not (far and alt in _NEAR_ONLY)) + ")"
-        for kind, alts in _LABELS.items()) + r"))"
-
-
-_LABEL_ALTS = _label_alts()
-_NUMBER = r"(?P<number>[A-Z0-9](?:[ -]?[A-Z0-9]){5,40})(?![0-9A-Za-z])"
-# The label before the number, with the filler people put between ("social insurance
-# number, it's 260 189 554"), or after it ("4190-… (that's my debit card number)").
-_LABEL_RX = re.compile(
-    _LABEL_ALTS +
-    r"(?i:\s*(?:is|was|are|=|:|：|#|是|为|：|号|no\.?|number|of|of\s+mine|就是|,|，|"
-    r"it'?s|it\s+is|which\s+is|that'?s|'s|’s)?\s*){0,4}" + _NUMBER)
-# Or further on, up to a colon, which says what follows is the value ("passport number
-# for the booking form: K8…", "身份证号码你帮我存一下：5101…"): a label that names a number
-# ("… number", "…号码"; not "phone bill: …", "手机流量剩余：…"), then a clause with no
-# digit and no sentence end, then the colon.
-_COLON_RX = re.compile(
-    _label_alts(far=True) + r"(?i:(?<=number)|(?<=no)|(?<=no\.)|(?<=#)|(?<=号)|(?<=号码)|"
-    r"\s*(?:number|no\.?|#)|号码|号)" + r"[^0-9\n.!?。！？:：]{0,40}?[:：]\s*" + _NUMBER)
-_AFTER_RX = re.compile(
-    r"(?<![0-9A-Za-z])" + _NUMBER +
-    r"(?i:\s*[(,，–—-]?\s*(?:that'?s|that\s+is|which\s+is|is|是|为|就是)\s*"
-    r"(?:my|our|the|我的?)\s*(?:[A-Za-z]+\s+){0,2})" + _label_alts(far=True))
-# An amount, not an identifier: a currency or a unit right after the number ("account:
-# 250000 dollars", "150000 in the red", "1500000 VND"), or a currency sign before it.
-_AMOUNT_AFTER = re.compile(
-    r"\s*(?:dollars?|usd|eur|euros?|gbp|pounds?|quid|vnd|dong|yen|jpy|rmb|cny|yuan|rupees?|"
-    r"inr|won|krw|元|块|万|千|百|k\b|m\b|upvotes?|followers?|likes?|views?|points?|steps?|"
-    r"subscribers?|in\s+(?:the\s+)?(?:red|debt|black|savings)|saved|spent|owed|left|"
-    r"remaining|overdrawn)(?![A-Za-z])", re.I)
-_AMOUNT_BEFORE = re.compile(r"[$£€¥₹₩]\s*$")
-
-
-def _amount(norm: str, lo: int, hi: int) -> bool:
-    return bool(_AMOUNT_AFTER.match(norm, hi) or _AMOUNT_BEFORE.search(norm, 0, lo))
 
 
 # A credential the user gives: what follows a password or PIN label. A secret holds a
@@ -343,17 +273,7 @@ def _labelled(norm: str) -> list[tuple[str, int, int]]:
         if not any(a < hi and lo < b for _, a, b in out):
             out.append(("secret", lo, hi))
     out += [f for f in _secrets(norm) if not any(a < f[2] and f[1] < b for _, a, b in out)]
-    for m in [*_LABEL_RX.finditer(norm), *_COLON_RX.finditer(norm),
-              *_AFTER_RX.finditer(norm)]:
-        number = m.group("number")
-        if sum(ch.isdigit() for ch in number) < 6:
-            continue
-        lo, hi = m.start("number"), m.end("number")
-        if any(a < hi and lo < b for _, a, b in out) or _amount(norm, lo, hi):
-            continue
-        kind = next(k for k in _LABELS if m.group(k))
-        out.append((kind, lo, hi))
-    return out
+    return out + labelled_numbers(norm, out)
 
 
 # (kind, pattern, validator), in priority order: a span taken by an earlier detector is
@@ -424,8 +344,10 @@ def find_pii(text: str, *, field: bool = False) -> list[PiiFinding]:
     norm = "".join(str(unicodedata.decimal(ch)) if not ch.isascii() and ch.isdecimal()
                    else ch for ch in norm)
     taken: list[PiiFinding] = []
+    spans = []  # the same, in `norm`
     for kind, lo, hi in _labelled(norm):
         taken.append(PiiFinding(kind, index[lo], index[hi - 1] + 1))
+        spans.append((lo, hi))
     for kind, rx, valid in _DETECTORS:
         for m in rx.finditer(norm):
             if not valid(m) or (token and kind in _CHECKSUM_ONLY and _bare_id(norm, m)):
@@ -434,6 +356,10 @@ def find_pii(text: str, *, field: bool = False) -> list[PiiFinding]:
             if any(t.start < end and start < t.end for t in taken):
                 continue
             taken.append(PiiFinding(kind, start, end))
+            spans.append(m.span())
+    if not token:
+        for kind, lo, hi in named_in_message(norm, spans):
+            taken.append(PiiFinding(kind, index[lo], index[hi - 1] + 1))
     return sorted(taken, key=lambda f: f.start)
 
 
