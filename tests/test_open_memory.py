@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from memvault import Scope, Vault
+from memvault.errors import NotFoundError
 
 ME = Scope("acme", "alice")
 
@@ -241,7 +242,8 @@ def test_a_retraction_removes_the_memory_and_what_was_read_from_it(vault: Vault)
     res = say(vault, "forget where I live, I don't want that stored", me)
     assert [o.action for o in res.outcomes] == ["forget"]
     assert "user.location" not in vault.profile(me)
-    assert vault.graph_facts(me, "Valencia") == []
+    with pytest.raises(NotFoundError):  # a name only the taken-back line gave: gone too
+        vault.graph_facts(me, "Valencia")
     assert all("Valencia" not in h.memory.content or h.memory.kind == "turn"
                for h in vault.recall(me, "where does the user live"))
     ctx = vault.context(me, "where do I live", budget=800)
@@ -254,6 +256,38 @@ def test_a_retraction_removes_the_memory_and_what_was_read_from_it(vault: Vault)
     assert mid is not None
     vault.rollback(me, mid, 1, reason="the user changed their mind again")
     assert vault.profile(me)["user.location"]["value"] == "Valencia"
+
+
+def test_a_graph_built_after_a_take_back_does_not_bring_it_back(vault: Vault) -> None:
+    # The sweep builds the graph later, from the turns: a turn whose statement was taken
+    # back says nothing that holds (a blind audit: the relation came back from it).
+    me = Scope("acme", "ines")
+    say(vault, "My cousin Matteo works at Ferrari.", me)
+    res = say(vault, "actually don't keep anything about my cousin", me)
+    assert [o.action for o in res.outcomes] == ["forget"]
+    vault.graph_ingest(me)
+    with pytest.raises(NotFoundError):
+        vault.graph_facts(me, "Matteo")
+    assert [m for m in vault.list(me, status="active", limit=100)
+            if m.kind in ("relation", "entity") and "Ferrari" in m.content] == []
+    # A statement still in effect is read as before.
+    say(vault, "My sister Ana lives in Porto.", me)
+    vault.graph_ingest(me)
+    assert [f["object"] for f in vault.graph_facts(me, "Ana")] == ["Porto"]
+
+
+def test_an_approved_take_back_takes_the_graph_facts_with_it(vault: Vault) -> None:
+    me = Scope("acme", "omar")
+    say(vault, "My brother Karim lives in Tunis.", me)
+    say(vault, "My brother Youssef lives in Sfax.", me)
+    vault.graph_ingest(me)
+    assert vault.graph_facts(me, "Karim") and vault.graph_facts(me, "Youssef")
+    (o,) = say(vault, "forget what I said about my brother", me).outcomes
+    assert o.action == "stage"  # two brothers: a person decides
+    vault.review_approve(me, o.memory_id or "")
+    for name in ("Karim", "Youssef", "Tunis", "Sfax"):
+        with pytest.raises(NotFoundError):
+            vault.graph_facts(me, name)
 
 
 def test_a_retraction_with_nothing_to_take_back_changes_nothing(vault: Vault) -> None:

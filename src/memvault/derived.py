@@ -119,8 +119,9 @@ def facts_from(reads: Any, user: Scope, mems: list[Memory]) -> dict[str, list[st
     if not mems:
         return {}
     by_source: dict[str, list[Memory]] = {}
-    for r in reads.list(user, ListFilter(kind=Kind.RELATION.value,
-                                         status=Status.ACTIVE.value, limit=100_000)):
+    live = reads.list(user, ListFilter(kind=Kind.RELATION.value, status=Status.ACTIVE.value,
+                                       limit=100_000))
+    for r in live:
         src = r.metadata.get("source_memory")
         if isinstance(src, str):
             by_source.setdefault(src, []).append(r)
@@ -134,5 +135,19 @@ def facts_from(reads: Any, user: Scope, mems: list[Memory]) -> dict[str, list[st
             if isinstance(span, str) and span and (span in said or said in span):
                 ids.append(r.id)
         if ids:
-            out[m.id] = ids
+            out[m.id] = ids + _named_only_by(reads, user, live, set(ids))
     return out
+
+
+def _named_only_by(reads: Any, user: Scope, live: list[Memory], gone: set[str]) -> list[str]:
+    """The live entities the relations `gone` name and no other live relation does (a
+    name only the taken-back words gave: "Lena" of "my sister Lena lives in Oslo"); never
+    the user's own."""
+    def ends(rels: Iterable[Memory]) -> set[Any]:
+        return {(r.metadata or {}).get(k) for r in rels for k in ("subject", "object")}
+
+    named = ends(r for r in live if r.id in gone) - ends(r for r in live if r.id not in gone)
+    named.discard(None)
+    return [e.id for e in reads.fetch(user, sorted(named))
+            if e.kind == Kind.ENTITY.value and e.status == Status.ACTIVE.value
+            and not is_self((e.metadata or {}).get("name") or e.content)] if named else []

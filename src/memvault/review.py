@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from . import validate as v
+from .derived import facts_from
 from .engine import Engine
 from .errors import ConflictError, FrozenError, NotFoundError
 from .ids import memory_hash
@@ -180,6 +181,13 @@ def _approve_retraction(eng: Engine, tx: Any, cand: Memory, rec: dict[str, Any],
         gone = eng.writes.forget_in(tx, m, actor=actor,
                                     reason=why or f"approved retraction {cand.id}",
                                     trigger_text=cand.source_text)
+        # What was read from it goes with it, as when the retraction is applied at once.
+        for fid in facts_from(eng.reads, user, [m]).get(m.id, []):
+            if (f := tx.get(user, fid, for_update=True)) is not None \
+                    and f.status == Status.ACTIVE and not f.frozen:
+                eng.writes.forget_in(tx, f, actor=actor,
+                                     reason=f"made from forgotten memory {m.id}",
+                                     trigger_text=cand.source_text)
     _supersede(eng, tx, cand, now, actor=actor,
                reason=why or "retraction applied" if gone else "nothing left to forget")
     return gone or cand

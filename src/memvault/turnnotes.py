@@ -20,6 +20,9 @@ PENDING, REJECTED, SUPERSEDED = "pending_review", "rejected_on_review", "superse
 BLOCKED, RETRACTED = "blocked", "retracted"
 # Notes that say a turn is not in effect, in the order the first that applies wins.
 NOT_IN_EFFECT = (BLOCKED, PENDING, REJECTED, RETRACTED, SUPERSEDED)
+# Of those, the notes of a turn whose statement never held, or no longer does, and was
+# not replaced by a later one (a superseded turn held until it was).
+UNAPPLIED = (BLOCKED, PENDING, REJECTED, RETRACTED)
 
 
 def turn_id(state: Any) -> str | None:

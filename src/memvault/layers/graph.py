@@ -32,6 +32,7 @@ from ..model import Kind, Memory, Op, Scope, Source, Status
 from ..reads import records
 from ..store import ListFilter
 from ..timeutil import TimeLike, to_ms
+from ..turnnotes import UNAPPLIED, turn_notes
 from ..validtime import ValidWindow
 from ..writes import prepare
 from .graphvocab import ALIASES, SELF, VOCAB, Mention, is_self, norm
@@ -209,9 +210,15 @@ def ingest(eng: Engine, scope: Any, memory_ids: list[str] | None = None) -> list
             for r in eng.reads.list(sc, ListFilter(kind=Kind.RELATION.value,
                                                    limit=1_000_000))}
     idx = _Index(active(eng, sc, Kind.ENTITY.value))
+    # A turn whose statement was taken back, or whose change was blocked, staged or
+    # rejected, says nothing that holds: read later, it would bring back what the user
+    # withdrew (a blind audit: "forget what you know about my brother", then the sweep).
+    notes = turn_notes(eng.core.store, sc, {m.id for m in sources
+                                            if m.kind == Kind.TURN.value})
     added = []
     for m in sorted(sources, key=lambda x: (_date(x), x.created_at, x.id)):
-        if m.kind not in SOURCE_KINDS or (m.id, m.version) in read or not _speaker_ok(m):
+        if m.kind not in SOURCE_KINDS or (m.id, m.version) in read or not _speaker_ok(m) \
+                or notes.get(m.id) in UNAPPLIED:
             continue
         for mention in VOCAB.find(m.content):
             rel = _apply(eng, sc, m, mention, idx, relations)
