@@ -258,6 +258,64 @@ def test_a_retraction_removes_the_memory_and_what_was_read_from_it(vault: Vault)
     assert vault.profile(me)["user.location"]["value"] == "Valencia"
 
 
+@pytest.mark.parametrize("line", [
+    "I'm training for the Berlin marathon. oh wait, ignore that, that was my flatmate",
+    "My favourite band is Radiohead. Actually forget it, I'll remember that myself.",
+    "我周五要去复查眼睛。算了 这条别记了，我自己记得住",
+    "我最喜欢的歌手是周杰伦。当我没说",
+])
+def test_a_statement_withdrawn_in_the_same_message_is_not_stored(vault: Vault,
+                                                               line: str) -> None:
+    # (a blind audit: "…scratch that, I was thinking of my dad" kept the allergy)
+    kept = stored(vault, "I take the 8:10 train to work")
+    say(vault, line)
+    assert [m.id for m in vault.list(ME, status="active", limit=100)
+            if m.kind != "turn"] == [kept]
+
+
+@pytest.mark.parametrize("line, gone", [
+    # a denial of what is stored, then "forget that": the stored memory goes
+    ("I'm not vegetarian any more. please forget that", "vegetarian"),
+    # a reason that names nothing of its own, then the take-back of a stored memory
+    ("nah I dropped that ages ago. delete it", "ukulele"),
+])
+def test_a_take_back_after_a_change_or_a_reason_still_takes_back_the_stored_memory(
+        vault: Vault, line: str, gone: str) -> None:
+    target = stored(vault, "I'm vegetarian" if gone == "vegetarian"
+                    else "I'm learning the ukulele")
+    msgs = [{"role": "assistant", "content": "Want me to add some ukulele practice to "
+             "your weekly plan, since you're learning it?"},
+            {"role": "user", "content": line}] if gone == "ukulele" else \
+        [{"role": "user", "content": line}]
+    vault.observe(ME, msgs)
+    assert vault.get(ME, target).status != "active"
+
+
+@pytest.mark.parametrize("before, line", [
+    ("Please always reply to me in Italian.",
+     "you don't need to remember the Italian thing any more"),
+    ("I work at Atlassian as a designer", "Would you mind not remembering where I work? ta"),
+    ("I have coeliac disease", "Could you please not keep the fact that I have coeliac disease?"),
+    ("我对猫毛过敏", "那条不用记了"),
+])
+def test_take_backs_asked_politely_or_naming_nothing_are_applied(vault: Vault, before: str,
+                                                                 line: str) -> None:
+    # (a blind audit: the polite questions were dropped, "you don't need to remember…"
+    # replaced the preference with itself, and a bare "那条不用记了" named nothing)
+    say(vault, before)
+    (kept,) = [m.id for m in vault.list(ME, status="active", limit=100) if m.kind != "turn"]
+    res = say(vault, line)
+    assert [o.action for o in res.outcomes] == ["forget"]
+    assert vault.get(ME, kept).status == "deleted"
+    assert [m for m in vault.list(ME, status="active", limit=100) if m.kind != "turn"] == []
+
+
+def test_my_own_need_to_remember_is_no_take_back(vault: Vault) -> None:
+    kept = stored(vault, "I use 1Password for all my logins")
+    say(vault, "I don't need to remember my passwords, the manager does it")
+    assert vault.get(ME, kept).status == "active"
+
+
 def test_a_graph_built_after_a_take_back_does_not_bring_it_back(vault: Vault) -> None:
     # The sweep builds the graph later, from the turns: a turn whose statement was taken
     # back says nothing that holds (a blind audit: the relation came back from it).

@@ -177,6 +177,20 @@ def stored_lines(eng: Engine, sc: Scope, skip: list[str]) -> list[Line]:
             and t.metadata.get("role") == "user"][:LINES]
 
 
+def stated_before(eng: Engine, sc: Scope, skip: list[str]) -> list[str]:
+    """The one statement the user's line just before this call (their latest turn in
+    `sc`, not `skip`) stored, if it stored exactly one: what a take-back that names
+    nothing opening the call ("那条不用记了") is about."""
+    before = stored_lines(eng, sc, skip)[:1]
+    if not before:
+        return []
+    user = Scope(sc.tenant, sc.user, sc.agent)
+    ids = [m.id for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value,
+                                                         limit=200))
+           if m.kind not in NOT_MATCHED and m.metadata.get("turn_id") == before[0][0]]
+    return ids if len(ids) == 1 else []
+
+
 def named_in(eng: Engine, sc: Scope, lines: list[Line], t: Thresholds,
              own: tuple[str | None, str | None] = (None, None)) -> list[str]:
     """The memory the thread's latest line that names one names (threadtopic.named). A

@@ -189,11 +189,14 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             # "remove that", answering the assistant's "I have a note that you're lactose
             # intolerant": what the assistant just said it holds is what "that" is; else
             # what the rest of the message names ("Jordan and I broke up. Please don't
-            # bring them up anymore").
+            # bring them up anymore"); else, opening the call, the user's line before it
+            # ("我对芒果过敏" / "那条不用记了").
             at = result.turns.index(turn)
             before = (result.turns[at - 1], msgs[at - 1].content, msgs[at - 1].role) if at \
                 else None
             lines = read_back(before) or with_rest([], turn, msgs[at].content, said)
+            if not (lines or at or goes_on or label.strip()):
+                goes_on = threadlinks.stated_before(eng, sc, result.turns)
         if changed[0] == turn and changed[1] and c.slot is None and discourse.explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,
             # too long."): kept only if it changes a memory itself (the turn keeps it).

@@ -12,8 +12,9 @@ import re
 from typing import Any
 
 from ..understand.discourse import beyond_change
+from ..understand.ellipsis import repaired
 from ..understand.planoff import plan_off
-from ..understand.stance import core
+from ..understand.stance import core, polarity
 from ..understand.topics import content_words
 from .candidate import CandidateMemory
 from .cues import HYPOTHETICAL, REQUEST
@@ -78,3 +79,46 @@ _LIGHT = frozenset("ago age ages back while now then anymore today yesterday wee
                    "哈哈 嗯 唉 那个 这个".split())
 # A word that points back at what was said instead of naming it.
 _BACK = re.compile(r"\b(?:that|it|this|those|them)\b|那个|这个|它|那事|这事", re.I)
+
+
+# A sentence that withdraws what the same message just said, naming nothing but a pointer
+# to it: "I'm allergic to shellfish. Actually scratch that, I was thinking of my dad.",
+# "我下周三要去看牙医。那条不用记了，我自己会记着". Not "forget that I said…" (a clause
+# follows: what it names is a stored memory).
+_WITHDRAWS = re.compile(
+    r"^\W*(?:(?:actually|oh|wait|no|nah|sorry|hmm+|ah|ok|okay|lol)\b[\s,.!-]*)*"
+    r"(?:scratch|forget|ignore|disregard|strike|delete|drop)\s+(?:that|this|it)\b"
+    r"(?!\s+(?:I|I'm|I've|my|we|you|he|she|they|about|bit|part|one)\b)"
+    r"|^\W*(?:算了|不对|等等|哦|啊)?[，,\s]*(?:那条|这条|那句|这句|刚才那句|刚那句|刚才说的|刚说的|上一句|前面那句)"
+    r"(?:话)?(?:你)?(?:就)?(?:不用|别|不要|无需|不必)(?:记|存|记录)(?:了|下来|住)?"
+    r"|^\W*(?:算了|不对)?[，,\s]*(?:当我没说|那句不算|这句不算|刚才那句不算)", re.I)
+
+
+# The reason a withdrawal gives when it is that the user keeps track themselves.
+_SELF_KEPT = re.compile(r"自己(?:会)?记(?:着|得|住)|I(?:'ll| will| can)\s+(?:just\s+)?"
+                        r"(?:remember|keep\s+track\s+of)\s+(?:it|that)(?:\s+myself)?", re.I)
+
+
+def withdrawn(text: str, message: str, found: list[CandidateMemory]
+              ) -> tuple[list[CandidateMemory], int] | None:
+    """When `text`, a sentence of `message`, withdraws what the message said before it
+    (`found`: read from those sentences): what stays of `found`, and where the rest of
+    the sentence starts (its length when the rest only says the user keeps track). None
+    when it withdraws nothing, what came before names nothing, or it repairs a slip ("I
+    live in Leeds. scratch that, Bradford": read_repairs puts the value right)."""
+    m = _WITHDRAWS.search(text)
+    if m is None or all(_names_nothing(c.source_text or c.content) for c in found):
+        return None  # "lol no, I gave up on that months ago. delete it": a stored memory
+    olds = tuple(dict.fromkeys(c.value for c in found if isinstance(c.value, str) and c.value))
+    if repaired(message, olds) is not None:
+        return None
+    return without_withdrawn(found), len(text) if _SELF_KEPT.search(text, m.end()) else m.end()
+
+
+def without_withdrawn(found: list[CandidateMemory]) -> list[CandidateMemory]:
+    """The candidates read before a withdrawal, without the statements it withdraws: what
+    the message added. A change or a denial of something stored stays ("I'm not allergic
+    to penicillin at all. please forget that": "that" is the stored allergy)."""
+    return [c for c in found if c.change_of_mind or c.retraction is not None
+            or c.replaces is not None or "negative_only" in c.flags
+            or polarity(c.source_text or c.content) < 0]

@@ -49,11 +49,10 @@ from ..safety.instructions import scan
 from ..understand.discourse import adds, beyond_change, changes_mind, corrects, one_time, only_once
 from ..understand.offers import declined
 from ..understand.stance import core
-from ..understand.stance import core as stance_core
 from ..understand.takeback import retraction
 from ..understand.topics import content_words
 from ..understand.when import LONG_AGO, a_stay
-from .calledoff import beside_take_back, called_off, carry, swaps
+from .calledoff import beside_take_back, called_off, carry, swaps, withdrawn
 from .candidate import CandidateMemory
 from .clauses import own_habit, replaced_in_words, tag_request
 from .commands import CMD_PREFIX, CMD_TAG, command_reason
@@ -136,7 +135,7 @@ def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _one_or_list(values: list[Any]) -> Any:
+def _one_or_list(values: list[Any]) -> Any:  # one value alone, several as a list
     return (values[0] if len(values) == 1 else values) if values else None
 
 
@@ -153,7 +152,6 @@ class RuleExtractor:
     def _find(self, text: str) -> list[SlotMatch]:  # without a place that is not one
         return places_only(self.registry.find(text), self.place, text)
 
-    # --- the pass over the conversation ------------------------------------------------------
     def extract(self, messages: list[Message], *, unread: bool = False) -> list[CandidateMemory]:
         """The candidates the rules read; with `unread`, also each opening sentence they read
         neither way (flag "unread"), for the write path to judge by meaning."""
@@ -175,7 +173,9 @@ class RuleExtractor:
                 if whatif and _CONDITIONAL.search(text):
                     continue  # "imagine winning the lottery… first thing I'd do is…"
                 whatif = whatif or bool(HYPOTHETICAL.search(text))
-                got = self._sentence(said, start, end, question)
+                if (w := withdrawn(text, said.content, found)) is not None:  # "scratch that"
+                    found, start = w[0], start + w[1]
+                got = self._sentence(said, start, end, question) if start < end else []
                 if (thing := called_off(said.content[start:end], question, got)) is not None:
                     got = [carry(c, thing) for c in self._open(said, start, end, text)]
                 found.extend(after_request(found, got))
@@ -185,8 +185,7 @@ class RuleExtractor:
                 found = [c for c in found if "retraction" not in c.flags]
             if any("command_like" in c.flags for c in found) or any(
                     f.kind == "injection" for f in scan(msg.content)):
-                # A message that carries an instruction to the memory: nothing else in it
-                # is taken on trust either (the gate stages what is below its threshold).
+                # An instruction to the memory in it: nothing else is taken on trust either
                 for c in found:
                     if "command_like" not in c.flags:
                         c.confidence = min(c.confidence, 0.5)
@@ -413,7 +412,7 @@ class RuleExtractor:
         s, e = _trim(msg.content, start, end)
         # What is named, without the stance around it ("喜欢游泳" names swimming): the
         # lookup compares that with what is stored.
-        named = stance_core(what) or what
+        named = core(what) or what
         return CandidateMemory(
             content=named or _clean(body) or body.strip(), kind=Kind.NOTE.value, slot=None,
             value=None, source="user_explicit", confidence=0.95,
