@@ -177,7 +177,8 @@ class RuleExtractor:
                     found, start = w[0], start + w[1]
                 got = self._sentence(said, start, end, question) if start < end else []
                 if (thing := called_off(said.content[start:end], question, got)) is not None:
-                    got = [carry(c, thing) for c in self._open(said, start, end, text)]
+                    got = [carry(c, thing)
+                           for c in self._open(said, start, end, said.content[start:end])]
                 found.extend(after_request(found, got))
             found = read_repairs(msg.content, beside_take_back(found))
             if i and msgs[i - 1].role == "assistant" and declined(msgs[i - 1].content):

@@ -5,9 +5,8 @@
 the label, further on up to a colon, or before it ("…, that's my debit card number").
 `named_in_message` reads, after every other detector, the rest: a number anywhere in the
 same message as a label that names a number at a distance, when it is long enough to be
-an account, a card or a document ("Here it is:
-4716228813459902. That's my credit card number.", "6222 0212 3456 7891 是我常用的那张银
-行卡号").
+an account, a card or a document ("Here it is: 4716228813459902. That's my credit card
+number.", "6222 0212 3456 7891 是我常用的那张银行卡号").
 """
 
 from __future__ import annotations
@@ -45,6 +44,8 @@ NEAR_ONLY = frozenset({r"(?:my|the|this|a)\s+card", r"account"})
 
 
 def label_alts(far: bool = False) -> str:
+    """The labels as one regex group per kind; `far`: only those that name a number at a
+    distance."""
     return r"(?i:(?P<label>" + "|".join(
         f"(?P<{kind}>" + "|".join(
             f"(?<![A-Za-z]){alt}(?![A-Za-z])" if alt[:1].isascii() else alt
@@ -82,9 +83,8 @@ _AMOUNT_BEFORE = re.compile(r"[$£€¥₹₩]\s*$")
 
 
 def amount(norm: str, lo: int, hi: int) -> bool:
+    """Is the number at norm[lo:hi] an amount (a currency or a unit beside it)?"""
     return bool(_AMOUNT_AFTER.match(norm, hi) or _AMOUNT_BEFORE.search(norm, 0, lo))
-
-
 
 
 # A run long enough to be a card, an account or a document number (eight digits or more,
