@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -225,7 +226,10 @@ def test_purge_erases_an_item(vault: Vault) -> None:
     card = vault.recent(S1)[0]
     vault.purge(S1, card.id)
     assert asyncio.run(s.get_items()) == [{"role": "assistant", "content": "ok"}]
-    assert "4111" not in str(vault.audit(S1))
+    # The number, not its first four digits: those turn up in a random id now and then
+    # (a CI run failed on one).
+    audit = str(vault.audit(S1))
+    assert "my card is" not in audit and not re.search(r"4111[ -]?1111", audit)
 
 
 def test_observed_turns_read_as_messages(vault: Vault) -> None:
