@@ -182,12 +182,8 @@ def _approve_retraction(eng: Engine, tx: Any, cand: Memory, rec: dict[str, Any],
                                     reason=why or f"approved retraction {cand.id}",
                                     trigger_text=cand.source_text)
         # What was read from it goes with it, as when the retraction is applied at once.
-        for fid in facts_from(eng.reads, user, [m]).get(m.id, []):
-            if (f := tx.get(user, fid, for_update=True)) is not None \
-                    and f.status == Status.ACTIVE and not f.frozen:
-                eng.writes.forget_in(tx, f, actor=actor,
-                                     reason=f"made from forgotten memory {m.id}",
-                                     trigger_text=cand.source_text)
+        eng.writes.forget_made_from(tx, user, m.id, facts_from(eng.reads, user, [m]).get(
+            m.id, []), actor=actor, trigger_text=cand.source_text)
     _supersede(eng, tx, cand, now, actor=actor,
                reason=why or "retraction applied" if gone else "nothing left to forget")
     return gone or cand

@@ -184,10 +184,8 @@ def stated_before(eng: Engine, sc: Scope, skip: list[str]) -> list[str]:
     before = stored_lines(eng, sc, skip)[:1]
     if not before:
         return []
-    user = Scope(sc.tenant, sc.user, sc.agent)
-    ids = [m.id for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value,
-                                                         limit=200))
-           if m.kind not in NOT_MATCHED and m.metadata.get("turn_id") == before[0][0]]
+    ids = [m.id for m in _recent(eng, Scope(sc.tenant, sc.user, sc.agent), eng.core.clock())
+           if m.metadata.get("turn_id") == before[0][0]]
     return ids if len(ids) == 1 else []
 
 

@@ -523,12 +523,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                                         trigger_text=screened.source_text)
             # What was read from it goes with it (the graph's facts); the profile reads
             # the memory itself.
-            for mid in derived.get(target.id, []):
-                if (m := tx.get(user, mid, for_update=True)) is not None \
-                        and m.status == Status.ACTIVE and not m.frozen:
-                    eng.writes.forget_in(tx, m, actor=actor,
-                                         reason=f"made from forgotten memory {target.id}",
-                                         trigger_text=screened.source_text)
+            eng.writes.forget_made_from(tx, user, target.id, derived.get(target.id, []),
+                                        actor=actor, trigger_text=screened.source_text)
             return Outcome("forget", reasons, d.content, gone.id, gone.version, d.message)
         if d.action == gate.Action.STAGE:
             review = {"reasons": reasons, "links": list(d.links), "target_id": d.target_id,

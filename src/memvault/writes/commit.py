@@ -258,6 +258,16 @@ class Writer:
         return self.write_version(tx, new, Op.DELETE, m.version, terms=None, vectors=None,
                                   actor=actor, reason=reason, trigger_text=trigger_text)
 
+    def forget_made_from(self, tx: Any, user: Any, source_id: str, ids: list[str], *,
+                         actor: str | None, trigger_text: str | None) -> None:
+        """Forget `ids`, what was read from the forgotten memory `source_id` (derived.
+        facts_from), inside the caller's transaction; a frozen or no longer live one stays."""
+        for mid in ids:
+            if (m := tx.get(user, mid, for_update=True)) is not None \
+                    and m.status == Status.ACTIVE and not m.frozen:
+                self.forget_in(tx, m, actor=actor, reason=f"made from forgotten memory "
+                               f"{source_id}", trigger_text=trigger_text)
+
     # --- whole writes -------------------------------------------------------------------------
     def remember(self, req: Request, *, actor: str | None, reason: str | None,
                  trigger_text: str | None, trace_id: str | None,
