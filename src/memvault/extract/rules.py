@@ -46,6 +46,7 @@ from typing import Any
 
 from ..model import Kind
 from ..safety.instructions import scan
+from ..understand.confirms import confirms_only, echoes
 from ..understand.discourse import adds, beyond_change, changes_mind, corrects, one_time, only_once
 from ..understand.offers import declined
 from ..understand.stance import core
@@ -160,18 +161,17 @@ class RuleExtractor:
         for i, msg in enumerate(msgs):
             if msg.role != "user" or not msg.content.strip():
                 continue
-            if is_affirmation(msg.content):
-                prev = msgs[i - 1] if i > 0 else None
-                if prev is not None and prev.role == "assistant":
-                    out.extend(self._confirmation(prev, msg))
+            prev = msgs[i - 1] if i > 0 and msgs[i - 1].role == "assistant" else None
+            if is_affirmation(msg.content) or (prev and echoes(msg.content, prev.content)):
+                out.extend(self._confirmation(prev, msg) if prev else [])  # "yep saturday"
                 continue
             found: list[CandidateMemory] = []
             said = _answered(msgs, i) or msg
             whatif = False
             for start, end, question in read_spans(said.content):
                 text = said.content[start:end]
-                if whatif and _CONDITIONAL.search(text):
-                    continue  # "imagine winning the lottery… first thing I'd do is…"
+                if (whatif and _CONDITIONAL.search(text)) or confirms_only(text):
+                    continue  # "imagine winning the lottery… I'd…"; "没说错"
                 whatif = whatif or bool(HYPOTHETICAL.search(text))
                 if (w := withdrawn(text, said.content, found)) is not None:  # "scratch that"
                     found, start = w[0], start + w[1]

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from .changeobject import changed_thing, names_object
+from .confirms import confirmed, confirms
 from .discourse import (
     SPEAKER,
     adds,
@@ -264,8 +265,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # so the change is staged against it (`sure`), never applied unreviewed.
         strong = by_rank = True
     if best.score < t.match and not (flip or strong or weak):
-        if restating(statement) and not changes_mind(statement) and not adds(statement) \
-                and len(ranked) > 1 and _leads(ranked, t):
+        if (restating(statement) or confirms(statement)) and not changes_mind(statement) \
+                and not adds(statement) and len(ranked) > 1 and _leads(ranked, t):
             # Said to be said again ("daily sync is still half nine, same as always",
             # "kilometres and kilos please, like I said before"), in other words than the
             # memory clearly closest: that memory, confirmed; not a second copy. Clearly
@@ -277,6 +278,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # "I also…", "我也…": beside it; but what the conversation tied it to it changes
         # ("我不吃素了，现在也吃肉" and the diet it gives up)
         return Related(Relation.NEW)
+    if not (flip or strong or weak) and confirmed(statement, best.said or best.content):
+        return Related(Relation.SAME, best.id)  # "对 朵朵就是我闺女 你记得没错"
     if restating(statement) and not by_rank and not (strong and replaces(statement)) \
             and _said_again_of(statement, best):
         # "as I mentioned", "一直都…"; but "running is out, I swim laps instead now, still
