@@ -619,3 +619,19 @@ def test_long_runs_of_spaces_or_markup_are_read_in_one_pass() -> None:
         assert r.extract([Message("user", text)]) == []
         assert command_reason(text) is None
     assert scan("#" * 16000) == []
+
+
+@pytest.mark.parametrize("line, subject", [
+    # a person's noun used of the user's own event: the user's statement
+    ("My dentist appointment is on the 9th at 11am", "user"),
+    ("my team meeting is every Tuesday at 10", "user"),
+    ("My therapist session moved to Thursdays", "user"),
+    # the person themselves
+    ("my dentist says I should floss more", None),
+])
+def test_someone_s_noun_before_an_event_is_the_user_s_event(line: str, subject: str | None) -> None:
+    got = RuleExtractor().extract([Message("user", line, id="m1")])
+    if subject is None:
+        assert all(c.subject != "user" for c in got), got
+    else:
+        assert got and all(c.subject == subject for c in got), got

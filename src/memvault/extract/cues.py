@@ -341,6 +341,9 @@ THIRD = re.compile(
     r"mum|mummy|mam|mama|papa|hubby|bf|gf|wifey|missus|mate|"
     r"fianc[ée]e?|landlord|landlady|tenant|client|assistant|coach|trainer|tutor|therapist|"
     r"dentist|doctor|gp|physio|mentor|barber|hairdresser|nanny|babysitter|cleaner)\b"
+    # one of theirs that is the user's own: "my dentist appointment", "my team meeting"
+    r"(?!\s+(?:appointments?|visits?|bills?|office|check-?ups?|exams?|sessions?|class(?:es)?|"
+    r"lessons?|meetings?|calls?|fees?|practice|clinic|schedule|stand-?ups?|sync|chat)\b)"
     # (after a time or an occasion said first: "今天下午茶 我们组长一口气点了三杯"; not
     # after a clause of the user's own: "周末去爬山 我朋友也去")
     r"|(?:(?:今天|昨天|前天|昨晚|今晚|刚才|刚刚|上周|这周|周末|最近|早上|中午|下午|晚上|上午|那天|"
