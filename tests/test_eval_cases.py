@@ -137,6 +137,17 @@ def test_bad_case_file_exits_non_zero_on_the_cli(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+def test_an_out_path_that_is_a_file_is_refused_before_the_run(tmp_path: Path) -> None:
+    # (a blind audit: a traceback after every case had run)
+    in_the_way = tmp_path / "afile"
+    in_the_way.write_text("kept", encoding="utf-8")
+    proc = cli("--json", "eval", "cases", str(EXAMPLE), "--out", str(in_the_way))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert json.loads(proc.stderr.strip().splitlines()[-1])["code"] == "invalid_input"
+    assert in_the_way.read_text(encoding="utf-8") == "kept"
+
+
 def test_a_message_or_memory_the_verbs_refuse_names_its_line(tmp_path: Path) -> None:
     path = tmp_path / "cases.jsonl"
     path.write_text(

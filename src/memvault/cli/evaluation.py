@@ -35,6 +35,7 @@ def _eval_run(ctx: typer.Context, name: str, data: Path | None, lang: str | None
     from ..eval import report, runner
 
     def go(c: Ctx) -> None:
+        report.ready_out_dir(out_dir)
         with progress_bar() as p:
             tasks: dict[str, Any] = {}
 
@@ -75,10 +76,11 @@ def eval_locomo(ctx: typer.Context, data: EvalData = None, split: EvalSplit = Sp
 
 def _eval_layered(ctx: typer.Context, data: Path | None, split: Split, out_dir: Path,
                   budget: int, conversations: int | None) -> None:
-    from ..eval import layered
+    from ..eval import layered, report
     from ..eval.datasets import load_dataset
 
     def go(c: Ctx) -> None:
+        report.ready_out_dir(out_dir)
         ds = load_dataset("locomo", data).select(split)
         with progress_bar() as p:
             tasks: dict[str, Any] = {}
@@ -128,10 +130,11 @@ def eval_cases(ctx: typer.Context,
                out_dir: EvalOut = Path("eval-results")) -> None:
     """Your own cases: recall@k, precision@k, MRR, nDCG, facts in the context and
     must-not-appear violations; a snapshot `eval compare` diffs."""
-    from ..eval import casefile, casereport, cases
+    from ..eval import casefile, casereport, cases, report
 
     def go(c: Ctx) -> None:
         loaded = casefile.load_cases(file, live=live)
+        report.ready_out_dir(out_dir)
         with progress_bar() as p:
             task = p.add_task("cases", total=len(loaded))
 

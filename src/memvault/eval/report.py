@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,20 @@ def write_histogram_png(dist: dict[str, Any], path: Path, title: str) -> bool:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+def ready_out_dir(out_dir: Path) -> Path:
+    """Make the folder a run's snapshot goes to, before the run: a path that is a file, or
+    a folder that cannot be made or written, is bad input found at once, not a traceback
+    after every case has run."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file in the way (FileExistsError), no permission, …
+        raise ValidationError(f"out_dir {str(out_dir)!r} is not a folder that can be "
+                              f"written: {e.strerror or e}") from None
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        raise ValidationError(f"out_dir {str(out_dir)!r} is not writable")
+    return out_dir
 
 
 def write_snapshot(snapshot: dict[str, Any], out_dir: Path) -> tuple[Path, Path | None]:
