@@ -323,14 +323,20 @@ def test_bad_input_is_a_tool_error_with_the_code_and_stores_nothing(tmp_path: Pa
                 assert err, (tool, args)
                 assert r["error"]["code"] == code, (tool, args, r)
                 assert r["error"]["message"]
-            # A value outside the schema (an unknown kind) is refused by the SDK before
-            # the core sees it: still a tool error, not a crash, and nothing stored.
-            err, r = await call(s, "remember", content="x", kind="bogus")
-            assert err and "kind" in r["text"]
+            # A value outside the schema (an unknown kind or reranker) is refused by the
+            # SDK before the core sees it: the same typed tool error, not a crash, and
+            # nothing stored.
+            for tool, args, name in (("remember", {"content": "x", "kind": "bogus"}, "kind"),
+                                     ("recall", {"query": "x", "reranker": "bogus"},
+                                      "reranker")):
+                err, r = await call(s, tool, **args)
+                assert err and r["error"]["code"] == "invalid_input", r
+                assert name in r["error"]["message"]
+                assert "errors.pydantic.dev" not in r["error"]["message"]
             # A model may not claim an operator's or a restore's source.
             for source in ("admin_manual", "import"):
                 err, r = await call(s, "remember", content="x", source=source)
-                assert err and "source" in r["text"]
+                assert err and "source" in r["error"]["message"]
             assert dump(db) == before
             # The server is still serving after all that.
             err, r = await call(s, "get", memory_id=ok["id"])

@@ -26,7 +26,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from .. import validate as v
-from ..errors import MemvaultError, ScopeError
+from ..errors import MemvaultError, ScopeError, ValidationError
 from ..model import Kind, Scope, Status
 from ..reads.access import Accessor, reading_as
 from ..vault import Vault
@@ -98,10 +98,28 @@ def _bind_caller(fixed: Caller | None) -> Callable[..., Any]:
         state = getattr(ctx.request, "scope", {}).get("state") or {}
         token = _caller.set(fixed if fixed is not None else state.get(CALLER_STATE))
         try:
-            return await call_next(ctx)
+            return _typed(await call_next(ctx))
         finally:
             _caller.reset(token)
     return middleware
+
+
+def _typed(result: Any) -> Any:
+    """A tool's arguments the SDK refused against the schema ("kind": "bogus", an unknown
+    reranker) as the same typed tool error a memvault verb returns (`invalid_input`), not
+    the validator's raw text: a client handles one shape of error. (The SDK hands a tool
+    call's result on as its wire dict.)"""
+    if not (isinstance(result, dict) and result.get("isError")
+            and result.get("structuredContent") is None):
+        return result
+    text = " ".join(str(c.get("text", "")) for c in result.get("content") or []
+                    if isinstance(c, dict))
+    if "validation error" not in text:
+        return result  # not the caller's input: left as the SDK reports it
+    lines = [ln.strip() for ln in text.splitlines()
+             if ln.strip() and "errors.pydantic.dev" not in ln]
+    return _error_result(ValidationError("; ".join(lines))).model_dump(
+        by_alias=True, exclude_none=True, mode="json")
 
 
 # Tool inputs. Enumerations reuse the core's vocabularies, so the schema a client sees is
