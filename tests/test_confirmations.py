@@ -10,6 +10,7 @@ import pytest
 
 from memvault import Scope, Vault
 from memvault.understand.confirms import confirmed, confirms_only, echoes
+from memvault.understand.repair import slip
 
 ME = Scope("acme", "lin")
 
@@ -69,3 +70,37 @@ def test_what_a_confirmation_is() -> None:
     assert confirmed("对 她叫朵朵 你记得没错", "我女儿叫朵朵")
     assert not confirmed("对 你记得没错 不过现在改成六点了", "每天五点叫我起床")
     assert not confirmed("you remembered right, it's 4pm", "my class is at 3pm")
+
+
+@pytest.mark.parametrize("stored, again", [
+    ("I'm training for a half marathon in May", "spot on, good memory 😄"),
+    ("I can't have gluten", "you know I can't have gluten, right? just making sure"),
+    ("I live in Glasgow", "thats right, i told u that already, glasgow"),
+    ("我每天早上跑步", "你说得对，我确实每天跑步"),
+])
+def test_more_ways_of_saying_you_remembered(vault: Vault, stored: str, again: str) -> None:
+    _say(vault, ("user", stored))
+    before = _memories(vault)
+    _say(vault, ("user", again))
+    assert _memories(vault) == before
+
+
+def test_a_confirmation_does_not_swallow_what_it_adds_or_contradicts(vault: Vault) -> None:
+    _say(vault, ("user", "我对花生过敏"))
+    _say(vault, ("user", "没错，另外我也对虾过敏"))
+    assert any("虾" in c for c, _ in _memories(vault)), _memories(vault)
+    other = Scope("acme", "lin2")
+    vault.observe(other, [{"role": "user", "content": "我喜欢香菜"}])
+    vault.observe(other, [{"role": "user", "content": "你说得对，不过我现在讨厌香菜了"}])
+    active = [m.content for m in vault.list(other, limit=50)
+              if m.kind != "turn" and m.status in ("active", "pending")]
+    assert any("讨厌" in c for c in active), active
+
+
+def test_a_slip_said_not_to_be_one_is_no_repair(vault: Vault) -> None:
+    assert not slip("没说错") and not slip("not a typo, it's spelt Ffion")
+    assert slip("说错了 是通州") and slip("sorry typo, it's Anne")
+    _say(vault, ("user", "我儿子叫豆豆，今年六岁"))
+    before = _memories(vault)
+    _say(vault, ("user", "嗯嗯 豆豆就是我儿子，没说错"))
+    assert _memories(vault) == before

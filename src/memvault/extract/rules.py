@@ -46,7 +46,7 @@ from typing import Any
 
 from ..model import Kind
 from ..safety.instructions import scan
-from ..understand.confirms import confirms_only, echoes
+from ..understand.confirms import after_confirming, confirms_only, echoes
 from ..understand.discourse import adds, beyond_change, changes_mind, corrects, one_time, only_once
 from ..understand.offers import declined
 from ..understand.stance import core
@@ -593,7 +593,7 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _clean(body: str) -> str:
-    """A plain statement's content: the sentence without "remember that", "记住，" …"""
-    text = STRIP_LEAD_ZH.sub("", body, count=1)
+    """A plain statement's content, without "remember that", "记住，", "你记得对，但…" …"""
+    text = STRIP_LEAD_ZH.sub("", after_confirming(body) or body, count=1)
     text = STRIP_LEAD_EN.sub("", text, count=1).strip(" \t,，;；:：")
     return text[:1].upper() + text[1:] if text.isascii() else text

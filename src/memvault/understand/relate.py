@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from .changeobject import changed_thing, names_object
-from .confirms import confirmed, confirms
+from .confirms import after_confirming, confirmed, confirms
 from .discourse import (
     SPEAKER,
     adds,
@@ -164,6 +164,12 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
             # that only one has: a person picks.
             return Related(Relation.AMBIGUOUS, links=tuple(m.id for m in close[:5]))
         return Related(Relation.FORGET, one.id, sure=not by_rank)
+    if confirms(statement):
+        # "对 朵朵就是我闺女 你记得没错" confirms the memory it is about; "你记得对，但我最近
+        # 改喝拿铁了" is the change after its confirmation, read without it.
+        if (one := _confirmed(statement, ranked, t)) is not None:
+            return Related(Relation.SAME, one.id)
+        statement = after_confirming(statement) or statement
     if kept := kept_clauses(statement):
         # "还在西湖区没搬，不过我最近换工作了": what a clause says stays is not what the
         # rest of the line changes. When nothing else is close, the line may change another
@@ -265,7 +271,7 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # so the change is staged against it (`sure`), never applied unreviewed.
         strong = by_rank = True
     if best.score < t.match and not (flip or strong or weak):
-        if (restating(statement) or confirms(statement)) and not changes_mind(statement) \
+        if restating(statement) and not changes_mind(statement) \
                 and not adds(statement) and len(ranked) > 1 and _leads(ranked, t):
             # Said to be said again ("daily sync is still half nine, same as always",
             # "kilometres and kilos please, like I said before"), in other words than the
@@ -278,8 +284,6 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # "I also…", "我也…": beside it; but what the conversation tied it to it changes
         # ("我不吃素了，现在也吃肉" and the diet it gives up)
         return Related(Relation.NEW)
-    if not (flip or strong or weak) and confirmed(statement, best.said or best.content):
-        return Related(Relation.SAME, best.id)  # "对 朵朵就是我闺女 你记得没错"
     if restating(statement) and not by_rank and not (strong and replaces(statement)) \
             and _said_again_of(statement, best):
         # "as I mentioned", "一直都…"; but "running is out, I swim laps instead now, still
@@ -335,6 +339,23 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     # work", "my car is a Model 3" and "I plan to buy a Model Y"). Replacing one without
     # the user saying so would be a silent overwrite; keeping both loses nothing.
     return Related(Relation.NEW)
+
+
+def _confirmed(statement: str, ranked: Sequence[Match], t: Thresholds) -> Match | None:
+    """The memory a confirmation confirms: the closest, when it is plainly close or shares
+    a word or the topic class with it ("thats right, i told u that b4 — leeds", "没说错，
+    我就住那儿"), is clearly ahead of any other, holds the same stance ("你说得对，我讨厌
+    咖啡" does not confirm "我喜欢咖啡") and is said again with nothing changed or added."""
+    if not ranked:
+        return None
+    best = ranked[0]
+    rest, theirs = after_confirming(statement), best.said or best.content
+    if not (best.score >= t.match or best.names(statement) or best.topical) or (
+            len(ranked) > 1 and best.dense - ranked[1].dense < t.lead):
+        return None
+    if polarity(rest) * polarity(theirs) < 0 or denies(rest, theirs):
+        return None
+    return best if confirmed(statement, theirs) else None
 
 
 def _used_to_other(statement: str, memory: Match) -> bool:

@@ -88,10 +88,13 @@ def repairs(line: str) -> bool:
 def slip(line: str) -> bool:
     """Does the line mark a slip in so many words, not only say sorry ("sorry, tired" is
     no repair; "sorry, I mean leeds" is)?"""
-    return any(not _APOLOGY.fullmatch(m.group(0)) for m in MARK.finditer(line))
+    return any(not _APOLOGY.fullmatch(m.group(0)) and not _DENIED.search(line[:m.start()])
+               for m in MARK.finditer(line))
 
 
 _APOLOGY = re.compile(r"sorry|oops|whoops", re.I)
+# A slip said not to be one: "没说错", "没打错", "not a typo", "no typo" confirm the words.
+_DENIED = re.compile(r"(?:没有?|不是|\b(?:not\s+a|no|wasn['’]?t\s+a|isn['’]?t\s+a))\s*$", re.I)
 
 
 def only_admits(sentence: str) -> bool:
