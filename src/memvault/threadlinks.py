@@ -81,17 +81,22 @@ def reply_change(eng: Engine, sc: Scope, c: CandidateMemory, before: list[str] |
             # a repair that gives one word for the value its slot holds ("sorry, leeds")
             swapped = swap_word(said, text, target.value)
         swapped = swapped or swap_near(said, text)  # a misspelling put right
-        if swapped is None:
-            continue
-        content, slot, value = swapped[0], None, None
-        if target.slot is not None:
-            read = [r for r in reading(content) if r.slot == target.slot and r.value is not None]
-            if not read:
-                continue
-            content, slot, value = read[0].content, target.slot, read[0].value
-        return replace(c, content=content, slot=slot, value=value, kind=target.kind,
-                       intent="update", intent_target=target.id)
+        if swapped is not None and (update := swapped_update(c, target, swapped[0])):
+            return update
     return None
+
+
+def swapped_update(c: CandidateMemory, target: Memory, content: str) -> CandidateMemory | None:
+    """`c` as the update of `target` to `content` (its statement with a value swapped); a
+    slot's memory only when the swapped words still set its slot, else None."""
+    slot, value = None, None
+    if target.slot is not None:
+        read = [r for r in reading(content) if r.slot == target.slot and r.value is not None]
+        if not read:
+            return None
+        content, slot, value = read[0].content, target.slot, read[0].value
+    return replace(c, content=content, slot=slot, value=value, kind=target.kind,
+                   intent="update", intent_target=target.id)
 
 
 def continued(eng: Engine, user: Scope, now: int, said: str, found: list[Any],

@@ -32,6 +32,7 @@ from .ids import content_hash
 from .model import Op, Revision, Scope, Status
 from .observecheck import check_candidate, check_observe
 from .placevalue import PlaceJudge
+from .readbacks import readback_change
 from .reads.related import NOT_MATCHED
 from .safety import pii
 from .safety.pii import for_sending, hidden_kinds, redact, scrub, scrub_around, sensitive_values
@@ -161,8 +162,9 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         # The turn it was read from: purging that turn erases what was made from it.
         turn = turn_of(c, msgs, result.turns)
         if REPLY in c.flags:  # a bare value: the change of the statement before it
-            c = threadlinks.reply_change(eng, sc, c, said_before(msgs, c, result.turns, stated),
-                                         eng.core.clock(), result.turns)
+            c = readback_change(eng, sc, c) if c.asked else threadlinks.reply_change(
+                eng, sc, c, said_before(msgs, c, result.turns, stated), eng.core.clock(),
+                result.turns)
             if c is None:
                 continue
             answered += [turn] if turn else []

@@ -67,6 +67,10 @@ class CandidateMemory:
     # "forget", "none") and the memory it names (an LLM's; the gate checks the id).
     intent: str | None = None
     intent_target: str | None = None
+    # A bare-value reply that says no to the assistant's check of a stored value ("your
+    # class is Tuesday, right?" / "no, Wednesday"): that check, which names the value the
+    # reply corrects (readbacks.py).
+    asked: str | None = None
 
     def __post_init__(self) -> None:
         # A bad candidate is a bug in an extractor: fail where it is made, not in the gate.

@@ -27,6 +27,10 @@ from .messages import Message
 REPLY = "reply_value"
 # A Chinese line's parts, where spaces stand for commas ("啊不对 是一杯 下午那杯早就戒了").
 _CJK_PART = re.compile(rf"(?<=[{CJK_RANGES}])\s+(?=[{CJK_RANGES}])")
+# The assistant asking whether it has a thing right, and the user saying no at once.
+_ASKED = re.compile(r"[?？]\s*$")
+_SAYS_NO = re.compile(r"\s*(?:no+|nope|nah|not\s+quite|wrong|actually\s+no)\b|\s*(?:不是|不对|错了|"
+                      r"没有|不)(?![\u4e00-\u9fff]{3})", re.I)
 # Sentence ends, not the point of a decimal ("1.5 hours").
 _SENTENCE = re.compile(r"(?<=[.!?。！？])(?!\d)\s*|\n+")
 
@@ -78,7 +82,12 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
         said = m.content.strip()
         if HYPOTHETICAL.search(said) or IF_CLAUSE.search(said):
             continue  # "要是再生一个，…": a what-if names no value the user holds
-        if not is_reply(said) and repair_word(said) is None and not refuses(said):
+        # "no, Wednesday" to the assistant's "your class is Tuesday, right?"
+        asked = msgs[i - 1].content if i and msgs[i - 1].role == "assistant" and _ASKED.search(
+            msgs[i - 1].content) and _SAYS_NO.match(said) else None
+        if asked and is_reply(said, marked=True):
+            pass
+        elif not is_reply(said) and repair_word(said) is None and not refuses(said):
             # or its last sentence, or the repair its first part makes ("啊不对 是一杯 下午
             # 那杯早就戒了 …")
             parts = [p.strip() for p in _SENTENCE.split(said) if p.strip()]
@@ -91,7 +100,7 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
         reply = CandidateMemory(content=said, kind="fact", slot=None, value=None,
                                 source="user_explicit", confidence=0.9,
                                 source_text=said, message_id=m.id,
-                                explicit=True, flags=[REPLY], at=m.at)
+                                explicit=True, flags=[REPLY], at=m.at, asked=asked)
         at = next((n for n, c in enumerate(out)
                    if (k := message_of(c, msgs)) is not None and k >= i), len(out))
         out.insert(at, reply)

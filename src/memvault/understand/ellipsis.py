@@ -361,14 +361,15 @@ def _reply_swap(line: str, statement: str, *, marked: bool = False
         else None
 
 
-def swap(line: str, statement: str) -> tuple[str, str, str] | None:
+def swap(line: str, statement: str, *, marked: bool = False) -> tuple[str, str, str] | None:
     """`statement` with the one value of its kind that `line` names in its place, with the
     old and the new value; None when `line` is not such a reply to it (not a reply, no
     single value of that kind in the statement, the same value, or a refused one). A
     number with a unit replaces one of the same kind with its unit ("7pm" → "8am", "70 kg"
     → "150 lbs"); a bare number only the digits ("make it 20": "30 minutes" → "20
-    minutes")."""
-    if got := _reply_swap(line, statement):
+    minutes"). `marked`: the line's place says it gives a value ("no, Wednesday" to the
+    assistant's "your class is Tuesday, right?")."""
+    if got := _reply_swap(line, statement, marked=marked):
         return got
     if _could_reply(line):
         # a repair that says the statement again, the slipped word refused
