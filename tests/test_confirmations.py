@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memvault import Scope, Vault
-from memvault.understand.confirms import confirmed, confirms_only, echoes
+from memvault.understand.confirms import after_confirming, confirmed, confirms_only, echoes
 from memvault.understand.repair import slip
 
 ME = Scope("acme", "lin")
@@ -104,3 +104,11 @@ def test_a_slip_said_not_to_be_one_is_no_repair(vault: Vault) -> None:
     before = _memories(vault)
     _say(vault, ("user", "嗯嗯 豆豆就是我儿子，没说错"))
     assert _memories(vault) == before
+
+
+def test_what_a_line_says_besides_its_confirmation() -> None:
+    assert after_confirming("you're right, but I moved it to Friday") == "I moved it to Friday"
+    assert after_confirming("没错 不过改成提前20分钟吧") == "改成提前20分钟吧"
+    # reported speech, not a confirmation in a clause of its own: kept whole
+    said = "that's what I said to my landlord too, the heating is broken"
+    assert after_confirming(said) == said

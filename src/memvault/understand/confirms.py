@@ -63,7 +63,15 @@ def without_confirming(text: str) -> str:
 def after_confirming(text: str) -> str:
     """What the line says besides its confirmation, from its first word ("you're right,
     but I've moved it to Friday now" -> "I've moved it to Friday now")."""
-    return _JOINER.sub("", without_confirming(text)).strip()
+    kept = [m for m in _CONFIRMS.finditer(text) if _OWN_CLAUSE.match(text, m.end())]
+    for m in reversed(kept):  # a confirmation in a clause of its own, not "that's what I
+        text = text[:m.start()] + " " + text[m.end():]  # said to my boss too"
+    return _JOINER.sub("", text).strip()
+
+
+# What ends a clause of its own after a confirmation: a mark, the end, or a "but".
+_OWN_CLAUSE = re.compile(r"\s*(?:[,，.。!！?？~～:：;；—–-]|$|(?:but|though|however)\b|"
+                         r"(?:不过|但|可是))", re.I)
 
 
 def confirms_only(text: str) -> bool:
