@@ -112,3 +112,16 @@ def test_what_a_line_says_besides_its_confirmation() -> None:
     # reported speech, not a confirmation in a clause of its own: kept whole
     said = "that's what I said to my landlord too, the heating is broken"
     assert after_confirming(said) == said
+
+
+@pytest.mark.parametrize("stored, line, now", [
+    ("以后开会前10分钟提醒我", "你记得没错，不过15分钟吧", "以后开会前15分钟提醒我"),
+    ("Remind me about meetings 10 minutes before they start",
+     "that's right, but make it 15 minutes before",
+     "Remind me about meetings 15 minutes before they start"),
+])
+def test_a_new_value_after_a_confirmation_changes_the_memory(
+        vault: Vault, stored: str, line: str, now: str) -> None:
+    _say(vault, ("user", stored))
+    _say(vault, ("user", line))
+    assert _memories(vault) == [(now, 2)]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .understand.confirms import after_confirming
 from .understand.discourse import changes_mind
 from .understand.ellipsis import swap_in
 from .understand.stance import core as stance_core
@@ -63,7 +64,7 @@ def prepared(eng: Any, said: str, slot: str | None, found: list[Any]) -> Swapped
     top = found[0].memory
     if top.slot is not None:
         return None
-    new = swap_in(said, top.content)
+    new = swap_in(after_confirming(said) or said, top.content)  # "没错 不过改成…"
     if new is None:
         return None
     return Swapped(top.id, new[0], embedded(eng, [new[0]])[0][0], top.content)

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..textindex import CJK_RANGES
+from ..understand.confirms import after_confirming
 from ..understand.ellipsis import is_reply, repair_word, repaired
 from ..understand.repair import only_admits, refuses, slip
 from .candidate import CandidateMemory
@@ -93,7 +94,7 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
             parts = [p.strip() for p in _SENTENCE.split(said) if p.strip()]
             cjk = _CJK_PART.split(said)
             heads = [h for h in (" ".join(cjk[:k]) for k in range(1, len(cjk))) if slip(h)]
-            said = next((p for p in (parts[-1] if parts else "", *heads)
+            said = next((p for p in (parts[-1] if parts else "", after_confirming(said), *heads)
                          if p and p != m.content.strip() and is_reply(p)), "")
             if not said:
                 continue
