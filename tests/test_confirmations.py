@@ -29,6 +29,10 @@ def _say(vault: Vault, *messages: tuple[str, str]) -> None:
     ("I work night shifts at the hospital",
      "yes, nights at the hospital, you remembered that right"),
     ("我对花生过敏", "我花生过敏这事你是知道的吧 做菜别放花生"),
+    ("I'm training for a half marathon in May", "spot on, good memory 😄"),
+    ("I can't have gluten", "you know I can't have gluten, right? just making sure"),
+    ("I live in Glasgow", "thats right, i told u that already, glasgow"),
+    ("我每天早上跑步", "你说得对，我确实每天跑步"),
 ])
 def test_a_confirmation_adds_no_memory(vault: Vault, stored: str, again: str) -> None:
     _say(vault, ("user", stored))
@@ -70,19 +74,6 @@ def test_what_a_confirmation_is() -> None:
     assert confirmed("对 她叫朵朵 你记得没错", "我女儿叫朵朵")
     assert not confirmed("对 你记得没错 不过现在改成六点了", "每天五点叫我起床")
     assert not confirmed("you remembered right, it's 4pm", "my class is at 3pm")
-
-
-@pytest.mark.parametrize("stored, again", [
-    ("I'm training for a half marathon in May", "spot on, good memory 😄"),
-    ("I can't have gluten", "you know I can't have gluten, right? just making sure"),
-    ("I live in Glasgow", "thats right, i told u that already, glasgow"),
-    ("我每天早上跑步", "你说得对，我确实每天跑步"),
-])
-def test_more_ways_of_saying_you_remembered(vault: Vault, stored: str, again: str) -> None:
-    _say(vault, ("user", stored))
-    before = _memories(vault)
-    _say(vault, ("user", again))
-    assert _memories(vault) == before
 
 
 def test_a_confirmation_does_not_swallow_what_it_adds_or_contradicts(vault: Vault) -> None:

@@ -86,9 +86,8 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
         # "no, Wednesday" to the assistant's "your class is Tuesday, right?"
         asked = msgs[i - 1].content if i and msgs[i - 1].role == "assistant" and _ASKED.search(
             msgs[i - 1].content) and _SAYS_NO.match(said) else None
-        if asked and is_reply(said, marked=True):
-            pass
-        elif not is_reply(said) and repair_word(said) is None and not refuses(said):
+        if not (asked and is_reply(said, marked=True)) and not is_reply(said) \
+                and repair_word(said) is None and not refuses(said):
             # or its last sentence, or the repair its first part makes ("啊不对 是一杯 下午
             # 那杯早就戒了 …")
             parts = [p.strip() for p in _SENTENCE.split(said) if p.strip()]

@@ -167,9 +167,10 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     if confirms(statement):
         # "对 朵朵就是我闺女 你记得没错" confirms the memory it is about; "你记得对，但我最近
         # 改喝拿铁了" is the change after its confirmation, read without it.
-        if (one := _confirmed(statement, ranked, t)) is not None:
+        rest = after_confirming(statement)
+        if (one := _confirmed(statement, rest, ranked, t)) is not None:
             return Related(Relation.SAME, one.id)
-        statement = after_confirming(statement) or statement
+        statement = rest or statement
     if kept := kept_clauses(statement):
         # "还在西湖区没搬，不过我最近换工作了": what a clause says stays is not what the
         # rest of the line changes. When nothing else is close, the line may change another
@@ -271,8 +272,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # so the change is staged against it (`sure`), never applied unreviewed.
         strong = by_rank = True
     if best.score < t.match and not (flip or strong or weak):
-        if restating(statement) and not changes_mind(statement) \
-                and not adds(statement) and len(ranked) > 1 and _leads(ranked, t):
+        if restating(statement) and not changes_mind(statement) and not adds(statement) \
+                and len(ranked) > 1 and _leads(ranked, t):
             # Said to be said again ("daily sync is still half nine, same as always",
             # "kilometres and kilos please, like I said before"), in other words than the
             # memory clearly closest: that memory, confirmed; not a second copy. Clearly
@@ -341,7 +342,8 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
     return Related(Relation.NEW)
 
 
-def _confirmed(statement: str, ranked: Sequence[Match], t: Thresholds) -> Match | None:
+def _confirmed(statement: str, rest: str, ranked: Sequence[Match], t: Thresholds
+               ) -> Match | None:
     """The memory a confirmation confirms: the closest, when it is plainly close or shares
     a word or the topic class with it ("thats right, i told u that b4 — leeds", "没说错，
     我就住那儿"), is clearly ahead of any other, holds the same stance ("你说得对，我讨厌
@@ -349,7 +351,7 @@ def _confirmed(statement: str, ranked: Sequence[Match], t: Thresholds) -> Match 
     if not ranked:
         return None
     best = ranked[0]
-    rest, theirs = after_confirming(statement), best.said or best.content
+    theirs = best.said or best.content  # `rest`: the statement after its confirmation
     if not (best.score >= t.match or best.names(statement) or best.topical) or (
             len(ranked) > 1 and best.dense - ranked[1].dense < t.lead):
         return None
