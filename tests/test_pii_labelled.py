@@ -39,6 +39,8 @@ def test_the_numbers_fail_their_checksums() -> None:
     ("SSN 123-45-6789", "123-45-6789", "id_number"),
     ("我的银行卡号是6222 0212 3456 7890 123", "6222 0212 3456 7890 123", "card"),
     ("手机号：13800138000", "13800138000", "phone"),
+    # an account of any kind, its number right after the word
+    ("工作室的对公账户 3301 0400 1122 334 开票用", "3301 0400 1122 334", "card"),
     # the label after the number, or filler between them
     (f"use {CARD} (that's my credit card)", CARD, "card"),
     (f"{ID}是我的身份证号", ID, "id_number"),
@@ -56,7 +58,7 @@ def test_a_labelled_number_is_redacted_by_its_label(text: str, number: str, kind
     "my account is locked again", "card ending in 4421", "order 12345678 arrived",
     "I paid 1234567 yen", "I have a pan 123456 for cooking", "the room is 204",
     "I paid 1500000 for my card game collection", "ran 120000 steps, my phone says",
-    "up 250000 views, my card game channel",
+    "up 250000 views, my card game channel", "账户余额 350000 元", "账户余额：35000",
 ])
 def test_numbers_without_a_label_or_too_short_are_left_alone(text: str) -> None:
     assert find_pii(text) == []

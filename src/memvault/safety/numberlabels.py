@@ -19,7 +19,7 @@ import re
 # ("is", "no.", "：", "是") and holds at least six digits (a card's last four is not it).
 LABELS: dict[str, tuple[str, ...]] = {
     "card": ("银行卡号码", "银行卡号", "信用卡号", "储蓄卡号", "借记卡号", "银行账号", "银行账户",
-             "卡号", "账号", "账户号", "银行卡", "信用卡",
+             "卡号", "账号", "账户号", "银行卡", "信用卡", "账户",
              r"(?:credit|debit|bank|payment)\s+card(?:\s+(?:number|no\.?|#))?",
              r"card\s+(?:number|no\.?|#)", r"(?:bank\s+)?account\s+(?:number|no\.?|#)",
              r"acct\.?\s*(?:number|no\.?|#)?", r"iban", r"routing\s+number",
@@ -40,7 +40,7 @@ LABELS: dict[str, tuple[str, ...]] = {
 }
 # Labels too general to name a value at a distance ("the card game: 2024 edition", "that's
 # the account balance"): they only name a number right after them.
-NEAR_ONLY = frozenset({r"(?:my|the|this|a)\s+card", r"account"})
+NEAR_ONLY = frozenset({r"(?:my|the|this|a)\s+card", r"account", "账户"})
 
 
 def label_alts(far: bool = False) -> str:
