@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from memvault import ValidationError
+from memvault import Scope, ValidationError, Vault
 from memvault.extract import CandidateMemory, Extractor, Message, as_messages, load_extractor
 from memvault.extract.rules import RuleExtractor, command_reason, is_affirmation, sentences
 from memvault.extract.slots import (
@@ -635,3 +635,33 @@ def test_someone_s_noun_before_an_event_is_the_user_s_event(line: str, subject: 
         assert all(c.subject != "user" for c in got), got
     else:
         assert got and all(c.subject == subject for c in got), got
+
+
+@pytest.mark.parametrize("line, subject", [
+    # a parent named as one names a person, "my" unsaid: theirs, not the user's
+    ("Dad switched to almond milk in the spring", "dad"),
+    ("mum swears by cold showers every morning", "mum"),
+    # the user with them, or only a possessive: not a third party's statement
+    ("mom and I go swimming on Sundays", "user"),
+])
+def test_a_parent_named_without_my_is_someone_else(line: str, subject: str) -> None:
+    got = RuleExtractor().extract([Message("user", line, id="m1")])
+    assert got and all(c.subject == subject for c in got), got
+
+
+@pytest.mark.parametrize("line", [
+    "pipe dream: if I won the Euromillions I'd move to Lisbon, forget the commute",
+    "shower thought — if we had a bigger flat we'd get a piano",
+])
+def test_a_second_conditional_after_a_frame_is_a_what_if(line: str) -> None:
+    assert RuleExtractor().extract([Message("user", line, id="m1")]) == []
+
+
+def test_a_take_back_inside_a_what_if_forgets_nothing(vault: Vault) -> None:
+    me = Scope("acme", "ines")
+    kept = vault.observe(me, [{"role": "user", "content": "I commute by train to Porto"}])
+    mid = kept.outcomes[0].memory_id or ""
+    vault.observe(me, [{"role": "user", "content": (
+        "pipe dream: if I won the Euromillions I'd move to Lisbon, forget the commute")}])
+    m = vault.get(me, mid)
+    assert (m.status, m.version) == ("active", 1)

@@ -21,7 +21,9 @@ def any_of(*alts: str) -> re.Pattern[str]:
 
 STANDING = any_of(
     r"\b(?:always|from now on|going forward|in (?:the )?future|by default|default to|"
-    r"every time|each time|whenever|never(?!\s+mind)|from here on)\b",
+    r"every time|each time|whenever|never(?!\s+mind)|from here on)\b"
+    # (not a word of a compound noun: "that always-add-a-summary rule")
+    r"(?!-\w)",
     r"以后|今后|往后|后续|之后都|从现在起|从今天起|从现在开始|从今以后|默认|每次|一律|总是|永远|"
     r"统一(?=[给用发导按改换都成走])|"
     r"都用|一直用",
@@ -164,9 +166,10 @@ _WISH = (r"(?:(?:always|really|much|also|definitely)\s+)?(?:like|love|prefer|rat
 HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
                       r"^\s*(?:suppose|imagine|say|let's say|let us say)\b",
                       r"^\s*if\s+I\s+(?:moved|lived|were|was|had|went|switched)\b",
-                      # a second conditional, either way round: "if I got the job I'd…",
-                      # "I'd quit tomorrow if I won the lottery"
-                      rf"^\s*if\s+(?:I|we)\s+{_PAST_IF}[^.!?;]*?\b(?:I|we)(?:'d|\s+would|"
+                      # a second conditional, either way round, a frame first or not: "if I
+                      # got the job I'd…", "lottery dream: if I won I'd…", "I'd quit
+                      # tomorrow if I won the lottery"
+                      rf"(?:^\s*|[:：—–]\s*)if\s+(?:I|we)\s+{_PAST_IF}[^.!?;]*?\b(?:I|we)(?:'d|\s+would|"
                       rf"\s+could|\s+might)\s+(?!{_WISH})",
                       rf"\b(?:I|we)(?:'d|\s+would)\s+(?!{_WISH})[^.!?;]*\bif\s+(?:I|we)\s+"
                       rf"{_PAST_IF}",
@@ -333,8 +336,11 @@ FIRST = any_of(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|im)\b", r"我",
                # chat drops the subject: "trying to lose weight these days"
                r"^\s*(?:been\s+)?trying\s+to\b")
 THIRD = re.compile(
-    r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:my\s+(?:(?:best|old|new|personal|former|"
-    r"little|big|older|younger|elder|eldest|oldest|youngest|step|late|current)\s+)?(?P<en>wife|husband|partner|son|daughter|"
+    r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:(?:my\s+(?:(?:best|old|new|personal|former|"
+    r"little|big|older|younger|elder|eldest|oldest|youngest|step|late|current)\s+)?"
+    # a parent named as one names a person, "my" unsaid: "Dad switched to…", "mum hates…"
+    r"|(?=(?:mum|mom|dad|grandma|grandpa|papa|mama)\s+(?!and\b|&)[a-z']))"
+    r"(?P<en>wife|husband|partner|son|daughter|"
     r"kids?|child(?:ren)?|mom|mother|dad|father|parents|brother|sister|friend|boss|colleague|"
     r"coworker|manager|girlfriend|boyfriend|team|flatmate|roommate|housemate|in-laws|"
     r"cousin|aunt|uncle|grandma|grandpa|grandmother|grandfather|niece|nephew|neighbou?r|"
