@@ -39,6 +39,10 @@ def _say(vault: Vault, *messages: str | tuple[str, str]) -> None:
      "you can drop the hourly water reminders, I've got a bottle with markings now"),
     ("我在戒糖 甜品别推荐给我", "我每周去两次游泳",
      "戒了两个月实在顶不住 那个就别管了 甜品照常推吧"),
+    # as if never said, the thing named in the sentence before
+    ("Always put the word count at the end of your replies", "I drink oat milk",
+     "you know that always-show-the-word-count rule? let's ditch it, treat it as unsaid"),
+    ("我的血型是AB型", "我每周去两次游泳", "血型这个我还是不想让你知道 前面那句就当我没发过"),
 ])
 def test_a_take_back_in_passing_forgets_its_memory(vault: Vault, stored: str, other: str,
                                                     line: str) -> None:

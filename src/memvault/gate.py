@@ -345,7 +345,8 @@ def decide(candidate: Candidate, state: GateState | None = None,
             return out(Action.NOOP, [*reasons, Reason.NO_TARGET])
         if rel.relation == Relation.SAME and rel.target_id in views:
             return out(Action.NOOP, [*reasons, Reason.RESTATES], target_id=rel.target_id)
-        if (rel.relation == Relation.NEW and c.tentative) or (
+        close = any(score >= policy.thresholds.match for _, score, _ in state.matches)
+        if (rel.relation == Relation.NEW and c.tentative and not (c.stands and not close)) or (
                 c.by_meaning and rel.relation != Relation.NEW):
             return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
 

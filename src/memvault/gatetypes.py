@@ -165,6 +165,9 @@ class Candidate:
     # A statement kept only if it changes or takes back a memory it matches ("move my
     # digest to Mondays"): alone it states nothing worth storing.
     tentative: bool = False
+    # A tentative statement whose meaning reads as one on its own (statementscore.py):
+    # added when it changes nothing it matches.
+    stands: bool = False
     # A sentence no rule read, kept because its meaning reads as a statement of the user's
     # (statementscore.py): added only about nothing stored close; it never
     # changes or confirms a memory, since nothing says how it relates to one.

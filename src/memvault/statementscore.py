@@ -22,6 +22,11 @@ from typing import Any
 
 import numpy as np
 
+# A tentative sentence reads as a change by its form; to stand on its own its meaning must
+# be surer than an unread one's (`statement_score`): chosen on the generalisation set's
+# development half (BENCHMARKS.md).
+STANDS = 0.8
+
 
 @functools.cache
 def _model(name: str) -> tuple[np.ndarray, float] | None:
@@ -45,12 +50,19 @@ def score(vectors: Mapping[str, Any]) -> float | None:
 
 def judged(candidate: Any, vectors: Mapping[str, Any] | None, threshold: float) -> Any:
     """A candidate the rules left unread (flag "unread"): kept as a plain statement (flag
-    "by_meaning") when its meaning scores at least `threshold`, else None. Any other
-    candidate is returned as it is."""
+    "by_meaning") when its meaning scores at least `threshold`, else None. A tentative
+    one that opens its message (flags "tentative", "opening") is returned flagged
+    "stands" when it scores at least STANDS. Any other candidate is returned as it is."""
     flags = list(getattr(candidate, "flags", None) or [])
-    if "unread" not in flags:
+    if "unread" not in flags and not {"tentative", "opening"} <= set(flags):
         return candidate
     p = score(vectors) if vectors and threshold < 1 else None  # 1: none is kept
+    if "unread" not in flags:
+        # Kept only if it changes what it matches ("move my digest to Mondays"), unless
+        # its meaning reads as a statement on its own (flag "stands": added when it
+        # changes nothing, "简洁的回答最合我胃口").
+        return candidate if p is None or p < max(threshold, STANDS) else replace(
+            candidate, flags=[*flags, "stands"])
     if p is None or p < threshold:
         return None
     return replace(candidate, tentative=False,

@@ -202,7 +202,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         if changed[0] == turn and changed[1] and c.slot is None and discourse.explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,
             # too long."): kept only if it changes a memory itself (the turn keeps it).
-            c = replace(c, tentative=True)
+            c = replace(c, tentative=True, flags=[f for f in c.flags if f != "stands"])
         # A sentence that goes on about the change its message has just made, with no
         # marker of a change of its own, adds to that change (valueswap.extended).
         adds_on = changed[1][0] if changed[0] == turn and changed[1] \
@@ -325,6 +325,7 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           topic=getattr(c, "topic", None), retraction=retraction,
                           soft_retraction=soft,
                           tentative=bool(getattr(c, "tentative", False)),
+                          stands="stands" in (getattr(c, "flags", None) or []),
                           by_meaning="by_meaning" in (getattr(c, "flags", None) or []),
                           intent=getattr(c, "intent", None),
                           repairs="repair" in (getattr(c, "flags", None) or []),
@@ -390,8 +391,12 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         # is getting messy…" / "went with Todoist").
         mine = [r for r in found if r.score >= policy.thresholds.match]
         if not mine:
-            offered = threadlinks.named_in(eng, sc, thread, policy.thresholds, (
-                (metadata or {}).get("turn_id"), found[0].memory.id if found else None))
+            # (a take-back that names nothing has no closest memory of its own: "let's
+            # ditch it" is about whatever the rest of its message names)
+            bare = retraction is not None and not retraction.strip()
+            offered = threadlinks.named_in(eng, sc, thread, policy.thresholds, (None, None)
+                                           if bare else ((metadata or {}).get("turn_id"),
+                                                         found[0].memory.id if found else None))
     offered = [i for i in offered if i != alone]
     if getattr(c, "intent_target", None):
         # What the extractor's own reading named (an LLM's: checked against what the

@@ -425,14 +425,14 @@ class RuleExtractor:
               unread: bool = False) -> list[CandidateMemory]:
         if not (content := _clean(body)):
             return []
-        s, e = _trim(msg.content, start, end)
+        (s, e), lead = _trim(msg.content, start, end), msg.content[:start].strip()
         return [CandidateMemory(
             content=content, kind=Kind.PREFERENCE.value if IMPERATIVE.search(body)
             else Kind.FACT.value, slot=None, value=None, source="user_explicit",
             confidence=0.85 if unread else 0.9, source_text=msg.content[s:e],
             message_id=msg.id, explicit=True, change_of_mind=not unread, subject="user",
-            flags=["unread"] if unread else ["tentative"] if tentative else [], at=msg.at,
-            extractor=self.name, tentative=tentative)]
+            flags=["unread"] if unread else ["tentative", "opening"][:2 - bool(lead)]
+            if tentative else [], at=msg.at, extractor=self.name, tentative=tentative)]
 
     # --- which value of which slot a sentence states ---------------------------------------
     def _decide(self, text: str, matches: list[SlotMatch]) -> list[_Decision]:

@@ -79,7 +79,10 @@ _RETRACT_EN = (
     r"(?:^|[,;:.!?]\s*|\bplease\s+|\bpls\s+)(?:do\s*n[o']?t|do\s+not|stop)\s+"
     r"(?:bring(?:ing)?\s+(?:[\w']+\s+){0,3}?up|mention(?:ing)?|talk(?:ing)?\s+about)\b"
     r"(?=[^.!?]{0,80}\b(?:any\s*more|again)\b)|"
-    r"pretend\s+i\s+never\s+said"
+    # as if never said: "consider it never said", "treat that as unsaid", "act like I
+    # never mentioned it"
+    r"pretend\s+i\s+never\s+said|(?:consider|treat|count)\s+(?:it|that|this)\s+(?:as\s+)?"
+    r"(?:never\s+said|unsaid|not\s+said)|(?:as\s+if|like)\s+i\s+never\s+(?:said|mentioned)\b"
 )
 _RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|刻意)?"
                r"(?:记|存(?!钱|款|零)|留(?!下|言|意|学))|"
@@ -92,12 +95,15 @@ _RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|
                # "那个就别管了": what was said, to be let go
                r"(?<=[那这][个条])就?(?:别|不用|不要)(?:再)?管(?:了|它)|"
                # "那条你当没听过吧": what was said, to be as if unheard
-               r"你就?当(?:作|做)?没(?:听|看)(?:过|见|到)|当我没(?:讲|提)过?")
+               r"你就?当(?:作|做)?没(?:听|看)(?:过|见|到)|"
+               # as if never said: "之前那句当没发过", "就当我没提", "当作没说过"
+               r"(?<![应相])当(?:作|做|成)?我?没(?:讲|提|说|发|写)过?")
 _RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
 
 # "delete it", "take it out" take a memory back once the sentence has named one ("that
 # thing about trying for a baby — delete it please"); alone, "it" is the thing at hand.
-_RETRACT_IT = re.compile(r"\b(?:delete|erase|remove|wipe|forget|drop|take)\s+it(?:\s+(?:out|off))?"
+_RETRACT_IT = re.compile(r"\b(?:delete|erase|remove|wipe|forget|drop|take|scrap|ditch|bin)\s+it"
+                         r"(?:\s+(?:out|off))?"
                          r"\b", re.I)
 # "delete it", "forget that one" as a sentence of its own: the thing at hand is what the
 # message or the assistant's line before it named (the write path reads them).
@@ -105,7 +111,7 @@ _BARE_IT = re.compile(r"^\W*(?:(?:please|pls|just|so|ok(?:ay)?|and|yeah|you\s+ca
                       r"(?:delete|erase|remove|wipe|forget|drop|scrap|bin)\s+(?:it|that(?:\s+one)?|"
                       r"this(?:\s+one)?)(?:\s+(?:please|pls|too|as\s+well|then))?\W*$", re.I)
 _REFERENT = re.compile(r"\b(?:the|that|this|my)\s+(?:[\w'-]+\s+){0,3}(?:thing|stuff|info|"
-                       r"bit|part|note|memory)\b", re.I)
+                       r"bit|part|note|memory|rule|preference|instruction)\b", re.I)
 
 # What a retraction names around its verb: "what I said about", "那条", "之前说…那个".
 _ABOUT = re.compile(
@@ -120,7 +126,8 @@ _ABOUT = re.compile(
     r"(?:the\s+)?fact(?:\s+that)?|"
     r"in\s+(?:your\s+)?memory|"
     r"on\s+file|(?:in|on|from)\s+(?:my|your)\s+(?:profile|notes)|them|him|her|"
-    r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty)\b"
+    r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty|"
+    r"let'?s|(?:scrap|ditch|bin|drop|nix|toss|kill)\s+(?:it|that))\b"
     r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
     r"记录|那件事|那事|这事|信息|那会儿?|那时候?|当时|上次|他们|她们|他|她|它|"
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
