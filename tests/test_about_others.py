@@ -90,6 +90,10 @@ def test_a_colleagues_clause_after_the_users_is_left_out(line: str, mine: str) -
     ("老王天天迟到", "老王", 2, False),            # a surname and 老: a person, not kin
     ("老公天天加班", "老公", 2, True),
     ("王经理喜欢喝茶", "王经理", 3, False),
+    # only the frame of what they say: what they say follows, a quotation
+    ("我奶奶总念叨", "奶奶", 3, False),
+    ("my grandpa always says", "grandpa", 10, False),
+    ("我奶奶总念叨我太瘦", "奶奶", 3, True),
 ])
 def test_whom_a_statement_is_about(body: str, who: str, end: int, kept: bool) -> None:
     assert kept_about(body, who, end) is kept
@@ -121,3 +125,8 @@ def test_family_passing_on_the_thing_at_hand_is_no_memory(line: str) -> None:
 ])
 def test_what_family_do_with_things_of_their_own_is_still_kept(line: str, word: str) -> None:
     assert any(word in c for c in _kept(line))
+
+
+def test_the_frame_of_a_relatives_quotation_is_not_their_memory() -> None:
+    line = "我奶奶总念叨“饭后百步走，活到九十九” 这话有科学依据吗"
+    assert RuleExtractor().extract([Message("user", line, id="m1")]) == []

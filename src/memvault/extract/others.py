@@ -59,8 +59,10 @@ def kept_about(body: str, who: str, subject_end: int, message: str = "") -> bool
     of, where a request to keep it may follow ("…过敏，下次聚餐帮我记着点")."""
     w = who.casefold()
     rest = body[subject_end:]
-    if _PASSES_ON.match(rest):
-        return False  # "我妈在家族群里发了这个": what they passed on is at hand, not kept
+    if _PASSES_ON.match(rest) or _SAYS_ONLY.match(rest):
+        # "我妈在家族群里发了这个": what they passed on is at hand, not kept; "我妈老念叨
+        # “…”": the frame of what they say, and what they say is a quotation
+        return False
     if w not in _SOCIAL and not _TITLED.match(who):
         return True  # family, a pronoun or a name
     return bool(_NAMED.match(rest) or _ASKED_TO_KEEP.search(message or body)
@@ -74,6 +76,14 @@ _PASSES_ON = re.compile(
     r"(?:this|that|these|it)\b(?!\s+\w+\s+(?:is|are|was)\b)[^.!?]{0,40}$"
     r"|[^，。！？]{0,12}?(?:发|转发?|分享|甩)(?:了|来|给我|过来)*(?:这个|这条|这篇|这些|这段|这张|一条|一篇)\s*$",
     re.I)
+
+
+# Only a verb of saying, what is said following it: "我妈老念叨", "my dad always says".
+_SAYS_ONLY = re.compile(
+    r"\s*(?:老|总|总是|常|常常|经常|一直|天天|又)?(?:念叨|唠叨|说|讲|嘀咕|叮嘱|教育我|告诉我)"
+    r"(?:过|着)?\s*[:：,，]?\s*$"
+    r"|\s*(?:always\s+|keeps\s+|often\s+|used\s+to\s+)?(?:says?|said|saying|tells?\s+me|told\s+me)"
+    r"\s*[:,]?\s*$", re.I)
 
 
 # A clause boundary after which someone else may be the subject.
