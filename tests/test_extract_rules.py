@@ -665,3 +665,14 @@ def test_a_take_back_inside_a_what_if_forgets_nothing(vault: Vault) -> None:
         "pipe dream: if I won the Euromillions I'd move to Lisbon, forget the commute")}])
     m = vault.get(me, mid)
     assert (m.status, m.version) == ("active", 1)
+
+
+@pytest.mark.parametrize("line, value", [
+    # a space after a sentence-final particle ends the clause, as a comma does: the
+    # refusal is of the old name, the new one is what the user wants
+    ("以后别喊我阿强啦 叫我强哥就行", "强哥"),
+    ("别叫我老李哈 叫我李工", "李工"),
+])
+def test_a_space_after_a_final_particle_ends_the_refusing_clause(line: str, value: str) -> None:
+    got = RuleExtractor().extract([Message("user", line, id="m1")])
+    assert [(c.slot, c.value, c.flags) for c in got] == [("user.name", value, [])]

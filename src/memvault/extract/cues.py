@@ -414,7 +414,8 @@ BOUNDARY = any_of(r"[，,；;:：]", r"\s[-–—]+\s|—", r"\b(?:but|though|ho
                   r"\bswitch(?:ed|ing)? (?:it |over |back )?to\b", r"\bchange(?:d)? (?:it )?to\b",
                   r"而是|但是|但|改成|换成|改为|换为|改用|换用|改到",
                   # chat often separates Chinese clauses with a space, not a comma
-                  r"(?<=[了吧啊呢呀嘛])\s+(?=[\u4e00-\u9fff])")
+                  # after a sentence-final particle
+                  r"(?<=[了吧啊呢呀嘛啦哈哦喔噢呗咯嘞])\s+(?=[\u4e00-\u9fff])")
 # Verbs that switch something off, counted only right before a value that is the thing
 # switched off ("mute the phone and remind me" mutes a device, not a channel).
 OFF = re.compile(rf"\b(?:turning\s+off|{_SWITCH_OFF}|scrap|ditch|get\s+rid\s+of|drop)\s+"
