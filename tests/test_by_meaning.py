@@ -150,3 +150,19 @@ def test_an_llm_or_custom_extractor_is_not_asked_for_unread_sentences(vault: Vau
 
     out = vault.observe(ME, [{"role": "user", "content": SAID_OF_SELF[0]}], extractor=Nothing())
     assert out.outcomes == [] and _kept(vault) == []
+
+
+def test_a_statement_kept_by_meaning_that_says_it_is_one_more_is_added_beside(
+        vault: Vault) -> None:
+    # Close to "I'm learning French on Duolingo", and saying it is one more ("as well"):
+    # beside it, the close memory left as it was.
+    first = vault.observe(ME, [{"role": "user",
+                                "content": "I'm learning French on Duolingo"}]).outcomes
+    before = vault.get(ME, first[0].memory_id or "")
+    line = "doing a bit of Italian on the side as well, mostly on Duolingo"
+    out = vault.observe(ME, [{"role": "user", "content": line}]).outcomes
+    assert [o.action for o in out] == ["added"]
+    assert vault.get(ME, out[0].memory_id or "").metadata["flags"] == ["by_meaning"]
+    after = vault.get(ME, before.id)
+    assert (after.version, after.content) == (before.version, before.content)
+    assert sorted(_kept(vault)) == sorted([before.content, out[0].content or ""])

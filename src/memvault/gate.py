@@ -314,9 +314,11 @@ def decide(candidate: Candidate, state: GateState | None = None,
 
     # A statement by its meaning alone (statementscore.py) is only ever added, about nothing
     # stored close: how it relates to a close memory no rule read, so it neither restates
-    # (confirms), changes nor takes back one.
-    if c.by_meaning and (state.duplicate_id is not None or any(
-            score >= policy.thresholds.match for _, score, _ in state.matches)):
+    # (confirms), changes nor takes back one. Unless it says it is one more ("picking up
+    # Portuguese as well" beside "I'm learning Spanish"): beside the close one, then.
+    if c.by_meaning and (state.duplicate_id is not None or (any(
+            score >= policy.thresholds.match for _, score, _ in state.matches)
+            and not adds_to(c.source_text or c.content))):
         return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
 
     # 3. duplicates: nothing new to store.
