@@ -92,3 +92,14 @@ def test_delete_it_after_a_draft_takes_nothing_back(vault: Vault) -> None:
 def test_which_assistant_lines_say_what_it_holds(line: str, holds: bool) -> None:
     assert bool(read_back(("t1", line, "assistant"))) is holds
     assert read_back(("t1", line, "user")) == []
+
+
+def test_a_take_back_naming_nothing_forgets_nothing_when_its_message_names_two(
+        vault: Vault) -> None:
+    # "that word-count rule" names two stored memories of word counts: which one the
+    # user means is not said, so neither is forgotten.
+    _say(vault, "Always put the word count at the end of your replies")
+    _say(vault, "I want the word count in brackets, not spelled out")
+    before = _active(vault)
+    _say(vault, "you know that always-show-the-word-count rule? let's ditch it, treat it as unsaid")
+    assert _active(vault) == before

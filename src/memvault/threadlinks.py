@@ -195,17 +195,18 @@ def stated_before(eng: Engine, sc: Scope, skip: list[str]) -> list[str]:
 
 
 def named_in(eng: Engine, sc: Scope, lines: list[Line], t: Thresholds,
-             own: tuple[str | None, str | None] = (None, None)) -> list[str]:
+             own: tuple[str | None, str | None] | None = (None, None)) -> list[str]:
     """The memory the thread's latest line that names one names (threadtopic.named). A
     part of the statement's own message (turn `own[0]`) counts only for the memory the
     statement itself is closest to (`own[1]`): the rank and the name agree ("moved it all
     to Monzo. barclays can cry about it"), not a thing named in passing ("… Leeds is lovely
-    this time of year")."""
+    this time of year"). `own` None: the statement has no closest memory of its own (a
+    take-back naming nothing), so a line counts only if it names one memory alone."""
     vectors = eng.core.vectors([text for _, text in lines])
     for (turn, line), vec in zip(lines, vectors, strict=True):
         found = eng.reads.related(sc, line, vec)
-        if turn is not None and turn == own[0]:
+        if own is not None and turn is not None and turn == own[0]:
             found = [r for r in found if r.memory.id == own[1]]
-        if (mid := named(turn, line, found, t)) is not None:
+        if (mid := named(turn, line, found, t, only=own is None)) is not None:
             return [mid]
     return []

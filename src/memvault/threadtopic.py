@@ -76,7 +76,8 @@ def with_rest(lines: list[Line], turn: str | None, message: str, said: str) -> l
     return [(turn, rest), *lines]
 
 
-def named(turn: str | None, line: str, found: Iterable[Any], t: Thresholds) -> str | None:
+def named(turn: str | None, line: str, found: Iterable[Any], t: Thresholds,
+          only: bool = False) -> str | None:
     """The memory `line` names in a word of its own (not merely resembles), among what
     the lookup `found` for it (reads/related.py, best first), or None. A line that stated
     a memory of its own (one of `found` was read from it) is about what it stated, not a
@@ -85,7 +86,7 @@ def named(turn: str | None, line: str, found: Iterable[Any], t: Thresholds) -> s
     found = list(found)
     if turn is not None and any(r.memory.metadata.get("turn_id") == turn for r in found):
         return None
-    for r in found:
-        if r.score >= t.second and shares_words(line, r.memory.content):
-            return str(r.memory.id)
-    return None
+    hits = [r for r in found if r.score >= t.second and shares_words(line, r.memory.content)]
+    # `only`: the one memory it names, or none ("that summary rule" and two memories of
+    # summaries: which one is not said)
+    return None if not hits or (only and len(hits) > 1) else str(hits[0].memory.id)

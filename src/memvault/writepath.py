@@ -186,6 +186,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             lines = with_rest(thread_lines([(result.turns[i], m.content) for i, m in enumerate(
                 msgs[:at]) if m.role == "user"], stored), turn, getattr(
                     msgs[at] if at < len(msgs) else None, "content", ""), said)
+        elif discourse.changes_mind(said) and turn in result.turns \
+                and (at := result.turns.index(turn)) and msgs[at - 1].role == "assistant":
+            # answering the assistant ("我会按 VS Code 的快捷键来讲" / "不用了 已经转Cursor了")
+            lines = [(result.turns[at - 1], msgs[at - 1].content)]
         elif (label := getattr(c, "retraction", None)) is not None and turn in result.turns \
                 and (takes_back_that(said) or not label.strip()):
             # "remove that", answering the assistant's "I have a note that you're lactose
@@ -391,12 +395,10 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         # is getting messy…" / "went with Todoist").
         mine = [r for r in found if r.score >= policy.thresholds.match]
         if not mine:
-            # (a take-back that names nothing has no closest memory of its own: "let's
-            # ditch it" is about whatever the rest of its message names)
-            bare = retraction is not None and not retraction.strip()
-            offered = threadlinks.named_in(eng, sc, thread, policy.thresholds, (None, None)
-                                           if bare else ((metadata or {}).get("turn_id"),
-                                                         found[0].memory.id if found else None))
+            # (a take-back naming nothing, "let's ditch it", has no closest memory of its own)
+            offered = threadlinks.named_in(eng, sc, thread, policy.thresholds, None if (
+                retraction is not None and not retraction.strip()) else (
+                    (metadata or {}).get("turn_id"), found[0].memory.id if found else None))
     offered = [i for i in offered if i != alone]
     if getattr(c, "intent_target", None):
         # What the extractor's own reading named (an LLM's: checked against what the

@@ -383,6 +383,8 @@ _SUBSTITUTES = re.compile(
     r"\b(?:(?:switch|chang|mov|swapp?|turn)(?:e|ed|ing|s)?\s+(?:it\s+|over\s+|back\s+)?to|"
     r"instead|replac\w*\s+(?:it\s+|them\s+)?with|went\s+with|going\s+with|make\s+it)\b"
     r"|换(?!掉)|改(?!善|进|革|天|日|掉|正)(?=[\u4e00-\u9fff])|转到|转成|调到|调成|变成"
+    # "全面转Cursor了", "转投B站", "按Cursor来"
+    r"|转(?=[A-Za-z0-9])|转用|转投|按[^，。！？\s]{1,12}来"
     r"|还是.{0,12}吧", re.I)
 
 
