@@ -133,6 +133,8 @@ def test_what_a_retraction_takes_back(line: str, names: str) -> None:
     "别提了，今天又加班到十点",          # "don't get me started"
     "孩子不要一直存零花钱",
     "no point in keeping score anymore, we play for fun",
+    "每当没写完作业我就睡不着",          # "whenever", not "as if never"
+    "这个价格相当没说服力",
 ])
 def test_not_a_retraction(line: str) -> None:
     assert retraction(line) is None

@@ -97,7 +97,8 @@ _RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|
                # "那条你当没听过吧": what was said, to be as if unheard
                r"你就?当(?:作|做)?没(?:听|看)(?:过|见|到)|"
                # as if never said: "之前那句当没发过", "就当我没提", "当作没说过"
-               r"(?<![应相])当(?:作|做|成)?我?没(?:讲|提|说|发|写)过?")
+               # (not "应当", "相当", "每当没写完…")
+               r"(?<![应相每])当(?:作|做|成)?我?没(?:讲|提|说|发|写)过?")
 _RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
 
 # "delete it", "take it out" take a memory back once the sentence has named one ("that
