@@ -22,7 +22,8 @@ Rules, in the order they run (the first three end the decision):
    below, `topic_match`), takes one back (FORGET under the same rules, `retracted`;
    several as close: STAGE `ambiguous_target`; none: NOOP `no_target`), or is new. An
    `tentative` candidate (a sentence kept only if it changes something) that is new is a
-   NOOP `not_a_statement`. An extractor's own reading (Candidate.intent, the LLM's) is
+   NOOP `not_a_statement`, unless its meaning reads as a statement of its own (`stands`)
+   and nothing stored is close. An extractor's own reading (Candidate.intent, the LLM's) is
    taken instead, but its target must be one of the matches (else STAGE
    `unknown_target`).
 4. the remaining checks all run and their reasons are collected:
