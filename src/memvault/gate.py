@@ -317,9 +317,9 @@ def decide(candidate: Candidate, state: GateState | None = None,
     # stored close: how it relates to a close memory no rule read, so it neither restates
     # (confirms), changes nor takes back one. Unless it says it is one more ("picking up
     # Portuguese as well" beside "I'm learning Spanish"): beside the close one, then.
-    if c.by_meaning and (state.duplicate_id is not None or (any(
-            score >= policy.thresholds.match for _, score, _ in state.matches)
-            and not adds_to(c.source_text or c.content))):
+    close = any(score >= policy.thresholds.match for _, score, _ in state.matches)
+    if c.by_meaning and (state.duplicate_id is not None or (
+            close and not adds_to(c.source_text or c.content))):
         return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
 
     # 3. duplicates: nothing new to store.
@@ -348,7 +348,6 @@ def decide(candidate: Candidate, state: GateState | None = None,
             return out(Action.NOOP, [*reasons, Reason.NO_TARGET])
         if rel.relation == Relation.SAME and rel.target_id in views:
             return out(Action.NOOP, [*reasons, Reason.RESTATES], target_id=rel.target_id)
-        close = any(score >= policy.thresholds.match for _, score, _ in state.matches)
         if (rel.relation == Relation.NEW and c.tentative and not (c.stands and not close)) or (
                 c.by_meaning and rel.relation != Relation.NEW):
             return out(Action.NOOP, [*reasons, Reason.NOT_A_STATEMENT])
