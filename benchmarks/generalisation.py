@@ -243,9 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lang", choices=["en", "zh"], action="append")
     ap.add_argument("--half", choices=["dev", "heldout"])
     ap.add_argument("--category", action="append")
-    ap.add_argument("--batch", choices=[str(n) for n in range(1, 10)],
+    ap.add_argument("--batch", choices=[str(n) for n in range(1, 11)],
                     help="only one set: the first (en.jsonl, zh.jsonl), the second (en2, "
-                    "zh2), … the ninth (en9, zh9)")
+                    "zh2), … the tenth (en10, zh10)")
     ap.add_argument("--failures", action="store_true",
                     help="print the development half's failures")
     ap.add_argument("--reveal-heldout", action="store_true",
@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\nby set:")
     print("| set | lang | half | cases | % right | silent overwrites |")
     print("|---|---|---|---:|---:|---:|")
-    for (b, lang, h), c in sorted(sets.items()):
+    for (b, lang, h), c in sorted(sets.items(), key=lambda kv: (int(kv[0][0]), kv[0][1:])):
         print(f"| {b} | {lang} | {h} | {c['n']} | {100 * c['right'] / c['n']:.1f} "
               f"| {c['overwrites']} |")
     print("\ndevelopment half by category:")
