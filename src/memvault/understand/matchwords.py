@@ -106,7 +106,8 @@ WHEN = frozenset(
 def named_words(text: str) -> set[str]:
     """The specific words a statement names things by (what `shares_words` compares)."""
     return {w for w in content_words(beyond_change(core(text) or text), grams=True)
-            if len(w) >= (2 if w[0] >= "\u2e80" else 3) and w not in WHEN} | _joined(text)
+            if len(w) >= (2 if w[0] >= "\u2e80" else 3) and w not in WHEN} | _joined(text) \
+        | _measured(text)
 
 
 # How many or how often: what stays of a change ("I take the bus instead now, still four
@@ -117,7 +118,21 @@ def in_common(statement: str, memory: Match) -> set[str]:
     return named_words(statement) & theirs
 
 
+# A number with its unit or as a day of the month names one value ("the 21st", "30mg",
+# "21号"): a bare number ("3 days", "2 kids") names nothing by itself.
+_MEASURED = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s?"
+                       r"(st|nd|rd|th|mg|mcg|ml|kg|lbs?|km|am|pm|号|日|毫克|公斤)(?![A-Za-z])",
+                       re.IGNORECASE)
+_UNITS = {"st": "th", "nd": "th", "rd": "th", "号": "th", "日": "th", "毫克": "mg",
+          "公斤": "kg", "lb": "lbs"}
+
+
+def _measured(text: str) -> set[str]:
+    return {n + _UNITS.get(u.casefold(), u.casefold()) for n, u in _MEASURED.findall(text)}
+
+
 def _joined(text: str) -> set[str]:
     """Adjacent Latin words run together: "VS Code" is "vscode", "Mac Book" "macbook"."""
-    words = [w.casefold() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", text)]
+    # (not the letters of an ordinal or a unit: "21st fell" is no "stfell")
+    words = [w.casefold() for w in re.findall(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*", text)]
     return {a + b for a, b in pairwise(words) if a not in STOPWORDS and b not in STOPWORDS}
