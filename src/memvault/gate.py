@@ -245,8 +245,9 @@ def _relation(c: Candidate, cur: MemoryView | None, state: GateState,
         if dense >= policy.thresholds.close and view.slot is None \
                 and not says_again(c.source_text or c.content, view.content):
             return Related(Relation.UPDATE, view.id)
-    if c.subject not in (None, "user"):
-        return None  # about someone else: it changes nothing the user holds
+    # About someone of the user's ("my sister is pescatarian now"): it changes nothing the
+    # user holds of themselves, only what is stored about the same person.
+    other = c.subject not in (None, "user")
     # A memory of another slot is not this statement's business; nor is the slot's own
     # (not active) value, which the slot rules handle.
     matches = [Match(view.id, view.content, score, dense, view.id in state.linked,
@@ -254,7 +255,10 @@ def _relation(c: Candidate, cur: MemoryView | None, state: GateState,
                      state.topical.get(view.id, False), view.frozen,
                      state.topic_class if view.id in state.topical else "")
                for view, score, dense in state.matches
-               if not (c.slot is not None and view.slot is not None)]
+               if not (c.slot is not None and view.slot is not None)
+               and (not other or view.subject == c.subject)]
+    if other and not matches:
+        return None
     said = c.source_text or c.content
     rel = relate(said, matches, retraction=c.retraction, soft=c.soft_retraction,
                  thresholds=policy.thresholds)
