@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 
+from ..model import Kind
 from ..understand.discourse import beyond_change, changes_mind
 from ..understand.stance import core
 from ..understand.topics import content_words
-from .cues import CLAUSE, IMPERATIVE, NOW, STANDING
-from .slotspec import SlotMatch
+from .cues import CALL_ME, CLAUSE, IMPERATIVE, NOW, ONE_DAY, RECURRING, STANDING
+from .slotspec import SlotMatch, SlotSpec
 
 # A request with a question tag ("用中文回答我好不好", "发PDF给我行吗"): the tag asks for
 # agreement, the clause before it says what is wanted.
@@ -53,3 +54,13 @@ def tag_request(body: str) -> bool:
     """Does a request end in a tag that asks for agreement ("发PDF给我行吗")?"""
     tag = _TAG.search(body)
     return bool(tag) and bool(IMPERATIVE.search(body[:tag.start()]))
+
+
+def for_one_day(body: str, spec: SlotSpec, standing: bool) -> bool:
+    """Is the slot asked of the assistant (how it replies, reaches or calls the user) in a
+    sentence that asks it for one day or one thing at hand only ("Reply in Spanish today.",
+    "今天别叫我老师了 叫我宝", "text me the confirmation for this booking")? `standing`: the
+    sentence says from then on ("from today on", "以后"), so it is not."""
+    return bool(ONE_DAY.search(body)) and not (standing or RECURRING.search(body)) and (
+        spec.kind == Kind.PREFERENCE.value
+        or bool(spec.key == "user.name" and CALL_ME.search(body)))

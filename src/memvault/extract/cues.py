@@ -21,7 +21,8 @@ def any_of(*alts: str) -> re.Pattern[str]:
 
 STANDING = any_of(
     r"\b(?:always|from now on|going forward|in (?:the )?future|by default|default to|"
-    r"every time|each time|whenever|never(?!\s+mind)|from here on)\b"
+    r"every time|each time|whenever|never(?!\s+mind)|from here on|"
+    r"(?:from|starting|as of) (?:today|tomorrow)(?: on(?:wards)?)?)\b"
     # (not a word of a compound noun: "that always-add-a-summary rule")
     r"(?!-\w)",
     r"以后|今后|往后|后续|之后都|从现在起|从今天起|从现在开始|从今以后|默认|每次|一律|总是|永远|"
@@ -214,6 +215,16 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"them)\b",
                       r"\bday\s*dream\w*|\bfantasi[sz]\w*|\bdream(?:s|ing)?\s+(?:of|about)\b|"
                       r"\bpart\s+of\s+me\s+(?:wants|wishes|thinks)\b|幻想|白日梦|做梦都想")
+# One day or one occasion named ("reply in Spanish today", "今天别叫我老师了 叫我宝"; not
+# "from today on", "从今天起"): how the assistant is to act then, not from now on.
+ONE_DAY = any_of(r"\b(?<!as of )(?<!from )(?<!starting )(?:today|tonight|tomorrow|"
+                 r"this (?:morning|afternoon|evening|once|time))\b(?!\s+on\b)",
+                 # one thing at hand ("text me the confirmation for this booking")
+                 r"\bfor (?:this|that) (?!reason|purpose|kind|sort|type)[a-z]+",
+                 r"(?<![从自])(?:今天|今晚|明天|明早|明晚|后天|这次|这一次|这回|本次)"
+                 r"(?!起|开始|以后|之后)")
+# Asking to be called something ("叫我宝", "call me Sasha"), not stating one's name.
+CALL_ME = any_of(r"\b(?:call|address)\s+me\b", r"(?<![我你他她])(?:叫|称呼)我")
 ONCE = any_of(THIS_TIME_EN, r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
               # one particular thing to export ("export last month's data to xlsx")
               r"\bexport\s+(?:the|these|those|my|last\s+\w+'s|today's|yesterday's|this\s+\w+'s)\s",

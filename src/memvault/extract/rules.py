@@ -27,13 +27,10 @@ statement about the user. Someone else's wish ("客户说…", "the client wants
 about them.
 
 Confidence: 0.95 for explicit first-person statements, standing requests and facts; 0.9 for
-"I like"/"我喜欢"; 0.85 for bare imperatives ("请用中文回答"); ×0.65 when hedged ("maybe",
-"可能"); 0.85 for statements about someone else; 0.5 for confirmations and command-like
-lines.
+"I like"/"我喜欢"; 0.85 for bare imperatives ("请用中文回答") and statements about someone
+else; ×0.65 when hedged ("maybe", "可能"); 0.5 for confirmations and command-like lines.
 
-The patterns it keys on are in memvault.extract.cues, the command-like ones in
-memvault.extract.commands; `sentences`, `is_affirmation` and `command_reason` are
-importable from here too.
+Patterns: memvault.extract.cues, command-like ones memvault.extract.commands.
 """
 
 from __future__ import annotations
@@ -55,7 +52,7 @@ from ..understand.topics import content_words
 from ..understand.when import LONG_AGO, a_stay
 from .calledoff import beside_take_back, called_off, carry, swaps, withdrawn
 from .candidate import CandidateMemory
-from .clauses import own_habit, replaced_in_words, tag_request
+from .clauses import for_one_day, own_habit, replaced_in_words, tag_request
 from .commands import CMD_PREFIX, CMD_TAG, command_reason
 from .cues import (
     ANY_THEN_OFF,
@@ -290,6 +287,9 @@ class RuleExtractor:
             # slot that may hold for a while takes the stay as its time to live instead
             matches = [m for m in matches if m.spec.transient]
         decisions = self._decide(body, matches) if wish else []
+        if any(for_one_day(body, m.spec, command or standing) for m in matches) and not (
+                decisions := [d for d in decisions if not for_one_day(body, d.spec, False)]):
+            return []  # asked for that day only: how the assistant acts then
         given_up: _Decision | None = None
         if decisions and all(d.value is None for d in decisions) \
                 and replaced_in_words(body, matches):
