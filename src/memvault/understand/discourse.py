@@ -25,11 +25,15 @@ _WEAK_EN = (r"now|nowadays|these\s+days|lately|"
             # "actually", not as stress in a relative clause ("the only thing I actually
             # check", "what I actually use")
             r"(?<!thing\sI\s)(?<!things\sI\s)(?<!what\sI\s)(?<!one\sI\s)(?<!stuff\sI\s)"
-            r"actually|at\s+this\s+point|started|starting|"
+            # (not "actually" before a degree word: "actually pretty hard" judges)
+            r"actually(?!\s+(?:pretty|quite|rather|fairly|kinda|kind\s+of|sort\s+of)\b)|"
+            r"at\s+this\s+point|started|starting|"
             r"going\s+forward|from\s+now\s+on|from\s+here\s+on|"
             r"finally|final|in\s+the\s+end|after\s+all|new\s+(?:one|plan|place|job|address|"
             r"number)|better\s+for\s+me|works?\s+better")
-_WEAK_ZH = (r"现在|如今|最近|目前|其实|开始|终于|新的|反而|倒是|重新|"
+_WEAK_ZH = (r"现在|如今|最近|目前|开始|终于|新的|反而|倒是|重新|"
+            # (not before a degree word: "晚上开车其实挺吃力的" judges, it changes nothing)
+            r"其实(?!挺|很|蛮|还挺|有点|有些|比较|特别|真的|也|都|不太|不怎么|没那么)|"
             # a standing rule from now on: a change only of what it plainly replaces
             r"(?:^|[，,。\s]|我|请|那)以后|从今|今后|往后")
 _WEAK = re.compile(rf"\b(?:{_WEAK_EN})\b|(?:{_WEAK_ZH})", re.I)
@@ -79,6 +83,8 @@ _ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|alongside
                    r"|又(?=买|开|办|养|报|加|添|订)|新[开办添]了?[一两]?[张个只台]|多[办开买养]了"
                    # "又领养了只橘猫", "又入了一台": one more of a kind that is counted
                    r"|又[\u4e00-\u9fff]{1,2}了[一两]?[只个张台条辆套部本件位双把]"
+                   # ("又从救助站领回来一只三花猫")
+                   r"|又[^，。！？\s]{0,10}?[一两][只个张台条辆套部本件位双把]"
                    r"|也(?=喜欢|爱|想|用|会|养|学|玩|看|听|吃|喝|挺|蛮|很|有|在|要|是|常|经常|戒)"
                    # the speaker too, of any verb ("我也对芒果过敏"); not "maybe" (也许), "me
                    # too" (我也是), "fine" (我也行), nor "no longer either" (我也不想养了)

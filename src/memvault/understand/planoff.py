@@ -59,7 +59,9 @@ _NOT_OFF = re.compile(r"\b(?:if|whether|might|may|should\s+i|could\s+i|would\s+y
 _REPLACED = re.compile(
     r"\b(?:instead|now|rather|it\s+is|going\s+with|went\s+with|switch\w*|mov(?:e|ed|ing)\s+"
     r"(?:it\s+)?to|replac\w*|postpon\w*|reschedul\w*|push\w*\s+(?:it\s+)?back)\b|"
-    r"改(?!善|进|革)|换成|换到|换了|现在|而是|转(?:成|到|向)|延期|推迟|改期", re.I)
+    r"改(?!善|进|革)|换成|换到|换了|现在|而是|转(?:成|到|向)|延期|推迟|改期|"
+    # what takes its place, settled ("如家回不去了 出差就它了", "就定这家了")
+    r"就(?:是|选|用|定)?(?:它|这个|这家|这款|这位)了|就定[^，。！？\s]{1,8}了", re.I)
 # Off for a while only, in the clause that says it ("japan's not happening this year",
 # "这周六先不去了"): the plan stands. ("考研那事黄了，家里让我先工作": 先 is the next
 # clause's.)
