@@ -195,18 +195,22 @@ def stated_before(eng: Engine, sc: Scope, skip: list[str]) -> list[str]:
 
 
 def named_in(eng: Engine, sc: Scope, lines: list[Line], t: Thresholds,
-             own: tuple[str | None, str | None] | None = (None, None)) -> list[str]:
+             own: tuple[str | None, str | None] = (None, None), only: bool = False,
+             ) -> list[str]:
     """The memory the thread's latest line that names one names (threadtopic.named). A
     part of the statement's own message (turn `own[0]`) counts only for the memory the
     statement itself is closest to (`own[1]`): the rank and the name agree ("moved it all
     to Monzo. barclays can cry about it"), not a thing named in passing ("… Leeds is lovely
-    this time of year"). `own` None: the statement has no closest memory of its own (a
-    take-back naming nothing), so a line counts only if it names one memory alone."""
+    this time of year"). `only`: the statement has no closest memory of its own (a
+    take-back naming nothing), so a line counts only if it names one memory alone; in its
+    own message, what a statement beside it names, not what that statement just stored
+    ("why do you think I have a cat?? Miso is my neighbour's. please drop that")."""
     vectors = eng.core.vectors([text for _, text in lines])
     for (turn, line), vec in zip(lines, vectors, strict=True):
         found = eng.reads.related(sc, line, vec)
-        if own is not None and turn is not None and turn == own[0]:
-            found = [r for r in found if r.memory.id == own[1]]
-        if (mid := named(turn, line, found, t, only=own is None)) is not None:
+        if turn is not None and turn == own[0]:
+            found = [r for r in found if r.memory.metadata.get("turn_id") != turn] if only \
+                else [r for r in found if r.memory.id == own[1]]
+        if (mid := named(turn, line, found, t, only=only)) is not None:
             return [mid]
     return []

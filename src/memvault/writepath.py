@@ -390,15 +390,14 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         # "我记笔记用印象笔记", then "语雀要收费了，又换成了飞书文档"): the line names the new
         # thing of that change, so it is about the memory that change was staged against.
         offered = threadlinks.continued(eng, user, now, said, found, policy.thresholds)
-    if not offered and thread:
+    if not offered and thread and not [r for r in found if r.score >= policy.thresholds.match]:
         # A change whose own words match nothing: what the thread before it named ("trello
-        # is getting messy…" / "went with Todoist").
-        mine = [r for r in found if r.score >= policy.thresholds.match]
-        if not mine:
-            # (a take-back naming nothing, "let's ditch it", has no closest memory of its own)
-            offered = threadlinks.named_in(eng, sc, thread, policy.thresholds, None if (
-                retraction is not None and not retraction.strip()) else (
-                    (metadata or {}).get("turn_id"), found[0].memory.id if found else None))
+        # is getting messy…" / "went with Todoist"). (A take-back naming nothing, "let's
+        # ditch it", has no closest memory of its own.)
+        bare = retraction is not None and not retraction.strip()
+        offered = threadlinks.named_in(eng, sc, thread, policy.thresholds, (
+            (metadata or {}).get("turn_id"), None if bare or not found
+            else found[0].memory.id), only=bare)
     offered = [i for i in offered if i != alone]
     if getattr(c, "intent_target", None):
         # What the extractor's own reading named (an LLM's: checked against what the

@@ -81,6 +81,8 @@ _RETRACT_EN = (
     r"(?=[^.!?]{0,80}\b(?:any\s*more|again)\b)|"
     # as if never said: "consider it never said", "treat that as unsaid", "act like I
     # never mentioned it"
+    # "I'd rather not get reminded of it": a wish not to have it kept
+    r"\b(?:rather|prefer(?:red)?)\s+not\s+(?:to\s+)?(?:be|get)\s+reminded\s+(?:of|about)\b|"
     r"pretend\s+i\s+never\s+said|(?:consider|treat|count)\s+(?:it|that|this)\s+(?:as\s+)?"
     r"(?:never\s+said|unsaid|not\s+said)|(?:as\s+if|like)\s+i\s+never\s+(?:said|mentioned)\b"
 )
@@ -103,13 +105,15 @@ _RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
 
 # "delete it", "take it out" take a memory back once the sentence has named one ("that
 # thing about trying for a baby — delete it please"); alone, "it" is the thing at hand.
-_RETRACT_IT = re.compile(r"\b(?:delete|erase|remove|wipe|forget|drop|take|scrap|ditch|bin)\s+it"
+_RETRACT_IT = re.compile(r"\b(?:delete|erase|remove|wipe|forget|drop|take|scrap|ditch|bin|"
+                         r"get\s+rid\s+of)\s+it"
                          r"(?:\s+(?:out|off))?"
                          r"\b", re.I)
 # "delete it", "forget that one" as a sentence of its own: the thing at hand is what the
 # message or the assistant's line before it named (the write path reads them).
 _BARE_IT = re.compile(r"^\W*(?:(?:please|pls|just|so|ok(?:ay)?|and|yeah|you\s+can)\W+){0,2}"
-                      r"(?:delete|erase|remove|wipe|forget|drop|scrap|bin)\s+(?:it|that(?:\s+one)?|"
+                      r"(?:delete|erase|remove|wipe|forget|drop|scrap|bin|toss|ditch|"
+                      r"get\s+rid\s+of)\s+(?:it|that(?:\s+one)?|"
                       r"this(?:\s+one)?)(?:\s+(?:please|pls|too|as\s+well|then))?\W*$", re.I)
 _REFERENT = re.compile(r"\b(?:the|that|this|my)\s+(?:[\w'-]+\s+){0,3}(?:thing|stuff|info|"
                        r"bit|part|note|memory|rule|preference|instruction)\b", re.I)
