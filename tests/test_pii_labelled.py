@@ -46,6 +46,13 @@ def test_the_numbers_fail_their_checksums() -> None:
     (f"{ID}是我的身份证号", ID, "id_number"),
     ("my social insurance number, it's 046 454 286", "046 454 286", "id_number"),
     (f"national ID number, which is {PASSPORT}", PASSPORT, "id_number"),
+    # an insurer's or a health service's number for the user (the tenth generalisation
+    # set: "aetna member ID W28…" had been stored in clear)
+    ("cigna member ID Q519203847 keeps getting rejected", "Q519203847", "id_number"),
+    ("my policy number is HX-2231-8807-41", "HX-2231-8807-41", "id_number"),
+    ("NHS number 943 476 5919, for the GP form", "943 476 5919", "id_number"),
+    ("保单号 B2023090412877 帮我查一下", "B2023090412877", "id_number"),
+    ("医保卡号：A123456789", "A123456789", "id_number"),
 ])
 def test_a_labelled_number_is_redacted_by_its_label(text: str, number: str, kind: str) -> None:
     out, found = redact(text)
@@ -59,6 +66,7 @@ def test_a_labelled_number_is_redacted_by_its_label(text: str, number: str, kind
     "I paid 1234567 yen", "I have a pan 123456 for cooking", "the room is 204",
     "I paid 1500000 for my card game collection", "ran 120000 steps, my phone says",
     "up 250000 views, my card game channel", "账户余额 350000 元", "账户余额：35000",
+    "I've been a gym member since 2019, 3 visits a week", "ask for my member ID first",
 ])
 def test_numbers_without_a_label_or_too_short_are_left_alone(text: str) -> None:
     assert find_pii(text) == []

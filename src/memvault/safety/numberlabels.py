@@ -33,6 +33,10 @@ LABELS: dict[str, tuple[str, ...]] = {
                   r"ssn", r"(?:national|social)\s+(?:id|insurance)(?:\s+(?:number|no\.?))?",
                   r"id\s+(?:number|no\.?|#)", r"driver'?s\s+licen[cs]e(?:\s+number)?",
                   r"tax\s+(?:id|number)",
+                  # an insurer's, a health service's or a provider's number for the user
+                  r"(?:member(?:ship)?|policy|patient|subscriber|insurance|health\s+card|"
+                  r"nhs|medicare|medicaid)\s+(?:id|number|no\.?|#)(?:\s+(?:number|no\.?|#))?",
+                  "保单号码", "保单号", "医保卡号", "医保号", "会员号",
                   r"(?:nin|dni|nie|nif|cpf|aadhaar|bsn|tfn|pesel|nric|hkid)"
                   r"(?:\s+(?:number|no\.?|#))?", r"(?:pan|sin)\s+(?:card|number|no\.?)"),
     "phone": ("手机号码", "手机号", "电话号码", "联系电话", "电话", "手机",
