@@ -17,7 +17,7 @@ _CLAUSE_OR_AND = re.compile(CLAUSE.pattern + r"|\band\b|\bso\b|然后|而且|结
 # A verb of saying or writing right before a quotation: the clause introduces it.
 _INTRODUCES = re.compile(
     r"(?:(?<![小常])说|写了?|回了|(?<!开)发了?|问了?|道|讲|留言|评论|回复|发我|发给我|跟我说|"
-    r"告诉我)(?:了)?(?:一?句|一?段|一?条)?(?:话)?\s*[:：,，]?\s*$"
+    r"告诉我)(?:了|过)?(?:一?句|一?段|一?条)?(?:话)?\s*[:：,，]?\s*$"
     r"|\b(?:said|says|wrote|writes|texted|messaged|emailed|replied|asked|sent|forwarded|"
     r"told\s+(?:me|us|him|"
     r"her|them)|(?:texted|messaged|emailed|wrote\s+to)\s+(?:me|us|him|her|them))"
@@ -27,16 +27,21 @@ _INTRODUCES = re.compile(
 
 # Words inside quotation marks are someone else's (a line of an e-mail, a T-shirt's
 # slogan, what the barista said), never the user's statement.
+# (An apostrophe between two letters is inside a single-quoted line: "'… I'd paint …'".)
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|"
-                     r"(?:(?<=^)|(?<=[\s:(\[]))'[^']{3,}?'(?=[\s.,;:!?)\]]|$)")
+                     r"(?:(?<=^)|(?<=[\s:(\[]))'(?:[^'\n]|(?<=[A-Za-z])'(?=[A-Za-z])){3,}?'"
+                     r"(?=[\s.,;:!?)\]]|$)")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 
 
 def quoted_spans(text: str) -> list[tuple[int, int]]:
     """Quotations (a quoted phrase of several words), and the lines of a chat the user
     pastes or retells; a quoted single term ("don't call me 'buddy'") is the user's own
     word for something."""
+    # (six Chinese characters are a sentence, "“我每天只睡四个小时”"; "“躺平”" is a term)
     return sorted([(m.start(), m.end()) for m in _QUOTED.finditer(text)
-                   if len(m.group()) > 12 or " " in m.group().strip()]
+                   if len(m.group()) > 12 or " " in m.group().strip()
+                   or len(_CJK_CHAR.findall(m.group())) >= 6]
                   + transcript_spans(text))
 
 
