@@ -74,6 +74,7 @@ _RETRACT_EN = (
     r"(?:that'?s|it'?s|that\s+is|this\s+is)\s+(?:not\s+true|no\s+longer\s+true|wrong|"
     r"outdated|not\s+relevant)\s*(?:any\s*more|now)?|"
     r"was\s+(?:just\s+)?(?:joking|kidding)|don'?t\s+hold\s+(?:me\s+to|onto)|"
+
     # "please don't bring them up anymore", "stop mentioning my ex"
     # (asked of the assistant: not "I never talk about work with my kids")
     r"(?:^|[,;:.!?]\s*|\bplease\s+|\bpls\s+)(?:do\s*n[o']?t|do\s+not|stop)\s+"
@@ -94,13 +95,15 @@ _RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|
                # "别再提他了" (not "别提了", don't get me started; not 提醒)
                r"(?:别|不要|不用)再?提(?:起)?(?![醒前交高出供到议升示了])(?=[^，。！？]{1,10}了)|"
                r"别当真|开玩笑的|随口一说|随口说的|随便说说|不记了|不作数|"
+               # not the user's words: "周杰伦那句不是我说的", "那条不是我本人发的"
+               r"不是我(?:本人|自己)?(?:说|发|打|写)的|"
                # "那个就别管了": what was said, to be let go
                r"(?<=[那这][个条])就?(?:别|不用|不要)(?:再)?管(?:了|它)|"
                # "那条你当没听过吧": what was said, to be as if unheard
                r"你就?当(?:作|做)?没(?:听|看)(?:过|见|到)|"
                # as if never said: "之前那句当没发过", "就当我没提", "当作没说过"
                # (not "应当", "相当", "每当没写完…")
-               r"(?<![应相每])当(?:作|做|成)?我?没(?:讲|提|说|发|写)过?")
+               r"(?<![应相每])当(?:作|做|成)?我?没(?:讲|提|说|发生|发|写)过?")
 _RETRACT = re.compile(rf"(?:{_RETRACT_EN})|(?:{_RETRACT_ZH})", re.I)
 
 # "delete it", "take it out" take a memory back once the sentence has named one ("that
