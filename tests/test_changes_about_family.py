@@ -27,6 +27,10 @@ def _active(vault: Vault) -> dict[str, int]:
     ("My sister is vegan.", "my sister eats fish again now, she's pescatarian", "pescatarian"),
     ("我老婆在腾讯上班", "我老婆现在换到阿里了", "阿里"),
     ("My manager's name is Katherine.", "my manager is called Catherine now", "Catherine"),
+    # one person by two words, and a parent named without "my"/"我"
+    ("My mum is vegan.", "Mom eats fish again now, she's pescatarian", "pescatarian"),
+    ("我爸妈住在成都", "爸妈今年搬来北京跟我们一起住了", "北京"),
+    ("我老公在银行上班", "我丈夫现在换到保险公司上班了", "保险"),
 ])
 def test_a_change_about_someone_of_the_users_updates_their_memory(
         vault: Vault, before: str, change: str, word: str) -> None:
@@ -36,6 +40,19 @@ def test_a_change_about_someone_of_the_users_updates_their_memory(
     assert len(active) == 1, active  # the stale value is no longer current beside it
     [(content, version)] = active.items()
     assert word in content and version == 2
+
+
+@pytest.mark.parametrize(("line", "who"), [
+    ("老妈最近开始跳广场舞了", "妈妈"),
+    ("我妈对芒果过敏", "妈妈"),
+    ("Mum switched to oat milk", "mother"),
+    ("my mother hates coriander", "mother"),
+])
+def test_a_parent_is_one_person_whatever_word_names_them(line: str, who: str) -> None:
+    from memvault.extract import Message
+    from memvault.extract.rules import RuleExtractor
+    (c,) = RuleExtractor().extract([Message("user", line)])
+    assert c.subject == who
 
 
 def test_the_users_own_memory_is_not_changed_by_a_relatives(vault: Vault) -> None:

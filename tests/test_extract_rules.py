@@ -639,8 +639,8 @@ def test_someone_s_noun_before_an_event_is_the_user_s_event(line: str, subject: 
 
 @pytest.mark.parametrize("line, subject", [
     # a parent named as one names a person, "my" unsaid: theirs, not the user's
-    ("Dad switched to almond milk in the spring", "dad"),
-    ("mum swears by cold showers every morning", "mum"),
+    ("Dad switched to almond milk in the spring", "father"),
+    ("mum swears by cold showers every morning", "mother"),
     # the user with them, or only a possessive: not a third party's statement
     ("mom and I go swimming on Sundays", "user"),
 ])

@@ -49,3 +49,11 @@ def test_what_a_quotation_says_is_no_memory_of_the_user(vault: Vault, line: str)
     active = [m.content for m in vault.list(ME, limit=20)
               if m.kind != "turn" and m.status == "active"]
     assert not any("电话号码" in c or "vegan" in c.casefold() for c in active), active
+
+
+def test_a_five_character_quotation_a_parent_keeps_saying_is_not_stored(vault: Vault) -> None:
+    # (a blind audit: "“跑步伤膝盖”" had been read as a single term)
+    vault.observe(ME, [{"role": "user", "content": "我每天早上跑五公里。我爸总说“跑步伤膝盖”。"}])
+    active = [m.content for m in vault.list(ME, limit=20)
+              if m.kind != "turn" and m.status == "active"]
+    assert active == ["我每天早上跑五公里"]

@@ -49,3 +49,32 @@ def test_a_take_back_beside_its_reason_forgets_the_memory(
     assert gone in mine.content
     _say(vault, line)
     assert vault.get(ME, mine.id).status == "deleted"
+
+
+# A blind audit's finds (2026-12-07): a bare take-back ending with a full stop, a take-back
+# naming nothing after a statement of its own message, and "刚才那句".
+@pytest.mark.parametrize(("before", "line"), [
+    ("I have a standing desk at home.", "Please forget that."),
+    ("I have a standing desk at home.", "Actually, you can get rid of that one."),
+    ("我喜欢听京剧。", "那条不是我说的。"),
+    ("我最近在学做甜点。", "刚才那句当没发生过吧。"),
+])
+def test_a_bare_take_back_of_its_own_with_a_full_stop_forgets_the_line_before(
+        vault: Vault, before: str, line: str) -> None:
+    _say(vault, "I cycle to work every day.")
+    _say(vault, before)
+    kept, gone = sorted((m for m in vault.list(ME, limit=50) if m.kind != "turn"),
+                        key=lambda m: m.created_at)
+    _say(vault, line)
+    assert vault.get(ME, gone.id).status == "deleted"
+    assert vault.get(ME, kept.id).status == "active"
+    assert vault.review_list(ME) == []
+
+
+def test_a_take_back_after_a_statement_of_its_message_forgets_no_earlier_line(
+        vault: Vault) -> None:
+    _say(vault, "I cycle to work every day.")
+    (earlier,) = [m for m in vault.list(ME, limit=50) if m.kind != "turn"]
+    _say(vault, "I'm still grieving my dog who died in spring. I'd rather not get reminded "
+                "of it.")
+    assert vault.get(ME, earlier.id).status == "active"

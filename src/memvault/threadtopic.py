@@ -70,10 +70,20 @@ def with_rest(lines: list[Line], turn: str | None, message: str, said: str) -> l
     often named beside the change ("moved everything over to Monzo. barclays can cry about
     it", "RIP the civic. I've got a Model 3 now"). Not a part that says a thing stays
     ("switched to nights, still at St Mary's"): that names what is kept, not replaced."""
-    rest = message.replace(said, " ", 1) if said and said in message else ""
-    if not rest.strip() or stays_only(rest) or kept_clauses(message):
+    rest = _rest(message, said)
+    if not says_more(message, said) or stays_only(rest) or kept_clauses(message):
         return lines
     return [(turn, rest), *lines]
+
+
+def _rest(message: str, said: str) -> str:
+    return message.replace(said, " ", 1) if said and said in message else ""
+
+
+def says_more(message: str, said: str) -> bool:
+    """Does the message say anything beside `said` (a full stop left over is nothing:
+    "Please forget that.")?"""
+    return any(ch.isalnum() for ch in _rest(message, said))
 
 
 def named(turn: str | None, line: str, found: Iterable[Any], t: Thresholds,

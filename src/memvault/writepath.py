@@ -37,7 +37,7 @@ from .reads.related import NOT_MATCHED
 from .safety import pii
 from .safety.pii import for_sending, hidden_kinds, redact, scrub, scrub_around, sensitive_values
 from .statementscore import judged
-from .threadtopic import Line, read_back, takes_back_that, thread_lines, with_rest
+from .threadtopic import Line, read_back, says_more, takes_back_that, thread_lines, with_rest
 from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
 from .understand import discourse
@@ -201,7 +201,7 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             before = (result.turns[at - 1], msgs[at - 1].content, msgs[at - 1].role) if at \
                 else None
             lines = read_back(before) or with_rest([], turn, msgs[at].content, said)
-            if not (lines or at or goes_on or label.strip()):
+            if not (lines or at or goes_on or label.strip() or says_more(msgs[at].content, said)):
                 goes_on = threadlinks.stated_before(eng, sc, result.turns)
         if changed[0] == turn and changed[1] and c.slot is None and discourse.explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,

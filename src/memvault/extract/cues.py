@@ -364,8 +364,10 @@ THIRD = re.compile(
     # (after a time or an occasion said first: "今天下午茶 我们组长一口气点了三杯"; not
     # after a clause of the user's own: "周末去爬山 我朋友也去")
     r"|(?:(?:今天|昨天|前天|昨晚|今晚|刚才|刚刚|上周|这周|周末|最近|早上|中午|下午|晚上|上午|那天|"
-    r"上次)(?:下午茶|聚餐|聚会|团建|开会|会上|饭局|吃饭的时候)?[\s，,]+)?我们?的?(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
-    r"儿子|女儿|孩子|妈妈|母亲|爸爸|父亲|父母|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
+    r"上次)(?:下午茶|聚餐|聚会|团建|开会|会上|饭局|吃饭的时候)?[\s，,]+)?"
+    # (parents also without "我": "爸妈今年搬来北京了", "老妈说…")
+    r"(?:我们?的?|(?=爸妈|老爸|老妈|爸爸|妈妈))(?P<zh>老婆|妻子|太太|老公|丈夫|先生|"
+    r"儿子|女儿|孩子|爸妈|妈妈|母亲|爸爸|父亲|父母|老爸|老妈|哥哥|姐姐|弟弟|妹妹|朋友|老板|同事|领导|男朋友|"
     r"女朋友|对象|妈|爸|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|室友|舍友|同学|邻居|房东|闺蜜|"
     r"好友|好朋友|哥们|发小|死党|组长|上司|经理|主管|教练|师傅|搭档|合伙人)"
     # the user's child named without "我": "孩子的钢琴课在周二", "娃在读三年级" (not
@@ -560,3 +562,28 @@ CHANGE_REQUEST = re.compile(
     r"^\s*(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?(?:switch|change|move|"
     r"start|stop)\s+(?:to|over|from|using|answering|replying|writing|calling|sending|"
     r"giving|using)\b|(?:能不能|可不可以|能否)(?:以后|今后|往后|改|换)", re.I)
+
+
+# One person named by several words ("mum", "mom", "mother"; "我妈", "妈妈", "老妈"): what is
+# stored about them is found by any of them (gate.py relates a change about someone of the
+# user's to what is stored about the same person).
+_SAME_PERSON = {
+    **dict.fromkeys(("mum", "mom", "mother", "mummy", "mam", "mama"), "mother"),
+    **dict.fromkeys(("dad", "father", "papa"), "father"),
+    **dict.fromkeys(("wife", "wifey", "missus"), "wife"),
+    **dict.fromkeys(("husband", "hubby"), "husband"),
+    **dict.fromkeys(("girlfriend", "gf"), "girlfriend"),
+    **dict.fromkeys(("boyfriend", "bf"), "boyfriend"),
+    **dict.fromkeys(("kid", "kids", "child", "children"), "kids"),
+    **dict.fromkeys(("妈妈", "妈", "母亲", "老妈"), "妈妈"),
+    **dict.fromkeys(("爸爸", "爸", "父亲", "老爸"), "爸爸"),
+    **dict.fromkeys(("爸妈", "父母"), "父母"),
+    **dict.fromkeys(("老婆", "妻子", "太太"), "老婆"),
+    **dict.fromkeys(("老公", "丈夫"), "老公"),
+    **dict.fromkeys(("孩子", "娃", "小孩", "宝宝"), "孩子"),
+}
+
+
+def same_person(word: str) -> str:
+    """The one name of whom `word` names ("Mum" → "mother", "老妈" → "妈妈")."""
+    return _SAME_PERSON.get(word.casefold(), word.casefold())

@@ -38,10 +38,10 @@ def quoted_spans(text: str) -> list[tuple[int, int]]:
     """Quotations (a quoted phrase of several words), and the lines of a chat the user
     pastes or retells; a quoted single term ("don't call me 'buddy'") is the user's own
     word for something."""
-    # (six Chinese characters are a sentence, "“我每天只睡四个小时”"; "“躺平”" is a term)
+    # (five Chinese characters are a sentence, "“跑步伤膝盖”"; "“躺平”" is a term)
     return sorted([(m.start(), m.end()) for m in _QUOTED.finditer(text)
                    if len(m.group()) > 12 or " " in m.group().strip()
-                   or len(_CJK_CHAR.findall(m.group())) >= 6]
+                   or len(_CJK_CHAR.findall(m.group())) >= 5]
                   + transcript_spans(text))
 
 

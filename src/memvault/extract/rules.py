@@ -108,6 +108,7 @@ from .cues import (
     UNIVERSAL,
     asks_a_not_a,
     is_affirmation,
+    same_person,
     sentences,
 )
 from .messages import Message, as_messages
@@ -358,8 +359,7 @@ class RuleExtractor:
                   "at": msg.at, "extractor": self.name, "note": note}
 
         if third:
-            who = next(g for g in third.group("en", "zh", "en2", "en3", "en4", "zh2", "zh3", "zh5")
-                       if g).lower()
+            who = same_person(next(g for g in third.groups() if g))
             # "我们老板喜欢 PDF，但我自己更喜欢 CSV": the user's own clause is theirs.
             own = OWN_CLAUSE.search(body, third.end())
             head = body[:own.start()] if own else body

@@ -114,7 +114,8 @@ _RETRACT_IT = re.compile(r"\b(?:delete|erase|remove|wipe|forget|drop|take|scrap|
                          r"\b", re.I)
 # "delete it", "forget that one" as a sentence of its own: the thing at hand is what the
 # message or the assistant's line before it named (the write path reads them).
-_BARE_IT = re.compile(r"^\W*(?:(?:please|pls|just|so|ok(?:ay)?|and|yeah|you\s+can)\W+){0,2}"
+_BARE_IT = re.compile(r"^\W*(?:(?:please|pls|just|so|ok(?:ay)?|and|yeah|you\s+can|actually|oh|"
+                      r"hmm|wait|um|nah|no|hey|sorry|on\s+second\s+thought)\W+){0,3}"
                       r"(?:delete|erase|remove|wipe|forget|drop|scrap|bin|toss|ditch|"
                       r"get\s+rid\s+of)\s+(?:it|that(?:\s+one)?|"
                       r"this(?:\s+one)?)(?:\s+(?:please|pls|too|as\s+well|then))?\W*$", re.I)
@@ -130,13 +131,15 @@ _ABOUT = re.compile(
     r"memory|one)|that\s+i\s+(?:said|mentioned|told\s+you)|about|regarding|re:?|please|"
     r"pls|you|can|could|just|ok|okay|actually|also|and|my|me|i'?d|i'?m|i|it|that|the|earlier|before|"
     r"prefer|rather|lol|haha|oh|so|info|thing|things|one|bit|part|entry|have\s+on|on\s+me|"
-    r"hey|ugh|i'?m|stored|kept|saved|anywhere|out\s+of\s+(?:your\s+)?memory|would|mind|"
+    r"hey|ugh|wait|hmm|um|sorry|i'?m|stored|kept|saved|anywhere|out\s+of\s+(?:your\s+)?memory|"
+    r"would|mind|"
     r"(?:the\s+)?fact(?:\s+that)?|"
     r"in\s+(?:your\s+)?memory|"
     r"on\s+file|(?:in|on|from)\s+(?:my|your)\s+(?:profile|notes)|them|him|her|"
     r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty|"
     r"let'?s|(?:scrap|ditch|bin|drop|nix|toss|kill)\s+(?:it|that))\b"
     r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
+    r"刚才|刚刚|上一句|上一条|"
     r"记录|那件事|那事|这事|信息|那会儿?|那时候?|当时|上次|他们|她们|他|她|它|"
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
