@@ -43,6 +43,8 @@ def test_a_request_for_one_day_changes_no_standing_preference(
 @pytest.mark.parametrize(("before", "line", "word"), [
     ("I prefer replies in English", "from today on reply in Spanish", "Spanish"),
     ("叫我老师就行", "今天开始叫我阿哲", "阿哲"),
+    # "this time" of one more attempt, not of one occasion
+    ("I prefer replies in Spanish", "Reply in English, for real this time", "English"),
 ])
 def test_from_that_day_on_is_a_change(vault: Vault, before: str, line: str, word: str) -> None:
     _say(vault, before)

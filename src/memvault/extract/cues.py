@@ -217,12 +217,12 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"\bpart\s+of\s+me\s+(?:wants|wishes|thinks)\b|幻想|白日梦|做梦都想")
 # One day or one occasion named ("reply in Spanish today", "今天别叫我老师了 叫我宝"; not
 # "from today on", "从今天起"): how the assistant is to act then, not from now on.
+# ("this time", "这次" as discourse.py reads them: not "for real this time", "这次是认真的")
 ONE_DAY = any_of(r"\b(?<!as of )(?<!from )(?<!starting )(?:today|tonight|tomorrow|"
-                 r"this (?:morning|afternoon|evening|once|time))\b(?!\s+on\b)",
+                 r"this (?:morning|afternoon|evening|once))\b(?!\s+on\b)", THIS_TIME_EN,
                  # one thing at hand ("text me the confirmation for this booking")
                  r"\bfor (?:this|that) (?!reason|purpose|kind|sort|type)[a-z]+",
-                 r"(?<![从自])(?:今天|今晚|明天|明早|明晚|后天|这次|这一次|这回|本次)"
-                 r"(?!起|开始|以后|之后)")
+                 r"(?<![从自])(?:今天|今晚|明天|明早|明晚|后天)(?!起|开始|以后|之后)", THIS_TIME_ZH)
 # Asking to be called something ("叫我宝", "call me Sasha"), not stating one's name.
 CALL_ME = any_of(r"\b(?:call|address)\s+me\b", r"(?<![我你他她])(?:叫|称呼)我")
 ONCE = any_of(THIS_TIME_EN, r"\bjust this once\b", r"\bfor this (?:one|report|file|time)\b",
