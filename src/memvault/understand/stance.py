@@ -38,7 +38,7 @@ _POS_EN = (r"love[sd]?|loving|like[sd]?|liking|enjoy(?:s|ed)?|prefer(?:s|red)?|a
            r"can't\s+get\s+enough\s+of|favou?rite|the\s+best|great|awesome|"
            # asking for a thing to be put in: "always include comments", the opposite
            # of "skip the comments"
-           r"include[sd]?|including|add\s+in|put\s+in|"
+           r"include[sd]?|add\s+in|put\s+in|"
            # consent: "I'm fine with you sharing…", "happy for you to…", "don't mind"
            r"fine\s+with|ok(?:ay)?\s+with|happy\s+(?:for\s+you\s+)?(?:to|with)|"
            r"comfortable\s+with|(?:do\s*n[o']?t|do\s+not)\s+mind")

@@ -74,7 +74,8 @@ _RETRACT_EN = (
     r"(?:that'?s|it'?s|that\s+is|this\s+is)\s+(?:not\s+true|no\s+longer\s+true|wrong|"
     r"outdated|not\s+relevant)\s*(?:any\s*more|now)?|"
     r"was\s+(?:just\s+)?(?:joking|kidding)|don'?t\s+hold\s+(?:me\s+to|onto)|"
-
+    # "I'd rather not get reminded of it": a wish not to have it kept
+    r"\b(?:rather|prefer(?:red)?)\s+not\s+(?:to\s+)?(?:be|get)\s+reminded\s+(?:of|about)\b|"
     # "please don't bring them up anymore", "stop mentioning my ex"
     # (asked of the assistant: not "I never talk about work with my kids")
     r"(?:^|[,;:.!?]\s*|\bplease\s+|\bpls\s+)(?:do\s*n[o']?t|do\s+not|stop)\s+"
@@ -82,8 +83,6 @@ _RETRACT_EN = (
     r"(?=[^.!?]{0,80}\b(?:any\s*more|again)\b)|"
     # as if never said: "consider it never said", "treat that as unsaid", "act like I
     # never mentioned it"
-    # "I'd rather not get reminded of it": a wish not to have it kept
-    r"\b(?:rather|prefer(?:red)?)\s+not\s+(?:to\s+)?(?:be|get)\s+reminded\s+(?:of|about)\b|"
     r"pretend\s+i\s+never\s+said|(?:consider|treat|count)\s+(?:it|that|this)\s+(?:as\s+)?"
     r"(?:never\s+said|unsaid|not\s+said)|(?:as\s+if|like)\s+i\s+never\s+(?:said|mentioned)\b"
 )
