@@ -78,3 +78,21 @@ def test_a_take_back_after_a_statement_of_its_message_forgets_no_earlier_line(
     _say(vault, "I'm still grieving my dog who died in spring. I'd rather not get reminded "
                 "of it.")
     assert vault.get(ME, earlier.id).status == "active"
+
+
+# A second blind audit (2026-12-07): the same take-back in other surface forms. Before, a
+# polite tail after a comma or a full stop, "谢谢", or an emoji stopped it; "Scratch that."
+# renamed the dog "Scratch" (read as a bare value), "scratch that" took nothing back.
+@pytest.mark.parametrize("line", [
+    "drop that, cheers", "Delete that. Thank you!", "please forget that, thx.",
+    "forget that 🙈", "Scratch that.", "scratch that", "Scratch that!",
+    "删了那条吧，多谢", "删掉那条 🙈", "删掉那条 谢谢",
+])
+def test_a_take_back_in_any_surface_form_forgets_the_line_before(vault: Vault,
+                                                                line: str) -> None:
+    _say(vault, "My dog is called Rex.")
+    (dog,) = [m for m in vault.list(ME, limit=50) if m.kind != "turn"]
+    _say(vault, line)
+    assert vault.get(ME, dog.id).status == "deleted"
+    left = [m.content for m in vault.list(ME, limit=50) if m.kind != "turn"]
+    assert left == ["My dog is called Rex"], left  # nothing new: no "谢谢", no dog "Scratch"

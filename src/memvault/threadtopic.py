@@ -80,10 +80,15 @@ def _rest(message: str, said: str) -> str:
     return message.replace(said, " ", 1) if said and said in message else ""
 
 
+# Thanks, filler and laughter say nothing of a thing ("Forget that. Thanks!", "删掉那条，谢谢").
+_NOTHING = re.compile(r"\b(?:thanks|thank\s+you|thx|ty|cheers|please|pls|lol|haha|ok(?:ay)?|"
+                      r"ta)\b|谢谢|谢啦|谢了|多谢|感谢|哈哈+|好的|嗯+|啦|呀|哦|吧", re.I)
+
+
 def says_more(message: str, said: str) -> bool:
-    """Does the message say anything beside `said` (a full stop left over is nothing:
-    "Please forget that.")?"""
-    return any(ch.isalnum() for ch in _rest(message, said))
+    """Does the message say anything beside `said` (a full stop, thanks or an emoji left
+    over is nothing: "Please forget that.", "Forget that. Thanks!")?"""
+    return any(ch.isalnum() for ch in _NOTHING.sub(" ", _rest(message, said)))
 
 
 def named(turn: str | None, line: str, found: Iterable[Any], t: Thresholds,

@@ -177,9 +177,10 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         goes_on = (changed if changed[0] == turn else (None, []))[1] \
             or (last if discourse.corrects(said) else [])
         lines: list[Line] = []
-        if discourse.replaces(said) or discourse.settles(said):
-            # A replacement or a decision ("went with…", "定了"): what the conversation
-            # named before this line may be what it replaces (threadtopic.py).
+        if (discourse.replaces(said) or discourse.settles(said)) and (
+                (back := getattr(c, "retraction", None)) is None or back.strip()):
+            # A replacement or a decision ("went with…", "定了"; not a bare "scratch that"):
+            # what the conversation named before may be what it replaces (threadtopic.py).
             if stored is None:
                 stored = threadlinks.stored_lines(eng, sc, result.turns)
             at = result.turns.index(turn) if turn in result.turns else len(msgs)

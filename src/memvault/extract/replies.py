@@ -73,9 +73,11 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
     be a bare-value reply, placed before the candidates of that line and after those of
     the lines before it."""
     read = {message_of(c, msgs) for c in candidates if c.slot is not None}
+    # a take-back gives no value ("Scratch that." is not a cat called Scratch)
+    taken = {message_of(c, msgs) for c in candidates if "retraction" in c.flags}
     out = list(candidates)
     for i, m in enumerate(msgs):
-        if m.role != "user" or (i in read and not slip(m.content)):
+        if m.role != "user" or (i in read and not slip(m.content)) or i in taken:
             continue  # a slot read is the better reading, unless the line repairs a slip
         # The line, or its last sentence after sentences that give the reason ("30 mins is
         # too much warning, i just forget again by the time it starts. make it 10 min

@@ -211,7 +211,8 @@ _SETTLES = re.compile(
 # "no wait, it's Clove", "不对 是昌平".
 _CORRECTS = re.compile(
     r"\b(?:scratch|forget|ignore)\s+(?:that|this|it)\s*(?:[—–:;,-]+|\s+)\s*(?:just\s+|it'?s\s+|"
-    r"make\s+it\s+|actually\s+)?(?=\S)(?!(?:i|please|pls|don'?t|do\s+not|never|you|one|too)\b)|"
+    r"make\s+it\s+|actually\s+)?(?=\w)(?!(?:i|please|pls|don'?t|do\s+not|never|you|one|too|"
+    r"thanks|thank|thx|ty|cheers|lol|haha|ok|okay)\b)|"
     r"\b(?:no\s+wait|wait\s+no|correction|typo)\b|不对[，,\s]*(?:是|应该是|改成)|说错了|"
     r"打错了|口误|" + _WRONG_THEN_RIGHT, re.I)
 

@@ -117,7 +117,8 @@ _BARE_IT = re.compile(r"^\W*(?:(?:please|pls|just|so|ok(?:ay)?|and|yeah|you\s+ca
                       r"hmm|wait|um|nah|no|hey|sorry|on\s+second\s+thought)\W+){0,3}"
                       r"(?:delete|erase|remove|wipe|forget|drop|scrap|bin|toss|ditch|"
                       r"get\s+rid\s+of)\s+(?:it|that(?:\s+one)?|"
-                      r"this(?:\s+one)?)(?:\s+(?:please|pls|too|as\s+well|then))?\W*$", re.I)
+                      r"this(?:\s+one)?)(?:\W+(?:please|pls|too|as\s+well|then|thanks|thank\s+you|"
+                      r"thx|ty|cheers|lol|haha))*\W*$", re.I)
 _REFERENT = re.compile(r"\b(?:the|that|this|my)\s+(?:[\w'-]+\s+){0,3}(?:thing|stuff|info|"
                        r"bit|part|note|memory|rule|preference|instruction)\b", re.I)
 
@@ -138,7 +139,7 @@ _ABOUT = re.compile(
     r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty|"
     r"let'?s|(?:scrap|ditch|bin|drop|nix|toss|kill)\s+(?:it|that))\b"
     r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
-    r"刚才|刚刚|上一句|上一条|"
+    r"刚才|刚刚|上一句|上一条|谢谢|谢啦|谢了|多谢|感谢|"
     r"记录|那件事|那事|这事|信息|那会儿?|那时候?|当时|上次|他们|她们|他|她|它|"
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
@@ -179,6 +180,10 @@ def retraction(text: str) -> str | None:
     return ""
 
 
+# Symbols and emoji name nothing ("forget that 😅").
+_SYMBOLS = re.compile(r"[^\w\s]", re.UNICODE)
+
+
 def _named(text: str) -> str:
-    words = _SPACE.sub(" ", _ABOUT.sub(" ", _RETRACT.sub(" ", text))).strip()
-    return words
+    words = _SPACE.sub(" ", _ABOUT.sub(" ", _RETRACT.sub(" ", text)))
+    return _SPACE.sub(" ", _SYMBOLS.sub(" ", words)).strip()
