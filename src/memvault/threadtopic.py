@@ -21,6 +21,7 @@ from typing import Any
 from .understand.discourse import kept_clauses, stays_only
 from .understand.matchwords import Thresholds, shares_words
 from .understand.offers import reads_back
+from .understand.takeback import THANKS
 
 # How long a conversation stays one thread (the window of "what the conversation
 # changed last", threadlinks.LAST_CHANGE_MS, too).
@@ -81,8 +82,8 @@ def _rest(message: str, said: str) -> str:
 
 
 # Thanks, filler and laughter say nothing of a thing ("Forget that. Thanks!", "删掉那条，谢谢").
-_NOTHING = re.compile(r"\b(?:thanks|thank\s+you|thx|ty|cheers|please|pls|lol|haha|ok(?:ay)?|"
-                      r"ta)\b|谢谢|谢啦|谢了|多谢|感谢|哈哈+|好的|嗯+|啦|呀|哦|吧", re.I)
+_NOTHING = re.compile(rf"\b(?:{THANKS}|please|pls|ok(?:ay)?|ta)\b"
+                      r"|谢谢|谢啦|谢了|多谢|感谢|哈哈+|好的|嗯+|啦|呀|哦|吧", re.I)
 
 
 def says_more(message: str, said: str) -> bool:

@@ -42,6 +42,7 @@ from .timeutil import MAX_MS, duration_ms
 from .turnnotes import with_turn
 from .understand import discourse
 from .understand.matchwords import Thresholds, shares_words
+from .understand.takeback import names_nothing
 from .understand.topics import topic_of
 from .writes import prepare, prepare_items, versioncap
 
@@ -177,8 +178,8 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
         goes_on = (changed if changed[0] == turn else (None, []))[1] \
             or (last if discourse.corrects(said) else [])
         lines: list[Line] = []
-        if (discourse.replaces(said) or discourse.settles(said)) and (
-                (back := getattr(c, "retraction", None)) is None or back.strip()):
+        if (discourse.replaces(said) or discourse.settles(said)) \
+                and not names_nothing(getattr(c, "retraction", None)):
             # A replacement or a decision ("went with…", "定了"; not a bare "scratch that"):
             # what the conversation named before may be what it replaces (threadtopic.py).
             if stored is None:
@@ -192,17 +193,16 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             # answering the assistant ("我会按 VS Code 的快捷键来讲" / "不用了 已经转Cursor了")
             lines = [(result.turns[at - 1], msgs[at - 1].content)]
         elif (label := getattr(c, "retraction", None)) is not None and turn in result.turns \
-                and (takes_back_that(said) or not label.strip()):
+                and (takes_back_that(said) or names_nothing(label)):
             # "remove that", answering the assistant's "I have a note that you're lactose
-            # intolerant": what the assistant just said it holds is what "that" is; else
-            # what the rest of the message names ("Jordan and I broke up. Please don't
-            # bring them up anymore"); else, opening the call, the user's line before it
-            # ("我对芒果过敏" / "那条不用记了").
+            # intolerant": what the assistant just said it holds is what "that" is; else what
+            # the rest of the message names ("Jordan and I broke up. Please don't bring them
+            # up anymore"); else, opening the call, the user's line before it ("那条不用记了").
             at = result.turns.index(turn)
-            before = (result.turns[at - 1], msgs[at - 1].content, msgs[at - 1].role) if at \
-                else None
+            before = (result.turns[at - 1], msgs[at - 1].content, msgs[at - 1].role) if at else None
             lines = read_back(before) or with_rest([], turn, msgs[at].content, said)
-            if not (lines or at or goes_on or label.strip() or says_more(msgs[at].content, said)):
+            if names_nothing(label) and not (lines or at or goes_on
+                                              or says_more(msgs[at].content, said)):
                 goes_on = threadlinks.stated_before(eng, sc, result.turns)
         if changed[0] == turn and changed[1] and c.slot is None and discourse.explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,
@@ -391,11 +391,11 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
         # "我记笔记用印象笔记", then "语雀要收费了，又换成了飞书文档"): the line names the new
         # thing of that change, so it is about the memory that change was staged against.
         offered = threadlinks.continued(eng, user, now, said, found, policy.thresholds)
-    if not offered and thread and not [r for r in found if r.score >= policy.thresholds.match]:
+    if not offered and thread and not any(r.score >= policy.thresholds.match for r in found):
         # A change whose own words match nothing: what the thread before it named ("trello
         # is getting messy…" / "went with Todoist"). (A take-back naming nothing, "let's
         # ditch it", has no closest memory of its own.)
-        bare = retraction is not None and not retraction.strip()
+        bare = names_nothing(retraction)
         offered = threadlinks.named_in(eng, sc, thread, policy.thresholds, (
             (metadata or {}).get("turn_id"), None if bare or not found
             else found[0].memory.id), only=bare)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .stance import CALLED_OFF, polarity
-from .takeback import retraction
+from .takeback import THANKS, retraction
 from .when import LONG_AGO, STAY
 
 # The speaker named anywhere in the line ("I", "my", "we", "我", "咱"): a line without it
@@ -212,7 +212,7 @@ _SETTLES = re.compile(
 _CORRECTS = re.compile(
     r"\b(?:scratch|forget|ignore)\s+(?:that|this|it)\s*(?:[—–:;,-]+|\s+)\s*(?:just\s+|it'?s\s+|"
     r"make\s+it\s+|actually\s+)?(?=\w)(?!(?:i|please|pls|don'?t|do\s+not|never|you|one|too|"
-    r"thanks|thank|thx|ty|cheers|lol|haha|ok|okay)\b)|"
+    rf"thank|{THANKS}|ok|okay)\b)|"
     r"\b(?:no\s+wait|wait\s+no|correction|typo)\b|不对[，,\s]*(?:是|应该是|改成)|说错了|"
     r"打错了|口误|" + _WRONG_THEN_RIGHT, re.I)
 

@@ -11,12 +11,17 @@ import re
 
 from .planoff import plan_off
 
-__all__ = ["retraction"]
+__all__ = ["THANKS", "names_nothing", "retraction"]
 
 # Verbs of keeping something in memory, in the forms a retraction uses them.
 _KEEP_NOW = (r"(?:remember|keep|store|save|record|retain)(?:ing)?|"
              r"(?:hold|holding|hang|hanging)\s+on(?:\s*to)?")
 _KEEP_EN = rf"{_KEEP_NOW}|(?:remember|store|save|record|retain)ed|kept|(?:held|hung)\s+on(?:\s*to)?"
+# Thanks and laughter after a line, which add nothing to what it says ("forget that,
+# cheers", "Forget that. Thanks!"): the take-back's tail here, a message's rest in
+# threadtopic.says_more, never a correction's new value (discourse.corrects).
+THANKS = r"thanks|thank\s+you|thx|ty|cheers|lol|haha"
+
 _RETRACT_EN = (
     # an imperative to the memory at the start of a clause: "forget the cello idea",
     # "can you delete what I told you about…", "please wipe whatever you have on my ex"
@@ -117,8 +122,8 @@ _BARE_IT = re.compile(r"^\W*(?:(?:please|pls|just|so|ok(?:ay)?|and|yeah|you\s+ca
                       r"hmm|wait|um|nah|no|hey|sorry|on\s+second\s+thought)\W+){0,3}"
                       r"(?:delete|erase|remove|wipe|forget|drop|scrap|bin|toss|ditch|"
                       r"get\s+rid\s+of)\s+(?:it|that(?:\s+one)?|"
-                      r"this(?:\s+one)?)(?:\W+(?:please|pls|too|as\s+well|then|thanks|thank\s+you|"
-                      r"thx|ty|cheers|lol|haha))*\W*$", re.I)
+                      rf"this(?:\s+one)?)(?:\W+(?:please|pls|too|as\s+well|then|{THANKS}))*\W*$",
+                      re.I)
 _REFERENT = re.compile(r"\b(?:the|that|this|my)\s+(?:[\w'-]+\s+){0,3}(?:thing|stuff|info|"
                        r"bit|part|note|memory|rule|preference|instruction)\b", re.I)
 
@@ -144,6 +149,12 @@ _ABOUT = re.compile(
     r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
+
+
+def names_nothing(taken_back: str | None) -> bool:
+    """Is it (what `retraction` returned) a take-back that names nothing ("scratch that",
+    "delete it"), whose thing the conversation around it says?"""
+    return taken_back is not None and not taken_back.strip()
 
 
 def retraction(text: str) -> str | None:
