@@ -243,9 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lang", choices=["en", "zh"], action="append")
     ap.add_argument("--half", choices=["dev", "heldout"])
     ap.add_argument("--category", action="append")
-    ap.add_argument("--batch", choices=[str(n) for n in range(1, 11)],
+    ap.add_argument("--batch", choices=[str(n) for n in range(1, 12)],
                     help="only one set: the first (en.jsonl, zh.jsonl), the second (en2, "
-                    "zh2), … the tenth (en10, zh10)")
+                    "zh2), … the eleventh (en11, zh11)")
     ap.add_argument("--failures", action="store_true",
                     help="print the development half's failures")
     ap.add_argument("--reveal-heldout", action="store_true",
