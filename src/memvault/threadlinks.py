@@ -29,8 +29,10 @@ from .model import Kind, Memory, Op, Scope, Status
 from .reads.related import NOT_MATCHED
 from .store import ListFilter
 from .threadtopic import LINES, THREAD_MS, Line, named
+from .understand.discourse import one_time
 from .understand.ellipsis import swap, swap_near, swap_word
 from .understand.matchwords import Thresholds, named_words
+from .understand.repair import stored_swap
 
 # How long "what the conversation changed last" stays the thing a settling line is about.
 LAST_CHANGE_MS = 3 * 86_400_000
@@ -72,9 +74,9 @@ def reply_change(eng: Engine, sc: Scope, c: CandidateMemory, before: list[str] |
         target, before = last_stated(eng, user, now), stored_lines(eng, sc, skip)
         if target is not None and (not before or target.metadata.get("turn_id") != before[0][0]):
             target = None
-    if target is None or target.status != Status.ACTIVE:
-        return None
     said = c.source_text or c.content
+    if target is None or target.status != Status.ACTIVE:
+        return stored_repair(eng, user, c)
     for text in dict.fromkeys(t for t in (target.content, target.source_text) if t):
         swapped = swap(said, text)
         if swapped is None and isinstance(target.value, str) and target.value:
@@ -83,7 +85,26 @@ def reply_change(eng: Engine, sc: Scope, c: CandidateMemory, before: list[str] |
         swapped = swapped or swap_near(said, text)  # a misspelling put right
         if swapped is not None and (update := swapped_update(c, target, swapped[0])):
             return update
-    return None
+    return stored_repair(eng, user, c)
+
+
+def stored_repair(eng: Engine, user: Scope, c: CandidateMemory) -> CandidateMemory | None:
+    """A repair of a slip in a statement said earlier, not just before ("misspelled her
+    surname before, it's Shaw with a w, not Shah" a day after "My manager is Priya Shah"):
+    the one active statement of the user's that the line's value puts right
+    (understand/repair.stored_swap), as an update of it; None when none or several are."""
+    said = c.source_text or c.content
+    if one_time(said):
+        return None
+    hits = []
+    for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value, limit=200)):
+        if m.kind in NOT_MATCHED:
+            continue
+        got = next((g for t in dict.fromkeys(x for x in (m.content, m.source_text) if x)
+                    if (g := stored_swap(said, t)) is not None), None)
+        if got is not None:
+            hits.append((m, got[0]))
+    return swapped_update(c, hits[0][0], hits[0][1]) if len(hits) == 1 else None
 
 
 def swapped_update(c: CandidateMemory, target: Memory, content: str) -> CandidateMemory | None:

@@ -167,6 +167,9 @@ _WISH = (r"(?:(?:always|really|much|also|definitely)\s+)?(?:like|love|prefer|rat
 HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
                       r"^\s*(?:suppose|imagine|say|let's say|let us say)\b",
                       r"^\s*if\s+I\s+(?:moved|lived|were|was|had|went|switched)\b",
+                      # a day that may never come: "if an Aldi ever opens here I'm done
+                      # with Tesco" (not "if you ever need me…", a standing request)
+                      r"^\s*if\s+(?!you\b|u\b)[^,.!?;]{0,60}\bever\b",
                       # a second conditional, either way round, a frame first or not: "if I
                       # got the job I'd…", "lottery dream: if I won I'd…", "I'd quit
                       # tomorrow if I won the lottery"
@@ -178,7 +181,7 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"^\s*(?:if|would)\b.*\?",
                       r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
                       r"怎么样|好不好|行不行|可以吗|行吗|呢|是不是|难不难|能不能|需不需要|用不用|"
-                      r"你觉得|你说)", r"^\s*(?:假如|假设)",
+                      r"你觉得|你说)", r"^\s*(?:假如|假设)", r"你说.{0,6}(?:要是|如果|假如|万一)",
                       # a frame first ("random shower thought: if I quit teaching … would a
                       # bootcamp cut it"): what follows it is still the what-if
                       r"^[^.!?:：]{0,40}[:：—–]\s*if\s+(?:I|we)\b.*\b(?:would|could|should)\s+"
@@ -342,7 +345,8 @@ REPORTED = any_of(
     r"(?:文章|帖子|博客|新闻|报道|公众号|链接|网页|书里|书上|研究|论文|作者|他|她|他们|朋友|同事|"
     r"有人|别人|专家|视频)[^。]{0,12}?(?:说|写道|写着|称|提到|认为|表示|指出|讲|建议)",
     r"(?:教程|文档|说明书|手册|readme)(?:里|上|中)(?:说|写道|写着|写|提到|建议)",
-    r"据说|听说|据.{0,10}(?:报道|称)|转发|分享(?:一篇|一下|个)?(?:文章|链接)")
+    r"据说|听说|据.{0,10}(?:报道|称)|转发|分享(?:一篇|一下|个)?(?:文章|链接)|"
+    r"转了?(?:一)?(?:篇|个|条)(?:文章|链接|视频|帖子)|标题(?:叫|是)")
 FIRST = any_of(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|im)\b", r"我",
                # chat drops the subject: "trying to lose weight these days"
                r"^\s*(?:been\s+)?trying\s+to\b")
@@ -383,6 +387,10 @@ THIRD = re.compile(
     r"|(?!(?:please|also|and|so|then|just|maybe|now|today|actually|everyone|nobody|this|that|"
     r"it|there|here|what|which|everything|something|nothing|each|every|all)\b)"
     r"(?-i:(?P<en4>[A-Z][a-z]+))\s+(?=(?:says|said|wants|prefers|likes|asked|needs)\b)"
+    # a person by where the user knows them from: "Priya from my team has started…"
+    r"|(?-i:(?P<en6>[A-Z][a-z]+))\s+from\s+(?:(?:my|our|the)\s+)?(?:team|work|office|class|school|"
+    r"gym|uni|college|church|choir|club|book\s+club|next\s+door|upstairs|downstairs|floor|"
+    r"building|accounting|finance|marketing|sales|hr|it|legal|support|the\s+\w+\s+team)\b"
     r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|经理|主管|上司|公司|团队|部门|小组|全家|家里人|老婆|"
     r"老公|媳妇|"
     r"他们|她们|他|她|"

@@ -63,8 +63,8 @@ def kept_about(body: str, who: str, subject_end: int, message: str = "") -> bool
         # "我妈在家族群里发了这个": what they passed on is at hand, not kept; "我妈老念叨
         # “…”": the frame of what they say, and what they say is a quotation
         return False
-    if w not in _SOCIAL and not _TITLED.match(who):
-        return True  # family, a pronoun or a name
+    if w not in _SOCIAL and not _TITLED.match(who) and " from " not in body[:subject_end]:
+        return True  # family, a pronoun or a name (not "Marco from work": a colleague)
     return bool(_NAMED.match(rest) or _ASKED_TO_KEEP.search(message or body)
                 or _REQUIRES.search(rest) or _ME.search(rest))
 

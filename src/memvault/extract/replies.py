@@ -20,7 +20,7 @@ from typing import Any
 from ..textindex import CJK_RANGES
 from ..understand.confirms import after_confirming
 from ..understand.ellipsis import is_reply, repair_word, repaired
-from ..understand.repair import only_admits, refuses, slip
+from ..understand.repair import only_admits, owns_slip, refuses, slip
 from .candidate import CandidateMemory
 from .cues import HYPOTHETICAL, IF_CLAUSE
 from .messages import Message
@@ -96,7 +96,9 @@ def with_replies(msgs: list[Message], candidates: list[Any]) -> list[Any]:
             cjk = _CJK_PART.split(said)
             heads = [h for h in (" ".join(cjk[:k]) for k in range(1, len(cjk))) if slip(h)]
             said = next((p for p in (parts[-1] if parts else "", after_confirming(said), *heads)
-                         if p and p != m.content.strip() and is_reply(p)), "")
+                         if p and p != m.content.strip() and is_reply(p)), "") or (
+                # a slip of a statement said earlier, owned up to at length (threadlinks)
+                said if owns_slip(said) else "")
             if not said:
                 continue
         reply = CandidateMemory(content=said, kind="fact", slot=None, value=None,

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import cache
 
 import jieba
 
 from ..textindex import CJK_RANGES, STOPWORDS
+from .topics import content_words
 
 # A mark that the speaker repairs a slip of theirs (not a change of mind: the value said
 # was never meant). English marks are words; Chinese ones are verbs of erring.
@@ -242,3 +244,85 @@ def _cjk_words(text: str) -> list[str]:
 # Words of a Chinese repair that name nothing.
 _CJK_LIGHT = frozenset("不好意思 抱歉 其实 应该 就是 一下 我是 我们 他们 那个 这个 是 在 的 "
                        "了".split())
+
+
+def owns_slip(line: str) -> bool:
+    """Does the line own up to a slip, by a mark (`slip`) or in words the marks lack ("I
+    got it wrong", "spelled her name wrong", "记岔了")?"""
+    return slip(line) or bool(_WRONG.search(line))
+
+
+def stored_swap(line: str, statement: str) -> tuple[str, str, str] | None:
+    """A repair of a statement said earlier, in a longer line than a bare reply: with a
+    mark of the slip, the wrong value refused beside the right one ("oops it's Elm Grove,
+    not Elm Road", "the 13th of august not the 3rd"), a clock time for the statement's
+    one ("45* sorry. the morning one is 7:45"), or a name spelt nearly like one of the
+    statement's ("I spelled my girl's name wrong, it's Elina" for "Elena"). `statement`
+    with the value put right, the old and the new value; None unless exactly one value
+    of the statement is meant. A refusal alone repairs nothing: "it's Leeds not London
+    for the conference" says nothing about where the user lives."""
+    owned = owns_slip(line)
+    if not (owned or repairs(line)):
+        return None
+    if owned and set(content_words(line)) & set(content_words(statement)):
+        # A time or an amount of the same unit, the thing it is of named too ("sorry, the
+        # train is 7:45", "还房贷那天我记岔了，是25号"), not any one time the user holds.
+        for unit in {u for _, u in _measures(line)}:
+            news = {v for v, u in _measures(line) if u == unit} - {
+                v for v, _ in _measures(statement)}
+            held = [v for v, u in _measures(statement) if u == unit]
+            if len(news) == 1 and len(held) == 1:
+                k = statement.find(held[0])
+                new = news.pop()
+                return statement[:k] + new + statement[k + len(held[0]):], held[0], new
+    for m in _REFUSED_RUN.finditer(line):
+        old, before = m.group("old"), line[:m.start()]
+        if old[0].isdigit():
+            digits = re.match(r"\d+", old).group(0)  # type: ignore[union-attr]
+            found = list(re.finditer(rf"(?<![\d:.]){digits}(?:st|nd|rd|th)?(?![\d:])", statement))
+            news = re.findall(r"(?<![\d:.])(\d+)(?:st|nd|rd|th)?(?![\d:])", before)
+            if len(found) == 1 and news and news[-1] != digits:
+                k, e = found[0].span()
+                new = news[-1] + statement[k + len(digits):e]
+                return statement[:k] + new + statement[e:], statement[k:e], new
+            continue
+        size = len(old.split())
+        runs = [r.group(0) for r in _CAPS_RUN.finditer(before)
+                if len(r.group(0).split()) == size and r.group(0) != old]
+        k = _occurs(old, statement)
+        if runs and k is not None and _occurs(runs[-1], statement) is None:
+            return statement[:k] + runs[-1] + statement[k + len(old):], old, runs[-1]
+    if not owned:
+        return None
+    pairs = {(w, v.group(0)) for w in _CAPS.findall(line[1:]) if w.casefold() not in STOPWORDS
+             for v in _CAPS.finditer(statement)
+             if len(w) >= 4 and w != v.group(0)
+             and SequenceMatcher(None, w.casefold(), v.group(0).casefold()).ratio() >= 0.7}
+    if len(pairs) != 1 or len({v for _, v in pairs}) != 1:
+        return None
+    (new, old), = pairs
+    if _occurs(new, statement) is not None:
+        return None
+    k = _occurs(old, statement)
+    return None if k is None else (statement[:k] + new + statement[k + len(old):], old, new)
+
+
+# "…, not Elm Road", "not the 3rd", "not Shah": the wrong value, a capitalised run or a number.
+_REFUSED_RUN = re.compile(r"\bnot\s+(?:the\s+|a\s+|an\s+)?"
+                          r"(?P<old>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)|\d+(?:st|nd|rd|th)?)\b",
+                          re.I)
+_CAPS_RUN = re.compile(r"(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+# A clock time, or a number with its unit: "7:45", "25号", "3岁", "30mg".
+_MEASURE = re.compile(r"(?<![\d:.])(?:\d{1,2}:\d{2}(?![\d:])|\d+(?P<unit>号|岁|点半?|元|块|公斤|斤|"
+                      r"分钟|小时|楼|层|年级|mg|kg|km|(?<=\d)(?:am|pm)\b))")
+
+
+def _measures(text: str) -> list[tuple[str, str]]:
+    return [(m.group(0), m.group("unit") or ":") for m in _MEASURE.finditer(text)]
+
+
+_CAPS = re.compile(r"(?<![\w'])(?-i:[A-Z][a-z]+)\b")
+# A slip owned up to in words the marks lack: "I got it wrong", "spelled her name wrong".
+_WRONG = re.compile(r"\b(?:got|had)\s+(?:it|that|them)\s+wrong\b|\bspel(?:led|t)\b[^.!?]{0,30}"
+                    r"\bwrong\b|\bwrong\s+(?:name|date|day|number|spelling)\b|记岔了?|写岔了?",
+                    re.I)
