@@ -166,3 +166,12 @@ def test_a_statement_kept_by_meaning_that_says_it_is_one_more_is_added_beside(
     after = vault.get(ME, before.id)
     assert (after.version, after.content) == (before.version, before.content)
     assert sorted(_kept(vault)) == sorted([before.content, out[0].content or ""])
+
+
+@pytest.mark.parametrize("line", ["I get up at 6am", "I get in at 8:30"])
+def test_a_time_is_something_a_statement_names(vault: Vault, line: str) -> None:
+    # (issue 18, the eleventh set: a routine whose only named thing is its time was read
+    # as naming nothing and not kept)
+    out = vault.observe(ME, [{"role": "user", "content": line}]).outcomes
+    assert [o.action for o in out] == ["added"]
+    assert _kept(vault) == [line]

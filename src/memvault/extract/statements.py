@@ -555,5 +555,10 @@ _THING = re.compile(r"^\s*(?:the|this|that|these|those)\s+(?!(?:one|ones|is|was|
 
 
 def names_something(text: str) -> bool:
-    """Does the sentence say what it is about, beyond pronouns and framing?"""
-    return bool(content_words(core(text)))
+    """Does the sentence say what it is about, beyond pronouns and framing? A time or an
+    amount counts ("I get up at 6am": no content word but the value)."""
+    return bool(content_words(core(text)) or _MEASURED.search(text))
+
+
+# A time or an amount with its unit: "6am", "7:40", "300字", "2 kids".
+_MEASURED = re.compile(r"\d+\s*(?:am|pm|:\d\d|[a-z]{1,5}\b|[\u4e00-\u9fff])", re.I)
