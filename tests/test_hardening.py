@@ -189,7 +189,11 @@ def rest_state(admin: httpx.Client, user: str) -> tuple[int, str]:
     {"content": "likes tea", "metadata": nested(260)},
     {"slot": "deep.value", "value": nested(300)},
     {"content": "likes tea", "metadata": {"n": int("9" * 400)}},
-], ids=["meta260", "value300", "int400"])
+    # a key with a lone surrogate above a refused integer: the refusal names the key, and
+    # its message must still be sendable (it was a 500, UnicodeEncodeError; found by the
+    # property below)
+    {"content": "likes tea", "slot": "drink.favourite", "value": {"a\ud91fb": 10**450}},
+], ids=["meta260", "value300", "int400", "surrogate_key"])
 def test_rest_write_that_cannot_be_returned_is_422_and_stores_nothing(
         srv: Server, admin: httpx.Client, payload: dict[str, Any]) -> None:
     admin.post("/v1/memories", params={"user": "carol"}, json={"content": "likes cocoa"})

@@ -262,7 +262,9 @@ def json_shape(value: Any, field: str, *, max_bytes: int = MAX_METADATA_BYTES,
                                               f"{type(k).__name__}")
                     if "\x00" in k:
                         raise ValidationError(f"{where}: a key contains a NUL character")
-                    stack.append((x, depth + 1, f"{where}.{k[:40]}"))
+                    # (a lone surrogate shown escaped: the message must itself be sendable)
+                    shown = k[:40].encode("utf-8", "backslashreplace").decode("utf-8")
+                    stack.append((x, depth + 1, f"{where}.{shown}"))
             else:
                 stack.extend((x, depth + 1, f"{where}[{i}]") for i, x in enumerate(item))
         elif isinstance(item, int) and not isinstance(item, bool) and not (
