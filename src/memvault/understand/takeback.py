@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+import jieba
+
 from .planoff import plan_off
 
 __all__ = ["THANKS", "names_nothing", "retraction"]
@@ -143,10 +145,16 @@ _ABOUT = re.compile(
     r"on\s+file|(?:in|on|from)\s+(?:my|your)\s+(?:profile|notes)|them|him|her|"
     r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty|"
     r"let'?s|(?:scrap|ditch|bin|drop|nix|toss|kill)\s+(?:it|that))\b"
-    r"|之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|那个|这个|的事|我|把|"
-    r"刚才|刚刚|上一句|上一条|谢谢|谢啦|谢了|多谢|感谢|"
-    r"记录|那件事|那事|这事|信息|那会儿?|那时候?|当时|上次|他们|她们|他|她|它|"
-    r"那句|这句|请|麻烦|你|帮我|吧|了|啊|哈|嗯|就|也|都|的", re.I)
+    r"|" + (_ABOUT_ZH := r"之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|"
+            r"那个|这个|的事|刚才|刚刚|上一句|上一条|谢谢|谢啦|谢了|多谢|感谢|记录|那件事|那事|这事|"
+            r"信息|那会儿?|那时候?|当时|上次|他们|她们|那句|这句|麻烦|帮我")
+    # one character, a word only where it stands as one: not the 他 of "吉他"
+    + r"|(?:我|把|他|她|它|请|你|吧|了|啊|哈|嗯|就|也|都|的)", re.I)
+_ZH_WORDS = re.compile(_ABOUT_ZH)
+# "芒果那个…", "吉他那条…": a thing put first in its clause as what the clause is about.
+_TOPIC = re.compile(r"(?:^|[，,。！？!?；;\s])(?:[啊哦诶呃噢]\s*)?([\u3400-\u9fff]{1,8}?)"
+                    r"(?:那个|那条|那件事)")
+_CJK = re.compile(r"([\u3400-\u9fff]+)")
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
 
@@ -168,12 +176,17 @@ def retraction(text: str) -> str | None:
             return thing
     if not found:
         return "" if _BARE_IT.match(text) else None
+    topic = _TOPIC.search(text)
     for m in found:
         # The clause that holds the verb names the thing ("forget the divorce stuff? I
         # shouldn't have shared it": the divorce); when it names nothing ("that's not
         # true any more", "我收回刚才说的"), the clause before it or after it may.
         start = max((b.end() for b in _CLAUSE.finditer(text, 0, m.start())), default=0)
         end = next((b.start() for b in _CLAUSE.finditer(text, m.end())), len(text))
+        if topic and not start <= topic.start(1) < end and (named := _named(topic.group(1))):
+            # a thing put first as another clause's topic names it ("芒果那个是我搞混了，是
+            # 我妹过敏不是我，你删了吧"), not the clause nearest the verb
+            return named
         named = _named(text[start:m.start()] + " " + text[m.end():end])
         if not named:
             # A plan the line calls off names it wherever it is ("考研那事黄了，决定直接
@@ -196,5 +209,12 @@ _SYMBOLS = re.compile(r"[^\w\s]", re.UNICODE)
 
 
 def _named(text: str) -> str:
-    words = _SPACE.sub(" ", _ABOUT.sub(" ", _RETRACT.sub(" ", text)))
-    return _SPACE.sub(" ", _SYMBOLS.sub(" ", words)).strip()
+    out = []
+    for part in _CJK.split(_RETRACT.sub(" ", text)):
+        if _CJK.fullmatch(part):
+            # Chinese by its words (jieba), so a word keeps its characters ("吉他那个你别记")
+            out += ["".join(w if not _ABOUT.fullmatch(w) else " " for w in jieba.cut(run))
+                    for run in _ZH_WORDS.sub(" ", part).split()]
+        else:
+            out.append(_ABOUT.sub(" ", part))
+    return _SPACE.sub(" ", _SYMBOLS.sub(" ", " ".join(out))).strip()
