@@ -31,7 +31,13 @@ _NEG_EN_WORDS = (r"hate[sd]?|hating|dislike[sd]?|detest[s]?|loathe[sd]?|despise[
                  r"bores?\s+me|annoy(?:s|ing)?|irritat\w*|gross|awful|terrible|the\s+worst|"
                  # asking for a thing to be left out: "skip the links", "leave out the recap"
                  r"skip(?:s|ped|ping)?|omit|leave\s+out|cut\s+out|no\s+need\s+for|"
-                 r"gave\s+up|give\s+up|quit|" + CALLED_OFF)
+                 r"gave\s+up|give\s+up|quit|"
+                 # switched off, taken away: "kill the push notifications", "leave them out",
+                 # "no spoilers please", "the morning coffee is gone"
+                 r"kill|turn\s+(?:it\s+|them\s+)?off|switch\s+(?:it\s+|them\s+)?off|disable|mute|"
+                 r"(?:leave|cut|take)\s+(?:it|them|that|those)\s+out|get\s+rid\s+of|"
+                 r"no\s+(?:[a-z-]+\s+){1,2}(?:please|pls|plz)|(?:is|are|['’]s)\s+gone|"
+                 r"off\s+the\s+menu|" + CALLED_OFF)
 _POS_EN = (r"love[sd]?|loving|like[sd]?|liking|enjoy(?:s|ed)?|prefer(?:s|red)?|adore[sd]?|"
            r"fond\s+of|into|a\s+(?:big\s+|huge\s+)?fan\s+of|keen\s+on|want[s]?|need[s]?|"
            r"would\s+like|'d\s+like|'d\s+love|would\s+love|crave[s]?|dig|obsessed\s+with|"
@@ -39,6 +45,8 @@ _POS_EN = (r"love[sd]?|loving|like[sd]?|liking|enjoy(?:s|ed)?|prefer(?:s|red)?|a
            # asking for a thing to be put in: "always include comments", the opposite
            # of "skip the comments"
            r"include[sd]?|add\s+in|put\s+in|"
+           # switched on, kept on: "keep push notifications on", "turn on the dark theme"
+           r"keep\s+(?:[\w-]+\s+){1,3}on|turn\s+on|switch\s+on|enable|"
            # consent: "I'm fine with you sharing…", "happy for you to…", "don't mind"
            r"fine\s+with|ok(?:ay)?\s+with|happy\s+(?:for\s+you\s+)?(?:to|with)|"
            r"comfortable\s+with|(?:do\s*n[o']?t|do\s+not)\s+mind")
