@@ -49,6 +49,10 @@ def test_a_person_named_by_where_the_user_knows_them_changes_nothing(
     "if they ever bring back the night bus I'm selling the car",
     "你说我要是换到城东那边上班，通勤能省多久？",
     "我妈在家族群转了篇文章，标题叫《喝绿茶能降血压》，我都不想说了",
+    # (a blind audit: a Chinese condition with what would follow kept only the latter)
+    "要是哪天升职了，我就换辆车",
+    "万一哪天被裁了，我就回老家种地",
+    "我们组的小周最近改喝美式了",
 ])
 def test_a_condition_or_a_forwarded_title_is_not_kept(line: str) -> None:
     assert _kept(line) == []
@@ -56,6 +60,8 @@ def test_a_condition_or_a_forwarded_title_is_not_kept(line: str) -> None:
 
 @pytest.mark.parametrize(("line", "word"), [
     ("if you ever need to reach me, text my mobile", "mobile"),   # a standing request
+    ("If I ever ask you for a recipe, always give the amounts in grams", "grams"),
+    ("如果你哪天联系不上我，就打我老婆的电话", "老婆"),
     ("Priya from my team is my mentor", "mentor"),                 # who someone is to me
     ("Marco from work has started taking the 7:50 because of his gym class", None),
     ("I moved from my parents' place to a flat in Leeds", "Leeds"),

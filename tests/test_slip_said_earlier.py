@@ -36,6 +36,14 @@ def _active(vault: Vault) -> list[str]:
      "got it wrong before, my dentist is Dr Patil not Dr Patel", "Patil", "Patel"),
     (["我每个月10号交房租", "我每周二去游泳"],
      "交房租那天我记岔了，是15号，10号是发工资", "15号", "10号"),
+    # (a blind audit: a time, a day of the month, a weekday or a refused Chinese value,
+    # owned up to in words, and a slot's memory stored in other words than said)
+    (["My train to Leeds leaves at 8:20 on Monday", "I like oat milk"],
+     "oops, got the time wrong for the Leeds train, it leaves at 9:20", "9:20", "8:20"),
+    (["My haircut is on the 9th", "I like oat milk"],
+     "sorry, I got it wrong, the haircut is on the 19th", "19th", "9th"),
+    (["我的瑜伽课在周三晚上", "我喜欢喝豆浆"], "瑜伽课我记岔了，是周五晚上", "周五", "周三"),
+    (["我住在静安区", "我喜欢喝豆浆"], "之前记岔了，不是静安区，是徐汇区", "徐汇", "静安"),
 ])
 def test_the_one_statement_it_puts_right_is_updated(
         vault: Vault, given: list[str], line: str, want: str, gone: str) -> None:

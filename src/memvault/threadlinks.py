@@ -100,11 +100,12 @@ def stored_repair(eng: Engine, user: Scope, c: CandidateMemory) -> CandidateMemo
     for m in eng.reads.list(user, ListFilter(status=Status.ACTIVE.value, limit=200)):
         if m.kind in NOT_MATCHED:
             continue
-        got = next((g for t in dict.fromkeys(x for x in (m.content, m.source_text) if x)
-                    if (g := stored_swap(said, t)) is not None), None)
-        if got is not None:
-            hits.append((m, got[0]))
-    return swapped_update(c, hits[0][0], hits[0][1]) if len(hits) == 1 else None
+        # as stored or as said: a slot's words may be read from either ("用户住在朝阳区")
+        swapped = [g[0] for t in dict.fromkeys(x for x in (m.content, m.source_text) if x)
+                   if (g := stored_swap(said, t)) is not None]
+        if swapped:
+            hits.append(next((u for t in swapped if (u := swapped_update(c, m, t))), None))
+    return hits[0] if len(hits) == 1 else None
 
 
 def swapped_update(c: CandidateMemory, target: Memory, content: str) -> CandidateMemory | None:

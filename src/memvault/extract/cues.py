@@ -168,8 +168,10 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"^\s*(?:suppose|imagine|say|let's say|let us say)\b",
                       r"^\s*if\s+I\s+(?:moved|lived|were|was|had|went|switched)\b",
                       # a day that may never come: "if an Aldi ever opens here I'm done
-                      # with Tesco" (not "if you ever need me…", a standing request)
-                      r"^\s*if\s+(?!you\b|u\b)[^,.!?;]{0,60}\bever\b",
+                      # with Tesco" (not "if you ever need me…" nor "if I ever ask for a
+                      # recipe, use grams": standing requests)
+                      r"^\s*if\s+(?!you\b|u\b)[^,.!?;]{0,60}\bever\b[^.!?;]*?[\s,]"
+                      r"(?:I|I'm|I'll|I'd|we|we'll|we're|my)\b",
                       # a second conditional, either way round, a frame first or not: "if I
                       # got the job I'd…", "lottery dream: if I won I'd…", "I'd quit
                       # tomorrow if I won the lottery"
@@ -181,7 +183,13 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"^\s*(?:if|would)\b.*\?",
                       r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
                       r"怎么样|好不好|行不行|可以吗|行吗|呢|是不是|难不难|能不能|需不需要|用不用|"
-                      r"你觉得|你说)", r"^\s*(?:假如|假设)", r"你说.{0,6}(?:要是|如果|假如|万一)",
+                      r"你觉得|你说)", r"^\s*(?:假如|假设)",
+                      # a condition and what would then follow ("要是哪天中了彩票，我就辞职去
+                      # 环游世界"): neither holds now; not one about the assistant ("如果你哪天
+                      # 联系不上我，就打我老婆的电话", a standing request)
+                      r"^\s*(?:如果|假如|要是|万一|哪天|一旦)(?!你|您)[^。！？!?]{1,30}?[，,\s]+(?:那)?"
+                      r"(?:我|我们|咱们?)?(?:就|肯定|一定|立马|马上)",
+                      r"你说.{0,6}(?:要是|如果|假如|万一)",
                       # a frame first ("random shower thought: if I quit teaching … would a
                       # bootcamp cut it"): what follows it is still the what-if
                       r"^[^.!?:：]{0,40}[:：—–]\s*if\s+(?:I|we)\b.*\b(?:would|could|should)\s+"
@@ -391,7 +399,7 @@ THIRD = re.compile(
     r"|(?-i:(?P<en6>[A-Z][a-z]+))\s+from\s+(?:(?:my|our|the)\s+)?(?:team|work|office|class|school|"
     r"gym|uni|college|church|choir|club|book\s+club|next\s+door|upstairs|downstairs|floor|"
     r"building|accounting|finance|marketing|sales|hr|it|legal|support|the\s+\w+\s+team)\b"
-    r"|(?:我们的?)?(?P<zh2>客户|甲方|老板|领导|经理|主管|上司|公司|团队|部门|小组|全家|家里人|老婆|"
+    r"|(?:我们(?:组|部门|公司|班|宿舍|单位|团队|办公室)?的?)?(?P<zh2>客户|甲方|老板|领导|经理|主管|上司|公司|团队|部门|小组|全家|家里人|老婆|"
     r"老公|媳妇|"
     r"他们|她们|他|她|"
     r"[小老][王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾]|"
@@ -401,7 +409,7 @@ THIRD = re.compile(
     # a person's hours or budget ("我们经理的上班时间是…"); a company's are the user's too
     r"(?=(?<!公司)(?<!团队)(?<!部门)(?<!小组)的(?:上班时间|工作时间|作息|预算|地址|饮食)(?:是|为|在)"
     r"|(?:的(?:报表|报告|文件|通知|数据|账单|周报|月报|上班时间|工作时间|作息|预算|地址))?(?:说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直|"
-    r"总是|老是|经常|常常|只|从来|从不|天天|每天|爱|"
+    r"总是|老是|经常|常常|只|从来|从不|天天|每天|爱|最近|现在|刚|"
     r"每次|平时|通常|一般)))",
     re.I)
 # After someone else's wish, a clause in the user's own voice ("…, but I prefer PDF").

@@ -275,6 +275,9 @@ def stored_swap(line: str, statement: str) -> tuple[str, str, str] | None:
                 k = statement.find(held[0])
                 new = news.pop()
                 return statement[:k] + new + statement[k + len(held[0]):], held[0], new
+    if (rep := chinese_value(line)) is not None and rep.old and statement.count(rep.old) == 1:
+        k = statement.find(rep.old)  # "之前记岔了，不是朝阳区，是海淀区"
+        return statement[:k] + rep.new + statement[k + len(rep.old):], rep.old, rep.new
     for m in _REFUSED_RUN.finditer(line):
         old, before = m.group("old"), line[:m.start()]
         if old[0].isdigit():
@@ -314,15 +317,23 @@ _REFUSED_RUN = re.compile(r"\bnot\s+(?:the\s+|a\s+|an\s+)?"
 _CAPS_RUN = re.compile(r"(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 # A clock time, or a number with its unit: "7:45", "25号", "3岁", "30mg".
 _MEASURE = re.compile(r"(?<![\d:.])(?:\d{1,2}:\d{2}(?![\d:])|\d+(?P<unit>号|岁|点半?|元|块|公斤|斤|"
-                      r"分钟|小时|楼|层|年级|mg|kg|km|(?<=\d)(?:am|pm)\b))")
+                      r"分钟|小时|楼|层|年级|mg|kg|km|(?<=\d)(?:am|pm|st|nd|rd|th)\b))"
+                      # a day of the week: "周四", "星期二", "Thursday"
+                      r"|(?P<day>(?:周|星期|礼拜)[一二三四五六日天]|\b(?i:mon|tues|wednes|thurs|fri|"
+                      r"satur|sun)day\b)")
 
 
 def _measures(text: str) -> list[tuple[str, str]]:
-    return [(m.group(0), m.group("unit") or ":") for m in _MEASURE.finditer(text)]
+    def unit(m: re.Match[str]) -> str:
+        if m.group("day"):
+            return "day"
+        u = m.group("unit") or ":"
+        return "th" if u in ("st", "nd", "rd") else u
+    return [(m.group(0), unit(m)) for m in _MEASURE.finditer(text)]
 
 
 _CAPS = re.compile(r"(?<![\w'])(?-i:[A-Z][a-z]+)\b")
 # A slip owned up to in words the marks lack: "I got it wrong", "spelled her name wrong".
-_WRONG = re.compile(r"\b(?:got|had)\s+(?:it|that|them)\s+wrong\b|\bspel(?:led|t)\b[^.!?]{0,30}"
-                    r"\bwrong\b|\bwrong\s+(?:name|date|day|number|spelling)\b|记岔了?|写岔了?",
+_WRONG = re.compile(r"\b(?:got|had)\s+(?:it|that|them|the\s+\w+(?:\s+\w+)?)\s+wrong\b|"
+                    r"\bspel(?:led|t)\b[^.!?]{0,30}\bwrong\b|\bwrong\s+(?:name|date|day|number|spelling)\b|记岔了?|写岔了?",
                     re.I)
