@@ -17,7 +17,8 @@ from ..understand.planoff import plan_off
 from ..understand.stance import core, polarity
 from ..understand.topics import content_words
 from .candidate import CandidateMemory
-from .cues import HYPOTHETICAL, REQUEST
+from .cues import REQUEST
+from .whatifs import HYPOTHETICAL
 
 
 def carry(c: CandidateMemory, thing: str) -> CandidateMemory:

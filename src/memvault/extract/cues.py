@@ -2,7 +2,7 @@
 a standing request, a change of mind, a question, a one-off task, someone else's words, a
 complaint, …), which value a negation or a change applies to, how long a transient state
 lasts, and assistant guesses the user confirmed; plus `sentences` and `is_affirmation`.
-Command-like lines are in memvault.extract.commands.
+Command-like lines are in memvault.extract.commands, what-ifs in memvault.extract.whatifs.
 """
 
 from __future__ import annotations
@@ -156,76 +156,6 @@ NOW = any_of(r"\bnow\b|\bthese days\b", r"现在|如今|目前")
 DENIAL = any_of(r"\bI\s+(?:never|didn't|did\s+not)\s+(?:say|said|ask|asked|tell|told)\b",
                 r"我(?:可|又|并|从来)?没(?:有)?(?:说|让你|要求|叫你)",
                 r"(?:让|叫|被)[^，。,.]{1,6}(?:打我|给我打|发我|给我发)")
-# Thinking aloud about a choice is not making it: "what if we always used XLSX?",
-# "如果以后都用 XLSX 会怎样".
-# The if-clause of a second conditional: the past for what is not so ("if I won…").
-_PAST_IF = (r"(?:won|had|got|were|was|could|lived|moved|went|did|didn'?t|lost|knew|owned|"
-            r"quit|retired|left|found|bought|sold|married|inherited)\b")
-# "I'd like / prefer / appreciate … if …" is a wish, however it is put.
-_WISH = (r"(?:(?:always|really|much|also|definitely)\s+)?(?:like|love|prefer|rather|"
-         r"appreciate|want|be\s+grateful|be\s+happy|be\s+glad|welcome)\b")
-HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetically\b",
-                      r"^\s*(?:suppose|imagine|say|let's say|let us say)\b",
-                      r"^\s*if\s+I\s+(?:moved|lived|were|was|had|went|switched)\b",
-                      # a day that may never come: "if an Aldi ever opens here I'm done
-                      # with Tesco" (not "if you ever need me…" nor "if I ever ask for a
-                      # recipe, use grams": standing requests)
-                      r"^\s*if\s+(?!you\b|u\b)[^,.!?;]{0,60}\bever\b[^.!?;]*?[\s,]"
-                      r"(?:I|I'm|I'll|I'd|we|we'll|we're|my)\b",
-                      # a second conditional, either way round, a frame first or not: "if I
-                      # got the job I'd…", "lottery dream: if I won I'd…", "I'd quit
-                      # tomorrow if I won the lottery"
-                      rf"(?:^\s*|[:：—–]\s*)if\s+(?:I|we)\s+{_PAST_IF}[^.!?;]*?\b(?:I|we)(?:'d|\s+would|"
-                      rf"\s+could|\s+might)\s+(?!{_WISH})",
-                      rf"\b(?:I|we)(?:'d|\s+would)\s+(?!{_WISH})[^.!?;]*\bif\s+(?:I|we)\s+"
-                      rf"{_PAST_IF}",
-                      r"^\s*if\s+(?:I|we)\b.*\bwould\s+(?:I|we|it|that)\b",
-                      r"^\s*(?:if|would)\b.*\?",
-                      r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
-                      r"怎么样|好不好|行不行|可以吗|行吗|呢|是不是|难不难|能不能|需不需要|用不用|"
-                      r"你觉得|你说)", r"^\s*(?:假如|假设)",
-                      # a condition and what would then follow ("要是哪天中了彩票，我就辞职去
-                      # 环游世界"): neither holds now; not one about the assistant ("如果你哪天
-                      # 联系不上我，就打我老婆的电话", a standing request)
-                      r"^\s*(?:如果|假如|要是|万一|哪天|一旦)(?!你|您)[^。！？!?]{1,30}?[，,\s]+(?:那)?"
-                      r"(?:我|我们|咱们?)?(?:就|肯定|一定|立马|马上)",
-                      r"你说.{0,6}(?:要是|如果|假如|万一)",
-                      # a frame first ("random shower thought: if I quit teaching … would a
-                      # bootcamp cut it"): what follows it is still the what-if
-                      r"^[^.!?:：]{0,40}[:：—–]\s*if\s+(?:I|we)\b.*\b(?:would|could|should)\s+"
-                      r"(?:I|we|it|that|a|an|the)\b",
-                      # still deciding: "我在考虑要不要改成邮件", "thinking about switching"
-                      r"要不要|在考虑|考虑一下|犹豫", r"\b(?:thinking|thought) (?:about|of)\b",
-                      r"\bconsidering\b", r"\bnot sure (?:if|whether)\b",
-                      # what is not so: "if I weren't allergic I'd…", "in another life I'd
-                      # have…", "I wish I could…", "要是我不是…就好了", "下辈子…"
-                      r"\bif\s+(?:only\s+)?(?:I|we)\s+(?:weren'?t|wasn'?t|were|had(?:n'?t)?|"
-                      r"didn'?t|could(?:n'?t)?)\b", r"\bif\s+only\b",
-                      r"\bin\s+(?:another|a\s+different|a\s+parallel|my\s+next|an?\s+ideal|"
-                      r"a\s+perfect)\s+(?:life|world|universe)\b",
-                      r"\b(?:I|we)(?:'d|\s+would|\s+could|\s+might)\s+have\s+(?:been|\w+ed|"
-                      r"\w+en)\b", r"\b(?:would|could|might)'?ve\b",
-                      r"\b(?:I|we)\s+wish\s+(?:I|we)\b",
-                      r"下辈子|要不是|(?:要是|如果|假如)[^。！？]{0,20}就好了",
-                      # a condition with what the speaker would then surely or gladly do
-                      # ("要是住得近一点，我肯定天天骑车上班", "以后要是…买了房，我想养几只鸡"), or
-                      # would have done ("要是利率高点我就转过去了，可惜没有"); not a condition
-                      # on what the assistant should do ("如果我没回消息，就打我电话"), nor a
-                      # habit ("如果加班，我就不吃晚饭")
-                      r"(?:如果|要是|假如|万一)(?!可以|方便)(?![^。！？]*(?:你|给我|叫我|提醒我|"
-                      r"告诉我|通知我|打我|发我|找我))[^。！？]{1,24}?(?:(?:我|那我|[，,\s])\s*)"
-                      r"(?:肯定|一定|准|大概|估计|想|可能)",
-                      r"(?:如果|要是|假如)[^。！？]{1,24}?就[^。！？]{0,12}了[，,\s]*(?:可惜|但是?|不过)",
-                      # a plan for something the user would first have to get: the plan
-                      # names it by a pronoun ("如果我养狗，就给它起名叫馒头", "if I ever
-                      # have a daughter I'd call her Maya")
-                      r"(?:如果|要是|假如|万一)[^。！？，,]{0,12}(?:养|买|有|生|领养|收养|捡)"
-                      r"[^。！？]{0,16}?(?:给|叫|让|带|陪|把)(?:它|她|他)",
-                      r"\bif\s+(?:I|we)\s+(?:ever\s+)?(?:get|have|adopt|buy|got|had|adopted|"
-                      r"bought)\s+(?:a|an|another)\b[^.!?]{0,40}?\b(?:name|call)\s+(?:it|her|him|"
-                      r"them)\b",
-                      r"\bday\s*dream\w*|\bfantasi[sz]\w*|\bdream(?:s|ing)?\s+(?:of|about)\b|"
-                      r"\bpart\s+of\s+me\s+(?:wants|wishes|thinks)\b|幻想|白日梦|做梦都想")
 # One day or one occasion named ("reply in Spanish today", "今天别叫我老师了 叫我宝"; not
 # "from today on", "从今天起"): how the assistant is to act then, not from now on.
 # ("this time", "这次" as discourse.py reads them: not "for real this time", "这次是认真的")

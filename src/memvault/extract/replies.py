@@ -22,8 +22,9 @@ from ..understand.confirms import after_confirming
 from ..understand.ellipsis import is_reply, repair_word, repaired
 from ..understand.repair import only_admits, owns_slip, refuses, slip
 from .candidate import CandidateMemory
-from .cues import HYPOTHETICAL, IF_CLAUSE
+from .cues import IF_CLAUSE
 from .messages import Message
+from .whatifs import HYPOTHETICAL
 
 REPLY = "reply_value"
 # A Chinese line's parts, where spaces stand for commas ("啊不对 是一杯 下午那杯早就戒了").

@@ -75,7 +75,6 @@ from .cues import (
     GROUP_BUDGET,
     GUESS,
     HEDGE,
-    HYPOTHETICAL,
     IF_CLAUSE,
     IMPERATIVE,
     IS_AFTER,
@@ -120,6 +119,7 @@ from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
 from .slotvalues import places_only
 from .statements import is_task, open_statement, speaker_clauses, undecided, with_speaker
 from .statements import standing as is_statement
+from .whatifs import HYPOTHETICAL
 
 
 @dataclass(slots=True)
