@@ -36,10 +36,12 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"(?:如果|假如|假设|要是|万一).{0,30}(?:会怎样|会怎么样|会如何|会不会|"
                       r"怎么样|好不好|行不行|可以吗|行吗|呢|是不是|难不难|能不能|需不需要|用不用|"
                       r"你觉得|你说)", r"^\s*(?:假如|假设)",
-                      # a condition and what would then follow ("要是哪天中了彩票，我就辞职去
-                      # 环游世界"): neither holds now; not one about the assistant ("如果你哪天
-                      # 联系不上我，就打我老婆的电话", a standing request)
-                      r"^\s*(?:如果|假如|要是|万一|哪天|一旦)(?!你|您)[^。！？!?]{1,30}?[，,\s]+(?:那)?"
+                      # a day that may come and what would then follow ("要是哪天中了彩票，我
+                      # 就辞职去环游世界"): neither holds now; not a habit ("如果加班，我就不吃
+                      # 晚饭") nor one about the assistant ("如果你哪天联系不上我，就打我老婆的
+                      # 电话", a standing request)
+                      r"^\s*(?:(?:如果|假如|要是)(?!你|您)[^。！？!?，,]{0,6}?)?(?:哪天|有一天|有朝一日|万一)"
+                      r"[^。！？!?]{1,30}?[，,\s]+(?:那)?"
                       r"(?:我|我们|咱们?)?(?:就|肯定|一定|立马|马上)",
                       r"你说.{0,6}(?:要是|如果|假如|万一)",
                       # a frame first ("random shower thought: if I quit teaching … would a
