@@ -144,6 +144,11 @@ def run_case(vault: Any, clock: Clock, case: dict[str, Any], extractor: str,
         elif "freeze" in step:
             for mid in labels[step["freeze"]]:
                 vault.freeze(scope, mid, reason="generalisation set-up")
+    if "(background)" in labels:
+        # A set-up line that updated a background memory (a slot both hold) made it the
+        # case's own: what the case expects of it is what counts, not "unchanged".
+        mine = {i for k, ids in labels.items() if k != "(background)" for i in ids}
+        labels["(background)"] = [i for i in labels["(background)"] if i not in mine]
     before = {m.id: m for m in _memories(vault, scope)}
     errors = []
     for item in case["say"]:
