@@ -255,9 +255,11 @@ def owns_slip(line: str) -> bool:
 def stored_swap(line: str, statement: str) -> tuple[str, str, str] | None:
     """A repair of a statement said earlier, in a longer line than a bare reply: with a
     mark of the slip, the wrong value refused beside the right one ("oops it's Elm Grove,
-    not Elm Road", "the 13th of august not the 3rd"), a clock time for the statement's
-    one ("45* sorry. the morning one is 7:45"), or a name spelt nearly like one of the
-    statement's ("I spelled my girl's name wrong, it's Elina" for "Elena"). `statement`
+    not Elm Road", "the 13th of august not the 3rd", "记岔了，不是朝阳区，是海淀区"); owned up
+    to in words, a time, a day of the month, a weekday or an amount for the statement's
+    one of that unit, the thing it is of named too ("sorry, the train is 7:45", "瑜伽课我
+    记岔了，是周五"), or a name spelt nearly like one of the statement's ("I spelled my
+    girl's name wrong, it's Elina" for "Elena"). `statement`
     with the value put right, the old and the new value; None unless exactly one value
     of the statement is meant. A refusal alone repairs nothing: "it's Leeds not London
     for the conference" says nothing about where the user lives."""
@@ -267,14 +269,13 @@ def stored_swap(line: str, statement: str) -> tuple[str, str, str] | None:
     if owned and set(content_words(line)) & set(content_words(statement)):
         # A time or an amount of the same unit, the thing it is of named too ("sorry, the
         # train is 7:45", "还房贷那天我记岔了，是25号"), not any one time the user holds.
-        for unit in {u for _, u in _measures(line)}:
-            news = {v for v, u in _measures(line) if u == unit} - {
-                v for v, _ in _measures(statement)}
-            held = [v for v, u in _measures(statement) if u == unit]
+        theirs = _measures(statement)
+        for unit in {u for _, u, _ in _measures(line)}:
+            news = {v for v, u, _ in _measures(line) if u == unit} - {v for v, _, _ in theirs}
+            held = [(v, k) for v, u, k in theirs if u == unit]
             if len(news) == 1 and len(held) == 1:
-                k = statement.find(held[0])
-                new = news.pop()
-                return statement[:k] + new + statement[k + len(held[0]):], held[0], new
+                (old, k), new = held[0], news.pop()
+                return statement[:k] + new + statement[k + len(old):], old, new
     if (rep := chinese_value(line)) is not None and rep.old and statement.count(rep.old) == 1:
         k = statement.find(rep.old)  # "之前记岔了，不是朝阳区，是海淀区"
         return statement[:k] + rep.new + statement[k + len(rep.old):], rep.old, rep.new
@@ -315,7 +316,7 @@ _REFUSED_RUN = re.compile(r"\bnot\s+(?:the\s+|a\s+|an\s+)?"
                           r"(?P<old>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)|\d+(?:st|nd|rd|th)?)\b",
                           re.I)
 _CAPS_RUN = re.compile(r"(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
-# A clock time, or a number with its unit: "7:45", "25号", "3岁", "30mg".
+# A clock time, a number with its unit or a weekday: "7:45", "25号", "3岁", "30mg", "周四".
 _MEASURE = re.compile(r"(?<![\d:.])(?:\d{1,2}:\d{2}(?![\d:])|\d+(?P<unit>号|岁|点半?|元|块|公斤|斤|"
                       r"分钟|小时|楼|层|年级|mg|kg|km|(?<=\d)(?:am|pm|st|nd|rd|th)\b))"
                       # a day of the week: "周四", "星期二", "Thursday"
@@ -323,13 +324,14 @@ _MEASURE = re.compile(r"(?<![\d:.])(?:\d{1,2}:\d{2}(?![\d:])|\d+(?P<unit>号|岁
                       r"satur|sun)day\b)")
 
 
-def _measures(text: str) -> list[tuple[str, str]]:
+def _measures(text: str) -> list[tuple[str, str, int]]:
+    """Each time, amount or day of `text`: its words, its unit, where it starts."""
     def unit(m: re.Match[str]) -> str:
         if m.group("day"):
             return "day"
         u = m.group("unit") or ":"
         return "th" if u in ("st", "nd", "rd") else u
-    return [(m.group(0), unit(m)) for m in _MEASURE.finditer(text)]
+    return [(m.group(0), unit(m), m.start()) for m in _MEASURE.finditer(text)]
 
 
 _CAPS = re.compile(r"(?<![\w'])(?-i:[A-Z][a-z]+)\b")
