@@ -21,7 +21,7 @@ from typing import Any
 from .understand.discourse import kept_clauses, stays_only
 from .understand.matchwords import Thresholds, shares_words
 from .understand.offers import reads_back
-from .understand.takeback import THANKS
+from .understand.takeback import THANKS, THANKS_ZH
 
 # How long a conversation stays one thread (the window of "what the conversation
 # changed last", threadlinks.LAST_CHANGE_MS, too).
@@ -83,7 +83,7 @@ def _rest(message: str, said: str) -> str:
 
 # Thanks, filler and laughter say nothing of a thing ("Forget that. Thanks!", "删掉那条，谢谢").
 _NOTHING = re.compile(rf"\b(?:{THANKS}|please|pls|ok(?:ay)?|ta)\b"
-                      r"|谢谢|谢啦|谢了|多谢|感谢|哈哈+|好的|嗯+|啦|呀|哦|吧", re.I)
+                      rf"|{THANKS_ZH}|哈哈+|好的|嗯+|啦|呀|哦|吧", re.I)
 
 
 def says_more(message: str, said: str) -> bool:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 from itertools import pairwise
 
 from ..textindex import CJK_RANGES, STOPWORDS
@@ -31,6 +30,7 @@ from .repair import (
     repairs,
     repairs_removed,
     slip,
+    spelt_alike,
 )
 from .topics import content_words
 
@@ -408,15 +408,10 @@ def swap_near(line: str, statement: str) -> tuple[str, str, str] | None:
     near = [m for m in _LATIN_WORD.finditer(statement)
             if len(m.group(0)) >= 3 and m.group(0).casefold() != new.casefold()
             and m.group(0).casefold() not in STOPWORDS
-            and SequenceMatcher(None, m.group(0).casefold(), new.casefold()).ratio() >= _NEAR]
+            and spelt_alike(m.group(0), new)]
     if len(near) != 1:
         return None
     return swap_word(line, statement, near[0].group(0))
-
-
-# How alike two spellings of one word are: "patel"/"patil" .8, "anna"/"anne" .75,
-# "clover"/"clove" .91; "leeds"/"london" .36.
-_NEAR = 0.7
 
 
 def swap_word(line: str, statement: str, old: str) -> tuple[str, str, str] | None:

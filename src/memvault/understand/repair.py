@@ -246,6 +246,16 @@ _CJK_LIGHT = frozenset("不好意思 抱歉 其实 应该 就是 一下 我是 �
                        "了".split())
 
 
+# How alike two spellings of one word are: "patel"/"patil" .8, "anna"/"anne" .75,
+# "clover"/"clove" .91; "leeds"/"london" .36.
+_NEAR = 0.7
+
+
+def spelt_alike(a: str, b: str) -> bool:
+    """Are `a` and `b` one word spelt nearly alike (a slip of one letter or two)?"""
+    return SequenceMatcher(None, a.casefold(), b.casefold()).ratio() >= _NEAR
+
+
 def owns_slip(line: str) -> bool:
     """Does the line own up to a slip, by a mark (`slip`) or in words the marks lack ("I
     got it wrong", "spelled her name wrong", "记岔了")?"""
@@ -301,7 +311,7 @@ def stored_swap(line: str, statement: str) -> tuple[str, str, str] | None:
     pairs = {(w, v.group(0)) for w in _CAPS.findall(line[1:]) if w.casefold() not in STOPWORDS
              for v in _CAPS.finditer(statement)
              if len(w) >= 4 and w != v.group(0)
-             and SequenceMatcher(None, w.casefold(), v.group(0).casefold()).ratio() >= 0.7}
+             and spelt_alike(w, v.group(0))}
     if len(pairs) != 1 or len({v for _, v in pairs}) != 1:
         return None
     (new, old), = pairs

@@ -13,7 +13,7 @@ import jieba
 
 from .planoff import plan_off
 
-__all__ = ["THANKS", "names_nothing", "retraction"]
+__all__ = ["THANKS", "THANKS_ZH", "names_nothing", "retraction"]
 
 # Verbs of keeping something in memory, in the forms a retraction uses them.
 _KEEP_NOW = (r"(?:remember|keep|store|save|record|retain)(?:ing)?|"
@@ -23,6 +23,7 @@ _KEEP_EN = rf"{_KEEP_NOW}|(?:remember|store|save|record|retain)ed|kept|(?:held|h
 # cheers", "Forget that. Thanks!"): the take-back's tail here, a message's rest in
 # threadtopic.says_more, never a correction's new value (discourse.corrects).
 THANKS = r"thanks|thank\s+you|thx|ty|cheers|lol|haha"
+THANKS_ZH = r"谢谢|谢啦|谢了|多谢|感谢"
 
 _RETRACT_EN = (
     # an imperative to the memory at the start of a clause: "forget the cello idea",
@@ -146,7 +147,7 @@ _ABOUT = re.compile(
     r"from\s+(?:memory|your\s+memory)|anymore|any\s+more|now|thanks|thank\s+you|thx|ty|"
     r"let'?s|(?:scrap|ditch|bin|drop|nix|toss|kill)\s+(?:it|that))\b"
     r"|" + (_ABOUT_ZH := r"之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|"
-            r"那个|这个|的事|刚才|刚刚|上一句|上一条|谢谢|谢啦|谢了|多谢|感谢|记录|那件事|那事|这事|"
+            r"那个|这个|的事|刚才|刚刚|上一句|上一条|" + THANKS_ZH + r"|记录|那件事|那事|这事|"
             r"信息|那会儿?|那时候?|当时|上次|他们|她们|那句|这句|麻烦|帮我")
     # one character, a word only where it stands as one: not the 他 of "吉他"
     + r"|(?:我|把|他|她|它|请|你|吧|了|啊|哈|嗯|就|也|都|的)", re.I)
