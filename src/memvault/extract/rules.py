@@ -249,7 +249,7 @@ class RuleExtractor:
             # "上个月搬到成都了", "living in Hackney now": the slot patterns name the speaker;
             # so does a Chinese clause after a space or a comma ("累瘫 现在住滨江了")
             for k in speaker_clauses(body):
-                if not (said := with_speaker(body[k:])):
+                if not (said := with_speaker(body[k:]) or (k and (body[k:], 0))):
                     continue
                 text, n = said
                 found = [replace(m, start=m.start - n + k, end=m.end - n + k)

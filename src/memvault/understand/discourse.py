@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .stance import CALLED_OFF, polarity
+from .stance import CALLED_OFF, CLAUSE, polarity
 from .takeback import THANKS, retraction
 from .when import LONG_AGO, STAY
 
@@ -188,8 +188,17 @@ _FOR_THE_RECORD = re.compile(r"\bfor\s+the\s+record\b|\bi\s+know\b|记一下|说
 
 
 def one_time(text: str) -> bool:
-    """Is the statement about one occasion rather than how things stand?"""
-    return bool(_ONCE.search(text))
+    """Is the statement about one occasion rather than how things stand? Not when a
+    clause of its own settles a choice ("went with the samsung in the end, the s23 arrived
+    this morning"): the day another clause names is when, not for how long."""
+    return bool(_ONCE.search(text)) and not any(
+        _CHOSEN.search(c) and not _ONCE.search(c) for c in CLAUSE.split(text))
+
+
+# A choice made, with the thing chosen after it ("went with the samsung", "settled on the
+# 28th", "最终选了小米"); not a way an evening went ("ended up staying in").
+_CHOSEN = re.compile(r"\b(?:went|gone|going)\s+with\s+(?:the\s+)?\w|\bsettled\s+on\s+\w|"
+                     r"\bdecided\s+on\s+\w|(?:最终|最后)(?:还是)?(?:选|定|买|挑)了?.|定了.", re.I)
 
 
 # "搞错了，我是 A 型血" gives the right version; "…你别记了，是我搞错了" only admits it.
