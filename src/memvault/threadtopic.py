@@ -33,12 +33,13 @@ LINES = 2
 Line = tuple[str | None, str]
 
 
-def thread_lines(earlier_in_call: Sequence[Line], stored: Sequence[Line]) -> list[Line]:
-    """The thread before a statement, latest first: the user's earlier messages of the
-    same call (in order), or, when it opens the call, the user's turns stored before it
-    (latest first)."""
-    own = list(reversed(earlier_in_call))[:LINES]
-    return own or list(stored)[:LINES]
+def thread_lines(msgs: Sequence[Any], turns: Sequence[str | None], at: int,
+                 stored: Sequence[Line]) -> list[Line]:
+    """The thread before message `at` of a call, latest first: the user's earlier messages
+    of the call (`turns`: their turns), or, when it opens the call, the user's turns stored
+    before it (latest first)."""
+    own = [(turns[i], m.content) for i, m in enumerate(msgs[:at]) if m.role == "user"]
+    return list(reversed(own))[:LINES] or list(stored)[:LINES]
 
 
 # A take-back of "that" and nothing named: "remove that, it was a joke", "把那条删了吧".

@@ -185,13 +185,13 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             if stored is None:
                 stored = threadlinks.stored_lines(eng, sc, result.turns)
             at = result.turns.index(turn) if turn in result.turns else len(msgs)
-            lines = with_rest(thread_lines([(result.turns[i], m.content) for i, m in enumerate(
-                msgs[:at]) if m.role == "user"], stored), turn, getattr(
+            lines = with_rest(thread_lines(msgs, result.turns, at, stored), turn, getattr(
                     msgs[at] if at < len(msgs) else None, "content", ""), said)
         elif discourse.changes_mind(said) and turn in result.turns \
                 and (at := result.turns.index(turn)) and msgs[at - 1].role == "assistant":
-            # answering the assistant ("我会按 VS Code 的快捷键来讲" / "不用了 已经转Cursor了")
-            lines = [(result.turns[at - 1], msgs[at - 1].content)]
+            # answering the assistant ("要不要换个牌子？" / "以后就买这个了"), then the user before
+            lines = [(result.turns[at - 1], msgs[at - 1].content),
+                     *thread_lines(msgs, result.turns, at, [])]
         elif (label := getattr(c, "retraction", None)) is not None and turn in result.turns \
                 and (takes_back_that(said) or names_nothing(label)):
             # "remove that", answering the assistant's "I have a note that you're lactose
