@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lang", choices=["en", "zh"], action="append")
     ap.add_argument("--half", choices=["dev", "heldout"])
     ap.add_argument("--category", action="append")
-    ap.add_argument("--batch", choices=[str(n) for n in range(1, 12)],
+    ap.add_argument("--batch", choices=[str(n) for n in range(1, 13)],
                     help="only one set: the first (en.jsonl, zh.jsonl), the second (en2, "
                     "zh2), … the eleventh (en11, zh11)")
     ap.add_argument("--failures", action="store_true",
