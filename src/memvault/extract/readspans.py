@@ -77,6 +77,14 @@ def transcript_spans(text: str) -> list[tuple[int, int]]:
     return [(labels[0].start(), stop.start() if stop else len(text))]
 
 
+# Dropping, switching off or on a thing named only by a pronoun: "drop them", "turn it
+# off", "get rid of those". (In Chinese, "把它们都去掉吧" reads as a take-back.)
+_BACK = re.compile(
+    r"\b(?:drop|ditch|kill|mute|disable|enable|cut|skip|scrap|bin|lose|stop|"
+    r"get\s+rid\s+of|turn|switch|leave)\s+(?:them|it|those|these)\b"
+    r"(?!\s+(?:to|into|for|as|with|from|at|in)\b)", re.I)
+
+
 def read_spans(text: str) -> list[tuple[int, int, bool]]:
     """The sentences of a message to read: not those inside quotation marks; a sentence
     that names nothing but what came before ("I hate them.") joins the one before."""
@@ -96,9 +104,12 @@ def read_spans(text: str) -> list[tuple[int, int, bool]]:
         end = cut
         if not text[start:end].strip(" \t,，:：\"'“‘「『"):
             continue
-        if out and not out[-1][2] and not content_words(
-                beyond_change(core(text[start:end]))) and retraction(text[start:end]) is None:
-            # "I hate them.", "Final answer.": about the sentence before
+        if out and not out[-1][2] and (not content_words(
+                beyond_change(core(text[start:end]))) or _BACK.search(text, start, end)) \
+                and retraction(text[start:end]) is None:
+            # "I hate them.", "Final answer.": about the sentence before; so is one that
+            # drops or switches off a thing it names only by a pronoun ("the emojis are a
+            # bit much. drop them entirely, plain text only")
             out[-1] = (out[-1][0], end, question)
             continue
         out.append((start, end, question))
