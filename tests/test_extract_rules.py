@@ -15,7 +15,8 @@ import pytest
 
 from memvault import Scope, ValidationError, Vault
 from memvault.extract import CandidateMemory, Extractor, Message, as_messages, load_extractor
-from memvault.extract.rules import RuleExtractor, command_reason, is_affirmation, sentences
+from memvault.extract.cues import sentences
+from memvault.extract.rules import RuleExtractor, command_reason, is_affirmation
 from memvault.extract.slots import (
     SLOTS,
     SlotSpec,

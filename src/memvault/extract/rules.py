@@ -50,6 +50,7 @@ from ..understand.stance import core
 from ..understand.takeback import retraction
 from ..understand.topics import content_words
 from ..understand.when import LONG_AGO, a_stay
+from .answers import answered, beside_refusal, confirmation
 from .calledoff import beside_take_back, called_off, carry, swaps, withdrawn
 from .candidate import CandidateMemory
 from .clauses import for_one_day, own_habit, replaced_in_words, tag_request
@@ -73,7 +74,6 @@ from .cues import (
     FROM,
     FROM_SOMEONE,
     GROUP_BUDGET,
-    GUESS,
     HEDGE,
     IF_CLAUSE,
     IMPERATIVE,
@@ -96,7 +96,6 @@ from .cues import (
     RECURRING,
     REPORTED,
     REQUEST,
-    SECOND,
     STANDING,
     STRIP_LEAD_EN,
     STRIP_LEAD_ZH,
@@ -108,7 +107,6 @@ from .cues import (
     asks_a_not_a,
     is_affirmation,
     same_person,
-    sentences,
 )
 from .messages import Message, as_messages
 from .others import kept_about, theirs_after
@@ -161,10 +159,11 @@ class RuleExtractor:
                 continue
             prev = msgs[i - 1] if i > 0 and msgs[i - 1].role == "assistant" else None
             if is_affirmation(msg.content) or (prev and echoes(msg.content, prev.content)):
-                out.extend(self._confirmation(prev, msg) if prev else [])  # "yep saturday"
+                out.extend(confirmation(prev, msg, self._decide, self._find, self.name)
+                           if prev else [])  # "yep saturday"
                 continue
             found: list[CandidateMemory] = []
-            said = _answered(msgs, i) or msg
+            said = answered(msgs, i) or msg
             whatif = False
             for start, end, question in read_spans(said.content):
                 text = said.content[start:end]
@@ -182,6 +181,9 @@ class RuleExtractor:
             if i and msgs[i - 1].role == "assistant" and declined(msgs[i - 1].content):
                 # "要不要我提醒你交房租？" / "那个就别管了 我已经交了": the offer is declined
                 found = [c for c in found if "retraction" not in c.flags]
+            # "Want to raise the savings goal?" / "hmm not now, the boiler needs fixing": the
+            # proposal is turned down, and the sentence that does it changes nothing
+            found = beside_refusal(msgs[i - 1].content if prev else "", msg.content, found)
             if any("command_like" in c.flags for c in found) or any(
                     f.kind == "injection" for f in scan(msg.content)):
                 # An instruction to the memory in it: nothing else is taken on trust either
@@ -530,58 +532,11 @@ class RuleExtractor:
         return out
 
     # --- "嗯" after the assistant's guess ----------------------------------------------------
-    def _confirmation(self, guess: Message, reply: Message) -> list[CandidateMemory]:
-        out: list[CandidateMemory] = []
-        note = (f"the assistant guessed this; the user only answered {reply.content.strip()!r}"
-                + (f" (message {reply.id})" if reply.id else ""))
-        for start, end, _ in sentences(guess.content):
-            text = guess.content[start:end]
-            if not (GUESS.search(text) and SECOND.search(text)):
-                continue
-            common = {"source": "system_inferred", "source_text": text,
-                      "message_id": guess.id, "explicit": False, "confidence": 0.5,
-                      "subject": "user", "flags": ["confirmation"], "note": note,
-                      "at": reply.at, "extractor": self.name}
-            decisions = self._decide(text, self._find(text))
-            for d in decisions:
-                if d.value is None:
-                    continue
-                out.append(CandidateMemory(
-                    content=d.spec.render(d.value, lang_of(text)), kind=d.spec.kind,
-                    slot=d.spec.key, value=d.value, replaces=d.replaces,
-                    ttl=d.spec.default_ttl, **common))  # type: ignore[arg-type]
-            if not decisions:
-                out.append(CandidateMemory(content=text, kind=Kind.PREFERENCE.value, slot=None,
-                                           value=None, **common))  # type: ignore[arg-type]
-        return out
-
 
 
 # The mood of what follows a what-if in the same message: it goes on imagining.
 _CONDITIONAL = re.compile(r"\b(?:I|we|you|it)(?:'d|\s+would|\s+could|\s+might)\b|\bwould\b|"
                           r"我(?:就|会|肯定)|的话", re.I)
-_ASKS = re.compile(r"[?？]\s*$|[吗呢]\s*[?？]?\s*$")
-
-
-def _answered(msgs: list[Message], i: int) -> Message | None:
-    """A short reply to the assistant's question, read with what the user said before
-    the question: "landlord's putting the rent up" / "by how much?" / "to 1050 from next
-    month" says the rent goes to 1050, which neither line of the user's says alone. None
-    when the reply is not such an answer. Only the user's own words are joined."""
-    if i < 2 or msgs[i - 1].role != "assistant" or msgs[i - 2].role != "user":
-        return None
-    reply, asked, before = msgs[i].content.strip(), msgs[i - 1].content, msgs[i - 2].content
-    if not _ASKS.search(asked.strip()) or len(reply.split()) > 15 or len(reply) > 60:
-        return None
-    if not before.strip() or QUESTION.search(before) or _ASKS.search(before.strip()) \
-            or is_task(before):
-        return None
-    cjk = lang_of(before + reply) == "zh"
-    joined = before.strip().rstrip("。.!！~～ ") + ("，" if cjk else ", ") + reply
-    return Message(role="user", content=joined, id=msgs[i].id, at=msgs[i].at,
-                   name=msgs[i].name)
-
-
 # A clause that sets a condition for what is asked ("if I'm free tomorrow, remind me…").
 _CONDITION = re.compile(r"\s*(?:if|when|whenever|unless|once|as\s+soon\s+as|in\s+case|before|"
                         r"after|如果|要是|假如|万一|等|当|到时候)", re.I)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["declined", "offers", "reads_back"]
+__all__ = ["declined", "offers", "proposes", "reads_back", "refuses"]
 
 # The assistant saying what it holds of the user: "you're…", "you mentioned…", "I have a
 # note that…", "你说过…", "你是…".
@@ -45,3 +45,40 @@ def declined(assistant_line: str) -> bool:
     """Is a take-back in reply to this line a refusal of what it offers, not a take-back
     of a memory (it offers, and says nothing it holds of the user)?"""
     return offers(assistant_line) and not reads_back(assistant_line)
+
+
+# A question that proposes something for a yes or a no: "want to bump the savings goal to
+# £400?", "would a £250 limit be more realistic?", "要不要挪到周一？", "还要继续转吗？"; not
+# one that asks for a value ("by how much?", "挪到哪天了？") nor a fact ("有电梯吗？").
+_PROPOSES = re.compile(
+    r"(?:^|[.!?。！？]\s*|,\s*|\b(?:so|and|ok|okay)\s+)(?:(?:do\s+you\s+)?want|would|shall|should|"
+    r"could|how\s+about|what\s+about|fancy)\b[^?]*\?|"
+    r"要不要|需不需要|要不[^。？?]{0,24}[？?]|还要[^，。？?]{0,12}吗|需要[^，。？?]{0,12}吗|可以吗|好吗|行吗",
+    re.I)
+_ASKS_VALUE = re.compile(
+    r"\b(?:which|when|where|who|how\s+(?:much|many|long|often))\b|哪|什么|啥|几|多少|多久|多长|怎么|谁",
+    re.I)
+
+
+def proposes(text: str) -> bool:
+    """Does the assistant's line end by proposing something a yes or a no answers (its
+    offer, a change), rather than asking for a value or a fact?"""
+    # (its last question: "要不要挪到周一？比如9点。" asks what its first sentence asks)
+    last = next((x for x in reversed(re.split(r"(?<=[.!。！])\s*", text.strip()))
+                 if "?" in x or "？" in x or "吗" in x), "")
+    return bool(_PROPOSES.search(last) or offers(last)) and not _ASKS_VALUE.search(last)
+
+
+# Turning a proposal down, or putting it off: "no", "nah", "hmm not now", "not yet",
+# "maybe later", "I'm good", "不用", "先不", "不了", "算了", "回头再说", "暂时不".
+_REFUSES = re.compile(
+    r"^\W*(?:(?:hmm+|um+|erm|ah|oh|ok|okay|nah\s+)[\s,.…]*)?(?:no\b|nah\b|nope\b|not\s+(?:now|yet|"
+    r"really|for\s+now)\b|maybe\s+later\b|I['’]m\s+good\b|leave\s+it\b|don['’]t\b|"
+    r"let['’]?s\s+not\b)|^\W*(?:嗯+|呃+|额+|啊+)?[，,\s]*(?:不用|不要|先不|不了|算了|回头再说|"
+    r"再说吧|暂时不|还是算了|别)",
+    re.I)
+
+
+def refuses(reply: str) -> bool:
+    """Does the user's reply open by turning down or putting off what was proposed?"""
+    return bool(_REFUSES.search(reply))

@@ -1,0 +1,88 @@
+"""What a user's short answer to the assistant says, read with the line it answers.
+
+- `answered`: a short reply to the assistant's question for a value, read with what the
+  user said before the question ("landlord's putting the rent up" / "by how much?" / "to
+  1050 from next month");
+- `beside_refusal`: what a reply that turns down the assistant's proposal says besides;
+- `confirmation`: a bare "yes"/"嗯" to the assistant's guess about the user ("are you
+  vegetarian?"): the guess, as a `system_inferred`, non-explicit candidate flagged
+  `confirmation` (the user confirmed nothing in their own words).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..model import Kind
+from ..understand.offers import proposes, refuses
+from .candidate import CandidateMemory
+from .cues import GUESS, QUESTION, SECOND, sentences
+from .messages import Message
+from .slotvalues import lang_of
+from .statements import is_task
+
+_ASKS = re.compile(r"[?？]\s*$|[吗呢]\s*[?？]?\s*$")
+
+
+def answered(msgs: Sequence[Message], i: int) -> Message | None:
+    """A short reply to the assistant's question, read with what the user said before
+    the question: "landlord's putting the rent up" / "by how much?" / "to 1050 from next
+    month" says the rent goes to 1050, which neither line of the user's says alone. None
+    when the reply is not such an answer. Only the user's own words are joined."""
+    if i < 2 or msgs[i - 1].role != "assistant" or msgs[i - 2].role != "user":
+        return None
+    reply, asked, before = msgs[i].content.strip(), msgs[i - 1].content, msgs[i - 2].content
+    if not _ASKS.search(asked.strip()) or proposes(asked) or len(reply) > 60 \
+            or len(reply.split()) > 15:  # (a yes or a no to a proposal answers only it)
+        return None
+    if not before.strip() or QUESTION.search(before) or _ASKS.search(before.strip()) \
+            or is_task(before):
+        return None
+    cjk = lang_of(before + reply) == "zh"
+    joined = before.strip().rstrip("。.!！~～ ") + ("，" if cjk else ", ") + reply
+    return Message(role="user", content=joined, id=msgs[i].id, at=msgs[i].at,
+                   name=msgs[i].name)
+
+
+def beside_refusal(asked: str, reply: str, found: list[CandidateMemory]
+                   ) -> list[CandidateMemory]:
+    """The candidates of `reply` not read from its first sentence, when that sentence
+    turns down what the assistant's line `asked` proposes ("hmm not now, the boiler needs
+    fixing", "不用 Python挺好的"): it keeps things as they are. All of them otherwise."""
+    spans = sentences(reply)
+    if not spans or not proposes(asked) or not refuses(reply):
+        return found
+    first = reply[spans[0][0]:spans[0][1]]
+    return [c for c in found if (c.source_text or c.content) not in first]
+
+
+def confirmation(guess: Message, reply: Message, decide: Callable[[str, Any], list[Any]],
+                 find: Callable[[str], Any], extractor: str) -> list[CandidateMemory]:
+    """The assistant's guesses about the user (`guess`) that a bare yes (`reply`) answers:
+    a slot value when `decide` reads one in the guess (over the slots `find` names), else
+    the guess itself."""
+    out: list[CandidateMemory] = []
+    note = (f"the assistant guessed this; the user only answered {reply.content.strip()!r}"
+            + (f" (message {reply.id})" if reply.id else ""))
+    for start, end, _ in sentences(guess.content):
+        text = guess.content[start:end]
+        if not (GUESS.search(text) and SECOND.search(text)):
+            continue
+        common = {"source": "system_inferred", "source_text": text,
+                  "message_id": guess.id, "explicit": False, "confidence": 0.5,
+                  "subject": "user", "flags": ["confirmation"], "note": note,
+                  "at": reply.at, "extractor": extractor}
+        decisions = decide(text, find(text))
+        for d in decisions:
+            if d.value is None:
+                continue
+            out.append(CandidateMemory(
+                content=d.spec.render(d.value, lang_of(text)), kind=d.spec.kind,
+                slot=d.spec.key, value=d.value, replaces=d.replaces,
+                ttl=d.spec.default_ttl, **common))  # type: ignore[arg-type]
+        if not decisions:
+            out.append(CandidateMemory(content=text, kind=Kind.PREFERENCE.value, slot=None,
+                                       value=None, **common))  # type: ignore[arg-type]
+    return out
