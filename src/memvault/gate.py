@@ -238,9 +238,10 @@ def _relation(c: Candidate, cur: MemoryView | None, state: GateState,
         return Related(rel, c.intent_target)
     if cur is not None and c.retraction is None:
         return None
-    if c.repairs and c.retraction is None and state.matches:
-        # A statement said again to put a slip right: the memory plainly close to it (of
-        # the user's, about them or someone of theirs), unless it says that memory as is.
+    if c.revises and c.retraction is None and state.matches:
+        # A statement said again to put a slip right, or a change the user accepted: the
+        # memory plainly close to it (of the user's, about them or someone of theirs),
+        # unless it says that memory as is.
         view, _, dense = max(state.matches, key=lambda m: m[2])
         if dense >= policy.thresholds.close and view.slot is None \
                 and not says_again(c.source_text or c.content, view.content):

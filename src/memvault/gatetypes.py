@@ -180,9 +180,11 @@ class Candidate:
     # change of its own and is plainly close to it ("I can't do spicy food anymore. Please
     # avoid spicy recipes."): it goes on about that change, so it extends that memory.
     extends: str | None = None
-    # Its message owns up to a slip ("我爸生日是农历八月十六 之前打错了"): a statement said
-    # again to put a value right, so the memory plainly close to it is what it corrects.
-    repairs: bool = False
+    # It revises the memory plainly close to it: its message owns up to a slip ("我爸生日是
+    # 农历八月十六 之前打错了"), a statement said again to put a value right; or the user
+    # accepted a change the assistant proposed ("Want me to bump your plan to 4 runs a
+    # week?" / "ok yeah"), a change of what is stored, not one more thing.
+    revises: bool = False
     # (kind, value) sensitive in the messages it was read from (safety.sensitive_values):
     # sensitive here too, though the label that made it so stayed behind (gate.screen).
     carried_pii: tuple[tuple[str, str], ...] = field(default=(), repr=False)

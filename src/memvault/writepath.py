@@ -321,7 +321,8 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
     hide = pii.redacted_kinds(policy.pii)
     extra = candidate_metadata(c, metadata)
     retraction = getattr(c, "retraction", None)
-    soft = "plan_off" in (getattr(c, "flags", None) or [])  # a plan said to be off
+    flags = set(getattr(c, "flags", None) or ())
+    soft = "plan_off" in flags  # a plan said to be off
     cand = gate.Candidate(content=c.content, slot=c.slot, value=c.value, kind=c.kind,
                           source=c.source, confidence=c.confidence, source_text=c.source_text,
                           actor=actor or eng.core.actor, actor_role=actor_role,
@@ -330,10 +331,9 @@ def _gated_write(eng: Engine, sc: Scope, c: Any, *, actor: str | None, actor_rol
                           topic=getattr(c, "topic", None), retraction=retraction,
                           soft_retraction=soft,
                           tentative=bool(getattr(c, "tentative", False)),
-                          stands="stands" in (getattr(c, "flags", None) or []),
-                          by_meaning="by_meaning" in (getattr(c, "flags", None) or []),
+                          stands="stands" in flags, by_meaning="by_meaning" in flags,
                           intent=getattr(c, "intent", None),
-                          repairs="repair" in (getattr(c, "flags", None) or []),
+                          revises=bool({"repair", "accepted"} & flags),
                           intent_target=getattr(c, "intent_target", None),
                           carried_pii=carried_pii)
     screened = screened if screened is not None else gate.screen(cand, policy)  # before the tx

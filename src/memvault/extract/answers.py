@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..model import Kind
-from ..understand.offers import proposes, refuses
+from ..understand.offers import proposed, proposes, refuses
 from .candidate import CandidateMemory
 from .cues import GUESS, QUESTION, SECOND, sentences
 from .messages import Message
@@ -60,29 +60,39 @@ def beside_refusal(asked: str, reply: str, found: list[CandidateMemory]
 
 def confirmation(guess: Message, reply: Message, decide: Callable[[str, Any], list[Any]],
                  find: Callable[[str], Any], extractor: str) -> list[CandidateMemory]:
-    """The assistant's guesses about the user (`guess`) that a bare yes (`reply`) answers:
-    a slot value when `decide` reads one in the guess (over the slots `find` names), else
-    the guess itself."""
+    """What a bare yes (`reply`) to the assistant's line (`guess`) says: a proposal or a
+    read-back of a change ("Want me to bump your plan to 4 runs a week?", "So Wednesdays at
+    2pm going forward?"), accepted: the user's own decision, in the assistant's words
+    (flag `accepted`); a guess about the user ("are you vegetarian?"), confirmed: the
+    assistant's inference (`system_inferred`, not explicit, flag `confirmation`). A slot
+    value when `decide` reads one in it (over the slots `find` names)."""
     out: list[CandidateMemory] = []
-    note = (f"the assistant guessed this; the user only answered {reply.content.strip()!r}"
-            + (f" (message {reply.id})" if reply.id else ""))
-    for start, end, _ in sentences(guess.content):
+    answer = repr(reply.content.strip()) + (f" (message {reply.id})" if reply.id else "")
+    for start, end, question in sentences(guess.content):
         text = guess.content[start:end]
-        if not (GUESS.search(text) and SECOND.search(text)):
+        if question and (said := proposed(text + "?")) is not None:
+            common = {"source": "user_explicit", "source_text": said, "message_id": guess.id,
+                      "explicit": True, "confidence": 0.9, "change_of_mind": True,
+                      "flags": ["accepted"],
+                      "note": f"the assistant proposed this; the user accepted with {answer}"}
+        elif GUESS.search(text) and SECOND.search(text):
+            said = text
+            common = {"source": "system_inferred", "source_text": text,
+                      "message_id": guess.id, "explicit": False, "confidence": 0.5,
+                      "flags": ["confirmation"],
+                      "note": f"the assistant guessed this; the user only answered {answer}"}
+        else:
             continue
-        common = {"source": "system_inferred", "source_text": text,
-                  "message_id": guess.id, "explicit": False, "confidence": 0.5,
-                  "subject": "user", "flags": ["confirmation"], "note": note,
-                  "at": reply.at, "extractor": extractor}
-        decisions = decide(text, find(text))
+        common |= {"subject": "user", "at": reply.at, "extractor": extractor}
+        decisions = decide(said, find(said))
         for d in decisions:
             if d.value is None:
                 continue
             out.append(CandidateMemory(
-                content=d.spec.render(d.value, lang_of(text)), kind=d.spec.kind,
+                content=d.spec.render(d.value, lang_of(said)), kind=d.spec.kind,
                 slot=d.spec.key, value=d.value, replaces=d.replaces,
                 ttl=d.spec.default_ttl, **common))  # type: ignore[arg-type]
         if not decisions:
-            out.append(CandidateMemory(content=text, kind=Kind.PREFERENCE.value, slot=None,
+            out.append(CandidateMemory(content=said, kind=Kind.PREFERENCE.value, slot=None,
                                        value=None, **common))  # type: ignore[arg-type]
     return out

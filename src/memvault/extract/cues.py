@@ -451,9 +451,9 @@ OVER = re.compile(r"\bover\b", re.I)
 # "hmm" hesitates, so it is not here; Chinese runs them together ("嗯嗯好的").
 _AFFIRM = re.compile(
     r"^(?:(?:嗯+|恩+|对+|对的|是的?|是啊|是呀|没错|好的?|好啊|好滴|行|可以|当然|就是这样|没问题|"
-    r"谢谢|麻烦了)+|yes|yeah|yep|yup|ya|right|correct|sure|ok(?:ay)?|exactly|indeed|"
-    r"uh[- ]?huh|mm+|mm-hmm|please|thanks|thank you|sure thing|sounds good|go ahead|"
-    r"please do|do it|that works|perfect)$",
+    r"就这样|就这么办|听你的|谢谢|麻烦了)+|yes|yeah|yep|yup|ya|right|correct|sure|ok(?:ay)?|"
+    r"exactly|indeed|uh[- ]?huh|mm+|mm-hmm|please|thanks|thank you|sure thing|sounds good|"
+    r"go ahead|go for it|please do|do it|do that|that works|works for me|perfect|fair)$",
     re.I)
 GUESS = any_of(r"\b(?:guess|probably|might|maybe|seem|seems|assume|do you|are you|would you)\b",
                r"猜|可能|是不是|应该|大概|估计|想必|吗|[?？]")
@@ -490,7 +490,9 @@ def sentences(text: str) -> list[tuple[int, int, bool]]:
 
 
 def is_affirmation(text: str) -> bool:
-    """A bare "yes"/"嗯"/"对的" that adds no words of its own ("yes please", "嗯嗯好的")."""
+    """A bare "yes"/"嗯"/"对的" that adds no words of its own ("yes please", "嗯嗯好的",
+    "可以👍": an emoji is no word)."""
+    text = re.sub(r"[^\w\s'’-]+", ",", text)
     parts = [p for p in re.split(r"[，,。.!！~～、…]+", text.strip()) if p.strip()]
     words = [w for p in parts for w in (p.split() if _AFFIRM.match(p.strip()) is None
                                         else [p.strip()])]

@@ -127,7 +127,7 @@ def read_repairs(text: str, found: list[Any]) -> list[Any]:
             return found
         # The message owns up to a slip and says a statement again ("我爸生日是农历八月十六
         # 之前打错了"): the statement, without the owning up, puts a memory right (the
-        # gate: `Candidate.repairs`).
+        # gate: `Candidate.revises`).
         return [replace(c, content=kept, flags=[*c.flags, "repair"])
                 for c in found if (kept := _without_admission(c.content))]
     statement, old, new, at = fix

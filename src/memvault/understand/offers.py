@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["declined", "offers", "proposes", "reads_back", "refuses"]
+__all__ = ["declined", "offers", "proposed", "proposes", "reads_back", "refuses"]
 
 # The assistant saying what it holds of the user: "you're…", "you mentioned…", "I have a
 # note that…", "你说过…", "你是…".
@@ -82,3 +82,37 @@ _REFUSES = re.compile(
 def refuses(reply: str) -> bool:
     """Does the user's reply open by turning down or putting off what was proposed?"""
     return bool(_REFUSES.search(reply))
+
+
+# What leads a proposal or a read-back, not what it proposes: "want me to", "shall I",
+# "so", "要不要", "那".
+_LEAD_EN = re.compile(
+    r"^\W*(?:[a-z]+\s*[—–-]+\s*)?(?:(?:so|ok|okay|alright|great|got\s+it|then|and)\b[\s,—-]*)*"
+    r"(?:(?:do\s+you\s+)?want\s+(?:me\s+)?to|would\s+you\s+like\s+(?:me\s+)?to|shall\s+I|"
+    r"should\s+I|how\s+about\s+I|how\s+about|what\s+about|I\s+can|I['’]ll|I\s+will|would)?\s*",
+    re.I)
+_LEAD_ZH = re.compile(r"^\W*(?:(?:好的?|行|嗯|那么?|所以)[，,\s]*)*"
+                      r"(?:要不要我?|要不我?|需要我|我帮你)?")
+# A read-back put as a question: "So Wednesdays at 2pm going forward?", "那周会就是每周二上午
+# 10点？", "好，那闹钟就定早上6点？".
+_READ_BACK_Q = re.compile(r"^\W*(?:[a-z]+\s*[—–-]+\s*)?(?:so|then|ok(?:ay)?\s+so)\b|"
+                          r"^\W*(?:好的?[，,\s]*)?那么?", re.I)
+_HEDGED = re.compile(r"\b(?:guess|probably|maybe|might|seems?|assume)\b|"
+                     r"猜|可能|大概|估计|应该|想必", re.I)
+_YOURS = {"your": "my", "yours": "mine", "you": "me", "you're": "I'm", "you’re": "I’m"}
+
+
+def proposed(sentence: str) -> str | None:
+    """What an assistant's question proposes or reads back, put as the user's words ("Want
+    me to bump your plan to 4 runs a week?" -> "bump my plan to 4 runs a week", "So
+    Wednesdays at 2pm going forward?" -> "Wednesdays at 2pm going forward"); None when it
+    neither proposes nor reads back, or asks for a value or a fact."""
+    text = sentence.strip()
+    if _HEDGED.search(text):
+        return None  # a guess about the user ("so you probably…?"): not the user's to accept
+    if not (proposes(text) or (_READ_BACK_Q.search(text) and not _ASKS_VALUE.search(text)
+                               and re.search(r"[?？吗]\s*$", text))):
+        return None
+    body = _LEAD_ZH.sub("", _LEAD_EN.sub("", text, count=1), count=1).rstrip(" ?？。.!！吗")
+    body = re.sub(r"[A-Za-z’']+", lambda m: _YOURS.get(m.group().lower(), m.group()), body)
+    return body.replace("你", "我") or None
