@@ -121,12 +121,15 @@ _RETRACT_IT = re.compile(r"\b(?:delete|erase|remove|wipe|forget|drop|take|scrap|
                          r"\b", re.I)
 # "delete it", "forget that one" as a sentence of its own: the thing at hand is what the
 # message or the assistant's line before it named (the write path reads them).
-_BARE_IT = re.compile(r"^\W*(?:(?:please|pls|just|so|ok(?:ay)?|and|yeah|you\s+can|actually|oh|"
-                      r"hmm|wait|um|nah|no|hey|sorry|on\s+second\s+thought)\W+){0,3}"
-                      r"(?:delete|erase|remove|wipe|forget|drop|scrap|bin|toss|ditch|"
-                      r"get\s+rid\s+of)\s+(?:it|that(?:\s+one)?|"
-                      rf"this(?:\s+one)?)(?:\W+(?:please|pls|too|as\s+well|then|{THANKS}))*\W*$",
-                      re.I)
+# (Also as the last clause, after one that says what is over: "uh that's not a thing
+# anymore, drop it", "the first one's sorted, get rid of it".)
+_BARE_IT = re.compile(r"(?:^|[,;.!?—–]\s+)\W*(?:(?:please|pls|just|so|ok(?:ay)?|and|yeah|"
+                      r"you\s+can|actually|oh|hmm|wait|um|nah|no|hey|sorry|"
+                      r"on\s+second\s+thought)\W+){0,3}"
+                      r"(?:(?:delete|erase|remove|wipe|forget|drop|scrap|bin|toss|ditch|"
+                      r"get\s+rid\s+of)\s+(?:it|that(?:\s+one)?|this(?:\s+one)?)|"
+                      r"take\s+(?:it|that|this)\s+(?:out|off))"
+                      rf"(?:\W+(?:please|pls|too|as\s+well|then|{THANKS}))*\W*$", re.I)
 _REFERENT = re.compile(r"\b(?:the|that|this|my)\s+(?:[\w'-]+\s+){0,3}(?:thing|stuff|info|"
                        r"bit|part|note|memory|rule|preference|instruction)\b", re.I)
 
@@ -176,7 +179,7 @@ def retraction(text: str) -> str | None:
             # "the tuesday pottery thing is done, … take it off": what "it" is
             return thing
     if not found:
-        return "" if _BARE_IT.match(text) else None
+        return "" if _BARE_IT.search(text) else None
     topic = _TOPIC.search(text)
     for m in found:
         # The clause that holds the verb names the thing ("forget the divorce stuff? I
