@@ -26,6 +26,10 @@ ME = Scope("acme", "ines")
     ("So Thursdays at 6 from now on?", "Thursdays at 6 from now on"),
     ("那以后周报改成周一早上9点发？", "以后周报改成周一早上9点发"),
     ("要不要把你的提醒挪到晚上8点？", "把我的提醒挪到晚上8点"),
+    ("所以提醒以后改到每月5号，对吧？", "提醒以后改到每月5号"),
+    ("Want me to move it to 7pm since you get home later now?",
+     "move it to 7pm since I get home later now"),
+    ("确认一下，是周六上午对吧？", "是周六上午"),
     ("So you probably want it weekly?", None),    # a guess, hedged
     ("Which day suits you?", None),               # asks for a value
     ("Does she like it?", None),                  # asks a fact
@@ -36,6 +40,7 @@ def test_what_a_question_proposes(line: str, said: str | None) -> None:
 
 @pytest.mark.parametrize(("reply", "yes"), [
     ("sure 👍", True), ("对的👌", True), ("嗯 就这样", True), ("yeah fair, do that", True),
+    ("行啊", True), ("好呀", True),
     ("👍", False), ("nope 👎", False), ("ok but 3pm", False),
 ])
 def test_a_bare_yes_with_an_emoji(reply: str, yes: bool) -> None:
@@ -77,3 +82,30 @@ def test_an_accepted_change_changes_the_memory_it_is_about(
     assert new in after[changed[0]].content and after[changed[0]].status == "active"
     assert not [m for i, m in after.items()
                 if i not in before and m.status == "active" and new in m.content]
+
+
+@pytest.mark.parametrize(("given", "asked"), [
+    ("Remind me about the recycling every Sunday evening",
+     "Pickup moved this week. Want me to remind you tonight at 8 instead?"),
+    ("Keep your tone casual with me", "Want me to make this email to the bank formal?"),
+    ("回复我的时候语气随意点就行", "要不要把这封邮件写得正式一点？"),
+])
+def test_a_task_for_now_accepted_changes_nothing(vault: Vault, given: str, asked: str) -> None:
+    vault.observe(ME, [{"role": "user", "content": given}])
+    before = _mems(vault)
+    vault.observe(ME, [{"role": "assistant", "content": asked},
+                       {"role": "user", "content": "ok"}])
+    after = _mems(vault)
+    assert {i: (m.content, m.version) for i, m in before.items()} == {
+        i: (after[i].content, after[i].version) for i in before}
+    assert not [m for i, m in after.items() if i not in before and m.status == "active"]
+
+
+def test_a_read_back_of_what_is_stored_adds_nothing(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content": "我每周日下午去游泳"}])
+    before = _mems(vault)
+    vault.observe(ME, [{"role": "assistant", "content": "确认一下，是周日下午对吧？"},
+                       {"role": "user", "content": "对"}])
+    after = _mems(vault)
+    assert after.keys() == before.keys()
+    assert all(after[i].content == before[i].content for i in before)

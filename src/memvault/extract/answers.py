@@ -16,13 +16,18 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..model import Kind
+from ..understand.discourse import one_time
 from ..understand.offers import proposed, proposes, refuses
 from .candidate import CandidateMemory
-from .cues import GUESS, QUESTION, SECOND, sentences
+from .cues import GUESS, ONCE, QUESTION, SECOND, sentences
 from .messages import Message
 from .slotvalues import lang_of
 from .statements import is_task
 
+# The thing at hand: "this email", "that draft", "这封邮件", "这篇".
+_AT_HAND = re.compile(r"\b(?:this|that|these)\s+(?:email|e-mail|message|letter|draft|post|text|"
+                      r"reply|answer|doc|document|file|report|one)\b|这(?:一)?[封篇条份次个](?:邮件|消息|"
+                      r"回复|文档|报告|稿)?", re.I)
 _ASKS = re.compile(r"[?？]\s*$|[吗呢]\s*[?？]?\s*$")
 
 
@@ -71,6 +76,8 @@ def confirmation(guess: Message, reply: Message, decide: Callable[[str, Any], li
     for start, end, question in sentences(guess.content):
         text = guess.content[start:end]
         if question and (said := proposed(text + "?")) is not None:
+            if one_time(said) or ONCE.search(said) or _AT_HAND.search(said):
+                continue  # a task for now ("make this email formal?", "remind you tonight?")
             common = {"source": "user_explicit", "source_text": said, "message_id": guess.id,
                       "explicit": True, "confidence": 0.9, "change_of_mind": True,
                       "flags": ["accepted"],

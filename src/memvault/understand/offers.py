@@ -84,19 +84,22 @@ def refuses(reply: str) -> bool:
     return bool(_REFUSES.search(reply))
 
 
+# A question tag that asks for a yes ("…, right?", "…，对吧？").
+_TAG = re.compile(r"[，,]?\s*(?:right|correct|yeah|对吧|是吧|对吗|是吗|没错吧)\s*[?？]?\s*$", re.I)
 # What leads a proposal or a read-back, not what it proposes: "want me to", "shall I",
 # "so", "要不要", "那".
 _LEAD_EN = re.compile(
-    r"^\W*(?:[a-z]+\s*[—–-]+\s*)?(?:(?:so|ok|okay|alright|great|got\s+it|then|and)\b[\s,—-]*)*"
+    r"^\W*(?:[a-z]+\s*[—–-]+\s*)?(?:(?:so|ok|okay|alright|great|got\s+it|then|and|just\s+to\s+"
+    r"confirm|to\s+confirm|just\s+checking)\b[\s,:—-]*)*"
     r"(?:(?:do\s+you\s+)?want\s+(?:me\s+)?to|would\s+you\s+like\s+(?:me\s+)?to|shall\s+I|"
     r"should\s+I|how\s+about\s+I|how\s+about|what\s+about|I\s+can|I['’]ll|I\s+will|would)?\s*",
     re.I)
-_LEAD_ZH = re.compile(r"^\W*(?:(?:好的?|行|嗯|那么?|所以)[，,\s]*)*"
+_LEAD_ZH = re.compile(r"^\W*(?:(?:好的?|行|嗯|那么?|所以|我?确认一?下|就是说)[，,\s]*)*"
                       r"(?:要不要我?|要不我?|需要我|我帮你)?")
 # A read-back put as a question: "So Wednesdays at 2pm going forward?", "那周会就是每周二上午
 # 10点？", "好，那闹钟就定早上6点？".
 _READ_BACK_Q = re.compile(r"^\W*(?:[a-z]+\s*[—–-]+\s*)?(?:so|then|ok(?:ay)?\s+so)\b|"
-                          r"^\W*(?:好的?[，,\s]*)?那么?", re.I)
+                          r"^\W*(?:好的?[，,\s]*)?(?:那么?|所以)|" + _TAG.pattern, re.I)
 _HEDGED = re.compile(r"\b(?:guess|probably|maybe|might|seems?|assume)\b|"
                      r"猜|可能|大概|估计|应该|想必", re.I)
 _YOURS = {"your": "my", "yours": "mine", "you": "me", "you're": "I'm", "you’re": "I’m"}
@@ -113,6 +116,10 @@ def proposed(sentence: str) -> str | None:
     if not (proposes(text) or (_READ_BACK_Q.search(text) and not _ASKS_VALUE.search(text)
                                and re.search(r"[?？吗]\s*$", text))):
         return None
-    body = _LEAD_ZH.sub("", _LEAD_EN.sub("", text, count=1), count=1).rstrip(" ?？。.!！吗")
+    body = _LEAD_ZH.sub("", _LEAD_EN.sub("", _TAG.sub("", text), count=1), count=1)
+    body = re.sub(r"要不要我?|需不需要我?", "", body).rstrip(" ?？。.!！吗")
+    # (the one who does something is "I": "since you get home later" -> "since I get…")
+    body = re.sub(r"\b(?:since|because|as|if|when|once|until|so|and|that|while)\s+you\b",
+                  lambda m: m.group()[:-3] + "I", body, flags=re.I)
     body = re.sub(r"[A-Za-z’']+", lambda m: _YOURS.get(m.group().lower(), m.group()), body)
     return body.replace("你", "我") or None
