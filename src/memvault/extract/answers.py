@@ -4,6 +4,8 @@
   user said before the question ("landlord's putting the rent up" / "by how much?" / "to
   1050 from next month");
 - `beside_refusal`: what a reply that turns down the assistant's proposal says besides;
+- `past_its_slip`: a reply that puts right a value the assistant's line got wrong
+  ("porto, not lisbon"): the refusal is the assistant's slip, not the user's statement;
 - `confirmation`: a bare "yes"/"嗯" to the assistant's guess about the user ("are you
   vegetarian?"): the guess, as a `system_inferred`, non-explicit candidate flagged
   `confirmation` (the user confirmed nothing in their own words).
@@ -13,11 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..model import Kind
 from ..understand.discourse import one_time
-from ..understand.offers import proposed, proposes, refuses
+from ..understand.offers import proposed, proposes, reads_back, refuses
+from ..understand.repair import owns_slip, refused_spans
 from .candidate import CandidateMemory
 from .cues import GUESS, ONCE, QUESTION, SECOND, sentences
 from .messages import Message
@@ -61,6 +65,30 @@ def beside_refusal(asked: str, reply: str, found: list[CandidateMemory]
         return found
     first = reply[spans[0][0]:spans[0][1]]
     return [c for c in found if (c.source_text or c.content) not in first]
+
+
+def past_its_slip(asked: str, found: list[CandidateMemory]) -> list[CandidateMemory]:
+    """The candidates of a reply to the assistant's line `asked`, each without the values
+    it refuses that the assistant said ("In Lisbon it'll be sunny" / "porto, not lisbon"
+    -> "porto"): what is left says the value again, or changes it, on its own."""
+    if reads_back(asked):
+        return found  # what the assistant holds of the user: a refusal changes it
+    out = []
+    for c in found:
+        text = c.source_text or c.content
+        if owns_slip(text):
+            out.append(c)  # "kilkenny, not galway — i mixed them up": the user's own slip
+            continue
+        slips = [(a, b) for a, b, old in refused_spans(text) if (
+            re.search(rf"(?<![A-Za-z]){re.escape(old)}(?![A-Za-z])", asked, re.I))]
+        if not slips or c.retraction is not None:
+            out.append(c)
+            continue
+        for a, b in reversed(slips):
+            text = text[:a] + text[b:]
+        if text.strip(" ,，。.!！") and text != c.content:
+            out.append(replace(c, content=text.strip(), source_text=text.strip()))
+    return out
 
 
 def confirmation(guess: Message, reply: Message, decide: Callable[[str, Any], list[Any]],

@@ -50,7 +50,7 @@ from ..understand.stance import core
 from ..understand.takeback import retraction
 from ..understand.topics import content_words
 from ..understand.when import LONG_AGO, a_stay
-from .answers import answered, beside_refusal, confirmation
+from .answers import answered, beside_refusal, confirmation, past_its_slip
 from .calledoff import beside_take_back, called_off, carry, swaps, withdrawn
 from .candidate import CandidateMemory
 from .clauses import for_one_day, own_habit, replaced_in_words, tag_request
@@ -184,6 +184,7 @@ class RuleExtractor:
             # "Want to raise the savings goal?" / "hmm not now, the boiler needs fixing": the
             # proposal is turned down, and the sentence that does it changes nothing
             found = beside_refusal(msgs[i - 1].content if prev else "", msg.content, found)
+            found = past_its_slip(prev.content, found) if prev else found  # "porto, not lisbon"
             if any("command_like" in c.flags for c in found) or any(
                     f.kind == "injection" for f in scan(msg.content)):
                 # An instruction to the memory in it: nothing else is taken on trust either

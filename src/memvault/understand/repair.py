@@ -197,6 +197,18 @@ def refuses(line: str) -> bool:
     return bool(_REFUSED.search(line))
 
 
+def refused_spans(line: str) -> list[tuple[int, int, str]]:
+    """Where the line refuses a value in so many words, and the value: "porto, not lisbon"
+    -> [(7, 17, "lisbon")] (the refusal's span, with the comma before it)."""
+    out = []
+    for m in _REFUSED.finditer(line):
+        start = m.start()
+        while start and line[start - 1] in " ,，":
+            start -= 1
+        out.append((start, m.end(), m.group("old") or m.group("old_zh")))
+    return out
+
+
 def by_difference(line: str, statement: str, fillers: frozenset[str] = frozenset()
                   ) -> tuple[str, str, str] | None:
     """A repair that says the statement again but for one word, refusing the old one
