@@ -20,7 +20,7 @@ from typing import Any
 
 from ..model import Kind
 from ..understand.discourse import one_time
-from ..understand.offers import proposed, proposes, reads_back, refuses
+from ..understand.offers import proposed, proposes, reads_back, turns_down
 from ..understand.repair import owns_slip, refused_spans
 from .candidate import CandidateMemory
 from .cues import GUESS, ONCE, QUESTION, SECOND, sentences
@@ -61,7 +61,7 @@ def beside_refusal(asked: str, reply: str, found: list[CandidateMemory]
     turns down what the assistant's line `asked` proposes ("hmm not now, the boiler needs
     fixing", "不用 Python挺好的"): it keeps things as they are. All of them otherwise."""
     spans = sentences(reply)
-    if not spans or not proposes(asked) or not refuses(reply):
+    if not spans or not proposes(asked) or not turns_down(reply):
         return found
     first = reply[spans[0][0]:spans[0][1]]
     return [c for c in found if (c.source_text or c.content) not in first]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["declined", "offers", "proposed", "proposes", "reads_back", "refuses"]
+__all__ = ["declined", "offers", "proposed", "proposes", "reads_back", "turns_down"]
 
 # The assistant saying what it holds of the user: "you're…", "you mentioned…", "I have a
 # note that…", "你说过…", "你是…".
@@ -71,7 +71,7 @@ def proposes(text: str) -> bool:
 
 # Turning a proposal down, or putting it off: "no", "nah", "hmm not now", "not yet",
 # "maybe later", "I'm good", "不用", "先不", "不了", "算了", "回头再说", "暂时不".
-_REFUSES = re.compile(
+_TURNS_DOWN = re.compile(
     r"^\W*(?:(?:hmm+|um+|erm|ah|oh|ok|okay|nah\s+)[\s,.…]*)?(?:no\b|nah\b|nope\b|not\s+(?:now|yet|"
     r"really|for\s+now)\b|maybe\s+later\b|I['’]m\s+good\b|leave\s+it\b|don['’]t\b|"
     r"let['’]?s\s+not\b)|^\W*(?:嗯+|呃+|额+|啊+)?[，,\s]*(?:不用|不要|先不|不了|算了|回头再说|"
@@ -79,9 +79,9 @@ _REFUSES = re.compile(
     re.I)
 
 
-def refuses(reply: str) -> bool:
+def turns_down(reply: str) -> bool:
     """Does the user's reply open by turning down or putting off what was proposed?"""
-    return bool(_REFUSES.search(reply))
+    return bool(_TURNS_DOWN.search(reply))
 
 
 # A question tag that asks for a yes ("…, right?", "…，对吧？").
