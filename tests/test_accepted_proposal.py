@@ -29,7 +29,8 @@ ME = Scope("acme", "ines")
     ("所以提醒以后改到每月5号，对吧？", "提醒以后改到每月5号"),
     ("Want me to move it to 7pm since you get home later now?",
      "move it to 7pm since I get home later now"),
-    ("确认一下，是周六上午对吧？", "是周六上午"),
+    ("确认一下，是周六上午对吧？", None),        # a check of what holds
+    ("Just to confirm, Saturday mornings, right?", None),
     ("So you probably want it weekly?", None),    # a guess, hedged
     ("Which day suits you?", None),               # asks for a value
     ("Does she like it?", None),                  # asks a fact

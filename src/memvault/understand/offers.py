@@ -89,12 +89,11 @@ _TAG = re.compile(r"[，,]?\s*(?:right|correct|yeah|对吧|是吧|对吗|是吗|
 # What leads a proposal or a read-back, not what it proposes: "want me to", "shall I",
 # "so", "要不要", "那".
 _LEAD_EN = re.compile(
-    r"^\W*(?:[a-z]+\s*[—–-]+\s*)?(?:(?:so|ok|okay|alright|great|got\s+it|then|and|just\s+to\s+"
-    r"confirm|to\s+confirm|just\s+checking)\b[\s,:—-]*)*"
+    r"^\W*(?:[a-z]+\s*[—–-]+\s*)?(?:(?:so|ok|okay|alright|great|got\s+it|then|and)\b[\s,—-]*)*"
     r"(?:(?:do\s+you\s+)?want\s+(?:me\s+)?to|would\s+you\s+like\s+(?:me\s+)?to|shall\s+I|"
     r"should\s+I|how\s+about\s+I|how\s+about|what\s+about|I\s+can|I['’]ll|I\s+will|would)?\s*",
     re.I)
-_LEAD_ZH = re.compile(r"^\W*(?:(?:好的?|行|嗯|那么?|所以|我?确认一?下|就是说)[，,\s]*)*"
+_LEAD_ZH = re.compile(r"^\W*(?:(?:好的?|行|嗯|那么?|所以|就是说)[，,\s]*)*"
                       r"(?:要不要我?|要不我?|需要我|我帮你)?")
 # A read-back put as a question: "So Wednesdays at 2pm going forward?", "那周会就是每周二上午
 # 10点？", "好，那闹钟就定早上6点？".
@@ -102,6 +101,8 @@ _READ_BACK_Q = re.compile(r"^\W*(?:[a-z]+\s*[—–-]+\s*)?(?:so|then|ok(?:ay)?\
                           r"^\W*(?:好的?[，,\s]*)?(?:那么?|所以)|" + _TAG.pattern, re.I)
 _HEDGED = re.compile(r"\b(?:guess|probably|maybe|might|seems?|assume)\b|"
                      r"猜|可能|大概|估计|应该|想必", re.I)
+_CHECKS = re.compile(r"^\W*(?:just\s+to\s+(?:confirm|check|double[\s-]check)|to\s+confirm|"
+                     r"just\s+checking|quick\s+check)\b|^\W*我?(?:再)?确认一?下", re.I)
 _YOURS = {"your": "my", "yours": "mine", "you": "me", "you're": "I'm", "you’re": "I’m"}
 
 
@@ -111,8 +112,10 @@ def proposed(sentence: str) -> str | None:
     Wednesdays at 2pm going forward?" -> "Wednesdays at 2pm going forward"); None when it
     neither proposes nor reads back, or asks for a value or a fact."""
     text = sentence.strip()
-    if _HEDGED.search(text):
-        return None  # a guess about the user ("so you probably…?"): not the user's to accept
+    if _HEDGED.search(text) or _CHECKS.search(text):
+        # a guess about the user ("so you probably…?"): not the user's to accept; a check
+        # of what holds ("确认一下，是周六上午对吧？"): a yes to it changes nothing
+        return None
     if not (proposes(text) or (_READ_BACK_Q.search(text) and not _ASKS_VALUE.search(text)
                                and re.search(r"[?？吗]\s*$", text))):
         return None
