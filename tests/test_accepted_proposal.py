@@ -41,7 +41,7 @@ def test_what_a_question_proposes(line: str, said: str | None) -> None:
 
 @pytest.mark.parametrize(("reply", "yes"), [
     ("sure 👍", True), ("对的👌", True), ("嗯 就这样", True), ("yeah fair, do that", True),
-    ("行啊", True), ("好呀", True),
+    ("行啊", True), ("好呀", True), ("哈哈", False), ("啊", False),
     ("👍", False), ("nope 👎", False), ("ok but 3pm", False),
 ])
 def test_a_bare_yes_with_an_emoji(reply: str, yes: bool) -> None:

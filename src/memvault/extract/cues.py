@@ -450,8 +450,9 @@ OVER = re.compile(r"\bover\b", re.I)
 
 # "hmm" hesitates, so it is not here; Chinese runs them together ("嗯嗯好的").
 _AFFIRM = re.compile(
-    r"^(?:(?:嗯+|恩+|对+|对的|是的?|是啊|是呀|没错|好的?|好啊|好滴|行|可以|当然|就是这样|没问题|"
-    r"就这样|就这么办|听你的|谢谢|麻烦了|[啊呀哈嘞哒滴])+|yes|yeah|yep|yup|ya|right|correct|sure|ok(?:ay)?|"
+    # (a particle after a yes, "行啊", "好呀", is still a yes; alone, "啊", "哈哈", it is none)
+    r"^(?:(?:(?:嗯+|恩+|对+|对的|是的?|是啊|是呀|没错|好的?|好啊|好滴|行|可以|当然|就是这样|没问题|"
+    r"就这样|就这么办|听你的|谢谢|麻烦了)[啊呀嘞哒]?)+|yes|yeah|yep|yup|ya|right|correct|sure|ok(?:ay)?|"
     r"exactly|indeed|uh[- ]?huh|mm+|mm-hmm|please|thanks|thank you|sure thing|sounds good|"
     r"go ahead|go for it|please do|do it|do that|that works|works for me|perfect|fair)$",
     re.I)
