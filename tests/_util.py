@@ -448,3 +448,13 @@ class LoopbackJSONServer:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def statements(vault: Vault, scope: Scope, limit: int = 50) -> dict[str, Any]:
+    """The scope's memories other than raw turns, by id."""
+    return {m.id: m for m in vault.list(scope, limit=limit) if m.kind != "turn"}
+
+
+def changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """The ids of `before` whose memory has a newer version in `after`."""
+    return [i for i in before if after[i].version > before[i].version]

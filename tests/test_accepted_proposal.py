@@ -10,6 +10,7 @@ assistant's words (flag `accepted`, a note saying so); a guess stays an inferenc
 from __future__ import annotations
 
 import pytest
+from _util import changed, statements
 
 from memvault import Scope, Vault
 from memvault.extract.cues import is_affirmation
@@ -57,10 +58,6 @@ def test_the_accepted_change_is_explicit_and_says_whose_words() -> None:
     assert "40 minutes" in c.content and "sure" in (c.note or "")
 
 
-def _mems(vault: Vault) -> dict[str, object]:
-    return {m.id: m for m in vault.list(ME, limit=30) if m.kind != "turn"}
-
-
 @pytest.mark.parametrize(("given", "conv", "old", "new"), [
     (["My piano practice is 20 minutes a day", "I practise scales before pieces"],
      ["my grade 5 exam is in March",
@@ -74,13 +71,13 @@ def test_an_accepted_change_changes_the_memory_it_is_about(
         vault: Vault, given: list[str], conv: list[str], old: str, new: str) -> None:
     for line in given:
         vault.observe(ME, [{"role": "user", "content": line}])
-    before = _mems(vault)
+    before = statements(vault, ME)
     vault.observe(ME, [{"role": r, "content": t}
                        for r, t in zip(("user", "assistant", "user"), conv, strict=True)])
-    after = _mems(vault)
-    changed = [i for i in before if after[i].version > before[i].version]
-    assert len(changed) == 1 and old in before[changed[0]].content
-    assert new in after[changed[0]].content and after[changed[0]].status == "active"
+    after = statements(vault, ME)
+    moved = changed(before, after)
+    assert len(moved) == 1 and old in before[moved[0]].content
+    assert new in after[moved[0]].content and after[moved[0]].status == "active"
     assert not [m for i, m in after.items()
                 if i not in before and m.status == "active" and new in m.content]
 
@@ -93,10 +90,10 @@ def test_an_accepted_change_changes_the_memory_it_is_about(
 ])
 def test_a_task_for_now_accepted_changes_nothing(vault: Vault, given: str, asked: str) -> None:
     vault.observe(ME, [{"role": "user", "content": given}])
-    before = _mems(vault)
+    before = statements(vault, ME)
     vault.observe(ME, [{"role": "assistant", "content": asked},
                        {"role": "user", "content": "ok"}])
-    after = _mems(vault)
+    after = statements(vault, ME)
     assert {i: (m.content, m.version) for i, m in before.items()} == {
         i: (after[i].content, after[i].version) for i in before}
     assert not [m for i, m in after.items() if i not in before and m.status == "active"]
@@ -104,9 +101,9 @@ def test_a_task_for_now_accepted_changes_nothing(vault: Vault, given: str, asked
 
 def test_a_read_back_of_what_is_stored_adds_nothing(vault: Vault) -> None:
     vault.observe(ME, [{"role": "user", "content": "我每周日下午去游泳"}])
-    before = _mems(vault)
+    before = statements(vault, ME)
     vault.observe(ME, [{"role": "assistant", "content": "确认一下，是周日下午对吧？"},
                        {"role": "user", "content": "对"}])
-    after = _mems(vault)
+    after = statements(vault, ME)
     assert after.keys() == before.keys()
     assert all(after[i].content == before[i].content for i in before)

@@ -7,6 +7,8 @@ reverses, and both reached the prompt.
 
 from __future__ import annotations
 
+from _util import changed, statements
+
 from memvault import Scope, Vault
 from memvault.extract.readspans import read_spans
 
@@ -26,11 +28,11 @@ def test_a_preference_dropped_by_a_pronoun_is_changed(vault: Vault) -> None:
     for line in ("I like the little progress bars in your answers",
                  "Send me a summary every Friday"):
         vault.observe(ME, [{"role": "user", "content": line}])
-    before = {m.id: m for m in vault.list(ME, limit=20) if m.kind != "turn"}
+    before = statements(vault, ME)
     vault.observe(ME, [{"role": "user", "content":
                         "honestly the progress bars are getting old. drop them, just the text"}])
-    after = {m.id: m for m in vault.list(ME, limit=20) if m.kind != "turn"}
-    changed = [i for i in before if after[i].version > before[i].version]
-    assert len(changed) == 1 and "progress bars" in before[changed[0]].content
-    assert "drop them" in after[changed[0]].content and after[changed[0]].status == "active"
+    after = statements(vault, ME)
+    moved = changed(before, after)
+    assert len(moved) == 1 and "progress bars" in before[moved[0]].content
+    assert "drop them" in after[moved[0]].content and after[moved[0]].status == "active"
     assert not [m for i, m in after.items() if i not in before and m.status == "active"]

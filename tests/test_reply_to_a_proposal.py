@@ -10,6 +10,7 @@ that asks for a value is still read with the line before it.
 from __future__ import annotations
 
 import pytest
+from _util import changed, statements
 
 from memvault import Scope, Vault
 from memvault.understand.offers import proposes
@@ -31,32 +32,28 @@ def test_what_proposes(line: str, expected: bool) -> None:
     assert proposes(line) is expected
 
 
-def _mems(vault: Vault) -> dict[str, object]:
-    return {m.id: m for m in vault.list(ME, limit=30) if m.kind != "turn"}
-
-
 def test_a_declined_proposal_changes_nothing(vault: Vault) -> None:
     for line in ("My monthly savings goal is £300", "I get paid on the 25th"):
         vault.observe(ME, [{"role": "user", "content": line}])
-    before = _mems(vault)
+    before = statements(vault, ME)
     vault.observe(ME, [
         {"role": "user", "content": "got a bonus at work 🎉"},
         {"role": "assistant", "content": "Nice! Want to raise the savings goal to £500?"},
         {"role": "user", "content": "hmm not now, the boiler needs fixing"},
     ])
-    after = _mems(vault)
+    after = statements(vault, ME)
     assert {i: (m.content, m.version) for i, m in before.items()} == {
         i: (after[i].content, after[i].version) for i in before}
 
 
 def test_an_answer_for_a_value_is_read_with_the_line_before(vault: Vault) -> None:
     vault.observe(ME, [{"role": "user", "content": "My rent is 900 a month"}])
-    before = _mems(vault)
+    before = statements(vault, ME)
     vault.observe(ME, [
         {"role": "user", "content": "the landlord is putting my rent up"},
         {"role": "assistant", "content": "Oh no, by how much?"},
         {"role": "user", "content": "to 980 from june"},
     ])
-    after = _mems(vault)
-    changed = [i for i in before if after[i].version > before[i].version]
-    assert len(changed) == 1 and "980" in after[changed[0]].content
+    after = statements(vault, ME)
+    moved = changed(before, after)
+    assert len(moved) == 1 and "980" in after[moved[0]].content

@@ -9,6 +9,8 @@ for one occasion ("went with the pasta tonight") is still not kept.
 
 from __future__ import annotations
 
+from _util import changed, statements
+
 from memvault import Scope, Vault
 from memvault.understand.discourse import one_time
 
@@ -20,10 +22,6 @@ def _say(vault: Vault, *lines: str) -> None:
         vault.observe(ME, [{"role": "user", "content": line}])
 
 
-def _statements(vault: Vault) -> dict[str, object]:
-    return {m.id: m for m in vault.list(ME, limit=50) if m.kind != "turn"}
-
-
 def test_the_occasion_is_in_another_clause() -> None:
     assert not one_time("settled on the framework in the end, it arrived this afternoon")
     assert not one_time("最终选了小米，今天刚到货")
@@ -33,29 +31,29 @@ def test_the_occasion_is_in_another_clause() -> None:
 
 def test_a_thread_settled_beside_the_day_it_arrived(vault: Vault) -> None:
     _say(vault, "My laptop is a Dell XPS", "I go swimming on Mondays")
-    before = _statements(vault)
+    before = statements(vault, ME)
     _say(vault, "the dell's hinge snapped again",
          "can't decide between a framework and a thinkpad",
          "settled on the framework in the end, it arrived this afternoon")
-    after = _statements(vault)
-    changed = [i for i in before if after[i].version > before[i].version]
-    assert len(changed) == 1 and "dell" in before[changed[0]].content.casefold()
-    assert "framework" in after[changed[0]].content.casefold()
+    after = statements(vault, ME)
+    moved = changed(before, after)
+    assert len(moved) == 1 and "dell" in before[moved[0]].content.casefold()
+    assert "framework" in after[moved[0]].content.casefold()
 
 
 def test_a_standing_fact_beside_an_event_of_today(vault: Vault) -> None:
     _say(vault, "I live in Leeds", "My office is in Bradford")
-    before = _statements(vault)
+    before = statements(vault, ME)
     _say(vault, "signed the lease today, officially a York resident now")
-    after = _statements(vault)
-    changed = [i for i in before if after[i].version > before[i].version]
-    assert len(changed) == 1 and "leeds" in before[changed[0]].content.casefold()
-    assert "york" in after[changed[0]].content.casefold()
-    assert all(after[i].content == before[i].content for i in before if i not in changed)
+    after = statements(vault, ME)
+    moved = changed(before, after)
+    assert len(moved) == 1 and "leeds" in before[moved[0]].content.casefold()
+    assert "york" in after[moved[0]].content.casefold()
+    assert all(after[i].content == before[i].content for i in before if i not in moved)
 
 
 def test_a_choice_for_one_evening_is_not_kept(vault: Vault) -> None:
     _say(vault, "I like Italian food")
-    before = _statements(vault)
+    before = statements(vault, ME)
     _say(vault, "went with the pasta tonight, the risotto looked sad")
-    assert _statements(vault).keys() == before.keys()
+    assert statements(vault, ME).keys() == before.keys()

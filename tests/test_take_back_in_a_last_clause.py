@@ -9,6 +9,7 @@ had just read back stayed.
 from __future__ import annotations
 
 import pytest
+from _util import statements
 
 from memvault import Scope, Vault
 from memvault.understand.takeback import retraction
@@ -31,14 +32,14 @@ def test_what_takes_back(line: str, taken: str | None) -> None:
 def test_the_memory_the_assistant_read_back_is_forgotten(vault: Vault) -> None:
     for line in ("I'm training for a triathlon in June", "My gym is Anytime Fitness"):
         vault.observe(ME, [{"role": "user", "content": line}])
-    before = {m.id: m for m in vault.list(ME, limit=20) if m.kind != "turn"}
+    before = statements(vault, ME)
     vault.observe(ME, [
         {"role": "user", "content": "write a note to my coach asking to skip saturday"},
         {"role": "assistant", "content": "Sure — I'll mention you're training for the "
                                          "triathlon so he understands."},
         {"role": "user", "content": "ugh that's not happening anymore, get rid of it"},
     ])
-    after = {m.id: m for m in vault.list(ME, limit=30) if m.kind != "turn"}
+    after = statements(vault, ME)
     gone = [i for i in before if after[i].status != "active"]
     assert len(gone) == 1 and "triathlon" in before[gone[0]].content
     assert not [m for i, m in after.items() if i not in before and m.status == "active"

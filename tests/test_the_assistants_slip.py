@@ -10,6 +10,7 @@ my mistake") still changes the memory.
 from __future__ import annotations
 
 import pytest
+from _util import changed, statements
 
 from memvault import Scope, Vault
 from memvault.understand.repair import refused_spans
@@ -22,10 +23,6 @@ def test_where_a_value_is_refused() -> None:
     assert [v for *_, v in refused_spans("杭州 不是南京")] == ["南京"]
 
 
-def _mems(vault: Vault) -> dict[str, object]:
-    return {m.id: m for m in vault.list(ME, limit=30) if m.kind != "turn"}
-
-
 @pytest.mark.parametrize(("given", "asked", "reply", "wrong"), [
     ("I live in Leeds", "In York it'll be rainy tomorrow, around 12°C.", "leeds, not york 🙄",
      "york"),
@@ -34,11 +31,11 @@ def _mems(vault: Vault) -> dict[str, object]:
 def test_the_assistants_slip_is_not_stored(vault: Vault, given: str, asked: str, reply: str,
                                            wrong: str) -> None:
     vault.observe(ME, [{"role": "user", "content": given}])
-    before = _mems(vault)
+    before = statements(vault, ME)
     vault.observe(ME, [{"role": "user", "content": "weather tomorrow?"},
                        {"role": "assistant", "content": asked},
                        {"role": "user", "content": reply}])
-    after = _mems(vault)
+    after = statements(vault, ME)
     assert all(after[i].content == before[i].content for i in before)
     assert not [m for m in after.values()
                 if m.status == "active" and wrong in m.content.casefold()]
@@ -46,10 +43,10 @@ def test_the_assistants_slip_is_not_stored(vault: Vault, given: str, asked: str,
 
 def test_a_refusal_of_what_the_assistant_read_back_changes_it(vault: Vault) -> None:
     vault.observe(ME, [{"role": "user", "content": "My pottery class is on Monday evenings"}])
-    before = _mems(vault)
+    before = statements(vault, ME)
     vault.observe(ME, [{"role": "assistant", "content": "Noted, I'll remember your pottery "
                                                         "class is on Monday evenings."},
                        {"role": "user", "content": "tuesday, not monday — my mistake"}])
-    after = _mems(vault)
-    changed = [i for i in before if after[i].version > before[i].version]
-    assert len(changed) == 1 and "tuesday" in after[changed[0]].content.casefold()
+    after = statements(vault, ME)
+    moved = changed(before, after)
+    assert len(moved) == 1 and "tuesday" in after[moved[0]].content.casefold()

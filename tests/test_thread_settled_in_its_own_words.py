@@ -11,18 +11,12 @@ backends:
 
 from __future__ import annotations
 
+from _util import changed, statements
+
 from memvault import Scope, Vault
 from memvault.understand.discourse import settles
 
 ME = Scope("acme", "xu")
-
-
-def _statements(vault: Vault) -> dict[str, object]:
-    return {m.id: m for m in vault.list(ME, limit=50) if m.kind != "turn"}
-
-
-def _changed(before: dict, after: dict) -> list[str]:
-    return [i for i in before if after[i].version > before[i].version]
 
 
 def test_settling_words() -> None:
@@ -35,28 +29,28 @@ def test_settling_words() -> None:
 def test_a_thread_settled_with_jiu_ding(vault: Vault) -> None:
     for line in ("我一般晚上十二点睡觉", "我每天七点起床"):
         vault.observe(ME, [{"role": "user", "content": line}])
-    before = _statements(vault)
+    before = statements(vault, ME)
     for line in ("这几天想早点睡", "11点躺下翻来覆去睡不着", "试了几天，睡觉就定11点半吧，能坚持"):
         vault.observe(ME, [{"role": "user", "content": line}])
-    after = _statements(vault)
-    changed = _changed(before, after)
-    assert len(changed) == 1 and "十二点" in before[changed[0]].content
-    assert "11点半" in after[changed[0]].content
+    after = statements(vault, ME)
+    moved = changed(before, after)
+    assert len(moved) == 1 and "十二点" in before[moved[0]].content
+    assert "11点半" in after[moved[0]].content
     assert not [i for i in after if i not in before and after[i].status == "active"]
 
 
 def test_an_answer_to_a_suggestion_tied_to_the_users_earlier_line(vault: Vault) -> None:
     for line in ("我家猫粮一直买皇家的", "我住在杭州"):
         vault.observe(ME, [{"role": "user", "content": line}])
-    before = _statements(vault)
+    before = statements(vault, ME)
     vault.observe(ME, [
         {"role": "user", "content": "皇家那款猫咪吃了老吐"},
         {"role": "assistant", "content": "要不要换个牌子试试？比如渴望或者爱肯拿。"},
         {"role": "user", "content": "吃了一周爱肯拿 不吐了 以后就认准它了"},
     ])
-    after = _statements(vault)
-    changed = _changed(before, after)
-    assert len(changed) == 1 and "皇家" in before[changed[0]].content
-    assert "爱肯拿" in after[changed[0]].content
+    after = statements(vault, ME)
+    moved = changed(before, after)
+    assert len(moved) == 1 and "皇家" in before[moved[0]].content
+    assert "爱肯拿" in after[moved[0]].content
     assert not [m for i, m in after.items()
                 if i not in before and m.status == "active" and "爱肯拿" in m.content]
