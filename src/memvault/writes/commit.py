@@ -231,6 +231,11 @@ class Writer:
         (its value would be stale) and kept as the topic, so the key stays."""
         now = self.core.clock()
         slot = req["slot"]
+        about = current.metadata.get("subject")
+        if about not in (None, "user") and (req["metadata"] or {}).get("subject") in (None, "user"):
+            # Who it is about stays with it, as its key does: the user's "helping mum pack,
+            # she's finally moving closer" changes what is stored of mum, still about mum.
+            req = {**req, "metadata": {**(req["metadata"] or {}), "subject": about}}
         if slot is not None and slot != current.slot:
             holder = tx.find_slot(current.scope, slot)
             if holder is not None and holder.id != current.id and holder.status == "active":
