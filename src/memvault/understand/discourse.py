@@ -240,7 +240,7 @@ def changes_mind(text: str) -> bool:
     """Does the statement present itself as a change from what held before (a marker
     of change, or a time word that often says so)?"""
     text = without_stays(text)  # "I'm NOT moving", "nothing's changed": no change
-    return bool(_CHANGE.search(text) or _WEAK.search(text) or _SETTLES.search(text))
+    return _makes(_CHANGE, text) or bool(_WEAK.search(text) or _SETTLES.search(text))
 
 
 # Replacing one thing by another, said in so many words: the verbs and adverbs of
@@ -259,7 +259,7 @@ _REPLACES = re.compile(
 
 def replaces(text: str) -> bool:
     """Does the statement say that something it names replaces what held before?"""
-    return bool(_REPLACES.search(without_stays(text)))
+    return _makes(_REPLACES, without_stays(text))
 
 
 def marks_change(text: str) -> bool:
@@ -267,7 +267,34 @@ def marks_change(text: str) -> bool:
     "不再", "final answer", "最后定了"), not only a time word ("now", "最近"); a change
     denied ("not moving", "nothing's changed", "没改") is none."""
     text = without_stays(text)
-    return bool(_CHANGE.search(text) or _SETTLES.search(text))
+    return _makes(_CHANGE, text) or bool(_SETTLES.search(text))
+
+
+def _makes(markers: re.Pattern[str], text: str) -> bool:
+    """Does a marker of `markers` make a change in `text`, rather than name one?"""
+    return any(not _names_a_change(text, m) for m in markers.finditer(text))
+
+
+# A marker that names a change rather than makes one: a noun after a determiner ("email
+# the client about the delay", "got a small raise", "the move was exhausting"), or an -ing
+# clause that is judged ("moving everything is such a faff", "switching banks sounds like
+# a pain"). ("the update is that…" still announces one.)
+_AS_NOUN = re.compile(r"\b(?:a|an|the|this|that|another|any|some|about|of|for)\s+"
+                      r"(?:[a-z]+\s+)?$", re.I)
+_NOUNS = frozenset("delay delayed raise raises move change switch swap drop cut bump "
+                   "increase decrease upgrade booking".split())
+_JUDGED = re.compile(r"[^,.;!?]{0,40}?\b(?:is|was|would\s+be|sounds|seems|feels|looks)\b"
+                     r"(?![^,.;!?]*\b(?:I|I'm|we)\b)", re.I)
+_CLAUSE_OPENS = re.compile(r"(?:^|[,.;!?…]\s*|\b(?:but|and|though|tbh|honestly)\s+)$", re.I)
+
+
+def _names_a_change(text: str, m: re.Match[str]) -> bool:
+    word = m.group(0).casefold()
+    before = text[:m.start()]
+    if word in _NOUNS and _AS_NOUN.search(before):
+        return True
+    return word.endswith("ing") and bool(_CLAUSE_OPENS.search(before)) \
+        and bool(_JUDGED.match(text, m.end()))
 
 
 # What may hold, not what holds: a condition ("if the iPhone gets cheaper…", "如果华为出新款，
@@ -281,9 +308,12 @@ _SUPPOSES = re.compile(
     r"alright|fine)|so|you(?:['’]re|\s+are)\s+(?:curious|wondering)\b|"
     r"you\s+(?:want|must)\s+to\s+know\b))|unless|in\s+case|might|may\s+(?:be\s+)?(?:switch|move|change|go|get|"
     r"start|stop|try)|thinking\s+(?:of|about)|considering|planning\s+to|plan\s+to|"
-    r"hoping\s+to|want\s+to\s+try)\b"
+    r"hoping\s+to|want\s+to\s+try|tempted\s+to|toying\s+with|on\s+the\s+fence|"
+    r"(?:kinda|kind\s+of|sort\s+of|half)\s+(?:want|tempted))\b"
     r"|如果(?!可以|方便|可能的话)|(?<![主需只重就还想正总])要是(?!可以|方便)|假如|假设|万一|(?<!可以)(?<!方便)(?<!可能)的话|"
-    r"可能(?!的话)|也许|或许|说不定|打算|考虑|想要?换|想要?搬", re.I)
+    r"可能(?!的话)|也许|或许|说不定|打算|考虑|想要?换|想要?搬|"
+    # a pull, not a choice: "有点想转Obsidian", "挺想换个城市"
+    r"(?:有点|有些|挺|蛮|好|超|真|还挺)想(?!法|起|到|通)", re.I)
 
 
 def supposes(text: str) -> bool:
