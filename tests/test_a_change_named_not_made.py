@@ -29,7 +29,7 @@ def test_a_change_named(line: str) -> None:
 
 @pytest.mark.parametrize("line", [
     "my landlord raised the rent", "I switched to Monzo", "they delayed my start date",
-    "got a macbook as a replacement", "moving to Leeds next month",
+    "got a macbook as a replacement", "moving to Leeds next month", "我已经全部迁到Notion了",
     "the update is that I moved"])
 def test_a_change_made(line: str) -> None:
     assert marks_change(line) and changes_mind(line)
@@ -54,3 +54,12 @@ def test_the_memory_stays(vault: Vault, given: str, line: str) -> None:
     before = statements(vault, ME)
     vault.observe(ME, [{"role": "user", "content": line}])
     assert changed(before, statements(vault, ME)) == []
+
+
+def test_moving_my_notes_elsewhere_is_a_change(vault: Vault) -> None:
+    vault.observe(ME, [{"role": "user", "content": "我用印象笔记记笔记"}])
+    (notes,) = statements(vault, ME)
+    vault.observe(ME, [{"role": "user",
+                        "content": "印象笔记太难用了 我已经把笔记全部迁到Obsidian了"}])
+    after = statements(vault, ME)
+    assert after[notes].version == 2 and "Obsidian" in after[notes].content

@@ -11,6 +11,7 @@ memory about the user, so that the next line about that person no longer found i
 
 from __future__ import annotations
 
+import pytest
 from _util import changed, statements
 
 from memvault import Scope, Vault
@@ -58,3 +59,19 @@ def test_a_memory_about_my_dad_stays_his(vault: Vault) -> None:
     after = statements(vault, ME)
     assert list(after) == [dad] and after[dad].status == "active"
     assert "beverley" in after[dad].content.casefold()
+
+
+@pytest.mark.parametrize(("given", "line"), [
+    ("I drink almond milk in my tea",
+     "a neighbour of mine gave up dairy completely, she's on oat milk for everything now"),
+    ("我用苹果手机", "我们组的同事几乎都换安卓了"),
+])
+def test_colleagues_and_neighbours_change_nothing_of_mine(vault: Vault, given: str,
+                                                          line: str) -> None:
+    vault.observe(ME, [{"role": "user", "content": given}])
+    before = statements(vault, ME)
+    vault.observe(ME, [{"role": "user", "content": line}])
+    after = statements(vault, ME)
+    assert changed(before, after) == []
+    assert [m for i, m in after.items() if i not in before and m.status == "active"] == []
+

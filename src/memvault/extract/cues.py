@@ -289,7 +289,7 @@ FIRST = any_of(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|im)\b", r"我",
                # chat drops the subject: "trying to lose weight these days"
                r"^\s*(?:been\s+)?trying\s+to\b")
 THIRD = re.compile(
-    r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:(?:my\s+(?:(?:best|old|new|personal|former|"
+    r"^\s*(?:and\s+|also\s+|而且|另外|还有)?(?:(?:(?:my|(?:a|one)(?=\s+(?:[a-z]+\s+)?[a-z]+\s+of\s+(?:mine|ours)\b))\s+(?:(?:best|old|new|personal|former|"
     r"little|big|older|younger|elder|eldest|oldest|youngest|step|late|current)\s+)?"
     # a parent named as one names a person, "my" unsaid: "Dad switched to…", "mum hates…"
     r"|(?=(?:mum|mom|dad|grandma|grandpa|papa|mama)(?:['’]s)?\s+(?!and\b|&)[a-z']))"
@@ -300,6 +300,7 @@ THIRD = re.compile(
     r"mum|mummy|mam|mama|papa|hubby|bf|gf|wifey|missus|mate|"
     r"fianc[ée]e?|landlord|landlady|tenant|client|assistant|coach|trainer|tutor|therapist|"
     r"dentist|doctor|gp|physio|mentor|barber|hairdresser|nanny|babysitter|cleaner)\b"
+    r"(?:\s+of\s+(?:mine|ours)\b)?"
     # one of theirs that is the user's own: "my dentist appointment", "my team meeting"
     r"(?!\s+(?:appointments?|visits?|bills?|office|check-?ups?|exams?|sessions?|class(?:es)?|"
     r"lessons?|meetings?|calls?|fees?|practice|clinic|schedule|stand-?ups?|sync|chat)\b)"
@@ -339,7 +340,7 @@ THIRD = re.compile(
     # a person's hours or budget ("我们经理的上班时间是…"); a company's are the user's too
     r"(?=(?<!公司)(?<!团队)(?<!部门)(?<!小组)的(?:上班时间|工作时间|作息|预算|地址|饮食)(?:是|为|在)"
     r"|(?:的(?:报表|报告|文件|通知|数据|账单|周报|月报|上班时间|工作时间|作息|预算|地址))?(?:说|要求|希望|想要|觉得|认为|让|喜欢|偏好|习惯|要|以后|都|一直|"
-    r"总是|老是|经常|常常|只|从来|从不|天天|每天|爱|最近|现在|刚|"
+    r"总是|老是|经常|常常|只|从来|从不|天天|每天|爱|最近|现在|刚|基本|大多|几乎|全|也|又|"
     r"每次|平时|通常|一般)))",
     re.I)
 # After someone else's wish, a clause in the user's own voice ("…, but I prefer PDF").
