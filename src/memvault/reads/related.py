@@ -18,6 +18,7 @@ import numpy as np
 from ..core import Core
 from ..model import GRAPH_KINDS, Kind, Memory, Scope, Status
 from ..topicscore import same_topic, topics_of
+from ..understand.discourse import without_reasons
 from ..understand.stance import core as stance_core
 from ..understand.topics import content_words
 
@@ -79,7 +80,8 @@ def related(core: Core, scope: Scope, text: str, vectors: dict[str, np.ndarray],
             dense[mid] = max(dense.get(mid, -1.0), float(sim))
     if not dense:
         return []
-    words = set(content_words(gist or text))
+    # (a reason given for the change names why, not what changes: "since we go to Brazil")
+    words = set(content_words(without_reasons(gist or text)))
     out = []
     for m in core.store.fetch(user, list(dense)):
         if m.kind in NOT_MATCHED or m.status != Status.ACTIVE.value or not m.is_live(now):

@@ -525,6 +525,20 @@ def explains(text: str) -> bool:
                 or retraction(text) is not None)
 
 
+# A reason or a time given after what the line says ("switched to Portuguese since we go to
+# Brazil so often", "I'm on Pacific time now, after the move to Seattle", "换成拿铁了，因为
+# 胃不好"): what it names is why or when, not what the line is about.
+_REASON = re.compile(
+    r"(?:\s*,\s*|\s+)(?:since|because|cause|cuz|coz|as\s+(?=(?:i|we|my|our|it|the)\b)|"
+    r"after\s+(?=(?:the|my|our|we|i)\b)|so\s+that)\b[^.!?;]*"
+    r"|(?<=[^\s，,。])[，,\s]*(?:因为|由于|毕竟)[^。！？；]*", re.I)
+
+
+def without_reasons(text: str) -> str:
+    """The text without the reasons and times it gives after its main clause."""
+    return _REASON.sub("", text).strip() or text
+
+
 def says_new_value(statement: str) -> bool:
     """Does a clause of a take-back, other than the take-back's own, say a change ("称呼
     那条删掉吧，以后叫我老王就行")?"""
