@@ -30,7 +30,7 @@ def test_a_change_named(line: str) -> None:
 @pytest.mark.parametrize("line", [
     "my landlord raised the rent", "I switched to Monzo", "they delayed my start date",
     "got a macbook as a replacement", "moving to Leeds next month", "我已经全部迁到Notion了",
-    "the update is that I moved"])
+    "the update is that I moved", "finally made the switch to decaf"])
 def test_a_change_made(line: str) -> None:
     assert marks_change(line) and changes_mind(line)
 

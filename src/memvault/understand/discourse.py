@@ -284,6 +284,7 @@ _AS_NOUN = re.compile(r"\b(?:a|an|the|this|that|another|any|some|about|of|for)\s
                       r"(?:[a-z]+\s+)?$", re.I)
 _NOUNS = frozenset("delay delayed raise raises move change switch swap drop cut bump "
                    "increase decrease upgrade booking".split())
+_MADE = re.compile(r"\b(?:made|make|makes|making|did|do|doing|done|took|take|taking)\s*$", re.I)
 _JUDGED = re.compile(r"[^,.;!?]{0,40}?\b(?:is|was|would\s+be|sounds|seems|feels|looks)\b"
                      r"(?![^,.;!?]*\b(?:I|I'm|we)\b)", re.I)
 _CLAUSE_OPENS = re.compile(r"(?:^|[,.;!?…]\s*|\b(?:but|and|though|tbh|honestly)\s+)$", re.I)
@@ -292,8 +293,9 @@ _CLAUSE_OPENS = re.compile(r"(?:^|[,.;!?…]\s*|\b(?:but|and|though|tbh|honestly
 def _names_a_change(text: str, m: re.Match[str]) -> bool:
     word = m.group(0).casefold()
     before = text[:m.start()]
-    if word in _NOUNS and _AS_NOUN.search(before):
-        return True
+    if word in _NOUNS and (det := _AS_NOUN.search(before)) and not _MADE.search(
+            before[:det.start()]):
+        return True  # (but "finally made the switch to decaf" makes it)
     return word.endswith("ing") and bool(_CLAUSE_OPENS.search(before)) \
         and bool(_JUDGED.match(text, m.end()))
 
