@@ -85,6 +85,9 @@ _BACK = re.compile(
     r"(?!\s+(?:to|into|for|as|with|from|at|in)\b)", re.I)
 
 
+_LAST_CLAUSE = re.compile(r"[,.;，。；]\s*")
+
+
 def read_spans(text: str) -> list[tuple[int, int, bool]]:
     """The sentences of a message to read: not those inside quotation marks; a sentence
     that names nothing but what came before ("I hate them.") joins the one before."""
@@ -104,6 +107,8 @@ def read_spans(text: str) -> list[tuple[int, int, bool]]:
         end = cut
         if not text[start:end].strip(" \t,，:：\"'“‘「『"):
             continue
+        # "the emoji are a bit much, leave them out?": a request in a question's tune
+        question = question and not _BACK.match(_LAST_CLAUSE.split(text[start:end])[-1].strip())
         if out and not out[-1][2] and (not content_words(
                 beyond_change(core(text[start:end]))) or _BACK.search(text, start, end)) \
                 and retraction(text[start:end]) is None:

@@ -42,6 +42,7 @@ _CHANGE_EN = (
     r"switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|relocat\w*|migrat\w*|"
     r"not\s+anymore|rather|"
     r"changed\s+my\s+mind|on\s+second\s+thought|scrap|ditch|drop|make\s+it|"
+    r"leave\s+(?:it|them|that|those|these)\s+out|"
     r"turns\s+out|updated|"
     # a product's update ("Windows update restarted my laptop") changes nothing of mine
     # ("the update is that…", "latest update: …" still announce a change)
