@@ -21,7 +21,7 @@ import re
 import jieba
 
 from ..understand.discourse import SPEAKER, changes_mind, marks_change, one_time, settles
-from ..understand.stance import core
+from ..understand.stance import core, polarity
 from ..understand.topics import content_words
 from .cues import THIRD, any_of
 
@@ -535,7 +535,9 @@ def open_statement(text: str) -> bool:
         return settles(text) or changes_mind(text)
     # A thing, not a person, said to change in so many words ("the gym is putting the
     # membership up", "the standup moved to 10"): it may be what a memory is about.
-    return marks_change(text) and bool(_THING.search(text))
+    # So may a thing turned against ("the emoji thing has gotten kinda old", "the recap at
+    # the end is a bit much"): a preference for it may be what it turns around.
+    return (marks_change(text) or polarity(text) < 0) and bool(_THING.search(text))
 
 
 # What the speaker did, "I" unsaid ("traded in the civic for a tesla", "started an audiobook
@@ -551,7 +553,7 @@ _DID = re.compile(
 # A thing named with a determiner ("the gym", "this plan"), not a pronoun ("there are no
 # more emails", "it's…") or a person.
 _THING = re.compile(r"^\s*(?:the|this|that|these|those)\s+(?!(?:one|ones|is|was|are|were)\b)"
-                    r"[a-z]", re.I)
+                    r"[a-z'‘“\"]", re.I)
 
 
 def names_something(text: str) -> bool:

@@ -37,7 +37,11 @@ _NEG_EN_WORDS = (r"hate[sd]?|hating|dislike[sd]?|detest[s]?|loathe[sd]?|despise[
                  r"kill|turn\s+(?:it\s+|them\s+)?off|switch\s+(?:it\s+|them\s+)?off|disable|mute|"
                  r"(?:leave|cut|take)\s+(?:it|them|that|those)\s+out|get\s+rid\s+of|"
                  r"no\s+(?:[a-z-]+\s+){1,2}(?:please|pls|plz)|(?:is|are|['’]s)\s+gone|"
-                 r"off\s+the\s+menu|" + CALLED_OFF)
+                 r"off\s+the\s+menu|"
+                 # worn out by it: "the emoji thing has gotten kinda old", "a bit much"
+                 r"(?<!\bi['’]m\s)(?<!\bi\sam\s)(?:getting|gotten|gets)\s+(?:(?:a\s+(?:bit|little)|kinda|"
+                 r"kind\s+of|pretty|really|so|super)\s+)?old|wear(?:s|ing)?\s+thin|worn\s+thin|"
+                 r"(?:a\s+(?:bit|little)|way|far)\s+(?:too\s+)?much|" + CALLED_OFF)
 _POS_EN = (r"love[sd]?|loving|like[sd]?|liking|enjoy(?:s|ed)?|prefer(?:s|red)?|adore[sd]?|"
            r"fond\s+of|into|a\s+(?:big\s+|huge\s+)?fan\s+of|keen\s+on|want[s]?|need[s]?|"
            r"would\s+like|'d\s+like|'d\s+love|would\s+love|crave[s]?|dig|obsessed\s+with|"
