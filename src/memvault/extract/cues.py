@@ -46,7 +46,7 @@ CHANGE = any_of(
     r"\brather than\b", r"^\s*actually\b", r"\b(?:moved|relocated) to\b",
     r"\b(?:I'm|I am) done with\b(?!\s+(?:the|this|that|it|my|your)\b)",
     r"改成|换成|改为|换为|改用|换用|改到|改回|换回|不再|别再|不要.{0,15}了|不用.{0,15}了|"
-    r"(?<![特区分识离派级类性])别(?![人的忘])[^，。]{0,15}了|而是|其实|搬到|"
+    r"(?<![特区分识离派级类性])别(?![人的忘扭致墅针名称处具])[^，。]{0,15}了|而是|其实|搬到|"
     r"搬去|搬家到|取消")
 # What a thing does, after "hate": a complaint about it, not a wish ("I hate how the PDF
 # export crops the charts"); "I hate how long your answers are" stays a wish.
@@ -375,7 +375,7 @@ BOUNDARY = any_of(r"[，,；;:：]", r"\s[-–—]+\s|—", r"\b(?:but|though|ho
                   r"而是|但是|但|改成|换成|改为|换为|改用|换用|改到",
                   # chat often separates Chinese clauses with a space, not a comma
                   # after a sentence-final particle
-                  r"(?<=[了吧啊呢呀嘛啦哈哦喔噢呗咯嘞])\s+(?=[\u4e00-\u9fff])")
+                  r"(?<=[了吧啊呢呀嘛啦哈哦喔噢呗咯嘞的])\s+(?=[\u4e00-\u9fff])")
 # Verbs that switch something off, counted only right before a value that is the thing
 # switched off ("mute the phone and remind me" mutes a device, not a channel).
 OFF = re.compile(rf"\b(?:turning\s+off|{_SWITCH_OFF}|scrap|ditch|get\s+rid\s+of|drop)\s+"
@@ -417,7 +417,7 @@ NEG = any_of(
     r"\b(?:scratch|forget|nix|drop|ditch|skip)\s+(?:the\s+)?$",
     _NOT_READ + r"|很少用|不常用|不要|不用|不想|不喜欢|不需要|不希望|不接受|不接收|不收|不订阅|"
     r"退订|关闭|关掉|屏蔽|讨厌|受不了|不吃|戒了|戒掉|"
-    r"(?<![特区分识离派级类性])别(?![人的忘])|不再|停止|取消|而不是|而非|不是",
+    r"(?<![特区分识离派级类性])别(?![人的忘扭致墅针名称处具])|不再|停止|取消|而不是|而非|不是",
     r"不\s*$")  # right before the value: "我不吃素"
 # "短信通知就不要了": the negation follows the value in Chinese ("电话千万别打"; not "短信
 # 别打电话", where the not is about the next value).
