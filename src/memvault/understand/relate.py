@@ -274,9 +274,9 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         strong = by_rank = True
     if (strong or weak) and not flip and _of_the_thing(statement, target) and not (
             replaces(statement) or stops_only(statement) or settles(statement)):
-        # What the user uses, said to have changed ("spotify's shuffle has gotten so bad
-        # lately", "微信最近老是闪退", "美团的配送费又涨了"): news of the thing, not of
-        # the user's use of it ("I listen to music on Spotify" holds).
+        # A part of what the user uses, said to have changed ("spotify's shuffle has
+        # gotten so bad lately", "美团的配送费又涨了"): news of the thing, not of the
+        # user's use of it ("I listen to music on Spotify" holds).
         return Related(Relation.NEW)
     if best.score < t.match and not (flip or strong or weak):
         if restating(statement) and not changes_mind(statement) and not adds(statement) \
@@ -368,10 +368,11 @@ def _confirmed(statement: str, rest: str, ranked: Sequence[Match], t: Thresholds
 
 
 def _of_the_thing(statement: str, memory: Match) -> bool:
-    """Is the statement about a thing the memory says the user uses, likes or does, that
-    thing its subject ("spotify's shuffle…", "微信最近…", "美团的配送费…") and the
-    speaker nowhere? Not a memory whose own subject the thing is ("My gym membership costs
-    40" and "gym's putting the membership up")."""
+    """Is the statement about a part of a thing the memory says the user uses, likes or
+    does, named by a possessive ("spotify's shuffle…", "美团的配送费…"), the speaker
+    nowhere? Not of a memory whose own subject the thing is ("My gym membership costs 40"
+    and "gym's putting the membership up"). (Without a possessive the thing may be the
+    user's own change, the subject unsaid: "健身卡到期没续…".)"""
     if SPEAKER.search(statement):
         return False
     opening, theirs = _FILLER.sub("", statement), memory.content
