@@ -221,7 +221,7 @@ BUILTIN: tuple[SlotSpec, ...] = (
         "user.location", "where the user lives", kind=Kind.PROFILE.value,
         patterns=(
             r"我(?:(?:现在|目前|已经|刚|刚刚|最近|一直|上个?月|上周|上个?星期|去年|前年|今年|前几天|"
-            r"前段时间|年初|月初)\s*){0,2}(?:从[^，。,.\s]{1,10}?)?(?:住在|居住在|生活在|定居在?|"
+            r"前段时间|年初|月初|终于|总算|正式)\s*){0,2}(?:从[^，。,.\s]{1,10}?)?(?:住在|居住在|生活在|定居在?|"
             rf"常住在?|搬到了?|搬去了?|搬来了?|搬家到了?)\s*(?P<value>{_ZH_PLACE})"
             r"(?:了|啦|住|生活|居住)?(?=[\s，。,.!?！？；;、]|$)",
             # the user's whole family moving ("我们全家搬来大连了"), not a company or a team

@@ -313,11 +313,22 @@ _SUPPOSES = re.compile(
     r"you\s+(?:want|must)\s+to\s+know\b))|unless|in\s+case|might|may\s+(?:be\s+)?(?:switch|move|change|go|get|"
     r"start|stop|try)|thinking\s+(?:of|about)|considering|planning\s+to|plan\s+to|"
     r"hoping\s+to|want\s+to\s+try|tempted\s+to|toying\s+with|on\s+the\s+fence|"
-    r"(?:kinda|kind\s+of|sort\s+of|half)\s+(?:want|tempted))\b"
+    r"(?:kinda|kind\s+of|sort\s+of|half)\s+(?:want|tempted)|"
+    # someone else's wish ("my wife says she wants to quit", "he'd like to move"): the
+    # speaker's own "I want…" is a request and is not here
+    r"wants\s+to|(?:he|she|they)(?:['’]d|\s+would)\s+(?:like|love)\s+to|"
+    # a search is not a choice: "been looking at flats in Bristol", "shopping around"
+    r"looking\s+(?:at|for|into)|shopping\s+around|searching\s+for|browsing|"
+    r"(?:job|house|flat|apartment)[\s-]hunting|interviewing\s+(?:at|with|for))\b"
     r"|如果(?!可以|方便|可能的话)|(?<![主需只重就还想正总])要是(?!可以|方便)|假如|假设|万一|(?<!可以)(?<!方便)(?<!可能)的话|"
     r"可能(?!的话)|也许|或许|说不定|打算|考虑|想要?换|想要?搬|"
     # a pull, not a choice: "有点想转Obsidian", "挺想换个城市"
-    r"(?:有点|有些|挺|蛮|好|超|真|还挺)想(?!法|起|到|通)", re.I)
+    r"(?:有点|有些|挺|蛮|好|超|真|还挺)想(?!法|起|到|通)|"
+    # someone's wish said on ("老公说想辞职"), and a search ("在看苏州的房子", "在面一家新公司")
+    r"说(?:想|打算|准备|考虑)|"
+    r"(?:在|正在)(?:看|找|挑|物色|比较|对比)(?=[^，。！？\s]{0,8}?(?:房|车|工作|学校|公司|"
+    r"机会|offer|银行|套餐|健身房))|看房|找房|找工作|(?:在|正在)面(?:试)?(?![条包馆食粉])|投简历",
+    re.I)
 
 
 def supposes(text: str) -> bool:
@@ -484,6 +495,12 @@ _OTHERS_FIRST = re.compile(
     rf"\s*(?:(?:he|she|they)\b|(?:my|our)\s+{_PEOPLE}\b|"
     r"他|她|它们|我们家的|(?:我|我们)?(?:的)?(?:爸妈|父母|爸爸|妈妈|爸|妈|老婆|老公|女儿|儿子|孩子|"
     r"男朋友|女朋友|同事|朋友|室友|领导|老板|家人))", re.I)
+
+
+def about_someone(text: str) -> bool:
+    """Does the text open with someone else as its subject ("my sister eats fish again
+    now", "老公说…", "she…")?"""
+    return bool(_OTHERS_FIRST.match(text))
 
 
 # A sentence that opens as one more thing ("also, …", "btw …", "另外…", "对了…"; not

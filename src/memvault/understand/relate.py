@@ -56,6 +56,7 @@ from .planoff import planned
 from .saidagain import ELABORATES, elaborates, restates, words_of
 from .stance import CLAUSE as _CLAUSE
 from .stance import core, denies, polarity
+from .thingnews import how_it_is_doing, of_the_thing
 from .topicnames import adds_up, names_class
 from .topics import content_words
 from .when import plans_ahead, used_to_clauses
@@ -272,11 +273,13 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # Sundays" (.27) as "moved my savings to Revolut" to "I bank with Lloyds" (.31),
         # so the change is staged against it (`sure`), never applied unreviewed.
         strong = by_rank = True
-    if (strong or weak) and not flip and _of_the_thing(statement, target) and not (
+    if (strong or weak) and not flip and (
+            of_the_thing(statement, target) or how_it_is_doing(statement, target)) and not (
             replaces(statement) or stops_only(statement) or settles(statement)):
-        # A part of what the user uses, said to have changed ("spotify's shuffle has
-        # gotten so bad lately", "美团的配送费又涨了"): news of the thing, not of the
-        # user's use of it ("I listen to music on Spotify" holds).
+        # News of a thing the user has or uses: a part of it ("spotify's shuffle has gotten
+        # so bad lately", "美团的配送费又涨了") or how it is doing ("work has been brutal
+        # lately", "印象笔记又涨价了"), not news of the user ("I listen to music on
+        # Spotify" holds). thingnews.py.
         return Related(Relation.NEW)
     if best.score < t.match and not (flip or strong or weak):
         if restating(statement) and not changes_mind(statement) and not adds(statement) \
@@ -365,38 +368,6 @@ def _confirmed(statement: str, rest: str, ranked: Sequence[Match], t: Thresholds
     if polarity(rest) * polarity(theirs) < 0 or denies(rest, theirs):
         return None
     return best if confirmed(statement, theirs) else None
-
-
-def _of_the_thing(statement: str, memory: Match) -> bool:
-    """Is the statement about a part of a thing the memory says the user uses, likes or
-    does, named by a possessive ("spotify's shuffle…", "美团的配送费…"), the speaker
-    nowhere? Not of a memory whose own subject the thing is ("My gym membership costs 40"
-    and "gym's putting the membership up"). (Without a possessive the thing may be the
-    user's own change, the subject unsaid: "健身卡到期没续…".)"""
-    if SPEAKER.search(statement):
-        return False
-    opening, theirs = _FILLER.sub("", statement), memory.content
-    # a part of the thing, named by a possessive: "spotify's shuffle", "美团的配送费"
-    part = _PART.match(opening)
-    if part is None:
-        return False
-    owner = part.group(1) or part.group(2)
-    if owner.isascii():
-        shared = named_words(owner) & named_words(theirs)
-        at = next((w.start() for w in re.finditer(r"[A-Za-z][\w-]*", theirs)
-                   if shared & named_words(w.group(0))), -1)
-    else:
-        at = theirs.find(owner) if owner in named_words(theirs) else -1
-    return at > 0 and bool(_USES.search(theirs[:at]))
-
-
-# Words that only open a line ("ugh", "lol", "哎"), and what before a thing says the user
-# does something with it ("I listen to music on …", "我用…"; not "my …", "我的…").
-_FILLER = re.compile(r"^(?:\s*(?:ugh+|lol|omg|honestly|ok(?:ay)?|so|and|but|well|man|"
-                     r"哎+|唉+|啊+|嗯+|诶+|哈+)[\s,，!！.。]*)+", re.I)
-_PART = re.compile(r"([A-Za-z][\w-]*)['’]s\s+(?!(?:gone|out|over|dead|done)\b)[a-z]|"
-                   r"([\u4e00-\u9fff]{2,4}?)的(?=[\u4e00-\u9fff])", re.I)
-_USES = re.compile(r"\b(?:i|i'm|i've|we|we're)\s+\S+|我(?!的|们的)\S", re.I)
 
 
 def _used_to_other(statement: str, memory: Match) -> bool:

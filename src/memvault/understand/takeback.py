@@ -25,13 +25,16 @@ _KEEP_EN = rf"{_KEEP_NOW}|(?:remember|store|save|record|retain)ed|kept|(?:held|h
 THANKS = r"thanks|thank\s+you|thx|ty|cheers|lol|haha"
 THANKS_ZH = r"谢谢|谢啦|谢了|多谢|感谢"
 
+# How a request to the memory is asked: every form of take-back below that is an
+# imperative opens with one of these or at a clause's start ("you can drop the bit
+# about…", "feel free to scrap what I said about…").
+_ASKED = (r"please|pls|can\s+you|could\s+you|would\s+you|will\s+you|"
+          r"you\s+(?:can|may|could)|feel\s+free\s+to|go\s+ahead\s+and")
 _RETRACT_EN = (
     # an imperative to the memory at the start of a clause: "forget the cello idea",
     # "can you delete what I told you about…", "please wipe whatever you have on my ex"
     r"(?:(?:^|[,;:.!?]\s*)(?:(?:lol|lmao|haha|oh|ah|ok|okay|so|and|also|actually|hey|yeah|"
-    r"nah|no|hmm|um|well|btw|wait|ugh|oops|right)[,!.]?\s+){0,3}|\b(?:please|pls|can\s+you|"
-    r"could\s+you|would\s+you|will\s+you|you\s+(?:can|may|could)|feel\s+free\s+to|"
-    r"go\s+ahead\s+and)\s+|"
+    rf"nah|no|hmm|um|well|btw|wait|ugh|oops|right)[,!.]?\s+){{0,3}}|\b(?:{_ASKED})\s+|"
     # "just forget it", not "I just forget again"
     r"(?<!\bI\s)(?<!\bwe\s)(?<!you\s)(?<!they\s)\bjust\s+)"
     # (not before a letter: "forget那条…" ends the English word where the Chinese begins)
@@ -45,7 +48,7 @@ _RETRACT_EN = (
     r"\btake\b(?=[^.!?]{1,50}?\bout\s+of\s+(?:your\s+)?(?:memory|notes|records))|"
     # "drop the running one", "scrap the cello thing": a memory named as a thing
     r"(?:(?:^|[,;:.!?]\s*)(?:(?:ok|okay|so|and|oh|lol|yeah|actually)[,!.]?\s+){0,2}|"
-    r"\b(?:please|pls|just|you\s+can)\s+)(?:drop|ditch|scrap|bin|nix|lose|ignore)"
+    rf"\b(?:just|{_ASKED})\s+)(?:drop|ditch|scrap|bin|nix|lose|ignore)"
     r"(?=\s+the\s+(?:[\w'-]+\s+){1,3}(?:one|thing|bit|note|entry|memory|part|stuff|info|"
     r"nagging|reminders?)\b)|"
     # "I'd prefer you not remember…", "I'd rather you didn't keep…"
@@ -61,7 +64,7 @@ _RETRACT_EN = (
     r"everything|anything|all)\s+you\s+(?:know|have|remember|stored|saved|noted|kept)\b|"
     # what was said, named as such, and a verb that removes it: "scrap what i told you
     # about my pay", "take out what i said about my boss", "drop the bit about …"
-    r"(?:^|[,;:.!?]\s*|\b(?:please|pls|just|can\s+you|could\s+you)\s+)"
+    rf"(?:^|[,;:.!?]\s*|\b(?:just|{_ASKED})\s+)"
     r"(?:scrap|drop|ditch|bin|nix|lose|toss|dump|cut|strike|take\s+out|clear|kill)\s+"
     r"(?:what(?:ever)?\s+i\s+(?:said|told\s+you|mentioned|wrote|shared|typed)|the\s+(?:bit|"
     r"part|stuff|thing|info|line|note)s?)\s+(?:about|on|re|regarding)\b|"
@@ -151,7 +154,7 @@ _ABOUT = re.compile(
     r"let'?s|(?:scrap|ditch|bin|drop|nix|toss|kill)\s+(?:it|that))\b"
     r"|" + (_ABOUT_ZH := r"之前说(?:的|过)?|刚才说(?:的|过)?|我说(?:的|过)?|说过的|关于|那条|这条|"
             r"那个|这个|的事|刚才|刚刚|上一句|上一条|" + THANKS_ZH + r"|记录|那件事|那事|这事|"
-            r"信息|那会儿?|那时候?|当时|上次|他们|她们|那句|这句|麻烦|帮我")
+            r"信息|那会儿?|那时候?|当时|上次|他们|她们|那句|这句|麻烦|帮我|可以|能不能|能否")
     # one character, a word only where it stands as one: not the 他 of "吉他"
     + r"|(?:我|把|他|她|它|请|你|吧|了|啊|哈|嗯|就|也|都|的)", re.I)
 _ZH_WORDS = re.compile(_ABOUT_ZH)
