@@ -425,7 +425,9 @@ def decide(candidate: Candidate, state: GateState | None = None,
         links += [i for i in rel.links if i not in links]
     elif rel is not None and rel.relation in (Relation.UPDATE, Relation.FORGET):
         view = views.get(rel.target_id or "")
-        if view is not None and not rel.sure and not view.frozen:
+        if view is not None and rel.unsaid and not view.frozen:
+            _add(reasons, Reason.INCOMPLETE_UPDATE)  # to what, a later line says
+        elif view is not None and not rel.sure and not view.frozen:
             _add(reasons, Reason.RANKED_TARGET)  # a person confirms; approve applies it
         if view is None:
             _add(reasons, Reason.UNKNOWN_TARGET)  # an extractor named what was not found

@@ -16,8 +16,11 @@ import re
 import jieba
 
 from ..textindex import terms
+from .discourse import SPEAKER, beyond_change
+from .matchwords import WHEN
+from .topics import content_words
 
-__all__ = ["changed_thing", "names_object"]
+__all__ = ["announced_only", "changed_thing", "names_object"]
 
 _EN = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|swap(?:ped|ping)?|"
@@ -96,3 +99,32 @@ _NOT_A_THING_ZH = frozenset(
 def _words(thing: str) -> set[str]:
     """A Chinese object's words as said, whole ("手机号", not 手机 and 号)."""
     return {w for w in jieba.cut(thing, HMM=False) if w.strip() and w not in _NOT_A_THING_ZH}
+
+
+# A change said to be coming, not made: "is moving", "is getting rescheduled", "要换时间了".
+_COMING = re.compile(
+    r"\b(?:is|are|['’]s|['’]re)\s+(?:(?:about|going)\s+to\s+(?:move|change|shift)|"
+    r"(?:being|getting)\s+(?:moved|changed|rescheduled|shifted|pushed)|"
+    r"(?:moving|changing|shifting))\b|\bwill\s+(?:be\s+)?(?:move|change|shift)"
+    r"|(?:要|快要|将要?|准备|打算)(?:换|改|调|挪|变)(?!成|到|为)", re.I)
+# What a change of it names besides the thing: what changes about it ("time", "时间"),
+# and words that only open a line ("heads up", "btw").
+_ASPECT = frozenset("time times day days date dates slot place venue room schedule timing "
+                    "时间 日子 日期 地方 地点 时段 安排 head heads btw fyi".split())
+
+
+def announced_only(statement: str, memory: str) -> bool:
+    """Does the statement say a change of the memory's thing is coming, and nothing it
+    will be ("my standup is moving btw", "钢琴课要换时间了")? Until the new value is said,
+    the memory's holds. Not a change made ("the dentist moved my appointment": the old
+    date no longer holds), nor one that says its value ("…moving to 10:15", "改到周五")."""
+    if not _COMING.search(statement) or re.search(r"\d", statement):
+        return False
+    said = re.findall(r"[A-Za-z]+|[\u4e00-\u9fff]+", statement)
+    if any(w.casefold() in WHEN for w in said) or any(
+            w in run for run in said for w in WHEN if w[0] >= "\u2e80"):
+        return False
+    theirs = set(content_words(memory))
+    rest = [w for w in content_words(beyond_change(_COMING.sub(" ", statement)))
+            if w not in theirs and w.casefold() not in _ASPECT and not SPEAKER.fullmatch(w)]
+    return not rest

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .changeobject import changed_thing, names_object
+from .changeobject import announced_only, changed_thing, names_object
 from .confirms import after_confirming, confirmed, confirms
 from .discourse import (
     SPEAKER,
@@ -83,6 +83,9 @@ class Related:
     # The target is the one memory of the statement's topic class (topicscore.py), not a
     # memory that shares its words or is plainly close.
     by_topic: bool = False
+    # A change of the target said to be coming, its new value not said yet: staged, and
+    # the line that says the value goes past it.
+    unsaid: bool = False
 
 
 def relate(statement: str, matches: Sequence[Match], *, retraction: str | None = None,
@@ -273,6 +276,12 @@ def relate(statement: str, matches: Sequence[Match], *, retraction: str | None =
         # Sundays" (.27) as "moved my savings to Revolut" to "I bank with Lloyds" (.31),
         # so the change is staged against it (`sure`), never applied unreviewed.
         strong = by_rank = True
+    if not flip and (strong or weak or best.score >= t.match) and not supposes(statement) \
+            and announced_only(statement, target.content):
+        # A change said to be coming, its value not yet said ("my standup is moving btw",
+        # "钢琴课要换时间了"): the memory's value holds until it is; a person sees the
+        # announcement beside it (staged), and the line that says the value changes it.
+        return Related(Relation.UPDATE, target.id, sure=False, unsaid=True)
     if (strong or weak) and not flip and (
             of_the_thing(statement, target) or how_it_is_doing(statement, target)) and not (
             replaces(statement) or stops_only(statement) or settles(statement)):
