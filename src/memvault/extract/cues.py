@@ -81,7 +81,9 @@ PREF = any_of(
     r"(?:我|我们)的话[，,]?\s*(?:就|请)?(?:发|打|用|找|走)")
 # A polite request: a standing wish when it names a slot value ("请用中文回答"), a task
 # when it points at the thing at hand ("帮我看看这个报表").
-POLITE = any_of(r"^\s*(?:please|pls|kindly)\b", r"^\s*(?:请|麻烦|劳驾|帮我|给我)(?!问)")
+# (also a "please" that closes a clause: "shorter answers please", "more detail pls, …")
+POLITE = any_of(r"^\s*(?:please|pls|kindly)\b|\b(?:please|pls|plz)(?:\W*$|\s*[,;.!]\s)",
+                r"^\s*(?:请|麻烦|劳驾|帮我|给我)(?!问)")
 # Stronger wording than a plain "I like": wanting, standing or remembering.
 STRONG = any_of(r"\b(?:prefer|want|need|rather|remember|hate)\b",
                 r"偏好|希望|想要|要|记住|讨厌|需要")
@@ -94,7 +96,7 @@ FACT = any_of(
     r"我(?:现在|目前)?(?:住|搬|在.{1,12}(?:住|生活|工作|上班)|叫(?![了过])|每天|每晚|"
     r"对.{1,10}过敏|是一名|是一个)", r"我的.{1,8}(?:是|为)", r"预算")
 # Switching something off; each rule below says what it must be switched off.
-_SWITCH_OFF = r"(?:turn\s+off|mute|disable|silence)"
+_SWITCH_OFF = r"(?:turn\s+off|switch\s+off|mute|disable|silence|kill)"
 _SWITCH_OFF_ZH = r"(?:关了|关掉|关闭)"
 # Not reading a channel ("我根本不看邮箱", "微信我经常不看"), before or after its name.
 _NOT_READ = r"不看|不怎么看|很少看|不常看"
@@ -107,6 +109,10 @@ IMPERATIVE = any_of(
     rf"(?:通知|推送|提醒)(?:都|全){_SWITCH_OFF_ZH}",
     r"^\s*(?:请|麻烦|还是)?(?:用|使用|发|以(?!前)|通过|回复|回答|导出|改|换|别|不要|都)",
     rf"(?:都|全){_SWITCH_OFF_ZH}吧")
+# An imperative of how things are done, after a clause that says why ("the essays are too
+# much, keep answers brief"); not a task asked beside something ("…, text me the address").
+HOW_IMPERATIVE = re.compile(r"^\s*(?:please\s+)?(?:keep|be|stop|use|switch|change|don't|"
+                            r"do\s+not|never|always)\b", re.I)
 QUESTION = any_of(
     # a clause opening "When I travel…" is a condition, not a question
     r"^\s*(?:what|which|how|why|when|where|who)\b(?!\s+(?:I|I'm|we|we're|my|our)\b)",
@@ -381,7 +387,7 @@ BOUNDARY = any_of(r"[，,；;:：]", r"\s[-–—]+\s|—", r"\b(?:but|though|ho
 OFF = re.compile(rf"\b(?:turning\s+off|{_SWITCH_OFF}|scrap|ditch|get\s+rid\s+of|drop)\s+"
                  r"(?:all\s+(?:the\s+)?|the\s+|my\s+|those\s+|these\s+)?$", re.I)
 OFF_WHAT = re.compile(r"(?:\s*(?:notifications?|alerts?|messages?|reminders?|calls?|reports?|"
-                      r"exports?)\b|\s*(?:[,;.!]|$))", re.I)
+                      r"exports?)\b|\s*(?:(?:please|pls|plz)\b\W*)?(?:[,;.!]|$))", re.I)
 MOVE = re.compile(r"\b(?:switch|chang|mov|go|migrat)\w*\b", re.I)
 # "dropped by the vegan cafe", "素食餐厅": the value describes a place, not the user
 DESCRIBES = re.compile(r"^\s*(?:cafe|café|restaurant|place|spot|bakery|bar|shop|store|"

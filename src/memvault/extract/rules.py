@@ -75,6 +75,7 @@ from .cues import (
     FROM_SOMEONE,
     GROUP_BUDGET,
     HEDGE,
+    HOW_IMPERATIVE,
     IF_CLAUSE,
     IMPERATIVE,
     IS_AFTER,
@@ -243,7 +244,13 @@ class RuleExtractor:
         fact = FACT.search(body)
         first = FIRST.search(body)
         polite = POLITE.search(body)
-        imperative = IMPERATIVE.search(body) or polite
+        # (an imperative after a clause that says why: "the essays are too much, keep
+        # answers brief"; the thing at hand is looked for in the clause that asks)
+        request = next((c for i, c in enumerate(CLAUSE.split(body)) if c and (
+            (IMPERATIVE.search(c) if i == 0 else HOW_IMPERATIVE.match(c))
+            or POLITE.search(c))), None)
+        imperative = IMPERATIVE.search(body) or polite or request is not None
+        asking = request or body
         ttl_cue = next(((m, ttl) for rx, ttl in TTL if (m := rx.search(body))), None)
         emphasis = bool(EMPHASIS.search(body) and not DEMONSTRATIVE.search(body)
                         and not (ttl_cue and ttl_cue[1] == "1d"))
@@ -263,7 +270,7 @@ class RuleExtractor:
                     break
         if (not command and not pref and not standing and not fact and imperative
                 and not any(m.via == "pattern" for m in matches)
-                and DEMONSTRATIVE.search(body) and not is_statement(body)
+                and DEMONSTRATIVE.search(asking) and not is_statement(body)
                 and not (CHANGE_IT.search(body)
                          and any(self.registry.has_cue(m.spec, body) for m in matches))):
             return []  # "export it as CSV": about the thing at hand, not a standing wish
