@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+import jieba
+
 from ..textindex import terms
 
 # Negative stance first: "don't like" must not read as "like".
@@ -90,11 +92,33 @@ def polarity(text: str) -> int:
 
 @lru_cache(maxsize=16384)
 def core(text: str) -> str:
-    """The statement without its stance and framing words: what it is about."""
-    out = _NEG.sub(" ", text)
-    out = _POS.sub(" ", out)
-    out = _FRAME.sub(" ", out)
+    """The statement without its stance and framing words: what it is about. A Chinese
+    stance or frame word goes only where it is a word of the sentence, not a character of
+    another word: 都 of "我们都去", not of "成都"; 超 of "超喜欢", not of "超市"; 太 of "太贵",
+    not of "太原"."""
+    spans = [m.span() for rx in (_NEG, _POS, _FRAME) for m in rx.finditer(text)]
+    if not spans:
+        return _SPACE.sub(" ", text).strip()
+    cuts = _word_bounds(text) if _CJK.search(text) else frozenset()
+    keep = [True] * len(text)
+    for a, b in spans:
+        if cuts and _CJK.match(text[a:b]) and not (a in cuts and b in cuts):
+            continue  # inside a Chinese word
+        keep[a:b] = [False] * (b - a)
+    out = "".join(c if k else " " for c, k in zip(text, keep, strict=True))
     return _SPACE.sub(" ", out).strip()
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _word_bounds(text: str) -> frozenset[int]:
+    """Where the words of the sentence start and end (jieba's cut, no guessing)."""
+    at, out = 0, {0}
+    for w in jieba.cut(text, HMM=False):
+        at += len(w)
+        out.add(at)
+    return frozenset(out)
 
 
 # A clause's not, and the words that only stress it ("at all", "根本"); where a clause ends.
