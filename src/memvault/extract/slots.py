@@ -30,7 +30,7 @@ Built-in slots (the registry `SLOTS`):
     medication.time    "HH:MM" ("每天上午十点吃药", "I take my meds at 10pm")
     work.hours         "HH:MM-HH:MM" ("工作时间是9点到6点", "I work 9 to 5")
     diet.restriction   vegetarian | vegan | halal | kosher | gluten_free | lactose_free
-                       | low_carb | keto
+                       | low_carb | keto | pescatarian | flexitarian
     diet.goal          weight_loss | muscle_gain (transient: 90 days by default)
 
 Extending it (for every extractor that uses the registry):
@@ -358,15 +358,19 @@ BUILTIN: tuple[SlotSpec, ...] = (
                 "gluten_free": ("无麸质", "gluten-free", "gluten free", "coeliac", "celiac"),
                 "lactose_free": ("乳糖不耐", "乳糖不耐受", "lactose intolerant",
                                  "lactose-free", "dairy-free"),
-                "low_carb": ("低碳水", "low-carb", "low carb"), "keto": ("生酮", "keto")},
+                "low_carb": ("低碳水", "low-carb", "low carb"), "keto": ("生酮", "keto"),
+                "pescatarian": ("鱼素", "海鲜素", "pescatarian", "pescetarian"),
+                "flexitarian": ("弹性素食", "flexitarian")},
         cues=("吃", "饮食", "diet", "eat", "food", "meal"), stative=True,
         labels={"zh": {"vegetarian": "素食", "vegan": "纯素", "halal": "清真",
                        "kosher": "犹太洁食", "gluten_free": "无麸质", "lactose_free": "无乳糖",
-                       "low_carb": "低碳水", "keto": "生酮"},
+                       "low_carb": "低碳水", "keto": "生酮", "pescatarian": "鱼素",
+                       "flexitarian": "弹性素食"},
                 "en": {"vegetarian": "vegetarian", "vegan": "vegan", "halal": "halal",
                        "kosher": "kosher", "gluten_free": "gluten-free",
                        "lactose_free": "lactose-free", "low_carb": "low-carb",
-                       "keto": "keto"}},
+                       "keto": "keto", "pescatarian": "pescatarian",
+                       "flexitarian": "flexitarian"}},
         templates={"en": "The user follows a {value} diet", "zh": "用户的饮食：{value}",
                    "en:negative": "The user's diet is no longer {replaces}",
                    "zh:negative": "用户的饮食不再是{replaces}"}),
