@@ -73,6 +73,10 @@ def test_how_a_thing_is_doing_changes_nothing(vault: Vault, given: str, line: st
     ("I work as a paramedic", "left the ambulance service, I'm a nurse now", "nurse"),
     ("My laptop is a MacBook Air", "the macbook died, I'm on a ThinkPad now", "thinkpad"),
     ("我住在南京", "看了半年房 终于搬到苏州了", "苏州"),
+    # news that ends the thing is news of the user's having it
+    ("I train at the PureGym on Dale Street", "ugh the puregym on dale street closed down lately",
+     "puregym"),
+    ("My laptop is a MacBook Air", "my macbook died lately rip", "macbook"),
 ])
 def test_a_change_still_changes(vault: Vault, given: str, line: str, word: str) -> None:
     _say(vault, given)

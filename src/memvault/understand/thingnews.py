@@ -57,6 +57,12 @@ _DOES_ZH = re.compile(rf"^{_ADVERBS_ZH}(?:用|去|吃|喝|坐|买|住|换|改|�
                       r"订|报|在|是|只|不|没|别|要|能|会|可以)")
 # The user's leaving it, anywhere after the thing, the subject unsaid: "电信到期了转了联通".
 _LEFT_ZH = re.compile(r"转|换|改|搬|退|续|停|取消|卸载|注销|不用|不去|不再")
+# News that ends the thing, or the user's having it ("the gym closed down", "macbook died",
+# "健身房倒闭了", "卡到期了"): what the memory says no longer holds, whoever did it.
+_ENDED = re.compile(r"\b(?:closed|clos(?:ing|es)\s+down|shut(?:ting)?\s+down|shut|went\s+bust|"
+                    r"bankrupt|discontinued|died|dead|broke|broken|stolen|gone|ended|expired|"
+                    r"cancell?ed|fired|laid\s+off|let\s+go|over)\b|倒闭|关门|停业|没了|停产|下架|"
+                    r"到期|坏了|丢了|被偷|报废|黄了|停了|结束|裁|辞退|开除|搬走|拆了", re.I)
 # Time words that place the news, not a value ("最近", "lately").
 _NOT_A_VALUE = frozenset({"最近", "现在", "每天"})
 
@@ -86,7 +92,8 @@ def of_the_thing(statement: str, memory: Match) -> bool:
 def how_it_is_doing(statement: str, memory: Match) -> bool:
     """Does the statement open with a thing the memory names and say only how it is
     doing ("work has been brutal lately", "my macbook keyboard keeps sticking",
-    "印象笔记最近又涨价了"): no one of the user's side after the thing, no plain "is" (what
+    "印象笔记最近又涨价了"): nothing that ends it ("closed down", "倒闭了"), no one of
+    the user's side after the thing, no plain "is" (what
     it is now is a value: "my editor is neovim now"), and no number, day or name the
     memory could take as its new value? Asked of a memory of what the user has or does,
     not of a stance."""
@@ -95,7 +102,7 @@ def how_it_is_doing(statement: str, memory: Match) -> bool:
         # 一闻就反胃"): news of a thing leaves only what the user has or does
         return False
     line = _LEAD_TIME.sub("", _FILLER.sub("", statement)).lstrip()
-    if about_someone(line):
+    if about_someone(line) or _ENDED.search(line):
         # a person is no thing: what "my sister" does now is news of her, and her memory's
         return False
     line = _OWNER.sub("", line)
