@@ -54,3 +54,16 @@ def test_a_change_with_its_value_is_applied(vault: Vault, given: str, line: str)
     (mid,) = statements(vault, ME)
     _say(vault, line)
     assert statements(vault, ME)[mid].version == 2
+
+
+def test_the_value_given_in_a_reply_to_the_assistant_is_a_value(vault: Vault) -> None:
+    # the same message carries the announcement, the assistant's question and the
+    # value in Chinese numerals: the announcement waits, the value changes the memory
+    _say(vault, "我每周一上午十点开周会")
+    (mid,) = statements(vault, ME)
+    vault.observe(ME, [{"role": "user", "content": "周会要换时间了"},
+                       {"role": "assistant", "content": "换到几点？"},
+                       {"role": "user", "content": "两点吧 以后都两点"}])
+    after = statements(vault, ME)
+    assert after[mid].status == "active" and "两点" in after[mid].content
+    assert not [p for p in vault.list(ME, status="pending", limit=20) if p.kind != "turn"]

@@ -17,7 +17,7 @@ import jieba
 
 from ..textindex import terms
 from .discourse import SPEAKER, beyond_change
-from .matchwords import WHEN
+from .matchwords import NUMBER, WHEN
 from .topics import content_words
 
 __all__ = ["announced_only", "changed_thing", "names_object"]
@@ -118,13 +118,19 @@ def announced_only(statement: str, memory: str) -> bool:
     will be ("my standup is moving btw", "钢琴课要换时间了")? Until the new value is said,
     the memory's holds. Not a change made ("the dentist moved my appointment": the old
     date no longer holds), nor one that says its value ("…moving to 10:15", "改到周五")."""
-    if not _COMING.search(statement) or re.search(r"\d", statement):
+    if not _COMING.search(statement) or NUMBER.search(statement):
         return False
     said = re.findall(r"[A-Za-z]+|[\u4e00-\u9fff]+", statement)
     if any(w.casefold() in WHEN for w in said) or any(
             w in run for run in said for w in WHEN if w[0] >= "\u2e80"):
         return False
     theirs = set(content_words(memory))
+    # (a Chinese word is the memory's when the memory says it, however jieba cuts it
+    # there: "站会" of "开站会")
     rest = [w for w in content_words(beyond_change(_COMING.sub(" ", statement)))
-            if w not in theirs and w.casefold() not in _ASPECT and not SPEAKER.fullmatch(w)]
+            if not (w in memory if w[0] >= "\u2e80" else w in theirs)
+            and w.casefold() not in _ASPECT and not _SOMEONE.fullmatch(w)]
     return not rest
+
+
+_SOMEONE = re.compile(r"[我咱俺你您]们?|" + SPEAKER.pattern, re.I)

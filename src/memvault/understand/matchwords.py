@@ -103,6 +103,12 @@ WHEN = frozenset(
     "星期日 时候".split())
 
 
+# A number a memory's next version could hold as its value: digits, or a Chinese numeral
+# with its measure word ("十点", "三年级", "两百块").
+NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万半]{1,4}(?:点|号|岁|块|元|公里|斤|次|天|"
+                    r"年级|年|个|周|级|楼|层|分|小时)")
+
+
 def named_words(text: str) -> set[str]:
     """The specific words a statement names things by (what `shares_words` compares)."""
     return {w for w in content_words(beyond_change(core(text) or text), grams=True)

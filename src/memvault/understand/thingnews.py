@@ -22,7 +22,7 @@ import re
 
 from ..textindex import STOPWORDS
 from .discourse import SPEAKER, about_someone
-from .matchwords import WHEN, Match, named_words
+from .matchwords import NUMBER, WHEN, Match, named_words
 from .stance import polarity
 
 __all__ = ["how_it_is_doing", "of_the_thing"]
@@ -43,9 +43,7 @@ _OWNER = re.compile(r"^(?:(?:my|our|the)\s+|我的|我们的)", re.I)
 # The user's side anywhere after that: "for me", "I", "my go-to", "我".
 _SELF = re.compile(r"\b(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|im|ive|me|my|mine|myself|we|"
                    r"we['’]re|us|our)\b|[我咱俺]", re.I)
-# A value the memory's next version could hold: a number, a day or time, a name.
-_NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万]{1,4}(?:点|号|岁|块|元|公里|斤|次|天|"
-                     r"年级|年|个|周|级|楼|层|分|小时)")
+# A name the line gives, which the memory's next version could hold as its value.
 _CAPITAL = re.compile(r"(?<=\s)(?-i:[A-Z][\w-]*)")
 # "is a ThinkPad now", "是乐刻的": a plain copula says what the thing is, a value.
 _IS = re.compile(r"(?:\b(?:is|are)|['’]s)\b(?!\s+(?:been|gotten|getting|being|so|too|way|"
@@ -131,5 +129,5 @@ def how_it_is_doing(statement: str, memory: Match) -> bool:
     # a name it gives: capitalised, not a word capitalised for emphasis ("AGAIN")
     names = {w.casefold() for w in _CAPITAL.findall(statement)} - theirs - STOPWORDS \
         - {w.casefold() for w in re.findall(r"[A-Za-z][\w-]*", memory.content)}
-    return not (_SELF.search(rest) or _NUMBER.search(statement)
+    return not (_SELF.search(rest) or NUMBER.search(statement)
                 or (words & WHEN) - _NOT_A_VALUE or names)
