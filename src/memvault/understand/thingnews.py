@@ -91,17 +91,17 @@ def how_it_is_doing(statement: str, memory: Match) -> bool:
     """Does the statement open with a thing the memory names and say only how it is
     doing ("work has been brutal lately", "my macbook keyboard keeps sticking",
     "印象笔记最近又涨价了"): nothing that ends it ("closed down", "倒闭了"), no one of
-    the user's side after the thing, no plain "is" (what
-    it is now is a value: "my editor is neovim now"), and no number, day or name the
-    memory could take as its new value? Asked of a memory of what the user has or does,
-    not of a stance."""
+    the user's side after the thing, no plain "is" (what it is now is a value: "my editor
+    is neovim now"), and no number, day or name the memory could take as its new value?
+    Asked of a memory of what the user has or does, not of a stance."""
     if polarity(memory.content):
         # a stance on the thing ("我很喜欢吃香菜") is changed by a reaction to it ("最近香菜
         # 一闻就反胃"): news of a thing leaves only what the user has or does
         return False
     line = _LEAD_TIME.sub("", _FILLER.sub("", statement)).lstrip()
     if about_someone(line) or _ENDED.search(line):
-        # a person is no thing: what "my sister" does now is news of her, and her memory's
+        # a person is no thing: what "my sister" does now is news of her, and her memory's;
+        # and what ends the thing ends the user's having it
         return False
     line = _OWNER.sub("", line)
     theirs = named_words(memory.content) | (named_words(memory.said) if memory.said else set())
