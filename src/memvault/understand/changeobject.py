@@ -17,7 +17,7 @@ import jieba
 
 from ..textindex import terms
 from .discourse import SPEAKER, beyond_change
-from .matchwords import NUMBER, WHEN
+from .matchwords import NUMBER, time_words
 from .topics import content_words
 
 __all__ = ["announced_only", "changed_thing", "names_object"]
@@ -120,9 +120,7 @@ def announced_only(statement: str, memory: str) -> bool:
     date no longer holds), nor one that says its value ("…moving to 10:15", "改到周五")."""
     if not _COMING.search(statement) or NUMBER.search(statement):
         return False
-    said = re.findall(r"[A-Za-z]+|[\u4e00-\u9fff]+", statement)
-    if any(w.casefold() in WHEN for w in said) or any(
-            w in run for run in said for w in WHEN if w[0] >= "\u2e80"):
+    if time_words(statement):
         return False
     theirs = set(content_words(memory))
     # (a Chinese word is the memory's when the memory says it, however jieba cuts it

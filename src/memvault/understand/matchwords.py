@@ -103,6 +103,14 @@ WHEN = frozenset(
     "星期日 时候".split())
 
 
+def time_words(text: str) -> set[str]:
+    """The words of `WHEN` the text says: an English one as a whole word, a Chinese one
+    anywhere in a run of Chinese ("周三" of "每周三晚上")."""
+    said = re.findall(r"[A-Za-z]+|[\u4e00-\u9fff]+", text)
+    return {w.casefold() for w in said if w.casefold() in WHEN} | {
+        w for w in WHEN if w[0] >= "\u2e80" and any(w in run for run in said)}
+
+
 # A number a memory's next version could hold as its value: digits, or a Chinese numeral
 # with its measure word ("十点", "三年级", "两百块").
 NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万半]{1,4}(?:点|号|岁|块|元|公里|斤|次|天|"

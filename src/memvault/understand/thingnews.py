@@ -22,7 +22,7 @@ import re
 
 from ..textindex import STOPWORDS
 from .discourse import SPEAKER, about_someone
-from .matchwords import NUMBER, WHEN, Match, named_words
+from .matchwords import NUMBER, Match, named_words, time_words
 from .stance import polarity
 
 __all__ = ["how_it_is_doing", "of_the_thing"]
@@ -62,7 +62,7 @@ _ENDED = re.compile(r"\b(?:closed|clos(?:ing|es)\s+down|shut(?:ting)?\s+down|shu
                     r"cancell?ed|fired|laid\s+off|let\s+go|over)\b|倒闭|关门|停业|没了|停产|下架|"
                     r"到期|坏了|丢了|被偷|报废|黄了|停了|结束|裁|辞退|开除|搬走|拆了", re.I)
 # Time words that place the news, not a value ("最近", "lately").
-_NOT_A_VALUE = frozenset({"最近", "现在", "每天"})
+_NOT_A_VALUE = frozenset({"最近", "每天"})
 
 
 def of_the_thing(statement: str, memory: Match) -> bool:
@@ -123,11 +123,8 @@ def how_it_is_doing(statement: str, memory: Match) -> bool:
                for c in [rest, *re.split(r"[，,。；;！!\s]+", rest)[1:]] if c.strip()) \
                 or _LEFT_ZH.search(rest):
             return False
-    words = {w.casefold() for w in re.findall(r"[A-Za-z]+", statement)} | {
-        run[i:i + n] for run in re.findall(r"[\u4e00-\u9fff]+", statement)
-        for n in (2, 3) for i in range(len(run) - n + 1)}
     # a name it gives: capitalised, not a word capitalised for emphasis ("AGAIN")
     names = {w.casefold() for w in _CAPITAL.findall(statement)} - theirs - STOPWORDS \
         - {w.casefold() for w in re.findall(r"[A-Za-z][\w-]*", memory.content)}
     return not (_SELF.search(rest) or NUMBER.search(statement)
-                or (words & WHEN) - _NOT_A_VALUE or names)
+                or time_words(statement) - _NOT_A_VALUE or names)
