@@ -197,13 +197,13 @@ def observe(eng: Engine, scope: Any, messages: Any, *, source_ref: str | None = 
             # "remove that", answering the assistant's "I have a note that you're lactose
             # intolerant": what the assistant just said it holds is what "that" is; else what
             # the rest of the message names ("Jordan and I broke up. Please don't bring them
-            # up anymore"); else, opening the call, the user's line before it ("那条不用记了").
+            # up anymore"); else the user's line before, in this call or the last ("这条先别存").
             at = result.turns.index(turn)
             before = (result.turns[at - 1], msgs[at - 1].content, msgs[at - 1].role) if at else None
             lines = read_back(before) or with_rest([], turn, msgs[at].content, said)
-            if names_nothing(label) and not (lines or at or goes_on
-                                              or says_more(msgs[at].content, said)):
-                goes_on = threadlinks.stated_before(eng, sc, result.turns)
+            if names_nothing(label) and not (lines or goes_on or says_more(msgs[at].content, said)):
+                goes_on = stated.get(result.turns[at - 1], []) if at \
+                    else threadlinks.stated_before(eng, sc, result.turns)
         if changed[0] == turn and changed[1] and c.slot is None and discourse.explains(said):
             # The reason for the change just made ("…I dislike it now. Too competitive,
             # too long."): kept only if it changes a memory itself (the turn keeps it).

@@ -118,7 +118,7 @@ from .slots import SLOTS, SlotMatch, SlotRegistry, SlotSpec, lang_of
 from .slotvalues import places_only
 from .statements import is_task, open_statement, speaker_clauses, undecided, with_speaker
 from .statements import standing as is_statement
-from .whatifs import HYPOTHETICAL
+from .whatifs import HYPOTHETICAL, SCENE
 
 
 @dataclass(slots=True)
@@ -165,10 +165,11 @@ class RuleExtractor:
                 continue
             found: list[CandidateMemory] = []
             said = answered(msgs, i) or msg
-            whatif = False
+            whatif = scene = False
             for start, end, question in read_spans(said.content):
                 text = said.content[start:end]
-                if (whatif and _CONDITIONAL.search(text)) or confirms_only(text):
+                scene = scene or bool(SCENE.search(text))  # "roleplay time! I'm a new hire…"
+                if (whatif and _CONDITIONAL.search(text)) or confirms_only(text) or scene:
                     continue  # "imagine winning the lottery… I'd…"; "没说错"
                 whatif = whatif or bool(HYPOTHETICAL.search(text))
                 if (w := withdrawn(text, said.content, found)) is not None:  # "scratch that"

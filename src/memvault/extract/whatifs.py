@@ -8,6 +8,15 @@ from __future__ import annotations
 
 from .cues import any_of
 
+# A game or a scene: "pretend you're a travel agent and I just moved to Tokyo", "角色扮演
+# 一下，假装我是新来的实习生" (not "pretend I never said it", a take-back), or one that
+# frames it ("fun one: imagine I…"). What the rest of its message says is in the scene.
+_SCENE = (r"\b(?:let'?s\s+)?pretend\b(?!\s+(?:that\s+)?i\s+never\b)|"
+          r"\brole[\s-]?play|\bmake[\s-]?believe\b|"
+          r"[:：—–]\s*(?:suppose|imagine|let'?s\s+say)\b|"
+          r"扮演|(?:^|[，,:：\s])假装(?:我|你)|就当(?:我|你)是")
+SCENE = any_of(_SCENE)
+
 # Thinking aloud about a choice is not making it: "what if we always used XLSX?",
 # "如果以后都用 XLSX 会怎样".
 # The if-clause of a second conditional: the past for what is not so ("if I won…").
@@ -79,4 +88,14 @@ HYPOTHETICAL = any_of(r"\bwhat if\b", r"\bwhat would happen\b", r"\bhypothetical
                       r"bought)\s+(?:a|an|another)\b[^.!?]{0,40}?\b(?:name|call)\s+(?:it|her|him|"
                       r"them)\b",
                       r"\bday\s*dream\w*|\bfantasi[sz]\w*|\bdream(?:s|ing)?\s+(?:of|about)\b|"
-                      r"\bpart\s+of\s+me\s+(?:wants|wishes|thinks)\b|幻想|白日梦|做梦都想")
+                      r"\bpart\s+of\s+me\s+(?:wants|wishes|thinks)\b|幻想|白日梦|做梦都想",
+                      _SCENE,
+                      # a figure of speech, not where the user lives: "I basically live at
+                      # the office these days", "we practically live in the car", "简直住
+                      # 在公司了", "以公司为家" (not a named place: "I basically live in
+                      # Berlin now")
+                      r"\b(?:basically|practically|virtually|pretty\s+much|all\s+but|"
+                      r"more\s+or\s+less|might\s+as\s+well)\s+live\s+(?:at|in|on|off)\s+"
+                      r"(?:(?:the|my|our|this|that|a)\s+)?(?-i:[a-z])|"
+                      r"(?:简直|都快|快要|就差)(?:要|就)?住(?:在|进)|以[^，。！？,\s]{1,6}为家|"
+                      r"把[^，。！？,\s]{1,6}当(?:成|作|做)?(?:家|宿舍)")

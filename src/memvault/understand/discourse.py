@@ -203,7 +203,8 @@ _CHOSEN = re.compile(r"\b(?:went|gone|going)\s+with\s+(?:the\s+)?\w|\bsettled\s+
 
 
 # "搞错了，我是 A 型血" gives the right version; "…你别记了，是我搞错了" only admits it.
-_WRONG_THEN_RIGHT = r"[搞弄记写]错了(?=[，,：:\s]*(?:我|是|应该|其实|实际|正确))"
+# (not "搞错了 其实没事": what is right is that nothing holds, a take-back)
+_WRONG_THEN_RIGHT = r"[搞弄记写]错了(?=[，,：:\s]*(?:我|是|应该|其实(?![没不])|实际|正确))"
 # The last word on a thread of changes ("changed my mind again: Inverness", "算了还是钉钉吧"):
 # it is about whatever was changed last, even when it names too little to match.
 _SETTLES = re.compile(

@@ -56,7 +56,7 @@ _RETRACT_EN = (
     r"\b(?:rather|prefer(?:red)?|want(?:ed)?|wish|like|need|ask(?:ed)?|better\s+if)\s+"
     rf"(?:it\s+if\s+|if\s+)?you\s+(?:to\s+)?(?:not|didn'?t|never|wouldn'?t|don'?t)\s+"
     rf"(?:to\s+)?(?:{_KEEP_EN})\b|"
-    r"(?:drop|ditch|take|clear|remove|delete|erase|wipe|scrub|purge|strip|cut|get\s+rid\s+of)"
+    r"(?:drop|ditch|take|get|clear|remove|delete|erase|wipe|scrub|purge|strip|cut|get\s+rid\s+of)"
     r"\b(?=[^.;!?]{0,40}?\b(?:from|out\s+of)\s+(?:your\s+)?(?:notes|memory|memories|records|"
     r"files))|"
     # "drop what you know about my dog", "scrub whatever you have on my ex"
@@ -69,6 +69,8 @@ _RETRACT_EN = (
     r"(?:what(?:ever)?\s+i\s+(?:said|told\s+you|mentioned|wrote|shared|typed)|the\s+(?:bit|"
     r"part|stuff|thing|info|line|note)s?)\s+(?:about|on|re|regarding)\b|"
     r"never\s+mind\s+(?:what|the|about|my)\b|"
+    # "that penicillin thing, you can let that go": asked of the memory, at a clause's start
+    rf"(?:^|[,;:.!?]\s*|\b(?:just|{_ASKED})\s+)let\s+(?:that|it|this)(?:\s+one)?\s+go\b|"
     rf"(?:do\s*n[o']t|do\s+not|no\s+need\s+to|stop|never)\s+(?:{_KEEP_NOW}|note|noting)\b"
     r"(?!\s+(?:to|it\s+in\s+mind))|"
     # "you don't need to remember the German thing", "would you mind not keeping…"
@@ -108,7 +110,7 @@ _RETRACT_ZH = (r"(?:别|不用|不要|无需|不必)(?:再|专门|特意|特地|
                # not the user's words: "周杰伦那句不是我说的", "那条不是我本人发的"
                r"不是我(?:本人|自己)?(?:说|发|打|写)的|"
                # "那个就别管了": what was said, to be let go
-               r"(?<=[那这][个条])就?(?:别|不用|不要)(?:再)?管(?:了|它)|"
+               r"(?<=[那这][个条件事])你?就?(?:别|不用|不要)(?:再)?管(?:了|它)|"
                # "那条你当没听过吧": what was said, to be as if unheard
                r"你就?当(?:作|做)?没(?:听|看)(?:过|见|到)|"
                # as if never said: "之前那句当没发过", "就当我没提", "当作没说过"
@@ -131,7 +133,8 @@ _BARE_IT = re.compile(r"(?:^|[,;.!?—–]\s+)\W*(?:(?:please|pls|just|so|ok(?:a
                       r"on\s+second\s+thought)\W+){0,3}"
                       r"(?:(?:delete|erase|remove|wipe|forget|drop|scrap|bin|toss|ditch|"
                       r"get\s+rid\s+of)\s+(?:it|that(?:\s+one)?|this(?:\s+one)?)|"
-                      r"take\s+(?:it|that|this)\s+(?:out|off))"
+                      r"(?:take|get)\s+(?:it|that|this)\s+(?:out|off)"
+                      r"(?:\s+(?:of|from)\s+(?:your\s+)?(?:notes|memory|records|files))?)"
                       rf"(?:\W+(?:please|pls|too|as\s+well|then|{THANKS}))*\W*$", re.I)
 _REFERENT = re.compile(r"\b(?:the|that|this|my)\s+(?:[\w'-]+\s+){0,3}(?:thing|stuff|info|"
                        r"bit|part|note|memory|rule|preference|instruction)\b", re.I)
@@ -145,7 +148,8 @@ _ABOUT = re.compile(
     r"memory|one)|that\s+i\s+(?:said|mentioned|told\s+you)|about|regarding|re:?|please|"
     r"pls|you|can|could|just|ok|okay|actually|also|and|my|me|i'?d|i'?m|i|it|that|the|earlier|before|"
     r"prefer|rather|lol|haha|oh|so|info|thing|things|one|bit|part|entry|have\s+on|on\s+me|"
-    r"hey|ugh|wait|hmm|um|sorry|i'?m|stored|kept|saved|anywhere|out\s+of\s+(?:your\s+)?memory|"
+    r"hey|ugh|wait|hmm|um|sorry|i'?m|stored|kept|saved|anywhere|"
+    r"out\s+of\s+(?:your\s+)?(?:memory|notes|records|files)|"
     r"would|mind|"
     r"(?:the\s+)?fact(?:\s+that)?|"
     r"in\s+(?:your\s+)?memory|"
@@ -156,7 +160,7 @@ _ABOUT = re.compile(
             r"那个|这个|的事|刚才|刚刚|上一句|上一条|" + THANKS_ZH + r"|记录|那件事|那事|这事|"
             r"信息|那会儿?|那时候?|当时|上次|他们|她们|那句|这句|麻烦|帮我|可以|能不能|能否")
     # one character, a word only where it stands as one: not the 他 of "吉他"
-    + r"|(?:我|把|他|她|它|请|你|吧|了|啊|哈|嗯|就|也|都|的)", re.I)
+    + r"|(?:我|把|他|她|它|请|你|吧|了|啊|哈|嗯|就|也|都|的|先|诶|欸|哎|呃)", re.I)
 _ZH_WORDS = re.compile(_ABOUT_ZH)
 # "芒果那个…", "吉他那条…": a thing put first in its clause as what the clause is about.
 _TOPIC = re.compile(r"(?:^|[，,。！？!?；;\s])(?:[啊哦诶呃噢]\s*)?([\u3400-\u9fff]{1,8}?)"
@@ -164,6 +168,8 @@ _TOPIC = re.compile(r"(?:^|[，,。！？!?；;\s])(?:[啊哦诶呃噢]\s*)?([\u
 _CJK = re.compile(r"([\u3400-\u9fff]+)")
 _SPACE = re.compile(r"[\s,，。.!！?？;；:：、~…\"'“”‘’()（）—–]+")
 _CLAUSE = re.compile(r"[,，。.!！?？;；]+(?:\s|$)|[，。！？；]")
+# A space between Chinese words, where chat puts a comma
+_ZH_GAP = re.compile(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
 
 
 def names_nothing(taken_back: str | None) -> bool:
@@ -194,6 +200,12 @@ def retraction(text: str) -> str | None:
             # a thing put first as another clause's topic names it ("芒果那个是我搞混了，是
             # 我妹过敏不是我，你删了吧"), not the clause nearest the verb
             return named
+        gap = max((g.end() for g in _ZH_GAP.finditer(text, start, m.start())), default=start)
+        if _JUST_SAID.search(text[gap:next(
+                (g.start() for g in _ZH_GAP.finditer(text, m.end(), end)), end)]):
+            # "刚才那句作废哈 发错人了", "这条先别存 还没定呢": what was just said, whatever
+            # the clause after it gives as the reason
+            return ""
         named = _named(text[start:m.start()] + " " + text[m.end():end])
         if not named:
             # A plan the line calls off names it wherever it is ("考研那事黄了，决定直接
@@ -210,6 +222,13 @@ def retraction(text: str) -> str | None:
             return named
     return ""
 
+
+# What was just said, pointed at: "刚才那句", "这条", "上一条", "what I just said", "that
+# last message".
+_JUST_SAID = re.compile(r"刚才(?:那|这)?[句条]|刚(?:刚|才)?(?:说|发)的|上一[句条]|这[句条]|"
+                        r"\bwhat\s+i\s+just\s+(?:said|wrote|typed|sent)|\b(?:that|the|my)\s+"
+                        r"last\s+(?:one|message|bit|line)\b|"
+                        r"\b(?:that|this)(?:\s+one)?\W*$", re.I)  # "don't save that, …"
 
 # Symbols and emoji name nothing ("forget that 😅").
 _SYMBOLS = re.compile(r"[^\w\s]", re.UNICODE)
