@@ -91,9 +91,10 @@ _EN_PLACE = (r"(?!(?:nights?|days?|mornings?|evenings?|afternoons?|weekends?|wee
              r"\bbut\b|\bnow\b|\b(?:fyi|btw|lol|haha|tbh|rn|tho)\b|"
              r"\bwith\b|\bsince\b|\bfor\b|\bso\b|\bbecause\b|\bwhen\b|\bwhile\b|"
              r"\b(?:full|part)[- ]time\b|\bpermanently\b|"
-             r"\bafter\b|\bbefore\b|\b(?:last|this|next)\s+(?:week|month|year|spring|summer|"
-             r"autumn|fall|winter|sprint|quarter|term|semester|season|weekend|night|time)\b|"
-             r"\byesterday\b|\brecently\b|"
+             # a time said after the place ("…over the weekend", "…last mnth", "…on friday")
+             r"\bafter\b|\bbefore\b|\b(?:last|this|next|past)\b|\bover\s+the\b|"
+             r"\b(?:yesterday|today|tonight|recently)\b|\bon\s+(?:mon|tues|wednes|thurs|fri|"
+             r"satur|sun)day\b|"
              r"\b(?:bc|cuz|cos|cause|coz)\b|"
              r"\b(?:a few|two|three|several)\s+\w+\s+ago\b|\bin\s+(?:19|20)\d\d\b|"
              # "moved to Denver in March", "… back in May"

@@ -58,12 +58,14 @@ def cue_regex(words: Iterable[str]) -> str:
     return "|".join(alts) if alts else r"(?!x)x"
 
 # What a value said on its own may stand beside: when it holds from, how politely, how
-# much ("以后简短点", "shorter please", "更详细一点吧"). A value said so, with nothing else,
+# much ("以后简短点", "shorter please", "更详细一点吧"), asked of "us" ("can we do spanish
+# from now on?"). A value said so, with nothing else,
 # is asked of the one spoken to: the assistant's ways are its cue.
 _ALONE = re.compile(r"(?:以后|今后|往后|从现在(?:起|开始)|请|麻烦|再|更|稍微|一点|点|一些|些|都|就|"
                     r"还是|吧|啊|哈|呀|了|嘛|哦|\b(?:from\s+now\s+on|going\s+forward|please|"
                     r"pls|plz|a\s+bit|bit|a\s+little|just|ok(?:ay)?|even|much|way|more|less|"
-                    r"and|so)\b|[\s,，.。!！~～])*", re.I)
+                    r"and|so|hey|hi|can|could|we|let'?s|do|go\s+with|switch\s+to|instead)\b|"
+                    r"[\s,，.。!！~～?？])*", re.I)  # "hey from now on can we do spanish?"
 
 
 @dataclass(frozen=True)

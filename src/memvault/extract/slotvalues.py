@@ -196,7 +196,7 @@ _PLACE_STOP = re.compile(r"^(?:the\s+)?|[\s。.，,!！?？]+$|(?:了|啦|呢|�
 # Not a place: a kind of home ("a small apartment", "一个小公寓里"), a spot relative to
 # something ("学校旁边", "三楼"), or a figure of speech ("fear of spiders", "the past").
 _NOT_PLACE = re.compile(
-    r"^(?:an?|one|my|our|this|that)\s|^(?:fear|hope|denial|peace|harmony|poverty|luxury|"
+    r"^(?:an?|one|my|our|this|that|the)(?:\s|$)|^(?:fear|hope|denial|peace|harmony|poverty|luxury|"
     r"comfort|dread|terror|hiding|misery|the (?:moment|past|present|future|now|dark|shadow))\b"
     r"|\b(?:apartment|flat|house|home|dorm|dormitory|condo|studio|basement|cabin|tent|trailer|"
     r"van|hotel|room|building|unit|suite|floor|storey|story)s?$"

@@ -29,8 +29,10 @@ _WEAK_EN = (r"now|nowadays|these\s+days|lately|"
             r"actually(?!\s+(?:pretty|quite|rather|fairly|kinda|kind\s+of|sort\s+of)\b)|"
             r"at\s+this\s+point|started|starting|"
             r"going\s+forward|from\s+now\s+on|from\s+here\s+on|"
-            r"finally|final|in\s+the\s+end|after\s+all|new\s+(?:one|plan|place|job|address|"
-            r"number)|better\s+for\s+me|works?\s+better")
+            r"finally|final|in\s+the\s+end|after\s+all|new\s+(?:one|plan|place|job|gig|address|"
+            r"number)|better\s+for\s+me|works?\s+better|"
+            # when it began: "been using obsidian since last month"
+            r"since\s+(?:last|this)\s+\w+|since\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 _WEAK_ZH = (r"现在|如今|最近|目前|开始|终于|新的|反而|倒是|重新|"
             # (not before a degree word: "晚上开车其实挺吃力的" judges, it changes nothing)
             r"其实(?!挺|很|蛮|还挺|有点|有些|比较|特别|真的|也|都|不太|不怎么|没那么)|"
@@ -255,9 +257,11 @@ _REPLACES = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|relocat\w*|migrat\w*|"
     r"swap(?:ped|ping)?|replac\w*|trad(?:e|ed|ing)\s+in|instead|no\s+longer|any\s*more|"
     r"not\s+any\s+more|ditch(?:ed|ing)?|dropped(?!\s+(?:by|in|off))|went\s+back\s+to|switched\s+back|"
-    r"(?:i'?m|i\s+am)\s+back\s+(?:to|on)|sold\s+(?:my|the|our))\b"
+    r"(?:i'?m|i\s+am)\s+back\s+(?:to|on)|sold\s+(?:my|the|our)|"
+    # the old one let go: "bye bye apple", "RIP thinkpad", "旧的华为给我爸用了"
+    r"bye[\s-]*bye|good\s*bye\s+to|farewell\s+to|rip)\b"
     r"|还是.{0,12}吧|换|改(?!善|进|革)|搬|迁(?:到|去|移)|转到|转成|调到|调成|变成|不再|"
-    r"卖了|卖掉|弃用", re.I)
+    r"卖了|卖掉|弃用|挪到|挪去|旧的[^，。！？\s]{0,6}(?:给|送|卖|淘汰|退)", re.I)
 
 
 def replaces(text: str) -> bool:
