@@ -101,12 +101,13 @@ _ALSO = re.compile(r"\b(?:also|as\s+well|in\s+addition|another|besides|alongside
 _RESTATE = re.compile(
     r"^\s*again\b|\b(?:as\s+i\s+(?:said|mentioned|told\s+you)|like\s+i\s+(?:said|mentioned|"
     r"told\s+you)|"
-    r"as\s+(?:always|usual|before|ever)|same\s+as\s+(?:always|before|ever|usual)|the\s+usual|"
+    r"(?:as|like)\s+(?:always|usual|before|ever)|same\s+as\s+(?:always|before|ever|usual)|"
+    r"the\s+usual|"
     r"nothing(?:['’]s|\s+has)?\s+changed|"
     r"still|always\s+(?:have|has|had)\s+been|as\s+i\s+always|reminder|"
     r"keep\s+(?:it|that|them|things)\s+(?:on|at|as|the\s+same|how)|leave\s+(?:it|that)\s+(?:on|at|as))\b"
     r"|保持不变|不用改了?|不改了|别改了"
-    r"|我说过|之前说过|说过了|(?:(?<![^，,。！!？?\s我都也就还])|(?<=这个)|(?<=那个))一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
+    r"|我说过|之前说过|说过了|你忘(?:了|啦)|(?:(?<![^，,。！!？?\s我都也就还])|(?<=这个)|(?<=那个))一直|还是老样子|照旧|跟以前一样|和以前一样|依然|仍然|照样|"
     r"老规矩|老习惯|雷打不动|一如既往|[再在]强调|强调一下|重申|再说一遍|再说一次|提醒一下(?=[，,\s])|"
     r"to\s+repeat|just\s+to\s+be\s+clear|once\s+again", re.I)
 # Saying only that the line is said again ("once more for the record: …", "repeating
@@ -159,7 +160,7 @@ def beyond_change(text: str) -> str:
 
 # Said to be for this once only ("only today though", "just this once", "就今天"): not
 # even a short-lived memory.
-_ONLY_ONCE = re.compile(r"\b(?:only|just)\s+(?:today|tonight|this\s+(?:once|time|one))\b|"
+_ONLY_ONCE = re.compile(r"\b(?:only|just)\s+(?:for\s+)?(?:today|tonight|this\s+(?:once|time|one))\b|"
                         r"\btoday\s+only\b|仅此一次|就这一次|就今天|只是今天|只有今天"
                         # "for today's delivery update only", "for tonight's call only"
                         r"|\bfor\s+(?:today|tonight|tomorrow)['’]s\s+(?:[a-z-]+\s+){0,3}only\b",
