@@ -160,7 +160,8 @@ def beyond_change(text: str) -> str:
 
 # Said to be for this once only ("only today though", "just this once", "就今天"): not
 # even a short-lived memory.
-_ONLY_ONCE = re.compile(r"\b(?:only|just)\s+(?:for\s+)?(?:today|tonight|this\s+(?:once|time|one))\b|"
+_ONLY_ONCE = re.compile(r"\b(?:only|just)\s+(?:for\s+)?(?:today|tonight|"
+                        r"this\s+(?:once|time|one))\b|"
                         r"\btoday\s+only\b|仅此一次|就这一次|就今天|只是今天|只有今天"
                         # "for today's delivery update only", "for tonight's call only"
                         r"|\bfor\s+(?:today|tonight|tomorrow)['’]s\s+(?:[a-z-]+\s+){0,3}only\b",
