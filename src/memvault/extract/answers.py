@@ -23,7 +23,7 @@ from ..understand.discourse import one_time
 from ..understand.offers import proposed, proposes, reads_back, turns_down
 from ..understand.repair import owns_slip, refused_spans
 from .candidate import CandidateMemory
-from .cues import GUESS, ONCE, QUESTION, SECOND, sentences
+from .cues import GUESS, ONCE, QUESTION, SECOND, is_affirmation, sentences
 from .messages import Message
 from .slotvalues import lang_of
 from .statements import is_task
@@ -89,6 +89,35 @@ def past_its_slip(asked: str, found: list[CandidateMemory]) -> list[CandidateMem
         if text.strip(" ,，。.!！") and text != c.content:
             out.append(replace(c, content=text.strip(), source_text=text.strip()))
     return out
+
+
+# A yes that opens a reply ("好 先中文吧", "yes 3 is plenty", "ok听你的").
+_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|ok(?:ay)?|fine|alright|好的?|行|可以|嗯+|对)"
+                  r"(?![A-Za-z])[\s,，.。!！~～]*", re.I)
+# What an acceptance says besides the proposal's own words: how good it is, when.
+_PLAIN = frozenset("is are it that this then plenty enough works work fine good great perfect "
+                   "please pls sounds makes sense fair do go for ok okay better best".split())
+_PLAIN_ZH = re.compile(r"(?:那就|就|先|那|吧|啊|呀|了|哈|嘛|也行|也可以|行|可以|好|挺好|不错)+")
+
+
+def accepts(reply: str, asked: str) -> bool:
+    """Is `reply` a yes to what the assistant's line `asked` proposes, naming nothing of
+    its own ("Shall I cap summaries at 3 bullet points?" / "yes 3 is plenty", "要不先用中文
+    回复？" / "好 先中文吧", "ok听你的")? A bare yes is `is_affirmation`'s."""
+    if (yes := _YES.match(reply)) is None or not proposes(asked):
+        return False
+    rest, low = reply[yes.end():], asked.casefold()
+    for tok in re.findall(r"[A-Za-z]+|\d+|[\u4e00-\u9fff]+", rest):
+        if tok.isdigit():
+            ok = re.search(rf"(?<!\d){tok}(?!\d)", asked) is not None
+        elif tok.isascii():
+            ok = tok.casefold() in _PLAIN or tok.casefold() in low
+        else:
+            tok = _PLAIN_ZH.sub("", tok)
+            ok = not tok or tok in asked or is_affirmation(tok)
+        if not ok:
+            return False
+    return True
 
 
 def confirmation(guess: Message, reply: Message, decide: Callable[[str, Any], list[Any]],

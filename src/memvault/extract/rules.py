@@ -50,7 +50,7 @@ from ..understand.stance import core
 from ..understand.takeback import retraction
 from ..understand.topics import content_words
 from ..understand.when import LONG_AGO, a_stay
-from .answers import answered, beside_refusal, confirmation, past_its_slip
+from .answers import accepts, answered, beside_refusal, confirmation, past_its_slip
 from .calledoff import beside_take_back, called_off, carry, swaps, withdrawn
 from .candidate import CandidateMemory
 from .clauses import for_one_day, own_habit, replaced_in_words, tag_request
@@ -159,7 +159,8 @@ class RuleExtractor:
             if msg.role != "user" or not msg.content.strip():
                 continue
             prev = msgs[i - 1] if i > 0 and msgs[i - 1].role == "assistant" else None
-            if is_affirmation(msg.content) or (prev and echoes(msg.content, prev.content)):
+            if is_affirmation(msg.content) or (prev and (echoes(msg.content, prev.content)
+                                                         or accepts(msg.content, prev.content))):
                 out.extend(confirmation(prev, msg, self._decide, self._find, self.name)
                            if prev else [])  # "yep saturday"
                 continue
