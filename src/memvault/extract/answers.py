@@ -20,6 +20,7 @@ from typing import Any
 
 from ..model import Kind
 from ..understand.discourse import one_time
+from ..understand.matchwords import NUMBER
 from ..understand.offers import proposed, proposes, reads_back, turns_down
 from ..understand.repair import owns_slip, refused_spans
 from .candidate import CandidateMemory
@@ -118,6 +119,37 @@ def accepts(reply: str, asked: str) -> bool:
         if not ok:
             return False
     return True
+
+
+# A proposal that something stay as it is ("还要继续转吗？", "还要照常提醒你…吗？", "should I
+# keep the 7am alarm?") or that it end ("should I stop the morning reminders?", "要不要取消
+# 周五的提醒？"): its verb, without which the rest names the thing.
+_GOES_ON = re.compile(r"还要|还需要|还得|继续|照常|照旧|"
+                      r"\b(?:keep(?:ing)?|still|continue|carry\s+on)\b", re.I)
+_ENDS = re.compile(r"\b(?:stop|cancel|turn\s+off|switch\s+off)\b|取消|停掉|停了|关掉|"
+                   r"不再|别再", re.I)
+
+
+def ended(asked: str, reply: str) -> str | None:
+    """What the user ends by answering the assistant's proposal `asked`: "no" to keeping it
+    ("那给你弟的生活费还要继续转吗？" / "不用了 他自己能养活自己了"), or "yes" to ending it
+    ("Should I stop the morning reminders for it?" / "yes pls"); the thing, as the
+    assistant named it. None otherwise, or when the reply gives a value of its own ("no,
+    make it 8")."""
+    last = next((x for x in reversed(sentences(asked)) if x[2]), None)
+    if last is None or (said := proposed((q := asked[last[0]:last[1]]) + "?")) is None:
+        return None
+    if _GOES_ON.search(q) and turns_down(reply) and not NUMBER.search(reply) \
+            and not _CHANGE_REQUEST.search(reply):
+        verb = _GOES_ON
+    elif _ENDS.search(q) and (is_affirmation(reply) or accepts(reply, asked)):
+        verb = _ENDS
+    else:
+        return None
+    return verb.sub(" ", said).strip() or None
+
+
+_CHANGE_REQUEST = re.compile(r"\b(?:make\s+it|instead|change|move|switch)\b|改|换|挪", re.I)
 
 
 def confirmation(guess: Message, reply: Message, decide: Callable[[str, Any], list[Any]],

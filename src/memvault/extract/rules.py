@@ -50,7 +50,7 @@ from ..understand.stance import core
 from ..understand.takeback import retraction
 from ..understand.topics import content_words
 from ..understand.when import LONG_AGO, a_stay
-from .answers import accepts, answered, beside_refusal, confirmation, past_its_slip
+from .answers import accepts, answered, beside_refusal, confirmation, ended, past_its_slip
 from .calledoff import beside_take_back, called_off, carry, swaps, withdrawn
 from .candidate import CandidateMemory
 from .clauses import for_one_day, own_habit, replaced_in_words, tag_request
@@ -159,6 +159,10 @@ class RuleExtractor:
             if msg.role != "user" or not msg.content.strip():
                 continue
             prev = msgs[i - 1] if i > 0 and msgs[i - 1].role == "assistant" else None
+            if prev and (thing := ended(prev.content, msg.content)) is not None:
+                # "还要继续转吗？" / "不用了": the thing the assistant named is over
+                out.append(self._retraction(msg, 0, len(msg.content), msg.content, thing))
+                continue
             if is_affirmation(msg.content) or (prev and (echoes(msg.content, prev.content)
                                                          or accepts(msg.content, prev.content))):
                 out.extend(confirmation(prev, msg, self._decide, self._find, self.name)

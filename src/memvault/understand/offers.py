@@ -51,7 +51,8 @@ def declined(assistant_line: str) -> bool:
 # £400?", "would a £250 limit be more realistic?", "要不要挪到周一？", "还要继续转吗？"; not
 # one that asks for a value ("by how much?", "挪到哪天了？") nor a fact ("有电梯吗？").
 _PROPOSES = re.compile(
-    r"(?:^|[.!?。！？]\s*|,\s*|\b(?:so|and|ok|okay)\s+)(?:(?:do\s+you\s+)?want|would|shall|should|"
+    r"(?:^|[.!?。！？]\s*|,\s*|\b(?:so|and|ok|okay)\s+)(?:(?:do\s+you\s+(?:still\s+)?)?(?:want|need)|"
+    r"would|shall|should|"
     r"could|how\s+about|what\s+about|fancy)\b[^?]*\?|"
     r"要不要|需不需要|要不[^。？?]{0,24}[？?]|还要[^，。？?]{0,12}吗|需要[^，。？?]{0,12}吗|可以吗|好吗|行吗",
     re.I)
@@ -90,7 +91,8 @@ _TAG = re.compile(r"[，,]?\s*(?:right|correct|yeah|对吧|是吧|对吗|是吗|
 # "so", "要不要", "那".
 _LEAD_EN = re.compile(
     r"^\W*(?:[a-z]+\s*[—–-]+\s*)?(?:(?:so|ok|okay|alright|great|got\s+it|then|and)\b[\s,—-]*)*"
-    r"(?:(?:do\s+you\s+)?want\s+(?:me\s+)?to|would\s+you\s+like\s+(?:me\s+)?to|shall\s+I|"
+    r"(?:do\s+you\s+(?:still\s+)?(?:want|need)(?:\s+(?:me\s+)?to)?|want\s+(?:me\s+)?to|"
+    r"would\s+you\s+like\s+(?:me\s+)?to|shall\s+I|"
     r"should\s+I|how\s+about\s+I|how\s+about|what\s+about|I\s+can|I['’]ll|I\s+will|would)?\s*",
     re.I)
 _LEAD_ZH = re.compile(r"^\W*(?:(?:好的?|行|嗯|那么?|所以|就是说)[，,\s]*)*"
